@@ -1,0 +1,22 @@
+/* msperf (internal) — the subcommands of the msperf CLI. Each returns the exit status. */
+#ifndef MSPERF_CORE_CLI_H
+#define MSPERF_CORE_CLI_H
+
+#include <glib.h>
+
+/* Options shared by every command (parsed in core/msperf.c). */
+typedef struct msperf_cli_global {
+  char **plugin_dirs;   /* --plugins-dir, repeatable */
+  char *policy;         /* --policy */
+  char *log_format;     /* text | json */
+  gboolean verbose;
+} msperf_cli_global;
+
+/* Exit statuses of FORMATS §5.2. */
+enum { MSPERF_EXIT_OK = 0, MSPERF_EXIT_PROBLEMS = 1, MSPERF_EXIT_USAGE = 2 };
+
+int msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single_query);
+int msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv);
+int msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_CSV_H
+#define MSPERF_CORE_CSV_H
+#endif

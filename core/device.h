@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_DEVICE_H
+#define MSPERF_CORE_DEVICE_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_DISPATCH_H
+#define MSPERF_CORE_DISPATCH_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_LOGGING_H
+#define MSPERF_CORE_LOGGING_H
+#endif

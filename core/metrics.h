@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_METRICS_H
+#define MSPERF_CORE_METRICS_H
+#endif

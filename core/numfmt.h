@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_NUMFMT_H
+#define MSPERF_CORE_NUMFMT_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_POLICY_H
+#define MSPERF_CORE_POLICY_H
+#endif

@@ -1,0 +1,54 @@
+/* msperf (internal) — the records of one run and every output written from them. */
+#ifndef MSPERF_CORE_REPORT_H
+#define MSPERF_CORE_REPORT_H
+
+#include <stdio.h>
+#include <msperf/op.h>
+#include <msperf/result.h>
+
+/* One input item and its answer. */
+typedef struct msperf_record {
+  size_t index;
+  guint line;
+  char *op_name;             /* owned; the rejected line's name when known, else "" */
+  int64_t count;             /* invocations (1 for rejected lines) */
+  msperf_op *op;             /* owned; NULL when rejected */
+  char *error;               /* owned rejection message; NULL otherwise */
+  msperf_result *result;     /* owned final answer; source REJECTED when rejected */
+  double analytic_us;        /* roofline estimate per call (NAN when unknown) */
+  char *signature;           /* owned msperf_op_signature, NULL when rejected */
+} msperf_record;
+
+typedef struct msperf_run {
+  GPtrArray *records;        /* msperf_record*, input order */
+  char *database;            /* path of the profiling database, or NULL (analytic only) */
+  char *policy_hash;
+  char *device_profile;      /* name of the device profile used by the roofline */
+  gboolean use_profiling;    /* --performance-model includes profiling */
+  gboolean use_analytic;     /* --performance-model includes analytic */
+  gboolean dump_input_shapes;
+} msperf_run;
+
+msperf_run *msperf_run_new (void);
+void msperf_run_free (msperf_run *run);
+/* Takes ownership of record. */
+void msperf_run_add (msperf_run *run, msperf_record *record);
+msperf_record *msperf_record_new (void);
+void msperf_record_free (msperf_record *record);
+
+/* Per-op outputs (stdout). */
+void msperf_report_table (const msperf_run *run, FILE *out);
+void msperf_report_jsonl_record (const msperf_record *record, FILE *out);
+void msperf_report_json (const msperf_run *run, FILE *out);
+void msperf_report_csv (const msperf_run *run, FILE *out);
+/* Summary: total time, time and op count by source, M1–M5 (table format: on stdout after the
+ * table; other formats: on stderr). */
+void msperf_report_summary (const msperf_run *run, FILE *out);
+
+/* File outputs. */
+gboolean msperf_report_metrics_file (const msperf_run *run, const char *path, GError **error);
+gboolean msperf_report_chrome_trace (const msperf_run *run, const char *path, GError **error);
+/* Markdown, JSON or single-file HTML with inline SVG charts, by the extension of path. */
+gboolean msperf_report_document (const msperf_run *run, const char *path, GError **error);
+
+#endif

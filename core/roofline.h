@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_ROOFLINE_H
+#define MSPERF_CORE_ROOFLINE_H
+#endif

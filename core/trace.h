@@ -1,0 +1,34 @@
+/* msperf (internal) — reading op traces: JSON Lines and the upstream op-summary JSON. */
+#ifndef MSPERF_CORE_TRACE_H
+#define MSPERF_CORE_TRACE_H
+
+#include <stdio.h>
+#include <msperf/op.h>
+
+typedef struct msperf_trace_reader msperf_trace_reader;
+
+/* One input item: a parsed op, or a rejected line (op NULL, error set). */
+typedef struct msperf_trace_item {
+  msperf_op *op;        /* transfer full to the caller, NULL when rejected */
+  char *error;          /* "FILE:LINE: reason", NULL when accepted; owned by the caller */
+  char *op_name;        /* best-effort op name of a rejected line (may be NULL); owned */
+  size_t index;         /* 0-based position (line or op-summary variant) */
+  guint line;           /* 1-based line */
+} msperf_trace_item;
+
+/* Opens path ("-" for stdin). The format (JSON Lines or op-summary JSON) is detected from the
+ * content. Transfer full. */
+msperf_trace_reader *msperf_trace_reader_open (const char *path, GError **error);
+/* From memory; name stands for the file in messages. */
+msperf_trace_reader *msperf_trace_reader_open_data (const char *data, gssize len,
+                                                   const char *name, GError **error);
+/* Next item. Returns FALSE at the end of input (item untouched). Blank lines and '#' lines are
+ * skipped. A malformed line yields TRUE with item->error set. */
+gboolean msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item);
+void msperf_trace_reader_free (msperf_trace_reader *reader);
+void msperf_trace_item_clear (msperf_trace_item *item);
+
+/* Parses one op from a JSON object text (the `query --op JSON` form). */
+msperf_op *msperf_trace_parse_op (const char *json, const char *name, guint line, GError **error);
+
+#endif

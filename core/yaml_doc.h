@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_YAML_DOC_H
+#define MSPERF_CORE_YAML_DOC_H
+#endif

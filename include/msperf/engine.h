@@ -1,0 +1,112 @@
+/* msperf — the engine: modules, policy, database, device profile and caches of one run.
+ * Two engines in one process do not interfere; every cache lives here. */
+#ifndef MSPERF_ENGINE_H
+#define MSPERF_ENGINE_H
+
+#include <stdint.h>
+#include <glib.h>
+#include <msperf/op.h>
+#include <msperf/result.h>
+#include <msperf/table.h>
+#include <msperf/database.h>
+
+G_BEGIN_DECLS
+
+typedef struct msperf_engine msperf_engine;
+
+/* Parallel settings that reach the modes needing them (flags > --policy > database > built-in). */
+typedef struct msperf_parallel {
+  int64_t tp_size;
+  int64_t ep_size;        /* 0 = not configured */
+  int64_t dp_size;
+  int64_t world_size;
+  gboolean sequence_parallel;
+} msperf_parallel;
+
+/* A composite's part, produced by a decompose slot and answered through the same engine. */
+typedef struct msperf_subquery {
+  char *mode;              /* "compute", "attention_special", ... */
+  char **kernel_types;     /* NULL-terminated, owned */
+  GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
+  msperf_value *params;    /* MAP or NULL, owned */
+  gboolean is_attention;
+} msperf_subquery;
+
+msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);
+void msperf_subquery_free (msperf_subquery *sq);
+void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
+void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
+
+/* Status of one discovered module file, as `msperf plugins list` prints it. */
+typedef enum {
+  MSPERF_PLUGIN_LOADED = 0,
+  MSPERF_PLUGIN_DISABLED,   /* disabled by policy */
+  MSPERF_PLUGIN_SKIPPED,    /* a module of that name was already loaded from an earlier dir */
+  MSPERF_PLUGIN_REJECTED    /* see reason */
+} msperf_plugin_status;
+
+typedef struct msperf_plugin_info {
+  char *name;               /* mode name (file stem when the module could not be read) */
+  char *version;
+  char *description;
+  char *file;
+  char *capabilities;       /* "lookup,interpolate,model,decompose" from the filled slots */
+  msperf_plugin_status status;
+  char *reason;             /* why rejected/skipped/disabled, or NULL */
+} msperf_plugin_info;
+
+const char *msperf_plugin_status_name (msperf_plugin_status status);
+
+msperf_engine *msperf_engine_new (void);
+void msperf_engine_free (msperf_engine *engine);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_engine, msperf_engine_free)
+
+/* Configuration, before msperf_engine_start. */
+void msperf_engine_add_plugin_dir (msperf_engine *engine, const char *dir);
+/* Skip MSPERF_PLUGIN_PATH and the installed directory (tests). */
+void msperf_engine_set_plugin_search_defaults (msperf_engine *engine, gboolean use_defaults);
+gboolean msperf_engine_load_policy (msperf_engine *engine, const char *path, GError **error);
+/* Command-line overrides, the highest precedence: a dotted key and a YAML scalar text,
+ * e.g. ("parallel.tp_size", "2"), ("interpolation.enabled", "false"). */
+gboolean msperf_engine_set_override (msperf_engine *engine, const char *key, const char *value,
+                                     GError **error);
+gboolean msperf_engine_open_database (msperf_engine *engine, const char *dir, const char *root,
+                                      GError **error);
+gboolean msperf_engine_set_device_profile (msperf_engine *engine, const char *name_or_path,
+                                           GError **error);
+/* Merges the policy, discovers and initialises modules, picks the device profile.
+ * FALSE only for configuration errors (bad policy, unreadable device profile). */
+gboolean msperf_engine_start (msperf_engine *engine, GError **error);
+
+/* Every module file seen, in discovery order (msperf_plugin_info*). Transfer none. */
+const GPtrArray *msperf_engine_plugins (msperf_engine *engine);
+/* TRUE when a module of that name is loaded and enabled. */
+gboolean msperf_engine_has_module (msperf_engine *engine, const char *name);
+
+/* Answers one op with every stage (exact, interpolation, model, roofline). Transfer full. */
+msperf_result *msperf_engine_query (msperf_engine *engine, const msperf_op *op);
+/* The roofline estimate of an op in µs (NAN when it cannot be computed). */
+double msperf_engine_analytic_latency (msperf_engine *engine, const msperf_op *op);
+
+/* Services for modules. */
+msperf_database *msperf_engine_database (msperf_engine *engine);
+/* Kernel table through the database cache; NULL + MSPERF_ERROR_NOT_FOUND when absent. */
+const msperf_table *msperf_engine_table (msperf_engine *engine, const char *kernel_type,
+                                         GError **error);
+/* Effective per-kernel option: --policy kernel_overrides, then the database's
+ * <block>.kernel_overrides. block: latency_policy, query_selection_policy, interpolation_policy. */
+const msperf_value *msperf_engine_kernel_option (msperf_engine *engine, const char *block,
+                                                 const char *kernel, const char *key);
+gboolean msperf_engine_kernel_flag (msperf_engine *engine, const char *block, const char *kernel,
+                                    const char *key);
+const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
+/* A value of the effective policy by dotted path ("interpolation.attention.sparse_mode_default"). */
+const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
+/* SHA-256 of the canonical JSON of the effective policy. */
+const char *msperf_engine_policy_hash (msperf_engine *engine);
+/* Canonical JSON of the effective policy. Transfer none. */
+const char *msperf_engine_policy_json (msperf_engine *engine);
+
+G_END_DECLS
+
+#endif /* MSPERF_ENGINE_H */

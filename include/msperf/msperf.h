@@ -1,0 +1,17 @@
+/* msperf — umbrella header: the whole public API of libmsperf. */
+#ifndef MSPERF_MSPERF_H
+#define MSPERF_MSPERF_H
+
+#include <msperf/error.h>
+#include <msperf/dtype.h>
+#include <msperf/op.h>
+#include <msperf/shape.h>
+#include <msperf/table.h>
+#include <msperf/select.h>
+#include <msperf/result.h>
+#include <msperf/point.h>
+#include <msperf/database.h>
+#include <msperf/engine.h>
+#include <msperf/plugin.h>
+
+#endif /* MSPERF_MSPERF_H */

@@ -1,0 +1,41 @@
+/* msperf — an interpolation coordinate: regime key, ordered axes and exact non-axis fields.
+ * Filled by a module's describe_target / describe_row; read by the core's candidate index. */
+#ifndef MSPERF_POINT_H
+#define MSPERF_POINT_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define MSPERF_POINT_MAX_AXES 4
+#define MSPERF_POINT_MAX_FIELDS 4
+
+typedef enum {
+  MSPERF_MATCH_EXACT = 0,    /* the candidate's field must equal the target's */
+  MSPERF_MATCH_BLOCK_PADDED  /* equal, or block-padded in either direction */
+} msperf_matcher;
+
+typedef struct msperf_point {
+  GString *regime;                               /* exact regime key (owned) */
+  size_t n_axes;
+  const char *axis_names[MSPERF_POINT_MAX_AXES]; /* static strings, priority order */
+  double axes[MSPERF_POINT_MAX_AXES];
+  gboolean axis_known[MSPERF_POINT_MAX_AXES];
+  size_t n_fields;
+  const char *field_names[MSPERF_POINT_MAX_FIELDS];
+  int64_t fields[MSPERF_POINT_MAX_FIELDS];
+  msperf_matcher matchers[MSPERF_POINT_MAX_FIELDS];
+} msperf_point;
+
+void msperf_point_init (msperf_point *p);
+void msperf_point_clear (msperf_point *p);
+/* Appends "|part" to the regime key. */
+void msperf_point_regime_add (msperf_point *p, const char *part);
+/* name must be a static string. FALSE when the point is full. */
+gboolean msperf_point_add_axis (msperf_point *p, const char *name, double value, gboolean known);
+gboolean msperf_point_add_field (msperf_point *p, const char *name, int64_t value,
+                                 msperf_matcher matcher);
+
+G_END_DECLS
+
+#endif /* MSPERF_POINT_H */

@@ -1,0 +1,69 @@
+/* msperf — the answer to one query: latency, where it came from, how much to trust it. */
+#ifndef MSPERF_RESULT_H
+#define MSPERF_RESULT_H
+
+#include <glib.h>
+#include <msperf/op.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  MSPERF_SOURCE_NONE = 0,  /* no answer yet (a miss before the fallbacks ran) */
+  MSPERF_SOURCE_MEASURED,
+  MSPERF_SOURCE_INTERPOLATED,
+  MSPERF_SOURCE_EXTRAPOLATED, /* declared, never produced (reference Q21) */
+  MSPERF_SOURCE_PARTIAL,
+  MSPERF_SOURCE_ANALYTIC,
+  MSPERF_SOURCE_REJECTED   /* the input line was invalid */
+} msperf_source;
+
+/* What a module slot returns. */
+typedef enum {
+  MSPERF_HIT = 0,
+  MSPERF_MISS,   /* result->miss_reason says why */
+  MSPERF_ERROR   /* the module could not run (bad parameters); miss_reason holds the message */
+} msperf_status;
+
+const char *msperf_source_name (msperf_source source);
+
+/* The result object. The core creates it; modules fill it only through the setters below,
+ * which copy every string (a module keeps no pointer into it after returning). */
+typedef struct msperf_result {
+  msperf_source source;
+  double latency_us;          /* NAN when unknown */
+  double confidence;          /* 0..1 */
+  char *kernel_type;          /* the kernel that answered, or NULL */
+  char *method;               /* exact, linear_1d, griddata_linear, comm_alpha_beta, roofline, att, ... */
+  char *shape_match_rule;     /* identity, transpose, padding, elementwise, attention, ... */
+  char *miss_reason;          /* NULL on a hit */
+  int interpolation_dim;      /* 0 unless interpolated */
+  GPtrArray *kernel_shapes;   /* msperf_tensor*: the CSV shapes as written, owned */
+  msperf_value *details;      /* MAP, ordered, never NULL */
+} msperf_result;
+
+msperf_result *msperf_result_new (void);
+void msperf_result_free (msperf_result *result);
+/* Back to the state of msperf_result_new (for reuse). */
+void msperf_result_reset (msperf_result *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_result, msperf_result_free)
+
+/* A hit: sets source, latency, confidence, rule and method, clears miss_reason. */
+void msperf_result_set_hit (msperf_result *result, msperf_source source, double latency_us,
+                            double confidence, const char *kernel_type, const char *rule);
+/* A miss: reason printf-style; the latency stays NAN. Returns MSPERF_MISS for tail calls. */
+msperf_status msperf_result_set_miss (msperf_result *result, const char *fmt, ...)
+  G_GNUC_PRINTF (2, 3);
+void msperf_result_set_method (msperf_result *result, const char *method);
+void msperf_result_add_kernel_shape (msperf_result *result, const msperf_tensor *shape);
+
+/* Ordered details (keys keep their first insertion position; setting again replaces). */
+void msperf_result_detail_string (msperf_result *result, const char *key, const char *value);
+void msperf_result_detail_int (msperf_result *result, const char *key, int64_t value);
+void msperf_result_detail_double (msperf_result *result, const char *key, double value);
+void msperf_result_detail_bool (msperf_result *result, const char *key, gboolean value);
+/* Takes ownership of value. */
+void msperf_result_detail_value (msperf_result *result, const char *key, msperf_value *value);
+
+G_END_DECLS
+
+#endif /* MSPERF_RESULT_H */

@@ -1,0 +1,70 @@
+/* msperf — one kernel CSV of a profiling database, parsed once and shared read-only. */
+#ifndef MSPERF_TABLE_H
+#define MSPERF_TABLE_H
+
+#include <stdint.h>
+#include <glib.h>
+#include <msperf/op.h>
+
+G_BEGIN_DECLS
+
+typedef struct msperf_table msperf_table;
+
+/* The latency columns in priority order (reference §1.3). */
+typedef enum {
+  MSPERF_LATENCY_AVERAGE = 0,           /* "Average Duration(us)" */
+  MSPERF_LATENCY_PROFILING_AVERAGE = 1, /* "Profiling Average Duration(us)" */
+  MSPERF_LATENCY_DURATION = 2,          /* "Duration(us)" */
+  MSPERF_LATENCY_NONE = 3               /* row has no valid latency: never a candidate */
+} msperf_latency_column;
+
+/* One CSV row's tensor slots after the Q1 fix: a slot whose shape cell is empty is dropped
+ * together with its dtype and format, so shape i, dtype i and format i describe one tensor.
+ * Shapes are as written (FRACTAL_NZ tiles kept); use msperf_shape_nz_to_nd to restore. */
+typedef struct msperf_slots {
+  size_t n;
+  msperf_tensor *t; /* n entries, owned by the table */
+} msperf_slots;
+
+/* Parses the CSV at path (RFC 4180; triple-quoted raw shape cells accepted). kernel_type
+ * names the table in messages. Rows without a valid latency are kept but marked
+ * MSPERF_LATENCY_NONE and counted. Errors: "FILE:LINE: problem". Transfer full. */
+msperf_table *msperf_table_load (const char *path, const char *kernel_type, GError **error);
+/* Same from memory (tests, fuzzers); 'name' stands for the file in messages. */
+msperf_table *msperf_table_load_data (const char *data, size_t len, const char *name,
+                                      const char *kernel_type, GError **error);
+void msperf_table_free (msperf_table *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_table, msperf_table_free)
+
+const char *msperf_table_kernel_type (const msperf_table *table);
+const char *msperf_table_path (const msperf_table *table);
+/* SHA-256 (hex) of the file's bytes: part of every cache key built on this table. */
+const char *msperf_table_hash (const msperf_table *table);
+size_t msperf_table_n_rows (const msperf_table *table);
+/* Rows skipped for lack of a valid latency (NaN, <= 0, blank, unparsable). */
+size_t msperf_table_n_skipped (const msperf_table *table);
+size_t msperf_table_n_columns (const msperf_table *table);
+const char *msperf_table_column_name (const msperf_table *table, size_t col);
+/* Column index by exact header name, or -1. */
+int msperf_table_column (const msperf_table *table, const char *name);
+/* Raw cell text ("" when the row is short). Transfer none. */
+const char *msperf_table_cell (const msperf_table *table, size_t row, int col);
+/* Cell of a named column, or NULL when the table has no such column. */
+const char *msperf_table_cell_by_name (const msperf_table *table, size_t row, const char *name);
+/* 1-based line in the file where the row starts. */
+guint msperf_table_row_line (const msperf_table *table, size_t row);
+
+/* The row latency by the column priority (a blank preferred cell falls through to the next). */
+double msperf_table_row_latency (const msperf_table *table, size_t row);
+msperf_latency_column msperf_table_row_latency_column (const msperf_table *table, size_t row);
+gboolean msperf_table_row_valid (const msperf_table *table, size_t row);
+
+/* Decoded slots of "Input …" and "Output …" columns. Transfer none. */
+const msperf_slots *msperf_table_row_inputs (const msperf_table *table, size_t row);
+const msperf_slots *msperf_table_row_outputs (const msperf_table *table, size_t row);
+/* TRUE when the table has Input Shapes (compute/attention schema). */
+gboolean msperf_table_has_shapes (const msperf_table *table);
+
+G_END_DECLS
+
+#endif /* MSPERF_TABLE_H */

@@ -1,0 +1,66 @@
+/* Fake modules for the loader tests; FAKE_KIND selects the defect:
+ * 0 good, 1 wrong ABI, 2 size too small, 3 missing symbol, 4 init fails. */
+#include <config.h>
+#include <msperf/plugin.h>
+
+#if FAKE_KIND == 3
+/* Exports something, but not msperf_plugin_v1. */
+MSPERF_PLUGIN_EXPORT const int msperf_fake_not_a_plugin = 42;
+#else
+static gboolean
+fake_init (msperf_engine *engine, void **state, GError **error)
+{
+  (void) engine;
+#if FAKE_KIND == 4
+  (void) state;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PLUGIN, "fake init failure");
+  return FALSE;
+#else
+  (void) error;
+  *state = g_strdup ("fake state");
+  return TRUE;
+#endif
+}
+
+static void
+fake_fini (void *state)
+{
+  g_free (state);
+}
+
+static msperf_status
+fake_lookup (void *state, const msperf_query *query, msperf_result *result)
+{
+  (void) state;
+  (void) query;
+  msperf_result_set_hit (result, MSPERF_SOURCE_MEASURED, 42.0, 1.0, "FakeKernel", "identity");
+  return MSPERF_HIT;
+}
+
+MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
+#if FAKE_KIND == 1
+  .abi = MSPERF_PLUGIN_ABI + 41,
+#else
+  .abi = MSPERF_PLUGIN_ABI,
+#endif
+#if FAKE_KIND == 2
+  .size = 16,
+#else
+  .size = sizeof (msperf_plugin),
+#endif
+#if FAKE_KIND == 0
+  .name = "fake_good",
+#elif FAKE_KIND == 1
+  .name = "fake_bad_abi",
+#elif FAKE_KIND == 2
+  .name = "fake_small",
+#else
+  .name = "fake_init_fail",
+#endif
+  .version = "9.9.9",
+  .description = "fake module for loader tests",
+  .init = fake_init,
+  .fini = fake_fini,
+  .lookup = fake_lookup,
+};
+#endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_TESTS_TEST_UTIL_H
+#define MSPERF_TESTS_TEST_UTIL_H
+#endif
