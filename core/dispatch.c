@@ -1,3 +1,201 @@
-/* placeholder: filled in by its owner */
+/* msperf — the stage order of one query (ARCHITECTURE § The query pipeline): resolution in
+ * the upstream precedence, the module's exact lookup, then the fallbacks down to the
+ * roofline. Answers are cached per op signature, as upstream wraps every model in a result
+ * cache (reference §2.1, quirk Q12). */
 #include <config.h>
-typedef int msperf_placeholder_dispatch;
+#include <math.h>
+#include <string.h>
+#include "engine_private.h"
+#include "roofline.h"
+
+/* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
+#define ROOFLINE_CONFIDENCE 0.3
+
+msperf_result *
+msperf_result_copy (const msperf_result *r)
+{
+  msperf_result *c = msperf_result_new ();
+
+  c->source = r->source;
+  c->latency_us = r->latency_us;
+  c->confidence = r->confidence;
+  c->kernel_type = g_strdup (r->kernel_type);
+  c->method = g_strdup (r->method);
+  c->shape_match_rule = g_strdup (r->shape_match_rule);
+  c->miss_reason = g_strdup (r->miss_reason);
+  c->interpolation_dim = r->interpolation_dim;
+  for (guint k = 0; k < r->kernel_shapes->len; k++)
+    msperf_result_add_kernel_shape (c, g_ptr_array_index (r->kernel_shapes, k));
+  msperf_value_free (c->details);
+  c->details = msperf_value_copy (r->details);
+  return c;
+}
+
+static gboolean
+module_disabled (msperf_engine *e, const char *mode)
+{
+  const GPtrArray *infos = msperf_registry_infos (e->registry);
+
+  for (guint k = 0; infos && k < infos->len; k++)
+    {
+      const msperf_plugin_info *info = g_ptr_array_index (infos, k);
+      if (info->status == MSPERF_PLUGIN_DISABLED && g_strcmp0 (info->name, mode) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Runs one module's exact lookup for op (or a sub-query's inputs). */
+static msperf_status
+call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
+             const msperf_mapping_entry *entry, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  g_autoptr (GPtrArray) in = NULL;
+  g_autoptr (GArray) inputs = NULL;
+  static const char *const no_kernels[] = { NULL };
+  msperf_query q = { 0 };
+
+  if (plugin == NULL)
+    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
+                                                                         : "module_missing", mode);
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", mode);
+  in = msperf_op_tensor_inputs (op);
+  inputs = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), in->len);
+  for (guint k = 0; k < in->len; k++)
+    g_array_append_val (inputs, *(msperf_tensor *) g_ptr_array_index (in, k));
+  q.engine = e;
+  q.op = op;
+  q.entry = entry;
+  q.mode = mode;
+  q.kernel_types = entry && entry->kernel_types ? (const char *const *) entry->kernel_types
+                                                : no_kernels;
+  q.inputs = (const msperf_tensor *) (void *) inputs->data;
+  q.n_inputs = inputs->len;
+  q.tc_input_count = entry ? entry->tc_input_count : -1;
+  return plugin->lookup (state, &q, r);
+}
+
+static msperf_status
+zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
+{
+  gboolean accepted = !entry->zero_cost;
+
+  msperf_result_set_method (r, accepted ? "accepted_miss" : "zero_cost");
+  msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, 0.0, 1.0,
+                         accepted ? "accepted_miss" : (entry->kernel_type ? entry->kernel_type : ""),
+                         accepted ? "accepted_miss" : "zero_cost");
+  msperf_result_detail_bool (r, "zero_cost", TRUE);
+  if (accepted)
+    msperf_result_detail_string (r, "note", entry->accepted_miss);
+  return MSPERF_HIT;
+}
+
+/* The module a mapped op resolves to, in the upstream precedence (reference §2.2), or NULL
+ * when the core answers it itself (zero_cost, accepted_miss). */
+static const char *
+resolve_mode (const msperf_mapping_entry *entry)
+{
+  if (entry->category && strcmp (entry->category, "communication") == 0)
+    return "communication";
+  if (entry->query_mode)
+    return strcmp (entry->query_mode, "mtp_projection") == 0 ? "compute" : entry->query_mode;
+  if (entry->zero_cost || entry->accepted_miss)
+    return NULL;
+  return "compute";
+}
+
+static msperf_status
+exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
+{
+  const msperf_mapping_entry *entry = msperf_database_entry (e->db, op->name);
+  const char *mode;
+  msperf_status status;
+
+  if (entry == NULL)
+    {
+      r->shape_match_rule = g_strdup ("unmapped");
+      return msperf_result_set_miss (r, "unmapped");
+    }
+  if (entry->composite)
+    return msperf_result_set_miss (r, "composite_unsupported");
+  mode = resolve_mode (entry);
+  if (mode == NULL)
+    return zero_cost (r, entry);
+  if (strcmp (mode, "compute") == 0 && entry->kernel_type == NULL && !entry->query_mode)
+    return msperf_result_set_miss (r, "no_kernel_type");
+  status = call_lookup (e, mode, op, entry, r);
+  /* elementwise without an output tensor answers through compute (reference §2.6 step 1). */
+  if (status == MSPERF_MISS && g_strcmp0 (r->miss_reason, "elementwise_fallback_compute") == 0)
+    {
+      msperf_result_reset (r);
+      status = call_lookup (e, "compute", op, entry, r);
+    }
+  return status;
+}
+
+static void
+roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
+{
+  msperf_roofline rf;
+  g_autofree char *reason = g_strdup (r->miss_reason);
+
+  msperf_roofline_estimate (e->device, op, &rf);
+  if (reason)
+    msperf_result_detail_string (r, "base_reason", reason);
+  r->source = MSPERF_SOURCE_ANALYTIC;
+  r->latency_us = rf.latency_us;
+  r->confidence = ROOFLINE_CONFIDENCE;
+  msperf_result_set_method (r, "roofline");
+  g_free (r->shape_match_rule);
+  r->shape_match_rule = g_strdup ("analytic");
+  /* set_miss cleared nothing else; keep the reason for the record (a miss is still a miss). */
+  g_free (r->miss_reason);
+  r->miss_reason = g_steal_pointer (&reason);
+  msperf_result_detail_string (r, "roofline_kind", rf.kind);
+  msperf_result_detail_double (r, "roofline_flops", rf.flops);
+  msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
+}
+
+static msperf_result *
+answer (msperf_engine *e, const msperf_op *op)
+{
+  msperf_result *r = msperf_result_new ();
+  msperf_status status = MSPERF_MISS;
+
+  if (e->db == NULL)
+    {
+      /* analytic-only run: the roofline is the requested model, not a fallback. */
+      roofline_stage (e, op, r);
+      g_clear_pointer (&r->miss_reason, g_free);
+    }
+  else
+    {
+      status = exact_stage (e, op, r);
+      if (status != MSPERF_HIT)
+        {
+          if (r->miss_reason == NULL)
+            msperf_result_set_miss (r, "unknown");
+          roofline_stage (e, op, r);
+        }
+    }
+  if (e->policy_hash)
+    msperf_result_detail_string (r, "policy_hash", e->policy_hash);
+  return r;
+}
+
+msperf_result *
+msperf_dispatch_query (msperf_engine *e, const msperf_op *op)
+{
+  g_autofree char *sig = msperf_op_signature (op);
+  msperf_result *cached = g_hash_table_lookup (e->answers, sig);
+  msperf_result *r;
+
+  if (cached)
+    return msperf_result_copy (cached);
+  r = answer (e, op);
+  g_hash_table_insert (e->answers, g_steal_pointer (&sig), msperf_result_copy (r));
+  return r;
+}

@@ -51,4 +51,15 @@ gboolean msperf_report_chrome_trace (const msperf_run *run, const char *path, GE
 /* Markdown, JSON or single-file HTML with inline SVG charts, by the extension of path. */
 gboolean msperf_report_document (const msperf_run *run, const char *path, GError **error);
 
+/* Shared by the report_*.c files. */
+/* The text msperf_report_summary prints. Transfer full. */
+char *msperf_report_summary_text (const msperf_run *run);
+/* The FORMATS §5.1 object of one record, keys in the documented order. Transfer full. */
+msperf_value *msperf_report_record_value (const msperf_record *record);
+/* The --format json document {schema_version, database, …, ops, summary, metrics}. */
+msperf_value *msperf_report_run_value (const msperf_run *run);
+/* Writes text to path atomically; errors in MSPERF_ERROR_DOMAIN (MSPERF_ERROR_IO). */
+gboolean msperf_report_write_file (const char *path, const char *text, gssize len,
+                                   GError **error);
+
 #endif

@@ -1,3 +1,528 @@
-/* placeholder: filled in by its owner */
+/* msperf — one kernel CSV of a profiling database (reference §1.3–§1.5), parsed once at load:
+ * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed). */
 #include <config.h>
-typedef int msperf_placeholder_table;
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <msperf/error.h>
+#include <msperf/shape.h>
+#include <msperf/table.h>
+#include "csv_reader.h"
+
+/* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
+static const char *const latency_names[] = {
+  "Average Duration(us)",
+  "Profiling Average Duration(us)",
+  "Duration(us)",
+};
+
+enum { SLOT_INPUT = 0, SLOT_OUTPUT = 1 };
+enum { SLOT_SHAPES = 0, SLOT_DTYPES = 1, SLOT_FORMATS = 2 };
+
+static const char *const slot_names[2][3] = {
+  { "Input Shapes", "Input Data Types", "Input Formats" },
+  { "Output Shapes", "Output Data Types", "Output Formats" },
+};
+
+/* Cell text quoted in messages is cut to this many bytes (FORMATS.md §1). */
+#define MAX_QUOTED_CELL 80
+
+typedef struct {
+  guint line;
+  msperf_latency_column latency_column;
+  double latency;
+  /* While loading, slots are offsets into table->slots (which may still move); the pointers
+   * of inputs/outputs are set once the array is final. */
+  size_t in_offset;
+  size_t out_offset;
+  msperf_slots inputs;
+  msperf_slots outputs;
+} table_row;
+
+struct msperf_table {
+  char *kernel_type;
+  char *path;
+  char *hash;
+  GPtrArray *columns;        /* char*: header names in file order */
+  GHashTable *column_index;  /* name -> GINT_TO_POINTER (index + 1); first occurrence wins */
+  GStringChunk *text;        /* cell text, deduplicated (dtype/format cells repeat a lot) */
+  GArray *cells;             /* const char*, n_rows × n_columns, pointing into text */
+  GArray *rows;              /* table_row */
+  GArray *slots;             /* msperf_tensor, every row's slots in one array */
+  GPtrArray *problems;       /* char* */
+  size_t n_skipped;
+  int latency_cols[G_N_ELEMENTS (latency_names)];
+  int slot_cols[2][3];
+  gboolean have_header;
+};
+
+static void
+add_problem (msperf_table *table, guint line, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+add_problem (msperf_table *table, guint line, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (table->problems, g_strdup_printf ("%s:%u: %s", table->path, line, message));
+}
+
+/* Cell text for a message: at most MAX_QUOTED_CELL bytes, cut on a character boundary. */
+static char *
+quote_cell (const char *text)
+{
+  size_t len = strlen (text);
+
+  if (len <= MAX_QUOTED_CELL)
+    return g_strdup (text);
+  len = MAX_QUOTED_CELL;
+  while (len > 0 && ((guchar) text[len] & 0xC0) == 0x80)
+    len--;
+  return g_strdup_printf ("%.*s...", (int) len, text);
+}
+
+static gboolean
+header_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields,
+               GError **error)
+{
+  gboolean any_latency = FALSE;
+
+  for (size_t k = 0; k < n_fields; k++)
+    if (!g_utf8_validate (fields[k], -1, NULL))
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: header is not valid UTF-8 (column %zu)", table->path, line, k + 1);
+        return FALSE;
+      }
+  for (size_t k = 0; k < n_fields; k++)
+    {
+      g_ptr_array_add (table->columns, g_strdup (fields[k]));
+      if (!g_hash_table_contains (table->column_index, fields[k]))
+        g_hash_table_insert (table->column_index, g_strdup (fields[k]),
+                             GINT_TO_POINTER ((int) k + 1));
+    }
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    {
+      table->latency_cols[k] = msperf_table_column (table, latency_names[k]);
+      any_latency |= table->latency_cols[k] >= 0;
+    }
+  if (!any_latency)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s:%u: no latency column (expected one of %s, %s, %s)", table->path, line,
+                   latency_names[0], latency_names[1], latency_names[2]);
+      return FALSE;
+    }
+  for (int dir = 0; dir < 2; dir++)
+    for (int k = 0; k < 3; k++)
+      table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
+  table->have_header = TRUE;
+  return TRUE;
+}
+
+/* A latency cell counts when the whole trimmed cell is a finite number > 0. */
+static gboolean
+parse_latency (const char *cell, double *out)
+{
+  char *end;
+  double v;
+
+  while (g_ascii_isspace (*cell))
+    cell++;
+  /* g_ascii_strtod reads C99 hex floats; Python's float(), which upstream uses, does not. */
+  if (*cell == '\0' || strpbrk (cell, "xX") != NULL)
+    return FALSE;
+  v = g_ascii_strtod (cell, &end);
+  if (end == cell)
+    return FALSE;
+  while (g_ascii_isspace (*end))
+    end++;
+  if (*end != '\0' || !isfinite (v) || v <= 0.0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* Raw profiler exports wrap list cells in literal quotes ("""128,4;...""" in the file); the
+ * runtime strips surrounding '"' characters. Returns a trimmed copy. */
+static char *
+unquote_list (const char *cell)
+{
+  const char *start = cell;
+  const char *end = cell + strlen (cell);
+
+  while (start < end && (g_ascii_isspace (*start) || *start == '"'))
+    start++;
+  while (end > start && (g_ascii_isspace (end[-1]) || end[-1] == '"'))
+    end--;
+  return g_strndup (start, (size_t) (end - start));
+}
+
+static char **
+split_list (const char *const *fields, int col)
+{
+  g_autofree char *text = NULL;
+
+  if (col < 0)
+    return g_new0 (char *, 1);
+  text = unquote_list (fields[col]);
+  return g_strsplit (text, ";", -1);
+}
+
+/* Decodes one direction's slots (quirk Q1 fix): the shape, dtype and format lists are aligned by
+ * position first, then each slot whose shape is empty is dropped with its dtype and format. On a
+ * bad shape cell the row problem is recorded and the direction gets no slots. */
+static gboolean
+decode_slots (msperf_table *table, guint line, const char *const *fields, int dir,
+              size_t *offset, size_t *n)
+{
+  const int *cols = table->slot_cols[dir];
+  g_auto (GStrv) shapes = NULL;
+  g_auto (GStrv) dtypes = NULL;
+  g_auto (GStrv) formats = NULL;
+  guint n_dtypes, n_formats;
+
+  *offset = table->slots->len;
+  *n = 0;
+  if (cols[SLOT_SHAPES] < 0)
+    return TRUE;
+  shapes = split_list (fields, cols[SLOT_SHAPES]);
+  dtypes = split_list (fields, cols[SLOT_DTYPES]);
+  formats = split_list (fields, cols[SLOT_FORMATS]);
+  n_dtypes = g_strv_length (dtypes);
+  n_formats = g_strv_length (formats);
+
+  for (guint i = 0; shapes[i] != NULL; i++)
+    {
+      msperf_tensor t = { 0 };
+      g_autoptr (GError) local = NULL;
+
+      g_strstrip (shapes[i]);
+      if (shapes[i][0] == '\0')
+        continue;
+      if (!msperf_shape_parse_dims (shapes[i], &t, &local))
+        {
+          g_autofree char *quoted = quote_cell (fields[cols[SLOT_SHAPES]]);
+
+          add_problem (table, line, "%s \"%s\": %s", slot_names[dir][SLOT_SHAPES], quoted,
+                       local->message);
+          g_array_set_size (table->slots, (guint) *offset);
+          return FALSE;
+        }
+      t.dtype = i < n_dtypes ? msperf_dtype_from_string (g_strstrip (dtypes[i]))
+                             : MSPERF_DTYPE_UNKNOWN;
+      /* A missing format entry counts as ND (reference §1.3). */
+      t.format = i < n_formats ? msperf_format_from_string (g_strstrip (formats[i]))
+                               : MSPERF_FORMAT_ND;
+      g_array_append_val (table->slots, t);
+    }
+  *n = table->slots->len - *offset;
+  return TRUE;
+}
+
+static gboolean
+data_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields)
+{
+  table_row row = { 0 };
+  size_t n_columns = table->columns->len;
+  gboolean shapes_ok;
+
+  if (n_fields != n_columns)
+    {
+      add_problem (table, line, "row has %zu fields, header has %zu", n_fields, n_columns);
+      return TRUE;
+    }
+  for (size_t k = 0; k < n_fields; k++)
+    if (!g_utf8_validate (fields[k], -1, NULL))
+      {
+        add_problem (table, line, "row is not valid UTF-8 (column \"%s\")",
+                     (const char *) g_ptr_array_index (table->columns, k));
+        return TRUE;
+      }
+
+  row.line = line;
+  row.latency_column = MSPERF_LATENCY_NONE;
+  /* A file's preferred column is the first present one; a blank or bad cell falls through to
+   * the next present column in priority order. */
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    if (table->latency_cols[k] >= 0
+        && parse_latency (fields[table->latency_cols[k]], &row.latency))
+      {
+        row.latency_column = (msperf_latency_column) k;
+        break;
+      }
+
+  shapes_ok = decode_slots (table, line, fields, SLOT_INPUT, &row.in_offset, &row.inputs.n);
+  shapes_ok &= decode_slots (table, line, fields, SLOT_OUTPUT, &row.out_offset,
+                             &row.outputs.n);
+  if (!shapes_ok)
+    row.latency_column = MSPERF_LATENCY_NONE;
+  if (row.latency_column == MSPERF_LATENCY_NONE)
+    {
+      row.latency = 0.0;
+      table->n_skipped++;
+    }
+
+  for (size_t k = 0; k < n_fields; k++)
+    {
+      const char *cell = g_string_chunk_insert_const (table->text, fields[k]);
+      g_array_append_val (table->cells, cell);
+    }
+  g_array_append_val (table->rows, row);
+  return TRUE;
+}
+
+static gboolean
+on_record (guint line, const char *const *fields, size_t n_fields, gpointer user_data,
+           GError **error)
+{
+  msperf_table *table = user_data;
+
+  if (!table->have_header)
+    return header_record (table, line, fields, n_fields, error);
+  return data_record (table, line, fields, n_fields);
+}
+
+static char *
+stem_of (const char *name)
+{
+  g_autofree char *base = g_path_get_basename (name);
+
+  if (g_str_has_suffix (base, ".csv"))
+    base[strlen (base) - strlen (".csv")] = '\0';
+  return g_steal_pointer (&base);
+}
+
+msperf_table *
+msperf_table_load_data (const char *data, size_t len, const char *name,
+                        const char *kernel_type, GError **error)
+{
+  g_autoptr (msperf_table) table = NULL;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  table = g_new0 (msperf_table, 1);
+  table->path = g_strdup (name);
+  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : stem_of (name);
+  table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
+                                             len);
+  table->columns = g_ptr_array_new_with_free_func (g_free);
+  table->column_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  table->text = g_string_chunk_new (4096);
+  table->cells = g_array_new (FALSE, FALSE, sizeof (const char *));
+  table->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
+  table->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
+  table->problems = g_ptr_array_new_with_free_func (g_free);
+
+  if (!msperf_csv_read (data ? data : "", len, name, on_record, table, error))
+    return NULL;
+  if (!table->have_header)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                   "%s:1: empty file (no header row)", name);
+      return NULL;
+    }
+
+  for (guint r = 0; r < table->rows->len; r++)
+    {
+      table_row *row = &g_array_index (table->rows, table_row, r);
+      msperf_tensor *base = (msperf_tensor *) (void *) table->slots->data;
+
+      row->inputs.t = row->inputs.n > 0 ? base + row->in_offset : NULL;
+      row->outputs.t = row->outputs.n > 0 ? base + row->out_offset : NULL;
+    }
+  return g_steal_pointer (&table);
+}
+
+msperf_table *
+msperf_table_load (const char *path, const char *kernel_type, GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize len = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!g_file_get_contents (path, &contents, &len, &local))
+    {
+      gboolean missing = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+
+      g_set_error (error, MSPERF_ERROR_DOMAIN,
+                   missing ? MSPERF_ERROR_NOT_FOUND : MSPERF_ERROR_IO, "%s: cannot read: %s",
+                   path, local->message);
+      return NULL;
+    }
+  return msperf_table_load_data (contents, len, path, kernel_type, error);
+}
+
+void
+msperf_table_free (msperf_table *table)
+{
+  if (table == NULL)
+    return;
+  g_free (table->kernel_type);
+  g_free (table->path);
+  g_free (table->hash);
+  g_clear_pointer (&table->columns, g_ptr_array_unref);
+  g_clear_pointer (&table->column_index, g_hash_table_unref);
+  if (table->text != NULL)
+    g_string_chunk_free (table->text);
+  g_clear_pointer (&table->cells, g_array_unref);
+  g_clear_pointer (&table->rows, g_array_unref);
+  g_clear_pointer (&table->slots, g_array_unref); /* CSV slots never own 'values' */
+  g_clear_pointer (&table->problems, g_ptr_array_unref);
+  g_free (table);
+}
+
+const char *
+msperf_table_kernel_type (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  return table->kernel_type;
+}
+
+const char *
+msperf_table_path (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  return table->path;
+}
+
+const char *
+msperf_table_hash (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  return table->hash;
+}
+
+size_t
+msperf_table_n_rows (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  return table->rows->len;
+}
+
+size_t
+msperf_table_n_skipped (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  return table->n_skipped;
+}
+
+size_t
+msperf_table_n_columns (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  return table->columns->len;
+}
+
+const char *
+msperf_table_column_name (const msperf_table *table, size_t col)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  g_return_val_if_fail (col < table->columns->len, NULL);
+  return g_ptr_array_index (table->columns, col);
+}
+
+int
+msperf_table_column (const msperf_table *table, const char *name)
+{
+  g_return_val_if_fail (table != NULL, -1);
+  g_return_val_if_fail (name != NULL, -1);
+  return GPOINTER_TO_INT (g_hash_table_lookup (table->column_index, name)) - 1;
+}
+
+const char *
+msperf_table_cell (const msperf_table *table, size_t row, int col)
+{
+  g_return_val_if_fail (table != NULL, "");
+  g_return_val_if_fail (row < table->rows->len, "");
+  /* Kept rows always have every column; a -1 from msperf_table_column reads as blank. */
+  if (col < 0 || (guint) col >= table->columns->len)
+    return "";
+  return g_array_index (table->cells, const char *, row * table->columns->len + (size_t) col);
+}
+
+const char *
+msperf_table_cell_by_name (const msperf_table *table, size_t row, const char *name)
+{
+  int col;
+
+  g_return_val_if_fail (table != NULL, NULL);
+  g_return_val_if_fail (row < table->rows->len, NULL);
+  col = msperf_table_column (table, name);
+  return col < 0 ? NULL : msperf_table_cell (table, row, col);
+}
+
+static const table_row *
+get_row (const msperf_table *table, size_t row)
+{
+  return &g_array_index (table->rows, table_row, row);
+}
+
+guint
+msperf_table_row_line (const msperf_table *table, size_t row)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  g_return_val_if_fail (row < table->rows->len, 0);
+  return get_row (table, row)->line;
+}
+
+double
+msperf_table_row_latency (const msperf_table *table, size_t row)
+{
+  g_return_val_if_fail (table != NULL, 0.0);
+  g_return_val_if_fail (row < table->rows->len, 0.0);
+  return get_row (table, row)->latency;
+}
+
+msperf_latency_column
+msperf_table_row_latency_column (const msperf_table *table, size_t row)
+{
+  g_return_val_if_fail (table != NULL, MSPERF_LATENCY_NONE);
+  g_return_val_if_fail (row < table->rows->len, MSPERF_LATENCY_NONE);
+  return get_row (table, row)->latency_column;
+}
+
+gboolean
+msperf_table_row_valid (const msperf_table *table, size_t row)
+{
+  return msperf_table_row_latency_column (table, row) != MSPERF_LATENCY_NONE;
+}
+
+const msperf_slots *
+msperf_table_row_inputs (const msperf_table *table, size_t row)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  g_return_val_if_fail (row < table->rows->len, NULL);
+  return &get_row (table, row)->inputs;
+}
+
+const msperf_slots *
+msperf_table_row_outputs (const msperf_table *table, size_t row)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  g_return_val_if_fail (row < table->rows->len, NULL);
+  return &get_row (table, row)->outputs;
+}
+
+gboolean
+msperf_table_has_shapes (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, FALSE);
+  return table->slot_cols[SLOT_INPUT][SLOT_SHAPES] >= 0;
+}
+
+const GPtrArray *
+msperf_table_problems (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  return table->problems;
+}

@@ -1,21 +1,47 @@
-/* placeholder test: replaced by its owner */
+/* Every public header compiles on its own (STYLE.md § Layout), and the ABI descriptor keeps
+ * the layout modules were built against. */
 #include <config.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <msperf/plugin.h>
+#include "headers/headers.h"
 
 static void
-test_placeholder (void **state)
+test_headers_each_compiles_alone (void **state)
 {
   (void) state;
-  assert_int_equal (1, 1);
+  assert_int_equal (msperf_test_header_msperf () + msperf_test_header_error ()
+                      + msperf_test_header_dtype () + msperf_test_header_op ()
+                      + msperf_test_header_shape () + msperf_test_header_table ()
+                      + msperf_test_header_select () + msperf_test_header_result ()
+                      + msperf_test_header_point () + msperf_test_header_database ()
+                      + msperf_test_header_engine () + msperf_test_header_plugin (),
+                    12);
+}
+
+/* Fields are only ever appended (ARCHITECTURE § Module ABI): the v1 prefix must not move. */
+static void
+test_headers_plugin_descriptor_layout_is_stable (void **state)
+{
+  (void) state;
+  assert_int_equal (offsetof (msperf_plugin, abi), 0);
+  assert_int_equal (offsetof (msperf_plugin, size), 4);
+  assert_int_equal (offsetof (msperf_plugin, name), 8);
+  assert_true (offsetof (msperf_plugin, init) < offsetof (msperf_plugin, lookup));
+  assert_true (offsetof (msperf_plugin, decompose) < offsetof (msperf_plugin, reserved));
+  assert_int_equal (sizeof (((msperf_plugin *) 0)->reserved) / sizeof (gpointer), 8);
+  assert_int_equal (MSPERF_PLUGIN_ABI, 1);
 }
 
 int
 main (void)
 {
-  const struct CMUnitTest tests[] = { cmocka_unit_test (test_placeholder) };
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_headers_each_compiles_alone),
+    cmocka_unit_test (test_headers_plugin_descriptor_layout_is_stable),
+  };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

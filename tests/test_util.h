@@ -1,3 +1,38 @@
+/* msperf tests — shared helpers: build ops and tensors as a user would, and an engine on a
+ * fixture database with the build-tree modules. */
 #ifndef MSPERF_TESTS_TEST_UTIL_H
 #define MSPERF_TESTS_TEST_UTIL_H
-#endif
+
+#include <msperf/msperf.h>
+
+G_BEGIN_DECLS
+
+/* A path under MSPERF_TEST_DATADIR (tests/data). Transfer full. */
+char *tu_data_path (const char *relative);
+/* A path under MSPERF_TOP_SRCDIR. Transfer full. */
+char *tu_srcdir_path (const char *relative);
+
+/* An engine on the database 'db_dir' (absolute, or relative to tests/data), loading modules
+ * only from MSPERF_TEST_PLUGINDIR. overrides: NULL or NULL-terminated key, value pairs for
+ * msperf_engine_set_override ("parallel.tp_size", "2", NULL). Fails the test on error. */
+msperf_engine *tu_engine_new (const char *db_dir, const char *const *overrides);
+
+/* Parses "136,5120" ("" or "()" = scalar) into t with dtype; format ND. Aborts on bad text. */
+void tu_tensor (msperf_tensor *t, msperf_dtype dtype, const char *dims);
+/* A new op named name. Transfer full. */
+msperf_op *tu_op (const char *name);
+/* Appends a positional tensor arg / an int arg / a None arg. */
+void tu_op_add_tensor (msperf_op *op, msperf_dtype dtype, const char *dims);
+void tu_op_add_int (msperf_op *op, int64_t value);
+void tu_op_add_none (msperf_op *op);
+/* Appends an output tensor. */
+void tu_op_add_out (msperf_op *op, msperf_dtype dtype, const char *dims);
+
+/* Details helpers: NULL / NAN when absent or of another kind. */
+const char *tu_detail_string (const msperf_result *r, const char *key);
+double tu_detail_double (const msperf_result *r, const char *key);
+gboolean tu_detail_bool (const msperf_result *r, const char *key);
+
+G_END_DECLS
+
+#endif /* MSPERF_TESTS_TEST_UTIL_H */

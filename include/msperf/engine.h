@@ -104,6 +104,8 @@ const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
 const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
 /* SHA-256 of the canonical JSON of the effective policy. */
 const char *msperf_engine_policy_hash (msperf_engine *engine);
+/* Name of the device profile the roofline uses (after start). Transfer none. */
+const char *msperf_engine_device_name (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */
 const char *msperf_engine_policy_json (msperf_engine *engine);
 

@@ -64,6 +64,10 @@ const msperf_slots *msperf_table_row_inputs (const msperf_table *table, size_t r
 const msperf_slots *msperf_table_row_outputs (const msperf_table *table, size_t row);
 /* TRUE when the table has Input Shapes (compute/attention schema). */
 gboolean msperf_table_has_shapes (const msperf_table *table);
+/* Row problems found while loading ("FILE:LINE: problem", char*): ragged rows (skipped, not in
+ * n_rows), rows with invalid UTF-8 (skipped), unparsable shape cells (row kept, not valid).
+ * For `msperf validate` and stats. Transfer none. */
+const GPtrArray *msperf_table_problems (const msperf_table *table);
 
 G_END_DECLS
 

@@ -1,3 +1,41 @@
+/* msperf module "compute" — matching one CSV row against the TC inputs (reference §2.4
+ * `_inputs_match`). Internal to the module; also meant for its later interpolation slots and
+ * for the composite compute parts. */
 #ifndef MSPERF_PLUGINS_COMPUTE_COMPUTE_MATCH_H
 #define MSPERF_PLUGINS_COMPUTE_COMPUTE_MATCH_H
-#endif
+
+#include <msperf/plugin.h>
+
+G_BEGIN_DECLS
+
+/* Long enough for every distinct per-input rule name joined with '+' (ten names at most). */
+#define COMPUTE_RULE_MAX 256
+
+/* How a row matched: distance 1.0 when any input needed a padding rule (Q4 fix), else 0.0;
+ * rule = the distinct non-identity per-input names joined with '+' in input order, or
+ * "identity". */
+typedef struct compute_row_match {
+  double distance;
+  char rule[COMPUTE_RULE_MAX];
+} compute_row_match;
+
+/* TRUE when the CSV input slots 'csv' of a row of 'kernel' match the TC inputs tc[0..n_tc)
+ * (already truncated to tc_input_count by the caller). tc_input_count (-1 = none) truncates the
+ * CSV slots. fp16_as_bf16 compares a float16 TC input as DT_BF16 (the Q3 retry). */
+gboolean compute_inputs_match (const char *kernel, const msperf_tensor *tc, size_t n_tc,
+                               const msperf_slots *csv, int64_t tc_input_count,
+                               gboolean fp16_as_bf16, compute_row_match *match);
+
+/* `_find_compute_match` diagnostic after a miss (quirk Q18): TRUE when the first row of the
+ * primary table has a slot count (limited by tc_input_count) different from the TC input count
+ * (idem); SwiGlu 2→1 and ReshapeAndCache 4→5 count as equal. FALSE for an empty table. */
+gboolean compute_input_count_mismatch (const char *kernel, const msperf_table *primary,
+                                       size_t n_tc, int64_t tc_input_count);
+
+/* The kernel sets of reference §2.4. */
+gboolean compute_kernel_is_matmul (const char *kernel);
+gboolean compute_kernel_is_dtype_relaxed (const char *kernel);
+
+G_END_DECLS
+
+#endif /* MSPERF_PLUGINS_COMPUTE_COMPUTE_MATCH_H */

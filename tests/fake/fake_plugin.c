@@ -37,6 +37,20 @@ fake_lookup (void *state, const msperf_query *query, msperf_result *result)
   return MSPERF_HIT;
 }
 
+#if FAKE_KIND == 0
+/* The good module also decomposes one op, so the loader's decomposer lookup can be tested. */
+static const char *const fake_op_names[] = { "FakeComposite", NULL };
+
+static msperf_status
+fake_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
+{
+  (void) state;
+  (void) query;
+  (void) subqueries;
+  return MSPERF_HIT;
+}
+#endif
+
 MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
 #if FAKE_KIND == 1
   .abi = MSPERF_PLUGIN_ABI + 41,
@@ -62,5 +76,9 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .init = fake_init,
   .fini = fake_fini,
   .lookup = fake_lookup,
+#if FAKE_KIND == 0
+  .op_names = fake_op_names,
+  .decompose = fake_decompose,
+#endif
 };
 #endif

@@ -1,0 +1,3 @@
+#ifndef MSPERF_CORE_INTERP_H
+#define MSPERF_CORE_INTERP_H
+#endif

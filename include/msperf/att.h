@@ -1,0 +1,3 @@
+#ifndef MSPERF_ATT_H
+#define MSPERF_ATT_H
+#endif

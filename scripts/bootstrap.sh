@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# msperf set-up on a fresh Debian 12 machine: installs what is missing (apt-get), builds out of
+# tree in _build/, then either runs the main job on the shipped sample (demo) or the whole
+# test suite (test). .ci/run calls `bash scripts/bootstrap.sh test`.
+set -euo pipefail
+
+mode=${1:-demo}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+packages=(
+  build-essential autoconf automake libtool autoconf-archive pkgconf
+  libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
+  libcmocka-dev
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  autoreconf -fi
+  mkdir -p _build
+  cd _build
+  ../configure --enable-werror -q
+  make -j"$(nproc)"
+}
+
+# automake's test-suite.log holds "# PASS: N" / "# FAIL: N"; CI wants "N passed, N failed".
+summarise() {
+  local log=$1 pass fail skip
+  pass=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+  fail=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
+  local xpass error
+  xpass=$(sed -n 's/^# XPASS: *//p' "$log" | head -n 1)
+  error=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
+  skip=$(sed -n 's/^# SKIP: *//p' "$log" | head -n 1)
+  echo "${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${error:-0} )) failed, ${skip:-0} skipped"
+}
+
+install_missing
+case "$mode" in
+  demo)
+    build
+    ./msperf estimate
+    ;;
+  test)
+    build
+    status=0
+    make -j"$(nproc)" check || status=$?
+    [ $status -eq 0 ] || cat test-suite.log || true
+    if [ $status -eq 0 ]; then
+      make -j"$(nproc)" distcheck || status=$?
+    fi
+    summarise test-suite.log
+    exit $status
+    ;;
+  *)
+    echo "usage: $0 demo|test" >&2
+    exit 2
+    ;;
+esac
