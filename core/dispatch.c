@@ -142,7 +142,7 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_roofline rf;
   g_autofree char *reason = g_strdup (r->miss_reason);
 
-  msperf_roofline_estimate (e->device, op, &rf);
+  msperf_roofline_estimate (msperf_engine_device (e), op, &rf);
   if (reason)
     msperf_result_detail_string (r, "base_reason", reason);
   r->source = MSPERF_SOURCE_ANALYTIC;

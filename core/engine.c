@@ -222,23 +222,38 @@ read_parallel (msperf_engine *e)
   e->parallel.sequence_parallel = sp && sp->kind == MSPERF_VALUE_BOOL && sp->b;
 }
 
-/* --device-profile, else analytic.device_profile, else the profile aliased to the
- * database's device, else nvidia-h200 with a warning (FORMATS §4). */
+/* --device-profile, else analytic.device_profile: resolved at start so a bad name is a
+ * configuration error before any work. */
 static gboolean
-pick_device (msperf_engine *e, GError **error)
+pick_requested_device (msperf_engine *e, GError **error)
 {
   g_autofree char *dir = msperf_paths_data_file ("policies/devices", "policies/devices");
   const char *dirs[] = { dir, NULL };
   const char *request = e->device_request;
-  const char *device_key = e->db ? msperf_database_device (e->db) : NULL;
 
   if (request == NULL)
     request = msperf_value_get_string (msperf_policy_get (e->policy, "analytic.device_profile"));
-  if (request)
-    {
-      e->device = msperf_device_find (request, dirs, error);
-      return e->device != NULL;
-    }
+  if (request == NULL)
+    return TRUE;
+  e->device = msperf_device_find (request, dirs, error);
+  return e->device != NULL;
+}
+
+/* Otherwise the profile aliased to the database's device, else nvidia-h200 with a warning
+ * (FORMATS §4) — decided on first use, so commands that never cost an op (plugins, validate)
+ * do not warn about a roofline they do not run. */
+static const msperf_device *
+engine_device (msperf_engine *e)
+{
+  g_autofree char *dir = NULL;
+  const char *device_key;
+  g_autoptr (GError) error = NULL;
+
+  if (e->device || e->device_failed)
+    return e->device;
+  dir = msperf_paths_data_file ("policies/devices", "policies/devices");
+  const char *dirs[] = { dir, NULL };
+  device_key = e->db ? msperf_database_device (e->db) : NULL;
   if (device_key)
     e->device = msperf_device_find_alias (device_key, dirs);
   if (e->device == NULL)
@@ -248,9 +263,15 @@ pick_device (msperf_engine *e, GError **error)
         device_key ? " and none is aliased to the database device '" : "",
         device_key ? device_key : "", device_key ? "'" : "");
       warn (e, msg);
-      e->device = msperf_device_find ("nvidia-h200", dirs, error);
+      e->device = msperf_device_find ("nvidia-h200", dirs, &error);
+      if (e->device == NULL)
+        {
+          g_autofree char *fail = g_strdup_printf ("no roofline: %s", error->message);
+          warn (e, fail);
+          e->device_failed = TRUE;
+        }
     }
-  return e->device != NULL;
+  return e->device;
 }
 
 gboolean
@@ -263,7 +284,7 @@ msperf_engine_start (msperf_engine *e, GError **error)
   if (!merge_policy (e, error))
     return FALSE;
   read_parallel (e);
-  if (!pick_device (e, error))
+  if (!pick_requested_device (e, error))
     return FALSE;
   /* The registry wants a NULL-terminated list: terminate pdata for the call only. */
   g_ptr_array_add (e->plugin_dirs, NULL);
@@ -297,6 +318,12 @@ msperf_engine_has_module (msperf_engine *e, const char *name)
   return msperf_registry_lookup (e->registry, name, &state) != NULL;
 }
 
+const msperf_device *
+msperf_engine_device (msperf_engine *e)
+{
+  return engine_device (e);
+}
+
 msperf_result *
 msperf_engine_query (msperf_engine *e, const msperf_op *op)
 {
@@ -310,7 +337,7 @@ msperf_engine_analytic_latency (msperf_engine *e, const msperf_op *op)
   msperf_roofline r;
 
   g_return_val_if_fail (e != NULL && op != NULL, NAN);
-  msperf_roofline_estimate (e->device, op, &r);
+  msperf_roofline_estimate (engine_device (e), op, &r);
   return r.latency_us;
 }
 
@@ -389,5 +416,5 @@ const char *
 msperf_engine_device_name (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return e->device ? e->device->name : NULL;
+  return engine_device (e) ? e->device->name : NULL;
 }

@@ -24,12 +24,16 @@ struct msperf_engine {
   char *policy_json;
   char *policy_hash;
   msperf_device *device;
+  gboolean device_failed;         /* the default profile could not be read: warned once */
   msperf_registry *registry;
   msperf_parallel parallel;
   GPtrArray *warnings;           /* char*: load-time warnings, already logged */
   GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
   GHashTable *values_cache;      /* dotted policy path → const msperf_value* (borrowed) */
 };
+
+/* The device profile of the roofline (resolved on first use). */
+const msperf_device *msperf_engine_device (msperf_engine *engine);
 
 /* dispatch.c */
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);

@@ -1,3 +1,137 @@
+/* msperf — interpolation math (internal): boundaries, 1-D linear, duplicate aggregation and
+ * the 2-D/3-D Delaunay interpolation of scipy's griddata(method="linear"), reproduced to the
+ * last bit (see shared/reference/griddata-qhull.md; golden fixtures in tests/data/interp/). */
 #ifndef MSPERF_CORE_INTERP_H
 #define MSPERF_CORE_INTERP_H
-#endif
+
+#include <stddef.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Why an interpolation attempt failed; names are the upstream reason strings
+ * (profiling-semantics.md §4.4 and §4.7). */
+typedef enum {
+  MSPERF_INTERP_OK = 0,
+  MSPERF_INTERP_OUTSIDE_AXIS_BOUNDARY,
+  MSPERF_INTERP_INSUFFICIENT_POINTS,
+  MSPERF_INTERP_NON_FINITE_INPUT,
+  MSPERF_INTERP_DEGENERATE_POINT_CLOUD,
+  MSPERF_INTERP_QHULL_ERROR,
+  MSPERF_INTERP_OUTSIDE_CONVEX_HULL,
+  MSPERF_INTERP_LATENCY_GUARD_REJECTED
+} msperf_interp_status;
+
+/* "outside_convex_hull", …; never NULL (static string). */
+const char *msperf_interp_status_name (msperf_interp_status status);
+
+/* The status carried by a GError of msperf_delaunay_new (its message starts with the status
+ * name and a colon); MSPERF_INTERP_QHULL_ERROR for any other error, OK for NULL. */
+msperf_interp_status msperf_interp_status_from_error (const GError *error);
+
+/* (max{v ≤ t}, min{v ≥ t}) over values[0..n-1] (any order, duplicates allowed; NaN values are
+ * ignored). FALSE when t is NaN or outside [min, max] (no extrapolation); both ends are
+ * inclusive, and t equal to a value gives lo == hi == t. */
+gboolean msperf_interp_find_boundary (const double *values, size_t n, double t,
+                                      double *lo, double *hi);
+
+/* Upstream linear_interp: y0 when x1 == x0; otherwise numpy.interp's slope form
+ * slope·(x − x0) + y0 with slope = (y1 − y0)/(x1 − x0), so results equal numpy's and scipy's
+ * interp1d to the last bit (with numpy's NaN fallbacks for infinite inputs). */
+double msperf_interp_linear (double x, double x0, double y0, double x1, double y1);
+
+/* numpy.interp / interp1d(kind="linear", fill_value=nan) on xp sorted ascending and distinct:
+ * FALSE (out untouched) when x is NaN or outside [xp[0], xp[n-1]]. */
+gboolean msperf_interp_1d (const double *xp, const double *fp, size_t n, double x, double *out);
+
+/* Latency validation (upstream validate_positive_latency): finite and > 0. */
+gboolean msperf_interp_latency_valid (double latency_us);
+
+/* ------------------------------------------------------------------ duplicate aggregation */
+
+typedef enum {
+  MSPERF_INTERP_AGGREGATE_MEDIAN = 0,  /* upstream (quirk Q19): even count → mean of the two middle */
+  MSPERF_INTERP_AGGREGATE_MEAN         /* policy `aggregate: mean` (the Phase-1 RFC): sum / count */
+} msperf_interp_aggregate_kind;
+
+typedef struct {
+  size_t raw;         /* points given */
+  size_t aggregated;  /* unique coordinates kept */
+  size_t dropped;     /* points rejected: latency not finite and > 0, or a non-finite coordinate */
+} msperf_interp_counts;
+
+/* Median of values[0..n-1] (n > 0); sorts values in place. */
+double msperf_interp_median (double *values, size_t n);
+/* Arithmetic mean, summed in index order (n > 0). */
+double msperf_interp_mean (const double *values, size_t n);
+
+/* Groups the n points (dim doubles each, row-major in coords) whose coordinates are equal
+ * (==, so -0.0 equals 0.0) and reduces each group's latencies with `kind`. Invalid points are
+ * dropped first. The unique points keep the order of their first occurrence, so the
+ * triangulation built on them is deterministic. *out_coords (aggregated·dim) and *out_values
+ * are transfer full (g_free; NULL when nothing is kept); counts may be NULL. */
+void msperf_interp_aggregate (const double *coords, const double *latencies, size_t n, int dim,
+                              msperf_interp_aggregate_kind kind, double **out_coords,
+                              double **out_values, msperf_interp_counts *counts);
+
+/* ------------------------------------------------------------------ Delaunay (2-D, 3-D) */
+
+typedef struct msperf_delaunay msperf_delaunay;
+
+#define MSPERF_DELAUNAY_MAX_DIM 3
+
+/* Builds scipy's Delaunay(points) for n points of dim (2 or 3) coordinates (row-major): Qhull
+ * `qhull d Qbb Qc Qz Q12 Qt`, lower facets in Qhull's list order, scipy's 2-D orientation swap
+ * and barycentric transforms (NaN block for a degenerate simplex). The points are copied.
+ * Errors (MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID; message "REASON: detail"):
+ * non_finite_input; degenerate_point_cloud when n < dim + 1 or the points − p0 have rank below
+ * dim (collinear, coplanar, all equal), checked before Qhull as upstream does, and when Qhull
+ * itself finds the input flat; qhull_error for any other Qhull failure (Qhull's message is
+ * quoted, never printed). Read-only afterwards: one triangulation may serve many threads.
+ * Transfer full (msperf_delaunay_free). */
+msperf_delaunay *msperf_delaunay_new (const double *points, size_t n, int dim, GError **error);
+void msperf_delaunay_free (msperf_delaunay *tri);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_delaunay, msperf_delaunay_free)
+
+int msperf_delaunay_dim (const msperf_delaunay *tri);
+size_t msperf_delaunay_n_points (const msperf_delaunay *tri);
+int msperf_delaunay_n_simplices (const msperf_delaunay *tri);
+/* The dim + 1 point indices of simplex s (scipy's simplices[s]); transfer none. */
+const int *msperf_delaunay_simplex (const msperf_delaunay *tri, int s);
+
+/* scipy's tolerances: eps = 100·DBL_EPSILON for both; eps_broad = sqrt(DBL_EPSILON) in
+ * LinearNDInterpolator (griddata) and sqrt(eps) in Delaunay.find_simplex. */
+#define MSPERF_DELAUNAY_EPS (100.0 * DBL_EPSILON)
+
+/* scipy's _find_simplex: bounding box, plane-distance walk from *start, directed walk,
+ * brute-force fallback. *start is the warm start (in/out; any value out of range means 0),
+ * updated exactly as scipy does so a sequence of calls reproduces scipy's batch evaluation.
+ * bary (dim + 1 doubles) receives the barycentric coordinates in the returned simplex.
+ * Returns the simplex index, or -1 when x is outside the triangulation. */
+int msperf_delaunay_find_simplex (const msperf_delaunay *tri, const double *x, int *start,
+                                  double eps, double eps_broad, double *bary);
+
+/* Delaunay.find_simplex([x]) for one point (walk from simplex 0, find_simplex tolerances).
+ * On success *simplex and bary (dim + 1 doubles, may be NULL) are set; FALSE when x is outside
+ * the convex hull (*simplex = -1). */
+gboolean msperf_delaunay_locate (const msperf_delaunay *tri, const double *x, int *simplex,
+                                 double *bary);
+
+/* griddata(points, values, [x], method="linear")[0] for one point: the simplex found from
+ * simplex 0 with LinearNDInterpolator's tolerances, value Σ_j bary_j·values[simplices[s][j]]
+ * accumulated from 0.0 in j order (scipy's order, so equal to the last bit). values has one
+ * latency per point given to msperf_delaunay_new. vertices (dim + 1 ints, may be NULL)
+ * receives simplices[s]. FALSE (outside_convex_hull; out and vertices untouched) when x is
+ * outside the hull. */
+gboolean msperf_interp_griddata (const msperf_delaunay *tri, const double *values,
+                                 const double *x, double *out, int *vertices);
+
+/* griddata(points, values, xi, method="linear") for m points (row-major xi): the warm start
+ * carried from one point to the next as in scipy, NaN outside the hull. Returns the number of
+ * points inside. */
+size_t msperf_interp_griddata_many (const msperf_delaunay *tri, const double *values,
+                                   const double *xi, size_t m, double *out);
+
+G_END_DECLS
+
+#endif /* MSPERF_CORE_INTERP_H */

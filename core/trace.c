@@ -400,6 +400,11 @@ op_from_node (JsonNode *root, char **op_name, GError **error)
     }
   *op_name = g_strdup (json_node_get_string (node));
   op = msperf_op_new (*op_name);
+  if (op->name[0] == '\0')
+    {
+      path_error (error, NULL, "'op' is empty");
+      return NULL;
+    }
 
   if ((node = json_object_get_member (obj, "args")) != NULL && !JSON_NODE_HOLDS_NULL (node))
     {

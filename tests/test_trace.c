@@ -320,6 +320,7 @@ test_trace_tensor_field_errors_are_precise (void **state)
   assert_single_rejection ("{\"op\":\"a\",\"att\":[1]}\n{\"op\":\"b\"}\n", "'att' must be an object");
   assert_single_rejection ("{\"op\":\"a\",\"count\":2.0}\n{\"op\":\"b\"}\n",
                            "'count' must be an integer >= 1, got number");
+  assert_single_rejection ("{\"op\":\"torch.ops.\"}\n{\"op\":\"b\"}\n", "'op' is empty");
   assert_single_rejection ("[1,2]\n{\"op\":\"b\"}\n", "a trace line must be a JSON object");
 }
 
@@ -407,6 +408,21 @@ test_trace_parse_op_single_object (void **state)
   assert_null (msperf_trace_parse_op ("{\"op\": ", "--op", 1, &error));
   assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE));
   assert_true (g_str_has_prefix (error->message, "--op:1: invalid JSON"));
+}
+
+/* "-" reads standard input and names it "<stdin>" in messages. */
+static void
+test_trace_stdin_is_read_for_dash (void **state)
+{
+  g_autofree char *path = data_path ("trace/bad-lines.jsonl");
+  g_autoptr (GArray) items = NULL;
+
+  (void) state;
+  assert_non_null (freopen (path, "r", stdin));
+  items = read_path ("-");
+  assert_int_equal (items->len, 22);
+  assert_true (g_str_has_prefix (item_at (items, 0)->error, "<stdin>:2: invalid JSON"));
+  assert_string_equal (item_at (items, 21)->op->name, "good.after_dtype_missing");
 }
 
 /* ------------------------------------------------------------------ op-summary */
@@ -592,6 +608,7 @@ main (void)
     cmocka_unit_test (test_trace_empty_and_comment_only_inputs_have_no_items),
     cmocka_unit_test (test_trace_open_errors),
     cmocka_unit_test (test_trace_parse_op_single_object),
+    cmocka_unit_test (test_trace_stdin_is_read_for_dash),
     cmocka_unit_test (test_trace_summary_splits_count_over_variants),
     cmocka_unit_test (test_trace_summary_count_split_edge_cases),
     cmocka_unit_test (test_trace_summary_real_qwen3_decode),

@@ -41,7 +41,8 @@ const char *msperf_table_path (const msperf_table *table);
 /* SHA-256 (hex) of the file's bytes: part of every cache key built on this table. */
 const char *msperf_table_hash (const msperf_table *table);
 size_t msperf_table_n_rows (const msperf_table *table);
-/* Rows skipped for lack of a valid latency (NaN, <= 0, blank, unparsable). */
+/* Rows skipped for lack of a valid latency (NaN, <= 0, blank, unparsable) or because a shape
+ * cell could not be parsed (see msperf_table_problems). */
 size_t msperf_table_n_skipped (const msperf_table *table);
 size_t msperf_table_n_columns (const msperf_table *table);
 const char *msperf_table_column_name (const msperf_table *table, size_t col);

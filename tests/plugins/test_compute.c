@@ -367,6 +367,25 @@ test_compute_latency_core_envelope_fallback (void **state)
   assert_null (tu_detail_string (rc, "latency_selection"));
 }
 
+/* Latency priority (reference §2.3 step 5): by default a row read from "Average Duration(us)"
+ * (priority 0) beats one that fell through to "Profiling Average Duration(us)" (1);
+ * prefer_profiling_rows reverses that. */
+static void
+test_compute_prefer_profiling_rows_changes_latency_priority (void **state)
+{
+  msperf_op *a = tu_op ("test.noprefer.default");
+  msperf_op *b = tu_op ("test.prefer.default");
+  g_autoptr (msperf_result) ra = NULL;
+  g_autoptr (msperf_result) rb = NULL;
+
+  tu_op_add_tensor (a, BF16, "6,6");
+  tu_op_add_tensor (b, BF16, "6,6");
+  ra = run (*state, a);
+  rb = run (*state, b);
+  assert_hit (ra, 5.0, "ProfilingDefault", "identity");
+  assert_hit (rb, 7.0, "ProfilingPreferred", "identity");
+}
+
 /* Q3 fix: fp16 first matches DT_FLOAT16 rows; without one it is retried as DT_BF16 with
  * dtype_alias; bf16 never takes the fp16 row. */
 static void
@@ -568,6 +587,7 @@ main (void)
     cmocka_unit_test (test_compute_require_semantic_unique_refuses_ambiguous_tie),
     cmocka_unit_test (test_compute_degenerate_bmm_appends_kernel),
     cmocka_unit_test (test_compute_latency_core_envelope_fallback),
+    cmocka_unit_test (test_compute_prefer_profiling_rows_changes_latency_priority),
     cmocka_unit_test (test_compute_fp16_prefers_float16_rows_then_retries_bf16),
     cmocka_unit_test (test_compute_csv_not_found_and_shape_mismatch),
     cmocka_unit_test (test_compute_tp_linear_projection_divides_listed_dim),
