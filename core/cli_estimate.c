@@ -264,7 +264,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
 }
 
 static gboolean
-write_outputs (const msperf_run *run, const estimate_opts *o, GError **error)
+write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
 {
   gboolean table = strcmp (o->format, "table") == 0;
 
@@ -275,8 +275,10 @@ write_outputs (const msperf_run *run, const estimate_opts *o, GError **error)
   else if (strcmp (o->format, "csv") == 0)
     msperf_report_csv (run, stdout);
   fflush (stdout);
-  /* Only the chosen format goes to stdout; the summary goes there only with the table. */
-  msperf_report_summary (run, table ? stdout : stderr);
+  /* Only the chosen format goes to stdout: the table ends with the summary itself; other
+   * formats get it on stderr (a single `query` answer needs none). */
+  if (!single && !table)
+    msperf_report_summary (run, stderr);
   if (o->metrics && !msperf_report_metrics_file (run, o->metrics, error))
     return FALSE;
   if (o->chrome && !msperf_report_chrome_trace (run, o->chrome, error))
@@ -338,7 +340,7 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   run->policy_hash = g_strdup (msperf_engine_policy_hash (e));
   run->device_profile = g_strdup (msperf_engine_device_name (e));
   status = run_items (e, run, reader, &o);
-  if (!write_outputs (run, &o, &error))
+  if (!write_outputs (run, &o, single, &error))
     {
       fprintf (stderr, "msperf: %s\n", error->message);
       status = MSPERF_EXIT_USAGE;

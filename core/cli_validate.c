@@ -268,8 +268,9 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
     printf ("error: %s\n", (char *) g_ptr_array_index (r.errors, k));
   for (guint k = 0; k < r.warnings->len; k++)
     printf ("warning: %s\n", (char *) g_ptr_array_index (r.warnings, k));
-  printf ("%s: %u entries, %u kernel files checked: %u error%s, %u warning%s\n", dir,
-          entries->len, refs->len, r.errors->len, r.errors->len == 1 ? "" : "s",
+  printf ("%s: %u entries, %u kernel file%s checked: %u error%s, %u warning%s\n", dir,
+          entries->len, refs->len, refs->len == 1 ? "" : "s",
+          r.errors->len, r.errors->len == 1 ? "" : "s",
           r.warnings->len, r.warnings->len == 1 ? "" : "s");
   fflush (stdout);
   status = r.errors->len > 0 ? MSPERF_EXIT_PROBLEMS : MSPERF_EXIT_OK;

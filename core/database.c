@@ -555,8 +555,8 @@ resolve_table (msperf_database *db, const char *kernel_type)
       }
   }
   g_set_error (&c->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
-               "%s not found in %s%s%s (csv_not_found)", file, db->dir,
-               comm_dir ? " or " : "", comm_dir ? comm_dir : "");
+               "%s not found in %s%s%s (csv_not_found)", file, comm_dir ? comm_dir : "",
+               comm_dir ? " or " : "", db->dir);
   return c;
 }
 

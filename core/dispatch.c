@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine_private.h"
+#include "composite.h"
 #include "roofline.h"
 
 /* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
@@ -78,6 +79,35 @@ call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
   return plugin->lookup (state, &q, r);
 }
 
+msperf_status
+msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
+                        msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin;
+  msperf_query q = { 0 };
+
+  g_return_val_if_fail (e != NULL && e->started && parent != NULL && sq != NULL && r != NULL,
+                        MSPERF_ERROR);
+  plugin = msperf_registry_lookup (e->registry, sq->mode, &state);
+  if (plugin == NULL)
+    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, sq->mode) ? "module_disabled"
+                                                                             : "module_missing",
+                                   sq->mode);
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
+  q.engine = e;
+  q.op = parent;
+  q.entry = NULL;
+  q.mode = sq->mode;
+  q.kernel_types = (const char *const *) sq->kernel_types;
+  q.inputs = (const msperf_tensor *) (void *) sq->inputs->data;
+  q.n_inputs = sq->inputs->len;
+  q.tc_input_count = sq->tc_input_count;
+  q.params = sq->params;
+  return plugin->lookup (state, &q, r);
+}
+
 static msperf_status
 zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
 {
@@ -120,7 +150,7 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
       return msperf_result_set_miss (r, "unmapped");
     }
   if (entry->composite)
-    return msperf_result_set_miss (r, "composite_unsupported");
+    return msperf_composite_answer (e, op, entry, r);
   mode = resolve_mode (entry);
   if (mode == NULL)
     return zero_cost (r, entry);

@@ -17,6 +17,7 @@ msperf_subquery_new (const char *mode, const char *kernel_type)
   sq->mode = g_strdup (mode);
   sq->kernel_types = g_new0 (char *, 1);
   sq->inputs = g_array_new (FALSE, TRUE, sizeof (msperf_tensor));
+  sq->tc_input_count = -1;
   if (kernel_type)
     msperf_subquery_add_kernel (sq, kernel_type);
   return sq;

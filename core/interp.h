@@ -4,6 +4,7 @@
 #ifndef MSPERF_CORE_INTERP_H
 #define MSPERF_CORE_INTERP_H
 
+#include <float.h>
 #include <stddef.h>
 #include <glib.h>
 

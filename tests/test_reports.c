@@ -502,6 +502,63 @@ test_chrome_trace_unwritable_path_is_an_error (void **state)
   msperf_run_free (run);
 }
 
+/* An analytic-only run names its process "analytic (PID: 0)" (reference §3.4). */
+static void
+test_chrome_trace_analytic_only_process_name (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  char *dir;
+  char *path = tmp_path ("trace.json", &dir);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *events;
+  JsonObject *e;
+
+  (void) state;
+  run->use_profiling = FALSE;
+  run->use_analytic = TRUE;
+  msperf_run_add (run, analytic_record (0, "aten.add.default", 3.5));
+  assert_true (msperf_report_chrome_trace (run, path, NULL));
+  events = load_events (parser, path);
+  assert_int_equal (json_array_get_length (events), 3);
+  assert_string_equal (json_object_get_string_member (
+                         json_object_get_object_member (json_array_get_object_element (events, 0),
+                                                        "args"), "name"), "analytic (PID: 0)");
+  e = json_array_get_object_element (events, 2);
+  assert_string_equal (json_object_get_string_member (e, "cat"), "analytic");
+  assert_int_equal (json_object_get_int_member (e, "dur"), 4);   /* round(3.5) = 4 */
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+/* An ATT answer without a vector clock has latency NaN ("no_vector_clock", FORMATS §4):
+ * null in JSON, counted apart and left out of the total. */
+static void
+test_unknown_latency_counted_apart (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  msperf_record *r = analytic_record (1, "ascir.Cast", NAN);
+  g_autoptr (msperf_summary) s = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *table = NULL;
+
+  (void) state;
+  g_free (r->result->miss_reason);
+  r->result->miss_reason = g_strdup ("no_vector_clock");
+  msperf_result_set_method (r->result, "att");
+  r->count = 4;
+  msperf_run_add (run, mm_record (0, "aten.mm.default", 45.3, 1));
+  msperf_run_add (run, r);
+  s = msperf_summary_compute (run);
+  assert_true (fabs (s->total_us - 45.3) < 1e-12);
+  assert_int_equal (s->unknown_latency_invocations, 4);
+  assert_int_equal (s->unknown_latency_distinct, 1);
+  json = capture (msperf_report_json, run);
+  assert_non_null (strstr (json, "\"latency_us\": null,\n      \"total_us\": null"));
+  table = capture (msperf_report_table, run);
+  assert_non_null (strstr (table, "without a latency (not in the total): 4 invocations"));
+  msperf_run_free (run);
+}
+
 /* ------------------------------------------------------------------ table */
 
 static void
@@ -641,6 +698,8 @@ main (void)
     cmocka_unit_test (test_chrome_trace_one_event_per_invocation),
     cmocka_unit_test (test_chrome_trace_rounds_half_to_even),
     cmocka_unit_test (test_chrome_trace_unwritable_path_is_an_error),
+    cmocka_unit_test (test_chrome_trace_analytic_only_process_name),
+    cmocka_unit_test (test_unknown_latency_counted_apart),
     cmocka_unit_test (test_table_one_row_per_signature_then_summary),
     cmocka_unit_test (test_report_html_has_svg_and_escaped_names),
     cmocka_unit_test (test_report_markdown_contains_summary_and_details),

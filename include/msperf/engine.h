@@ -29,6 +29,7 @@ typedef struct msperf_subquery {
   char **kernel_types;     /* NULL-terminated, owned */
   GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
   msperf_value *params;    /* MAP or NULL, owned */
+  int64_t tc_input_count;  /* -1 = none */
   gboolean is_attention;
 } msperf_subquery;
 
@@ -87,6 +88,13 @@ gboolean msperf_engine_has_module (msperf_engine *engine, const char *name);
 msperf_result *msperf_engine_query (msperf_engine *engine, const msperf_op *op);
 /* The roofline estimate of an op in µs (NAN when it cannot be computed). */
 double msperf_engine_analytic_latency (msperf_engine *engine, const msperf_op *op);
+
+/* Answers one sub-query (a composite's part, a moe_fused embedded term) through the module
+ * of sq->mode, as the engine answers ops: the module's exact lookup (and, once interpolation
+ * exists, its fallback). parent is the invocation the part belongs to. result is filled;
+ * returns the module's status. Modules may call this; it never recurses into decomposition. */
+msperf_status msperf_engine_subquery (msperf_engine *engine, const msperf_op *parent,
+                                      const msperf_subquery *sq, msperf_result *result);
 
 /* Services for modules. */
 msperf_database *msperf_engine_database (msperf_engine *engine);

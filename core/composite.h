@@ -1,0 +1,13 @@
+/* msperf (internal) — composite ops: static sub_kernels and decomposer aggregation
+ * (reference §2.8). */
+#ifndef MSPERF_CORE_COMPOSITE_H
+#define MSPERF_CORE_COMPOSITE_H
+
+#include <msperf/plugin.h>
+
+/* Answers a composite entry: the decomposer module registered for op->name (its decompose
+ * slot), else the entry's static sub_kernels; fills r (hit, PARTIAL or miss with reason). */
+msperf_status msperf_composite_answer (msperf_engine *engine, const msperf_op *op,
+                                       const msperf_mapping_entry *entry, msperf_result *r);
+
+#endif
