@@ -18,5 +18,6 @@ enum { MSPERF_EXIT_OK = 0, MSPERF_EXIT_PROBLEMS = 1, MSPERF_EXIT_USAGE = 2 };
 int msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single_query);
 int msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv);
+int msperf_cli_att (const msperf_cli_global *g, int argc, char **argv);
 
 #endif

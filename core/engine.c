@@ -325,6 +325,22 @@ msperf_engine_device (msperf_engine *e)
   return engine_device (e);
 }
 
+gboolean
+msperf_engine_comm_grid (msperf_engine *e, const int64_t **dims, size_t *n)
+{
+  const msperf_device *d;
+
+  g_return_val_if_fail (e != NULL && dims != NULL && n != NULL, FALSE);
+  d = engine_device (e);
+  *dims = NULL;
+  *n = 0;
+  if (d == NULL || d->comm_grid == NULL || d->comm_grid->len == 0)
+    return FALSE;
+  *dims = (const int64_t *) (void *) d->comm_grid->data;
+  *n = d->comm_grid->len;
+  return TRUE;
+}
+
 msperf_result *
 msperf_engine_query (msperf_engine *e, const msperf_op *op)
 {
@@ -418,4 +434,11 @@ msperf_engine_device_name (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
   return engine_device (e) ? e->device->name : NULL;
+}
+
+double
+msperf_engine_vector_clock_ghz (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NAN);
+  return engine_device (e) ? e->device->vector_clock_ghz : NAN;
 }

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -145,6 +146,18 @@ msperf_interp_latency_valid (double latency_us)
   return isfinite (latency_us) && latency_us > 0.0;
 }
 
+gboolean
+msperf_interp_latency_guard (double value, const double *candidates, size_t n)
+{
+  g_return_val_if_fail (candidates != NULL || n == 0, FALSE);
+  if (!msperf_interp_latency_valid (value))
+    return FALSE;
+  for (size_t i = 0; i < n; i++)
+    if (candidates[i] > 0.0)
+      return TRUE;
+  return FALSE;
+}
+
 /* ====================================================================== aggregation */
 
 static int
@@ -230,6 +243,7 @@ msperf_interp_aggregate (const double *coords, const double *latencies, size_t n
 
   g_return_if_fail (dim > 0 && out_coords != NULL && out_values != NULL);
   g_return_if_fail (n == 0 || (coords != NULL && latencies != NULL));
+  g_return_if_fail (n <= (size_t) G_MAXINT);   /* g_qsort_with_data takes a gint */
   *out_coords = NULL;
   *out_values = NULL;
 
@@ -347,63 +361,64 @@ msperf_delaunay_simplex (const msperf_delaunay *tri, int s)
 
 /* ---------------------------------------------------------------- rank pre-check */
 
-/* Rank of the n × dim matrix points − p0, by Gram–Schmidt with column pivoting and
- * re-orthogonalisation, with numpy.linalg.matrix_rank's tolerance (σ_max·max(n, dim)·eps;
- * σ_max bounded by the Frobenius norm). Upstream rejects rank < dim before Qhull, which
- * would otherwise fail on flat input ("QH6154 initial simplex is flat"). */
+/* Rank of the n × dim matrix A = points − p0 as numpy.linalg.matrix_rank computes it:
+ * singular values above σ_max·max(n, dim)·DBL_EPSILON. The singular values come from a
+ * one-sided Jacobi SVD (Hestenes), accurate to rounding relative to σ_max like LAPACK's.
+ * Upstream rejects rank < dim before Qhull, which would otherwise fail on flat input
+ * ("QH6154 initial simplex is flat"). */
 static int
 point_rank (const double *points, size_t n, int dim)
 {
-  g_autofree double *cols = g_new0 (double, (size_t) dim * n + 1);
-  gboolean used[MSPERF_DELAUNAY_MAX_DIM] = { FALSE };
-  double frob = 0.0, tol;
+  g_autofree double *a = g_new0 (double, (size_t) dim * n + 1);
+  double sigma[MSPERF_DELAUNAY_MAX_DIM], smax = 0.0, tol;
   int rank = 0;
 
   for (int k = 0; k < dim; k++)
     for (size_t i = 0; i < n; i++)
-      {
-        double d = points[i * (size_t) dim + (size_t) k] - points[k];
-        cols[(size_t) k * n + i] = d;
-        frob += d * d;
-      }
-  tol = sqrt (frob) * (double) MAX (n, (size_t) dim) * DBL_EPSILON;
-  for (int step = 0; step < dim; step++)
+      a[(size_t) k * n + i] = points[i * (size_t) dim + (size_t) k] - points[k];
+  for (int sweep = 0; sweep < 60; sweep++)
     {
-      int best = -1;
-      double best_norm = -1.0;
-      for (int k = 0; k < dim; k++)
-        {
-          double s = 0.0;
-          if (used[k])
-            continue;
-          for (size_t i = 0; i < n; i++)
-            s += cols[(size_t) k * n + i] * cols[(size_t) k * n + i];
-          if (sqrt (s) > best_norm)
-            {
-              best_norm = sqrt (s);
-              best = k;
-            }
-        }
-      if (best < 0 || !(best_norm > tol))
+      gboolean rotated = FALSE;
+      for (int p = 0; p < dim - 1; p++)
+        for (int q = p + 1; q < dim; q++)
+          {
+            double *ap = a + (size_t) p * n, *aq = a + (size_t) q * n;
+            double alpha = 0.0, beta = 0.0, gamma = 0.0, zeta, t, c, sn;
+            for (size_t i = 0; i < n; i++)
+              {
+                alpha += ap[i] * ap[i];
+                beta += aq[i] * aq[i];
+                gamma += ap[i] * aq[i];
+              }
+            if (gamma == 0.0 || fabs (gamma) <= DBL_EPSILON * sqrt (alpha * beta))
+              continue;
+            zeta = (beta - alpha) / (2.0 * gamma);
+            t = (zeta >= 0 ? 1.0 : -1.0) / (fabs (zeta) + sqrt (1.0 + zeta * zeta));
+            c = 1.0 / sqrt (1.0 + t * t);
+            sn = c * t;
+            for (size_t i = 0; i < n; i++)
+              {
+                double x = ap[i], y = aq[i];
+                ap[i] = c * x - sn * y;
+                aq[i] = sn * x + c * y;
+              }
+            rotated = TRUE;
+          }
+      if (!rotated)
         break;
-      used[best] = TRUE;
-      rank++;
-      for (size_t i = 0; i < n; i++)
-        cols[(size_t) best * n + i] /= best_norm;
-      for (int k = 0; k < dim; k++)
-        {
-          if (used[k])
-            continue;
-          for (int pass = 0; pass < 2; pass++)
-            {
-              double dot = 0.0;
-              for (size_t i = 0; i < n; i++)
-                dot += cols[(size_t) best * n + i] * cols[(size_t) k * n + i];
-              for (size_t i = 0; i < n; i++)
-                cols[(size_t) k * n + i] -= dot * cols[(size_t) best * n + i];
-            }
-        }
     }
+  for (int k = 0; k < dim; k++)
+    {
+      double s2 = 0.0;
+      for (size_t i = 0; i < n; i++)
+        s2 += a[(size_t) k * n + i] * a[(size_t) k * n + i];
+      sigma[k] = sqrt (s2);
+      smax = MAX (smax, sigma[k]);
+    }
+  tol = smax * (double) MAX (n, (size_t) dim) * DBL_EPSILON;
+  for (int k = 0; k < dim; k++)
+    if (sigma[k] > tol)
+      rank++;
   return rank;
 }
 
@@ -785,7 +800,7 @@ msperf_delaunay_new (const double *points, size_t n, int dim, GError **error)
   if (n > (size_t) INT_MAX / 8)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "insufficient_points: %zu points exceed Qhull's int point count", n);
+                   "qhull_error: %zu points exceed Qhull's int point count", n);
       return NULL;
     }
   for (size_t i = 0; i < n * (size_t) dim; i++)
@@ -1080,7 +1095,7 @@ msperf_delaunay_locate (const msperf_delaunay *tri, const double *x, int *simple
 
 static gboolean
 evaluate (const msperf_delaunay *tri, const double *values, const double *x, int *start,
-          double *out, int *vertices)
+          double *out, int *vertices, double *weights)
 {
   double c[MSPERF_DELAUNAY_MAX_DIM + 1], v = 0.0;
   const int *sv;
@@ -1095,6 +1110,8 @@ evaluate (const msperf_delaunay *tri, const double *values, const double *x, int
   *out = v;
   if (vertices)
     memcpy (vertices, sv, sizeof (int) * (size_t) (tri->ndim + 1));
+  if (weights)
+    memcpy (weights, c, sizeof (double) * (size_t) (tri->ndim + 1));
   return TRUE;
 }
 
@@ -1102,10 +1119,17 @@ gboolean
 msperf_interp_griddata (const msperf_delaunay *tri, const double *values, const double *x,
                         double *out, int *vertices)
 {
+  return msperf_interp_griddata_details (tri, values, x, out, vertices, NULL);
+}
+
+gboolean
+msperf_interp_griddata_details (const msperf_delaunay *tri, const double *values,
+                                const double *x, double *out, int *vertices, double *weights)
+{
   int start = 0;
 
   g_return_val_if_fail (tri != NULL && values != NULL && x != NULL && out != NULL, FALSE);
-  return evaluate (tri, values, x, &start, out, vertices);
+  return evaluate (tri, values, x, &start, out, vertices, weights);
 }
 
 size_t
@@ -1118,7 +1142,7 @@ msperf_interp_griddata_many (const msperf_delaunay *tri, const double *values,
   g_return_val_if_fail (tri != NULL && values != NULL && (m == 0 || (xi && out)), 0);
   for (size_t i = 0; i < m; i++)
     {
-      if (evaluate (tri, values, xi + i * (size_t) tri->ndim, &start, &out[i], NULL))
+      if (evaluate (tri, values, xi + i * (size_t) tri->ndim, &start, &out[i], NULL, NULL))
         inside++;
       else
         out[i] = NAN;

@@ -48,6 +48,10 @@ gboolean msperf_interp_1d (const double *xp, const double *fp, size_t n, double 
 /* Latency validation (upstream validate_positive_latency): finite and > 0. */
 gboolean msperf_interp_latency_valid (double latency_us);
 
+/* Upstream validate_interpolated_latency (reason latency_guard_rejected when FALSE): the
+ * interpolated value is finite and > 0, and at least one candidate latency is > 0. */
+gboolean msperf_interp_latency_guard (double value, const double *candidates, size_t n);
+
 /* ------------------------------------------------------------------ duplicate aggregation */
 
 typedef enum {
@@ -126,6 +130,14 @@ gboolean msperf_delaunay_locate (const msperf_delaunay *tri, const double *x, in
  * outside the hull. */
 gboolean msperf_interp_griddata (const msperf_delaunay *tri, const double *values,
                                  const double *x, double *out, int *vertices);
+
+/* The same, also returning the barycentric weights (dim + 1 doubles, may be NULL) in the
+ * order of vertices, for the result details (upstream return_details). Upstream reports the
+ * simplex of Delaunay.find_simplex, which differs from griddata's only in eps_broad, i.e.
+ * next to a degenerate simplex; msperf reports the simplex the value was computed in. */
+gboolean msperf_interp_griddata_details (const msperf_delaunay *tri, const double *values,
+                                         const double *x, double *out, int *vertices,
+                                         double *weights);
 
 /* griddata(points, values, xi, method="linear") for m points (row-major xi): the warm start
  * carried from one point to the next as in scipy, NaN outside the hull. Returns the number of

@@ -76,6 +76,8 @@ main (int argc, char **argv)
     status = msperf_cli_validate (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "plugins") == 0)
     status = msperf_cli_plugins (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "att") == 0)
+    status = msperf_cli_att (&g, argc - 1, argv + 1);
   else
     fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
 out:

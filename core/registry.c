@@ -4,12 +4,13 @@
  * `msperf plugins list` can explain each file it saw. A problem with one module is a warning
  * line and a REJECTED info, never a failure of the run: the other modules still load. */
 #define G_LOG_DOMAIN "msperf"
-/* lstat and access are POSIX, hidden by -std=c11. */
-#define _POSIX_C_SOURCE 200809L
+/* lstat, access and realpath are POSIX, hidden by -std=c11. */
+#define _XOPEN_SOURCE 700
 
 #include <config.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -363,6 +364,25 @@ is_elf (const char *file)
   return n == sizeof magic && memcmp (magic, "\177ELF", sizeof magic) == 0;
 }
 
+/* Only code from the configured directories runs: a shared object that is a symlink resolving
+ * outside dir (after every link, also in dir itself) is refused. Returns the problem or NULL. */
+static char *
+outside_dir (const char *file, const char *dir)
+{
+  g_autofree char *real_file = realpath (file, NULL);
+  g_autofree char *real_dir = realpath (dir, NULL);
+  size_t n;
+
+  if (real_file == NULL || real_dir == NULL)
+    return g_strdup_printf ("cannot resolve the path: %s", g_strerror (errno));
+  n = strlen (real_dir);
+  if (strncmp (real_file, real_dir, n) == 0
+      && (real_file[n] == G_DIR_SEPARATOR || (n == 1 && real_dir[0] == G_DIR_SEPARATOR)))
+    return NULL;
+  return g_strdup_printf ("resolves to %s, outside the module directory %s", real_file,
+                          real_dir);
+}
+
 /* Runs every check on one candidate and records the outcome in a new info. */
 static void
 load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTable *disabled,
@@ -393,6 +413,14 @@ load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTa
   if (!S_ISREG (st.st_mode))
     {
       reject (info, g_strdup ("not a regular file"));
+      return;
+    }
+  /* A .la is libtool's text indirection (the build tree links them); the object it names is
+   * found by libltdl next to it or in its libdir. */
+  problem = g_str_has_suffix (info->file, ".so") ? outside_dir (info->file, dir) : NULL;
+  if (problem != NULL)
+    {
+      reject (info, problem);
       return;
     }
   if (g_access (info->file, R_OK) != 0)
@@ -489,6 +517,46 @@ close:
   lt_dlclose (handle);
 }
 
+/* A directory anyone may write to lets any local user plant code that msperf would run (with
+ * the sticky bit too: a new msperf_<stem>.so needs no one else's file). Returns the reason to
+ * refuse dir (or its .libs, where an uninstalled .la points), or NULL when it is safe or the
+ * user opted in with MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1. */
+static char *
+insecure_dir (const char *dir)
+{
+  const char *allow = g_getenv ("MSPERF_ALLOW_INSECURE_PLUGIN_DIR");
+  g_autofree char *libs = g_build_filename (dir, ".libs", NULL);
+  const char *check[] = { dir, libs };
+  GStatBuf st;
+
+  if (allow != NULL && strcmp (allow, "1") == 0)
+    return NULL;
+  for (size_t k = 0; k < G_N_ELEMENTS (check); k++)
+    if (g_stat (check[k], &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & S_IWOTH) != 0)
+      return g_strdup_printf ("module directory %s is world-writable (mode %04o): refused "
+                              "(set MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1 to allow it)",
+                              check[k], (unsigned) (st.st_mode & 07777));
+  return NULL;
+}
+
+/* Records every candidate of a refused directory, so `plugins list` explains each file. */
+static void
+refuse_dir (msperf_registry *reg, const char *dir, GPtrArray *stems, const char *why)
+{
+  g_warning ("%s", why);
+  for (guint i = 0; stems != NULL && i < stems->len; i++)
+    {
+      msperf_plugin_info *info = g_new0 (msperf_plugin_info, 1);
+
+      info->name = g_strdup (g_ptr_array_index (stems, i));
+      info->file = candidate_file (dir, info->name);
+      info->capabilities = g_strdup ("");
+      info->status = MSPERF_PLUGIN_REJECTED;
+      info->reason = g_strdup (why);
+      g_ptr_array_add (reg->infos, info);
+    }
+}
+
 void
 msperf_registry_load (msperf_registry *reg, const char *const *dirs, GHashTable *disabled,
                       msperf_engine *engine)
@@ -509,6 +577,16 @@ msperf_registry_load (msperf_registry *reg, const char *const *dirs, GHashTable 
         }
       g_hash_table_add (reg->dirs_seen, g_strdup (dir));
       stems = list_stems (dir);
+      if (stems != NULL && stems->len > 0)
+        {
+          g_autofree char *why = insecure_dir (dir);
+
+          if (why != NULL)
+            {
+              refuse_dir (reg, dir, stems, why);
+              continue;
+            }
+        }
       for (guint i = 0; stems != NULL && i < stems->len; i++)
         load_candidate (reg, dir, g_ptr_array_index (stems, i), disabled, engine);
     }

@@ -136,31 +136,23 @@ msperf_result_detail_value (msperf_result *r, const char *key, msperf_value *val
 void
 msperf_result_detail_string (msperf_result *r, const char *key, const char *value)
 {
-  msperf_value *v = msperf_value_new (value ? MSPERF_VALUE_STRING : MSPERF_VALUE_NONE);
-  v->s = g_strdup (value);
-  msperf_result_detail_value (r, key, v);
+  msperf_result_detail_value (r, key, msperf_value_new_string (value));
 }
 
 void
 msperf_result_detail_int (msperf_result *r, const char *key, int64_t value)
 {
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-  v->i = value;
-  msperf_result_detail_value (r, key, v);
+  msperf_result_detail_value (r, key, msperf_value_new_int (value));
 }
 
 void
 msperf_result_detail_double (msperf_result *r, const char *key, double value)
 {
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_FLOAT);
-  v->f = value;
-  msperf_result_detail_value (r, key, v);
+  msperf_result_detail_value (r, key, msperf_value_new_double (value));
 }
 
 void
 msperf_result_detail_bool (msperf_result *r, const char *key, gboolean value)
 {
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_BOOL);
-  v->b = value;
-  msperf_result_detail_value (r, key, v);
+  msperf_result_detail_value (r, key, msperf_value_new_bool (value));
 }

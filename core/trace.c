@@ -1166,7 +1166,10 @@ msperf_trace_reader_open_data (const char *data, gssize len, const char *name, G
 
   r = reader_new (name ? name : "<data>");
   r->len = len < 0 ? strlen (data) : (gsize) len;
-  r->data = g_memdup2 (data ? data : "", r->len + 1);
+  /* data need not be NUL-terminated: copy len bytes, then terminate the copy. */
+  r->data = g_malloc (r->len + 1);
+  if (r->len > 0)
+    memcpy (r->data, data, r->len);
   r->data[r->len] = '\0';
   if (!detect (r, error))
     {

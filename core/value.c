@@ -51,6 +51,38 @@ msperf_value_copy (const msperf_value *v)
   return c;
 }
 
+msperf_value *
+msperf_value_new_int (int64_t i)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
+  v->i = i;
+  return v;
+}
+
+msperf_value *
+msperf_value_new_double (double f)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_FLOAT);
+  v->f = f;
+  return v;
+}
+
+msperf_value *
+msperf_value_new_bool (gboolean b)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_BOOL);
+  v->b = b;
+  return v;
+}
+
+msperf_value *
+msperf_value_new_string (const char *s)
+{
+  msperf_value *v = msperf_value_new (s ? MSPERF_VALUE_STRING : MSPERF_VALUE_NONE);
+  v->s = g_strdup (s);
+  return v;
+}
+
 static int
 map_index (const msperf_value *v, const char *key)
 {

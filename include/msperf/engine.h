@@ -112,8 +112,14 @@ const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
 const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
 /* SHA-256 of the canonical JSON of the effective policy. */
 const char *msperf_engine_policy_hash (msperf_engine *engine);
+/* The device profile's communication rank grid (outermost dimension first, upstream comm_grid):
+ * TRUE with *dims (owned by the engine) and *n when the profile configures one; FALSE (and
+ * *dims NULL, *n 0) when it does not, which means "no topology-tier filter". */
+gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_t **dims, size_t *n);
 /* Name of the device profile the roofline uses (after start). Transfer none. */
 const char *msperf_engine_device_name (msperf_engine *engine);
+/* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
+double msperf_engine_vector_clock_ghz (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */
 const char *msperf_engine_policy_json (msperf_engine *engine);
 

@@ -61,6 +61,11 @@ struct msperf_value {
 msperf_value *msperf_value_new (msperf_value_kind kind);
 void msperf_value_free (msperf_value *v);
 msperf_value *msperf_value_copy (const msperf_value *v);
+/* Scalar constructors (transfer full); string copies s (NULL gives a NONE value). */
+msperf_value *msperf_value_new_int (int64_t i);
+msperf_value *msperf_value_new_double (double f);
+msperf_value *msperf_value_new_bool (gboolean b);
+msperf_value *msperf_value_new_string (const char *s);
 /* MAP lookup; NULL when v is not a map or has no such key. Transfer none. */
 const msperf_value *msperf_value_lookup (const msperf_value *v, const char *key);
 /* Appends to a LIST (takes ownership of item). */

@@ -1,12 +1,104 @@
-/* msperf module "cast_att". Query logic arrives with its issue; until then the module registers
- * its name and version and fills no slot (so `plugins info` lists no capability). */
+/* msperf module "cast_att": the ATT Cast V2 cost model (reference att-model.md §3) for ops whose
+ * `att.kind` is "cast". The answer is ANALYTIC (method att): the cost in cycles, the upstream
+ * expression with its named ternaries and the call ledger in details, and the latency in µs
+ * when the device profile gives the vector-core clock. */
 #include <config.h>
+#include <math.h>
+#include <string.h>
 #include <msperf/plugin.h>
+#include <msperf/att.h>
+#include "cast_model.h"
+
+/* An analytic model of the kernel's instruction stream: better than the roofline, below data. */
+#define CAST_ATT_CONFIDENCE 0.5
+
+static gboolean
+cast_init (msperf_engine *engine, void **state, GError **error)
+{
+  (void) engine;
+  /* The perf table is loaded once per engine. */
+  *state = msperf_att_table_load_default (error);
+  return *state != NULL;
+}
+
+static void
+cast_fini (void *state)
+{
+  msperf_att_table_free (state);
+}
+
+static void
+copy_report (msperf_result *result, msperf_value *report)
+{
+  static const char *const keys[] = { "expression", "expression_inlined", "ternaries", "ledger",
+                                      "vf_launches" };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const msperf_value *v = msperf_value_lookup (report, keys[i]);
+      if (v != NULL)
+        msperf_result_detail_value (result, keys[i], msperf_value_copy (v));
+    }
+}
+
+static msperf_status
+cast_model (void *state, const msperf_query *query, msperf_result *result)
+{
+  const msperf_att_table *table = state;
+  g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_value) report = NULL;
+  const msperf_value *att = query->op->att;
+  const char *kind = msperf_value_get_string (msperf_value_lookup (att, "kind"));
+  cast_att_params p;
+  cast_att_model m = { 0 };
+  msperf_status status = MSPERF_ERROR;
+  const msperf_value *cycles;
+  double cyc = NAN, clock;
+
+  if (att == NULL || kind == NULL || strcmp (kind, "cast") != 0)
+    return msperf_result_set_miss (result, "no_att_cast_params");
+  cast_att_params_init (&p);
+  if (!cast_att_params_from_value (ctx, att, &p, &error)
+      || !cast_att_run (table, ctx, &p, &m, &error)
+      || (report = cast_att_report (ctx, &m, NULL, &error)) == NULL)
+    {
+      msperf_result_set_miss (result, "att cast: %s", error->message);
+      goto out;
+    }
+  cycles = msperf_value_lookup (report, "value");
+  clock = msperf_engine_vector_clock_ghz (query->engine);
+  msperf_result_set_method (result, "att");
+  msperf_result_set_hit (result, MSPERF_SOURCE_ANALYTIC, NAN, CAST_ATT_CONFIDENCE, "Cast",
+                         "att");
+  if (msperf_value_get_double (cycles, &cyc))
+    msperf_result_detail_value (result, "cycles", msperf_value_copy (cycles));
+  else
+    msperf_result_detail_string (result, "cycles", msperf_expr_str (m.cost));
+  msperf_result_detail_string (result, "att_branch", m.branch);
+  copy_report (result, report);
+  if (isnan (cyc))
+    msperf_result_set_miss (result, "symbolic_cost");
+  else if (!(clock > 0.0))
+    msperf_result_set_miss (result, "no_vector_clock");
+  else
+    result->latency_us = cyc / clock / 1e3;
+  if (result->miss_reason != NULL)
+    result->source = MSPERF_SOURCE_ANALYTIC;  /* still the model's answer, without a latency */
+  status = MSPERF_HIT;
+out:
+  cast_att_model_clear (&m);
+  cast_att_params_clear (&p);
+  return status;
+}
 
 MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .abi = MSPERF_PLUGIN_ABI,
   .size = sizeof (msperf_plugin),
   .name = "cast_att",
   .version = PACKAGE_VERSION,
-  .description = "cast_att query mode",
+  .description = "ATT Cast V2 vector-function cost model (cycles, expression, call ledger)",
+  .init = cast_init,
+  .fini = cast_fini,
+  .model = cast_model,
 };

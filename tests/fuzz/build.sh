@@ -1,0 +1,65 @@
+#!/bin/sh
+# msperf — builds the libFuzzer harnesses (`make fuzz` runs this from a configured build tree).
+#
+# Usage: build.sh SRCDIR BUILDDIR
+# The library sources are compiled again with clang and the fuzzer/ASan/UBSan instrumentation
+# (the regular build may use gcc), once into BUILDDIR/tests/fuzz/bin/obj/, then each harness
+# is linked into BUILDDIR/tests/fuzz/bin/. Environment: CLANG (default clang), FUZZ_CFLAGS
+# (default -O1 -g), FUZZ_SANITIZE (default address,undefined), FUZZERS (names, default all).
+set -eu
+
+srcdir=$(cd "$1" && pwd)
+builddir=$(cd "$2" && pwd)
+CLANG=${CLANG:-clang}
+FUZZ_CFLAGS=${FUZZ_CFLAGS:--O1 -g}
+FUZZ_SANITIZE=${FUZZ_SANITIZE:-address,undefined}
+FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params"}
+out=$builddir/tests/fuzz/bin
+obj=$out/obj
+
+if ! command -v "$CLANG" >/dev/null 2>&1; then
+  echo "build.sh: $CLANG not found (install clang and libclang-rt-14-dev)" >&2
+  exit 1
+fi
+if [ ! -f "$builddir/config.h" ]; then
+  echo "build.sh: $builddir/config.h missing: run configure first" >&2
+  exit 1
+fi
+
+pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
+pc_cflags=$(pkg-config --cflags $pkgs)
+pc_libs="$(pkg-config --libs $pkgs) -lcsv -lltdl -lm"
+
+cppflags="-I$builddir -I$srcdir/include -I$srcdir/core
+  -DMSPERF_PLUGINDIR=\"$builddir/plugins\" -DMSPERF_DATADIR=\"$srcdir\"
+  -DMSPERF_SRCDIR=\"$srcdir\" -DMSPERF_BUILDDIR=\"$builddir\" -DG_LOG_USE_STRUCTURED=1"
+# UBSan findings must stop the fuzzer, not just print.
+san="-fsanitize=$FUZZ_SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+mkdir -p "$obj"
+objs=
+for src in "$srcdir"/core/*.c; do
+  base=$(basename "$src" .c)
+  case $base in
+    msperf|cli_*) continue ;;   # the CLI front end: not part of the library
+  esac
+  o=$obj/$base.o
+  if [ ! -f "$o" ] || [ "$src" -nt "$o" ]; then
+    echo "  CC(fuzz) core/$base.c"
+    # shellcheck disable=SC2086
+    $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer-no-link $cppflags $pc_cflags \
+      -c "$src" -o "$o"
+  fi
+  objs="$objs $o"
+done
+
+for f in $FUZZERS; do
+  if [ ! -f "$srcdir/tests/fuzz/$f.c" ]; then
+    echo "build.sh: no harness $f.c, skipped" >&2
+    continue
+  fi
+  echo "  CCLD(fuzz) tests/fuzz/bin/$f"
+  # shellcheck disable=SC2086
+  $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer $cppflags $pc_cflags \
+    "$srcdir/tests/fuzz/$f.c" $objs $pc_libs -o "$out/$f"
+done

@@ -1,0 +1,813 @@
+/* Tests of the "attention_special" module through the engine, as a user queries it: the
+ * SparseFlashAttention goldens of reference §6, every TC-side miss reason and CSV-side rule of
+ * §2.5 on fixture rows (tests/data/attention/rules, one head count N per scenario), the
+ * decomposer (params) form, and the Q23 fix on the sample H200 database. */
+#include <config.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "../test_util.h"
+
+#define BF16 MSPERF_DTYPE_BF16
+#define FP16 MSPERF_DTYPE_FLOAT16
+#define FP8 MSPERF_DTYPE_FP8_E4M3
+#define ATTN "tensor_cast.attention.default"
+
+static int
+setup_rules (void **state)
+{
+  *state = tu_engine_new ("attention/rules", NULL);
+  return 0;
+}
+
+static int
+setup_sfa (void **state)
+{
+  *state = tu_engine_new ("attention/sfa", NULL);
+  return 0;
+}
+
+static int
+setup_h200 (void **state)
+{
+  g_autofree char *db = tu_srcdir_path ("doc/examples/h200-db");
+
+  *state = tu_engine_new (db, NULL);
+  return 0;
+}
+
+static int
+teardown_engine (void **state)
+{
+  msperf_engine_free (*state);
+  return 0;
+}
+
+/* ---- building queries ---- */
+
+static void
+add_seq_lens (msperf_op *op, const int64_t *values, size_t n)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
+  char dims[32];
+
+  g_snprintf (dims, sizeof dims, "%zu", n);
+  tu_tensor (&v->tensor, MSPERF_DTYPE_INT64, dims);
+  v->tensor.values = g_new0 (int64_t, n ? n : 1);
+  v->tensor.n_values = n;
+  if (n)
+    memcpy (v->tensor.values, values, n * sizeof *values);
+  g_ptr_array_add (op->args, v);
+}
+
+/* name(query, key, value=key, None, None, None, seq_lens=[avg], None). */
+static msperf_op *
+attn_named (const char *name, msperf_dtype dtype, const char *q, const char *k, int64_t avg)
+{
+  msperf_op *op = tu_op (name);
+
+  tu_op_add_tensor (op, dtype, q);
+  tu_op_add_tensor (op, dtype, k);
+  tu_op_add_tensor (op, dtype, k);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, &avg, 1);
+  tu_op_add_none (op);
+  return op;
+}
+
+static msperf_op *
+attn (const char *q, const char *k, int64_t avg)
+{
+  return attn_named (ATTN, BF16, q, k, avg);
+}
+
+static void
+set_kwarg_int (msperf_op *op, const char *key, int64_t value)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
+
+  v->i = value;
+  msperf_value_map_set (op->kwargs, key, v);
+}
+
+/* Queries op (freed) and returns the result. */
+static msperf_result *
+run (msperf_engine *e, msperf_op *op)
+{
+  msperf_result *r = msperf_engine_query (e, op);
+
+  msperf_op_free (op);
+  assert_non_null (r);
+  return r;
+}
+
+static void
+assert_hit (const msperf_result *r, double latency, const char *kernel)
+{
+  if (r->source != MSPERF_SOURCE_MEASURED)
+    fail_msg ("expected a MEASURED hit, got %s (reason %s, base %s)",
+              msperf_source_name (r->source), r->miss_reason ? r->miss_reason : "-",
+              tu_detail_string (r, "base_reason") ? tu_detail_string (r, "base_reason") : "-");
+  assert_float_equal (r->latency_us, latency, 1e-9);
+  /* reference §2.12: attention hits have confidence 0.9 */
+  assert_float_equal (r->confidence, 0.9, 1e-12);
+  assert_string_equal (r->kernel_type, kernel);
+  assert_string_equal (r->shape_match_rule, "attention");
+  assert_string_equal (r->method, "exact");
+  assert_string_equal (tu_detail_string (r, "kernel_type"), kernel);
+  assert_null (r->miss_reason);
+}
+
+/* An op miss goes on to the roofline; the module's reason stays in details.base_reason. */
+static void
+assert_miss (const msperf_result *r, const char *reason)
+{
+  assert_int_not_equal (r->source, MSPERF_SOURCE_MEASURED);
+  assert_non_null (r->miss_reason);
+  assert_string_equal (tu_detail_string (r, "base_reason"), reason);
+}
+
+/* ---- the params (decomposer) form ---- */
+
+static msperf_value *
+int_list (const char *csv)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+  g_auto (GStrv) parts = g_strsplit (csv, ",", -1);
+
+  for (int i = 0; parts[i]; i++)
+    {
+      msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
+
+      v->i = g_ascii_strtoll (parts[i], NULL, 10);
+      msperf_value_list_append (list, v);
+    }
+  return list;
+}
+
+static msperf_value *
+params_new (const char *q_shape_3d, int64_t avg)
+{
+  msperf_value *p = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *a = msperf_value_new (MSPERF_VALUE_INT);
+  msperf_value *d = msperf_value_new (MSPERF_VALUE_STRING);
+
+  if (q_shape_3d)
+    msperf_value_map_set (p, "q_shape_3d", int_list (q_shape_3d));
+  a->i = avg;
+  msperf_value_map_set (p, "avg_seq_len", a);
+  d->s = g_strdup ("DT_BF16");
+  msperf_value_map_set (p, "dtype", d);
+  return p;
+}
+
+static void
+p_int (msperf_value *p, const char *key, int64_t value)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
+
+  v->i = value;
+  msperf_value_map_set (p, key, v);
+}
+
+static void
+p_str (msperf_value *p, const char *key, const char *value)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_STRING);
+
+  v->s = g_strdup (value);
+  msperf_value_map_set (p, key, v);
+}
+
+static void
+p_required (msperf_value *p, const char *name)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_STRING);
+
+  v->s = g_strdup (name);
+  msperf_value_list_append (list, v);
+  msperf_value_map_set (p, "required_context_fields", list);
+}
+
+/* Answers an attention spec with params (taken) on kernel through the engine. */
+static msperf_result *
+sub (msperf_engine *e, const char *kernel, msperf_value *params, msperf_status *status)
+{
+  msperf_subquery *sq = msperf_subquery_new ("attention_special", kernel);
+  g_autoptr (msperf_op) parent = tu_op ("tensor_cast.test_parent.default");
+  msperf_result *r = msperf_result_new ();
+
+  sq->params = params;
+  sq->is_attention = TRUE;
+  *status = msperf_engine_subquery (e, parent, sq, r);
+  msperf_subquery_free (sq);
+  return r;
+}
+
+static void
+assert_sub_hit (msperf_engine *e, const char *kernel, msperf_value *params, double latency)
+{
+  msperf_status st;
+  g_autoptr (msperf_result) r = sub (e, kernel, params, &st);
+
+  if (st != MSPERF_HIT)
+    fail_msg ("expected a hit, got reason %s", r->miss_reason ? r->miss_reason : "-");
+  assert_hit (r, latency, kernel);
+}
+
+static void
+assert_sub_miss (msperf_engine *e, const char *kernel, msperf_value *params, const char *reason)
+{
+  msperf_status st;
+  g_autoptr (msperf_result) r = sub (e, kernel, params, &st);
+
+  assert_int_equal (st, MSPERF_MISS);
+  assert_string_equal (r->miss_reason, reason);
+}
+
+/* ---- SparseFlashAttention goldens (reference §6, rows of §1.4) ---- */
+
+/* query (27,16,512) TND, key (T,1,512): one KV head; sparse_mode 0 from the op's kwargs. */
+static void
+test_sfa_golden_avg_5000_gives_100 (void **state)
+{
+  msperf_op *op = attn ("27,16,512", "5000,1,512", 5000);
+  g_autoptr (msperf_result) r = NULL;
+
+  set_kwarg_int (op, "sparse_mode", 0);
+  r = run (*state, op);
+  assert_hit (r, 100.0, "SparseFlashAttention");
+  assert_float_equal (tu_detail_double (r, "avg_seq_len"), 5000, 0);
+  assert_float_equal (tu_detail_double (r, "sparse_mode"), 0, 0);
+  assert_float_equal (tu_detail_double (r, "num_kv_heads"), 1, 0);
+  assert_string_equal (tu_detail_string (r, "input_layout"), "TND");
+}
+
+static void
+test_sfa_golden_avg_10000_gives_200 (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  const int64_t seq[] = { 9000, 11000 };   /* mean 10000 */
+  g_autoptr (msperf_result) r = NULL;
+
+  tu_op_add_tensor (op, BF16, "27,16,512");
+  tu_op_add_tensor (op, BF16, "20000,1,512");
+  tu_op_add_tensor (op, BF16, "20000,1,512");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, seq, 2);
+  tu_op_add_none (op);
+  set_kwarg_int (op, "sparse_mode", 0);
+  r = run (*state, op);
+  assert_hit (r, 200.0, "SparseFlashAttention");
+}
+
+/* The same goldens through the decomposer form with the full sparse runtime parameters. */
+static void
+test_sfa_golden_through_params (void **state)
+{
+  msperf_value *p = params_new ("27,16,512", 5000);
+
+  p_int (p, "sparse_mode", 0);
+  p_int (p, "num_kv_heads", 1);
+  p_str (p, "input_layout", "TND");
+  p_int (p, "topk", 2048);
+  p_int (p, "block_size", 128);
+  assert_sub_hit (*state, "SparseFlashAttention", p, 100.0);
+
+  p = params_new ("27,16,512", 10000);
+  p_int (p, "sparse_mode", 0);
+  p_int (p, "topk", 2048);
+  assert_sub_hit (*state, "SparseFlashAttention", p, 200.0);
+
+  /* topk is an exact filter: another topk finds no row */
+  p = params_new ("27,16,512", 10000);
+  p_int (p, "topk", 1024);
+  assert_sub_miss (*state, "SparseFlashAttention", p, "shape_mismatch");
+}
+
+/* ---- TC-side miss reasons (§2.5 "TC side") ---- */
+
+static void
+test_tc_fewer_than_7_args_is_insufficient_args (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  g_autoptr (msperf_result) r = NULL;
+
+  tu_op_add_tensor (op, BF16, "128,8,64");
+  tu_op_add_tensor (op, BF16, "128,8,64");
+  tu_op_add_tensor (op, BF16, "128,8,64");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  r = run (*state, op);
+  assert_miss (r, "insufficient_args");
+}
+
+static void
+test_tc_query_not_tensor (void **state)
+{
+  msperf_op *op = attn ("128,8,64", "128,8,64", 128);
+  g_autoptr (msperf_result) r = NULL;
+
+  msperf_value_free (g_ptr_array_index (op->args, 0));
+  g_ptr_array_index (op->args, 0) = msperf_value_new (MSPERF_VALUE_NONE);
+  r = run (*state, op);
+  assert_miss (r, "query_not_tensor");
+}
+
+static void
+test_tc_unmapped_dtype_is_dtype_unmapped (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_named (ATTN, FP8, "128,8,64", "128,8,64",
+                                                         128));
+
+  assert_miss (r, "dtype_unmapped");
+}
+
+static void
+test_tc_q_shape_normalize_failed (void **state)
+{
+  /* 4-D with dim 2 != 1 */
+  g_autoptr (msperf_result) r1 = run (*state, attn ("4,8,2,64", "4,2,256,64", 256));
+  /* 2-D (T, H) with H not a multiple of head_dim 64 */
+  g_autoptr (msperf_result) r2 = run (*state, attn ("128,500", "128,8,64", 128));
+  /* 5-D */
+  g_autoptr (msperf_result) r3 = run (*state, attn ("1,4,8,1,64", "4,2,256,64", 256));
+
+  assert_miss (r1, "q_shape_normalize_failed");
+  assert_miss (r2, "q_shape_normalize_failed");
+  assert_miss (r3, "q_shape_normalize_failed");
+}
+
+static void
+test_tc_seq_lens_missing (void **state)
+{
+  msperf_op *op = attn ("128,8,64", "128,8,64", 128);
+  msperf_op *op2 = attn ("128,8,64", "128,8,64", 128);
+  g_autoptr (msperf_result) r = NULL;
+  g_autoptr (msperf_result) r2 = NULL;
+  msperf_value *v;
+
+  /* seq_lens None */
+  msperf_value_free (g_ptr_array_index (op->args, 6));
+  g_ptr_array_index (op->args, 6) = msperf_value_new (MSPERF_VALUE_NONE);
+  r = run (*state, op);
+  assert_miss (r, "missing_seq_lens");
+
+  /* seq_lens a tensor without values */
+  v = g_ptr_array_index (op2->args, 6);
+  g_clear_pointer (&v->tensor.values, g_free);
+  v->tensor.n_values = 0;
+  r2 = run (*state, op2);
+  assert_miss (r2, "missing_seq_lens");
+}
+
+static void
+test_tc_seq_lens_empty_or_negative_is_invalid (void **state)
+{
+  msperf_op *op = attn ("128,8,64", "128,8,64", 128);
+  msperf_op *op2 = attn ("128,8,64", "128,8,64", -1);
+  g_autoptr (msperf_result) r = NULL;
+  g_autoptr (msperf_result) r2 = NULL;
+  msperf_value *v = g_ptr_array_index (op->args, 6);
+
+  /* values present but empty: mean of nothing */
+  v->tensor.n_values = 0;
+  v->tensor.dims[0] = 0;
+  r = run (*state, op);
+  assert_miss (r, "invalid_seq_lens");
+  r2 = run (*state, op2);
+  assert_miss (r2, "invalid_seq_lens");
+}
+
+/* ---- CSV side ---- */
+
+static void
+test_prefill_tnd_hits_row (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn ("128,8,64", "128,8,64", 128));
+
+  assert_hit (r, 10.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
+  /* no kwargs and the default policy (null): no sparse-mode filter, detail null */
+  assert_true (isnan (tu_detail_double (r, "sparse_mode")));
+  assert_non_null (msperf_value_lookup (r->details, "sparse_mode"));
+}
+
+static void
+test_2d_query_splits_by_key_head_dim (void **state)
+{
+  /* (128, 512) with head_dim 64 from the key -> (128, 8, 64); no layout filter */
+  g_autoptr (msperf_result) r = run (*state, attn ("128,512", "128,8,64", 128));
+
+  assert_hit (r, 10.0, "FusedInferAttentionScore");
+  assert_null (tu_detail_string (r, "input_layout"));
+}
+
+/* Q23: a BNSD key (B, KVH, S, D) gives KVH = shape[1]; upstream's shape[-2] would be S = 256. */
+static void
+test_bnsd_decode_kv_heads_from_key_dim_1 (void **state)
+{
+  g_autoptr (msperf_result) r2 = run (*state, attn ("4,8,1,64", "4,2,256,64", 256));
+  g_autoptr (msperf_result) r8 = run (*state, attn ("4,8,1,64", "4,8,256,64", 256));
+
+  assert_hit (r2, 20.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r2, "num_kv_heads"), 2, 0);
+  assert_string_equal (tu_detail_string (r2, "input_layout"), "BNSD_NBSD");
+  assert_hit (r8, 30.0, "FusedInferAttentionScore");
+}
+
+/* Q23: the upstream constant sparse_mode 3 is restorable by policy and then makes the decode
+ * rows (sparse_mode 0) miss; an op that passes sparse_mode overrides the policy. */
+static void
+test_sparse_mode_policy_default_and_kwarg (void **state)
+{
+  const char *const overrides[] = { "interpolation.attention.sparse_mode_default", "3", NULL };
+  g_autoptr (msperf_engine) e = tu_engine_new ("attention/rules", overrides);
+  g_autoptr (msperf_result) r = run (e, attn ("4,8,1,64", "4,2,256,64", 256));
+  msperf_op *op = attn ("4,8,1,64", "4,2,256,64", 256);
+  g_autoptr (msperf_result) r2 = NULL;
+  g_autoptr (msperf_result) r3 = run (e, attn ("128,8,64", "128,8,64", 128));
+
+  (void) state;
+  assert_miss (r, "shape_mismatch");
+  set_kwarg_int (op, "sparse_mode", 0);
+  r2 = run (e, op);
+  assert_hit (r2, 20.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r2, "sparse_mode"), 0, 0);
+  /* prefill rows carry sparse_mode 3 and still hit */
+  assert_hit (r3, 10.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r3, "sparse_mode"), 3, 0);
+}
+
+/* Q7: |target - row| <= 16 inclusive (row avg 1000). */
+static void
+test_avg_seq_len_tolerance_16_inclusive (void **state)
+{
+  g_autoptr (msperf_result) up16 = run (*state, attn ("128,4,64", "128,4,64", 1016));
+  g_autoptr (msperf_result) up17 = run (*state, attn ("128,4,64", "128,4,64", 1017));
+  g_autoptr (msperf_result) down16 = run (*state, attn ("128,4,64", "128,4,64", 984));
+  g_autoptr (msperf_result) down17 = run (*state, attn ("128,4,64", "128,4,64", 983));
+
+  assert_hit (up16, 40.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (up16, "avg_seq_len_gap"), 16, 0);
+  assert_miss (up17, "shape_mismatch");
+  assert_hit (down16, 40.0, "FusedInferAttentionScore");
+  assert_miss (down17, "shape_mismatch");
+}
+
+/* Q6: the TC side truncates int(mean(seq_lens)): mean(1016, 1017) = 1016.5 -> 1016 hits. */
+static void
+test_tc_avg_seq_len_truncates_mean (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  const int64_t seq[] = { 1016, 1017 };
+  g_autoptr (msperf_result) r = NULL;
+
+  tu_op_add_tensor (op, BF16, "128,4,64");
+  tu_op_add_tensor (op, BF16, "128,4,64");
+  tu_op_add_tensor (op, BF16, "128,4,64");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, seq, 2);
+  r = run (*state, op);
+  assert_hit (r, 40.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r, "avg_seq_len"), 1016, 0);
+}
+
+/* Q8: token count T matches block-padded in either direction (144 = 136 rounded to 16). */
+static void
+test_token_padding_both_directions (void **state)
+{
+  g_autoptr (msperf_result) tc144 = run (*state, attn ("144,2,64", "144,2,64", 500));
+  g_autoptr (msperf_result) tc136 = run (*state, attn ("136,2,64", "136,2,64", 700));
+  g_autoptr (msperf_result) tc140 = run (*state, attn ("140,2,64", "140,2,64", 500));
+
+  assert_hit (tc144, 50.0, "FusedInferAttentionScore");  /* row T 136 */
+  assert_hit (tc136, 51.0, "FusedInferAttentionScore");  /* row T 144 */
+  assert_miss (tc140, "shape_mismatch");                 /* 140 is no padding of 136 */
+}
+
+/* §2.3: distance = gap + 0.5 * legacy; an enriched row beats an earlier legacy row at the same
+ * gap, and a smaller gap beats the penalty (legacy gap 0 = 0.5 < enriched gap 1). */
+static void
+test_legacy_penalty_orders_candidates (void **state)
+{
+  g_autoptr (msperf_result) same_gap = run (*state, attn ("64,6,64", "64,6,64", 300));
+  g_autoptr (msperf_result) smaller_gap = run (*state, attn ("64,6,64", "64,6,64", 320));
+
+  assert_hit (same_gap, 61.0, "FusedInferAttentionScore");
+  assert_hit (smaller_gap, 62.0, "FusedInferAttentionScore");
+}
+
+/* Optional exact filters on the op path: a blank sparse_mode / num_key_value_heads /
+ * input_layout cell rejects the row once the target value is known, and passes when it is not. */
+static void
+test_blank_filter_cells (void **state)
+{
+  msperf_op *with_sparse = attn ("16,10,64", "16,10,64", 100);
+  g_autoptr (msperf_result) sparse_known = NULL;
+  g_autoptr (msperf_result) sparse_unknown = run (*state, attn ("16,10,64", "16,10,64", 100));
+  g_autoptr (msperf_result) kvh_known = run (*state, attn ("32,10,64", "32,10,64", 100));
+  /* a 1-D key gives head_dim 64 but no KV-head count; a 2-D query gives no layout */
+  g_autoptr (msperf_result) kvh_unknown = run (*state, attn ("32,640", "64", 100));
+  g_autoptr (msperf_result) layout_known = run (*state, attn ("48,10,64", "48,10,64", 100));
+  g_autoptr (msperf_result) layout_unknown = run (*state, attn ("48,640", "48,10,64", 100));
+
+  set_kwarg_int (with_sparse, "sparse_mode", 3);
+  sparse_known = run (*state, with_sparse);
+  assert_miss (sparse_known, "shape_mismatch");
+  assert_hit (sparse_unknown, 100.0, "FusedInferAttentionScore");
+  assert_miss (kvh_known, "shape_mismatch");
+  assert_hit (kvh_unknown, 101.0, "FusedInferAttentionScore");
+  assert_true (isnan (tu_detail_double (kvh_unknown, "num_kv_heads")));
+  /* Q16: a blank Runtime input_layout never equals a known layout */
+  assert_miss (layout_known, "shape_mismatch");
+  assert_hit (layout_unknown, 102.0, "FusedInferAttentionScore");
+}
+
+/* Q3: float16 matches DT_FLOAT16 rows first, else retries as DT_BF16 with dtype_alias. */
+static void
+test_dtype_fp16_exact_then_bf16_retry (void **state)
+{
+  g_autoptr (msperf_result) fp16 = run (*state, attn_named (ATTN, FP16, "64,12,64", "64,12,64",
+                                                            100));
+  g_autoptr (msperf_result) alias = run (*state, attn_named (ATTN, FP16, "64,14,64", "64,14,64",
+                                                             100));
+  g_autoptr (msperf_result) bf16 = run (*state, attn ("64,12,64", "64,12,64", 100));
+
+  assert_hit (fp16, 95.0, "FusedInferAttentionScore");
+  assert_null (tu_detail_string (fp16, "dtype_alias"));
+  assert_hit (alias, 96.0, "FusedInferAttentionScore");
+  assert_string_equal (tu_detail_string (alias, "dtype_alias"), "DT_FLOAT16->DT_BF16");
+  /* the first Input Data Types string must equal the query dtype */
+  assert_miss (bf16, "shape_mismatch");
+}
+
+/* Nearest selection over primary and alternates: distance first, then kernel order. */
+static void
+test_alternates_nearest_then_primary_on_tie (void **state)
+{
+  g_autoptr (msperf_result) nearer_alt =
+    run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 1000));
+  g_autoptr (msperf_result) tie =
+    run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 2000));
+
+  assert_hit (nearer_alt, 81.0, "AttnAlternate");   /* gap 0 beats the primary's gap 10 */
+  assert_hit (tie, 83.0, "AttnPrimary");            /* equal distance: primary first */
+}
+
+/* Q22: require_semantic_unique refuses tied rows with different latencies. */
+static void
+test_require_semantic_unique (void **state)
+{
+  g_autoptr (msperf_result) ambiguous =
+    run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
+                             1000));
+  g_autoptr (msperf_result) same_latency =
+    run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
+                             500));
+  g_autoptr (msperf_result) no_flag =
+    run (*state, attn_named ("test.attention_tie.default", BF16, "32,16,64", "32,16,64", 1000));
+
+  assert_miss (ambiguous, "ambiguous_semantic_match:AmbiguousAttn");
+  assert_hit (same_latency, 92.0, "AmbiguousAttn");
+  assert_hit (no_flag, 90.0, "TieAttn");            /* without the flag the earliest row wins */
+}
+
+static void
+test_missing_csv_is_csv_not_found (void **state)
+{
+  g_autoptr (msperf_result) r =
+    run (*state, attn_named ("test.attention_nocsv.default", BF16, "32,16,64", "32,16,64", 1));
+
+  assert_miss (r, "csv_not_found");
+}
+
+static void
+test_csv_without_avg_column_is_semantic_context_missing (void **state)
+{
+  g_autoptr (msperf_result) r =
+    run (*state, attn_named ("test.attention_noavg.default", BF16, "32,16,64", "32,16,64", 1));
+
+  assert_miss (r, "semantic_context_missing:csv:Runtime avg_seq_len");
+}
+
+/* Legacy `avg_seq_len` column: int(float(cell)) truncates (115.9 -> 115, gap 16 from 99: a
+ * hit; rounding would give 116, gap 17); negative, blank and NaN cells skip the row. */
+static void
+test_legacy_avg_column_truncates_and_skips_bad_rows (void **state)
+{
+  g_autoptr (msperf_result) trunc_hit =
+    run (*state, attn_named ("test.attention_legacy.default", BF16, "64,5,32", "64,5,32", 99));
+  g_autoptr (msperf_result) skipped =
+    run (*state, attn_named ("test.attention_legacy.default", BF16, "64,3,32", "64,3,32", 0));
+
+  assert_hit (trunc_hit, 73.0, "LegacyAttn");
+  assert_miss (skipped, "shape_mismatch");
+}
+
+/* ---- params-form filters (FilterAttn.csv; §2.5 step 6) ---- */
+
+static void
+test_params_int_and_phase_filters (void **state)
+{
+  msperf_value *p;
+
+  /* no runtime target: the three N=1 rows tie, the earliest (blank topk/phase) wins */
+  assert_sub_hit (*state, "FilterAttn", params_new ("8,1,64", 1000), 3.0);
+  p = params_new ("8,1,64", 1000);
+  p_int (p, "topk", 1024);
+  assert_sub_hit (*state, "FilterAttn", p, 2.0);
+  /* a blank topk cell rejects the row once topk is known */
+  p = params_new ("8,1,64", 1000);
+  p_int (p, "topk", 2048);
+  assert_sub_hit (*state, "FilterAttn", p, 1.0);
+  p = params_new ("8,1,64", 1000);
+  p_int (p, "block_size", 64);
+  assert_sub_miss (*state, "FilterAttn", p, "shape_mismatch");
+  /* phase is compared lower-cased ("Decode" row); the blank phase row is rejected (Q16) */
+  p = params_new ("8,1,64", 1000);
+  p_str (p, "phase", "decode");
+  assert_sub_hit (*state, "FilterAttn", p, 1.0);
+  p = params_new ("8,1,64", 1000);
+  p_str (p, "phase", "prefill");
+  assert_sub_miss (*state, "FilterAttn", p, "shape_mismatch");
+}
+
+static void
+test_params_list_filter_blank_cell_passes (void **state)
+{
+  msperf_value *p = params_new ("8,2,64", 1000);
+
+  msperf_value_map_set (p, "actual_seq_lengths_kv", int_list ("1000,1000"));
+  assert_sub_hit (*state, "FilterAttn", p, 10.0);
+  p = params_new ("8,2,64", 1000);
+  msperf_value_map_set (p, "actual_seq_lengths_kv", int_list ("999,1001"));
+  assert_sub_hit (*state, "FilterAttn", p, 11.0);   /* only the blank cell passes */
+  /* a required field rejects blank cells too */
+  p = params_new ("8,2,64", 1000);
+  msperf_value_map_set (p, "actual_seq_lengths_kv", int_list ("999,1001"));
+  p_required (p, "actual_seq_lengths_kv");
+  assert_sub_miss (*state, "FilterAttn", p, "shape_mismatch");
+}
+
+static void
+test_params_lenient_filters (void **state)
+{
+  msperf_value *p = params_new ("8,3,64", 1000);
+
+  p_str (p, "kv_cache_mode", "paged");
+  assert_sub_hit (*state, "FilterAttn", p, 20.0);
+  p = params_new ("8,3,64", 1000);
+  p_str (p, "kv_cache_mode", "non_paged_direct");
+  assert_sub_hit (*state, "FilterAttn", p, 21.0);
+  p = params_new ("8,3,64", 1000);
+  p_int (p, "num_heads", 4);
+  assert_sub_hit (*state, "FilterAttn", p, 21.0);
+  /* runtime params may sit in a nested runtime_params map */
+  p = params_new ("8,3,64", 1000);
+  {
+    msperf_value *rt = msperf_value_new (MSPERF_VALUE_MAP);
+
+    p_str (rt, "kv_cache_mode", "non_paged_direct");
+    msperf_value_map_set (p, "runtime_params", rt);
+  }
+  assert_sub_hit (*state, "FilterAttn", p, 21.0);
+}
+
+static void
+test_params_required_context_fields (void **state)
+{
+  msperf_value *p = params_new ("8,1,64", 1000);
+
+  p_required (p, "topk");
+  assert_sub_miss (*state, "FilterAttn", p, "semantic_context_missing:target:topk");
+  p = params_new ("8,1,64", 1000);
+  p_str (p, "sparse_indices_pattern", "block");
+  p_required (p, "sparse_indices_pattern");
+  assert_sub_miss (*state, "FilterAttn", p,
+                   "semantic_context_missing:csv:Runtime sparse_indices_pattern");
+  /* the legacy context is always there */
+  p = params_new ("8,1,64", 1000);
+  p_required (p, "avg_seq_len");
+  assert_sub_hit (*state, "FilterAttn", p, 3.0);
+  /* params without q_shape_3d */
+  assert_sub_miss (*state, "FilterAttn", params_new (NULL, 1000),
+                   "semantic_context_missing:target:q_shape_3d");
+}
+
+/* ---- Q23 on the sample database (doc/examples/h200-db) ---- */
+
+/* The decode line of doc/examples/traces/llama3-8b-decode.jsonl: query (16,32,1,128), key and
+ * value (16,8,4096,128) bf16, seq_lens 16 x 4096. Row 310 of FusedInferAttentionScore.csv
+ * ("16,32,1,128;16,8,4096,128;…", avg 4096, 8 KV heads, sparse_mode 0, BNSD_NBSD) measured
+ * 64.297800 µs; the 32-KV-head row next to it (242.622400) must not answer. */
+static void
+test_h200_llama3_decode_bnsd_exact (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  int64_t seq[16], ql[16];
+  g_autoptr (msperf_result) r = NULL;
+
+  for (int i = 0; i < 16; i++)
+    {
+      seq[i] = 4096;
+      ql[i] = 1;
+    }
+  tu_op_add_tensor (op, BF16, "16,32,1,128");
+  tu_op_add_tensor (op, BF16, "16,8,4096,128");
+  tu_op_add_tensor (op, BF16, "16,8,4096,128");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, seq, 16);
+  add_seq_lens (op, ql, 16);
+  tu_op_add_out (op, BF16, "16,32,1,128");
+  r = run (*state, op);
+  assert_hit (r, 64.2978, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
+  assert_float_equal (tu_detail_double (r, "avg_seq_len"), 4096, 0);
+}
+
+/* The prefill line of doc/examples/traces/llama3-8b-prefill.jsonl: query (2048,32,128), key
+ * and value (2048,8,128), seq_lens [2048]. Row 343 ("2048,32,128;2048,8,128;…", avg 2048,
+ * 8 KV heads, sparse_mode 3, TND) measured 83.357700 µs; row 39 (32 KV heads, 82.755800) is
+ * filtered out by the KV-head count. */
+static void
+test_h200_llama3_prefill_tnd_exact (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  const int64_t seq = 2048;
+  g_autoptr (msperf_result) r = NULL;
+
+  tu_op_add_tensor (op, BF16, "2048,32,128");
+  tu_op_add_tensor (op, BF16, "2048,8,128");
+  tu_op_add_tensor (op, BF16, "2048,8,128");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, &seq, 1);
+  add_seq_lens (op, &seq, 1);
+  tu_op_add_out (op, BF16, "2048,32,128");
+  r = run (*state, op);
+  assert_hit (r, 83.3577, "FusedInferAttentionScore");
+  assert_string_equal (tu_detail_string (r, "input_layout"), "TND");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest sfa[] = {
+    cmocka_unit_test (test_sfa_golden_avg_5000_gives_100),
+    cmocka_unit_test (test_sfa_golden_avg_10000_gives_200),
+    cmocka_unit_test (test_sfa_golden_through_params),
+  };
+  const struct CMUnitTest rules[] = {
+    cmocka_unit_test (test_tc_fewer_than_7_args_is_insufficient_args),
+    cmocka_unit_test (test_tc_query_not_tensor),
+    cmocka_unit_test (test_tc_unmapped_dtype_is_dtype_unmapped),
+    cmocka_unit_test (test_tc_q_shape_normalize_failed),
+    cmocka_unit_test (test_tc_seq_lens_missing),
+    cmocka_unit_test (test_tc_seq_lens_empty_or_negative_is_invalid),
+    cmocka_unit_test (test_prefill_tnd_hits_row),
+    cmocka_unit_test (test_2d_query_splits_by_key_head_dim),
+    cmocka_unit_test (test_bnsd_decode_kv_heads_from_key_dim_1),
+    cmocka_unit_test (test_sparse_mode_policy_default_and_kwarg),
+    cmocka_unit_test (test_avg_seq_len_tolerance_16_inclusive),
+    cmocka_unit_test (test_tc_avg_seq_len_truncates_mean),
+    cmocka_unit_test (test_token_padding_both_directions),
+    cmocka_unit_test (test_legacy_penalty_orders_candidates),
+    cmocka_unit_test (test_blank_filter_cells),
+    cmocka_unit_test (test_dtype_fp16_exact_then_bf16_retry),
+    cmocka_unit_test (test_alternates_nearest_then_primary_on_tie),
+    cmocka_unit_test (test_require_semantic_unique),
+    cmocka_unit_test (test_missing_csv_is_csv_not_found),
+    cmocka_unit_test (test_csv_without_avg_column_is_semantic_context_missing),
+    cmocka_unit_test (test_legacy_avg_column_truncates_and_skips_bad_rows),
+    cmocka_unit_test (test_params_int_and_phase_filters),
+    cmocka_unit_test (test_params_list_filter_blank_cell_passes),
+    cmocka_unit_test (test_params_lenient_filters),
+    cmocka_unit_test (test_params_required_context_fields),
+  };
+  const struct CMUnitTest h200[] = {
+    cmocka_unit_test (test_h200_llama3_decode_bnsd_exact),
+    cmocka_unit_test (test_h200_llama3_prefill_tnd_exact),
+  };
+  int failed = 0;
+
+  failed += cmocka_run_group_tests_name ("attention_sfa", sfa, setup_sfa, teardown_engine);
+  failed += cmocka_run_group_tests_name ("attention_rules", rules, setup_rules, teardown_engine);
+  failed += cmocka_run_group_tests_name ("attention_h200", h200, setup_h200, teardown_engine);
+  return failed;
+}
