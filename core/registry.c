@@ -21,6 +21,7 @@
 #include <ltdl.h>
 
 #include "registry.h"
+#include "paths.h"
 
 #define MODULE_PREFIX "msperf_"
 
@@ -149,22 +150,6 @@ append_path_list (GPtrArray *dirs, const char *value)
       g_ptr_array_add (dirs, g_strdup (*p));
 }
 
-/* TRUE when the running binary lives in the build tree (tests, ./msperf before install):
- * then the freshly built modules must win over whatever an older install left behind. */
-static gboolean
-running_uninstalled (void)
-{
-#ifdef MSPERF_BUILDDIR
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  size_t n = strlen (MSPERF_BUILDDIR);
-
-  return exe != NULL && strncmp (exe, MSPERF_BUILDDIR, n) == 0
-         && (exe[n] == G_DIR_SEPARATOR || exe[n] == '\0');
-#else
-  return FALSE;
-#endif
-}
-
 GPtrArray *
 msperf_registry_search_path (const char *const *cli_dirs, gboolean use_defaults)
 {
@@ -176,16 +161,9 @@ msperf_registry_search_path (const char *const *cli_dirs, gboolean use_defaults)
   if (!use_defaults)
     return dirs;
   append_path_list (dirs, g_getenv ("MSPERF_PLUGIN_PATH"));
-#ifdef MSPERF_BUILDDIR
-  if (running_uninstalled ())
-    {
-      g_ptr_array_add (dirs, g_build_filename (MSPERF_BUILDDIR, "plugins", NULL));
-      return dirs;
-    }
-#endif
-#ifdef MSPERF_PLUGINDIR
-  g_ptr_array_add (dirs, g_strdup (MSPERF_PLUGINDIR));
-#endif
+  /* The build tree's modules when running uninstalled, so they win over whatever an older
+   * install left behind; else $(pkglibdir). */
+  g_ptr_array_add (dirs, msperf_paths_plugin_dir ());
   return dirs;
 }
 

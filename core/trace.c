@@ -135,7 +135,8 @@ dims_set (msperf_tensor *t, const int64_t *dims, guint n, const jpath *p, GError
         }
     }
   t->rank = (int) n;
-  memcpy (t->dims, dims, n * sizeof (int64_t));
+  if (n > 0)  /* dims is NULL for [] and memcpy's arguments must not be NULL even for 0 bytes */
+    memcpy (t->dims, dims, n * sizeof (int64_t));
   return TRUE;
 }
 

@@ -72,6 +72,15 @@ t_plugins_bad_abi() {
 }
 ok "a wrong-ABI module is rejected with its reason while the others load" t_plugins_bad_abi
 
+t_exports() {
+  command -v nm >/dev/null || { echo "nm missing"; return 1; }
+  for so in "$MSPERF_TEST_PLUGINDIR"/.libs/msperf_*.so; do
+    syms=$(nm -D --defined-only "$so" | awk '{print $3}' | tr '\n' ' ')
+    [ "$syms" = "msperf_plugin_v1 " ] || { echo "$so exports: $syms"; return 1; }
+  done
+}
+ok "every module exports only msperf_plugin_v1" t_exports
+
 t_plugins_info() {
   status_is 0 "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins info compute && contains "$tmp/cmd.out" "lookup"
 }

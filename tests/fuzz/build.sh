@@ -30,7 +30,7 @@ pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
 pc_cflags=$(pkg-config --cflags $pkgs)
 pc_libs="$(pkg-config --libs $pkgs) -lcsv -lltdl -lm"
 
-cppflags="-I$builddir -I$srcdir/include -I$srcdir/core
+cppflags="-I$builddir -I$srcdir/include -I$srcdir/core -I$srcdir/plugins/cast_att
   -DMSPERF_PLUGINDIR=\"$builddir/plugins\" -DMSPERF_DATADIR=\"$srcdir\"
   -DMSPERF_SRCDIR=\"$srcdir\" -DMSPERF_BUILDDIR=\"$builddir\" -DG_LOG_USE_STRUCTURED=1"
 # UBSan findings must stop the fuzzer, not just print.
@@ -58,8 +58,13 @@ for f in $FUZZERS; do
     echo "build.sh: no harness $f.c, skipped" >&2
     continue
   fi
+  extra=
+  case $f in
+    # The ATT models live in their modules; the harness links the model sources directly.
+    fuzz_att_params) extra="$srcdir/plugins/cast_att/cast_model.c" ;;
+  esac
   echo "  CCLD(fuzz) tests/fuzz/bin/$f"
   # shellcheck disable=SC2086
   $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer $cppflags $pc_cflags \
-    "$srcdir/tests/fuzz/$f.c" $objs $pc_libs -o "$out/$f"
+    "$srcdir/tests/fuzz/$f.c" $extra $objs $pc_libs -o "$out/$f"
 done

@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 
-static GLogWriterOutput
+G_GNUC_UNUSED static GLogWriterOutput
 fuzz_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
                  gpointer user_data)
 {
@@ -32,7 +32,7 @@ fuzz_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
   return G_LOG_WRITER_HANDLED;
 }
 
-static void
+G_GNUC_UNUSED static void
 fuzz_init_logging (void)
 {
   g_log_set_writer_func (fuzz_log_writer, NULL, NULL);
@@ -40,9 +40,9 @@ fuzz_init_logging (void)
 
 /* A scratch directory for the loaders that only take paths, made once per process (removed at
  * exit; libFuzzer -jobs runs separate processes, each with its own). */
-static char *fuzz_scratch_dir;
+static char *fuzz_scratch_dir; /* per process: the harness owns the process */
 
-static void
+G_GNUC_UNUSED static void
 fuzz_remove_scratch (void)
 {
   g_autoptr (GDir) dir = NULL;
@@ -59,7 +59,7 @@ fuzz_remove_scratch (void)
   g_rmdir (fuzz_scratch_dir);
 }
 
-static const char *
+G_GNUC_UNUSED static const char *
 fuzz_scratch (void)
 {
   if (fuzz_scratch_dir == NULL)
@@ -73,7 +73,7 @@ fuzz_scratch (void)
 }
 
 /* Writes data to <scratch>/<name> and returns the path (transfer full). */
-static char *
+G_GNUC_UNUSED static char *
 fuzz_write_file (const char *name, const uint8_t *data, size_t size)
 {
   char *path = g_build_filename (fuzz_scratch (), name, NULL);
@@ -84,7 +84,7 @@ fuzz_write_file (const char *name, const uint8_t *data, size_t size)
 }
 
 /* A NUL-terminated copy for the loaders that take C strings. */
-static char *
+G_GNUC_UNUSED static char *
 fuzz_strndup (const uint8_t *data, size_t size)
 {
   char *s = g_malloc (size + 1);

@@ -1,0 +1,148 @@
+/* msperf — replays the fuzzing corpora and the crash regressions through every harness in an
+ * ordinary build (no clang, no libFuzzer), so `make check` — and valgrind and the sanitizer
+ * build of .ci — keep every input that ever crashed, and every corpus entry, clean.
+ *
+ * All harnesses are compiled into this one program: each is included with its entry points
+ * renamed. Output is TAP, one test per (harness, file); a crash kills the program, which the
+ * TAP driver reports as an error.
+ *
+ * Usage: test_fuzz_replay [DIR…]; without arguments the directories are
+ * $MSPERF_TOP_SRCDIR/tests/fuzz/{corpus,regressions}/<harness>. */
+#include <config.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+
+#define DECLARE_HARNESS(n) \
+  int n##_init (int *argc, char ***argv); \
+  int n##_one (const uint8_t *data, size_t size);
+
+DECLARE_HARNESS (csv)
+DECLARE_HARNESS (yaml_mapping)
+DECLARE_HARNESS (policy)
+DECLARE_HARNESS (device)
+DECLARE_HARNESS (trace)
+DECLARE_HARNESS (perf_table)
+DECLARE_HARNESS (att_params)
+
+#define LLVMFuzzerInitialize csv_init
+#define LLVMFuzzerTestOneInput csv_one
+#include "fuzz_csv.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize yaml_mapping_init
+#define LLVMFuzzerTestOneInput yaml_mapping_one
+#include "fuzz_yaml_mapping.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize policy_init
+#define LLVMFuzzerTestOneInput policy_one
+#include "fuzz_policy.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize device_init
+#define LLVMFuzzerTestOneInput device_one
+#include "fuzz_device.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize trace_init
+#define LLVMFuzzerTestOneInput trace_one
+#include "fuzz_trace.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize perf_table_init
+#define LLVMFuzzerTestOneInput perf_table_one
+#include "fuzz_perf_table.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize att_params_init
+#define LLVMFuzzerTestOneInput att_params_one
+#include "fuzz_att_params.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+
+typedef struct {
+  const char *name;
+  int (*one) (const uint8_t *data, size_t size);
+} harness;
+
+static const harness harnesses[] = {
+  { "csv", csv_one },           { "yaml_mapping", yaml_mapping_one },
+  { "policy", policy_one },     { "device", device_one },
+  { "trace", trace_one },       { "perf_table", perf_table_one },
+  { "att_params", att_params_one },
+};
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Runs every regular file of dir (sorted, for a stable TAP plan) through h. */
+static void
+replay_dir (const harness *h, const char *dir, GPtrArray *lines, guint *n)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+
+  while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (entry));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      g_autofree char *data = NULL;
+      gsize len;
+
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        continue;
+      if (!g_file_get_contents (path, &data, &len, NULL))
+        {
+          g_ptr_array_add (lines, g_strdup_printf ("not ok %u - %s: %s unreadable", ++*n,
+                                                   h->name, path));
+          continue;
+        }
+      h->one ((const uint8_t *) data, len);
+      g_ptr_array_add (lines, g_strdup_printf ("ok %u - %s survives %s", ++*n, h->name,
+                                               path));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *top = g_getenv ("MSPERF_TOP_SRCDIR");
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  gboolean failed = FALSE;
+  guint n = 0;
+
+  csv_init (&argc, &argv);
+  if (top == NULL)
+    top = MSPERF_SRCDIR;
+  for (size_t k = 0; k < G_N_ELEMENTS (harnesses); k++)
+    {
+      const char *kinds[] = { "corpus", "regressions" };
+
+      for (size_t j = 0; j < G_N_ELEMENTS (kinds); j++)
+        {
+          g_autofree char *dir = g_build_filename (top, "tests", "fuzz", kinds[j],
+                                                   harnesses[k].name, NULL);
+          if (argc > 1)
+            break;
+          replay_dir (&harnesses[k], dir, lines, &n);
+        }
+      for (int a = 1; a < argc; a++)
+        if (g_str_has_suffix (argv[a], harnesses[k].name))
+          replay_dir (&harnesses[k], argv[a], lines, &n);
+    }
+  printf ("1..%u\n", n);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const char *line = g_ptr_array_index (lines, i);
+      failed |= g_str_has_prefix (line, "not ok");
+      printf ("%s\n", line);
+    }
+  return failed ? 1 : 0;
+}
