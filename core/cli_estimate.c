@@ -210,7 +210,7 @@ progress_end (progress *p, size_t done)
 }
 
 static msperf_record *
-answer_item (msperf_engine *e, msperf_trace_item *item)
+answer_item (msperf_engine *e, msperf_trace_item *item, const char *source)
 {
   msperf_record *rec = msperf_record_new ();
 
@@ -232,11 +232,16 @@ answer_item (msperf_engine *e, msperf_trace_item *item)
   rec->signature = msperf_op_signature (rec->op);
   rec->analytic_us = msperf_engine_analytic_latency (e, rec->op);
   rec->result = msperf_engine_query (e, rec->op);
+  /* An ATT model that refused its parameters rejects the line like a malformed one. */
+  if (rec->result->source == MSPERF_SOURCE_REJECTED)
+    rec->error = g_strdup_printf ("%s:%u: %s", source, rec->line,
+                                  rec->result->miss_reason ? rec->result->miss_reason : "rejected");
   return rec;
 }
 
 static int
-run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const estimate_opts *o)
+run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const char *source,
+           const estimate_opts *o)
 {
   gboolean jsonl = strcmp (o->format, "jsonl") == 0;
   progress prog = { .on = isatty (STDERR_FILENO) };
@@ -245,7 +250,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
 
   while (msperf_trace_reader_next (reader, &item))
     {
-      msperf_record *rec = answer_item (e, &item);
+      msperf_record *rec = answer_item (e, &item, source);
       msperf_trace_item_clear (&item);
       if (rec->error)
         {
@@ -297,6 +302,7 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   msperf_trace_reader *reader = NULL;
   msperf_run *run = NULL;
   g_autofree char *sample = NULL;
+  const char *source = NULL;
   int n_args = 0, status = MSPERF_EXIT_USAGE;
   char **args = expand_model_lists (argc, argv, &n_args);
   gboolean profiling = TRUE, analytic = FALSE;
@@ -318,14 +324,14 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
       goto out;
     }
   if (single)
-    reader = msperf_trace_reader_open_data (o.op_json, -1, "--op", &error);
+    reader = msperf_trace_reader_open_data (o.op_json, -1, source = "--op", &error);
   else
     {
-      const char *ops = o.ops;
-      if (ops == NULL)
-        ops = sample = msperf_paths_data_file ("examples/traces/llama3-8b-prefill.jsonl",
-                                               "doc/examples/traces/llama3-8b-prefill.jsonl");
-      reader = msperf_trace_reader_open (ops, &error);
+      source = o.ops;
+      if (source == NULL)
+        source = sample = msperf_paths_data_file ("examples/traces/llama3-8b-prefill.jsonl",
+                                                  "doc/examples/traces/llama3-8b-prefill.jsonl");
+      reader = msperf_trace_reader_open (source, &error);
     }
   if (reader == NULL)
     {
@@ -339,7 +345,7 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   run->database = profiling ? g_strdup (msperf_database_dir (msperf_engine_database (e))) : NULL;
   run->policy_hash = g_strdup (msperf_engine_policy_hash (e));
   run->device_profile = g_strdup (msperf_engine_device_name (e));
-  status = run_items (e, run, reader, &o);
+  status = run_items (e, run, reader, strcmp (source, "-") == 0 ? "<stdin>" : source, &o);
   if (!write_outputs (run, &o, single, &error))
     {
       fprintf (stderr, "msperf: %s\n", error->message);

@@ -251,7 +251,8 @@ static msperf_status
 decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *entry,
             const msperf_plugin *plugin, void *state, msperf_result *r)
 {
-  g_autoptr (GPtrArray) specs = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_subquery_free);
+  g_autoptr (GPtrArray) specs
+    = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_subquery_free);
   g_autoptr (GPtrArray) in = msperf_op_tensor_inputs (op);
   g_autoptr (GArray) inputs = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), in->len);
   static const char *const no_kernels[] = { NULL };

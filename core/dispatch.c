@@ -189,13 +189,73 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
 }
 
+/* The ATT module an op's `att.kind` selects (FORMATS §2), or NULL. */
+static const char *
+att_mode (const msperf_op *op)
+{
+  const char *kind = msperf_value_get_string (msperf_value_lookup (op->att, "kind"));
+
+  if (kind == NULL)
+    return NULL;
+  if (strcmp (kind, "cast") == 0)
+    return "cast_att";
+  if (strcmp (kind, "broadcast_extend") == 0 || strcmp (kind, "duplicate") == 0)
+    return "broadcast_att";
+  return NULL;
+}
+
+/* Analytic model of an ATT module: its answer, even without a latency (no vector clock:
+ * latency null, cycles in details, counted apart). Refused parameters make the answer
+ * REJECTED with the module's message, as an invalid input line is. */
+static gboolean
+model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  msperf_query q = { 0 };
+  msperf_status status;
+
+  if (plugin == NULL)
+    {
+      msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
+                                                                    : "module_missing", mode);
+      return FALSE;
+    }
+  if (plugin->model == NULL)
+    {
+      msperf_result_set_miss (r, "module_no_model:%s", mode);
+      return FALSE;
+    }
+  q.engine = e;
+  q.op = op;
+  q.mode = mode;
+  q.kernel_types = (const char *const[]){ NULL };
+  q.tc_input_count = -1;
+  status = plugin->model (state, &q, r);
+  if (status == MSPERF_ERROR)
+    {
+      r->source = MSPERF_SOURCE_REJECTED;
+      r->latency_us = NAN;
+      if (r->miss_reason == NULL)
+        r->miss_reason = g_strdup ("att_parameters_refused");
+      return TRUE;
+    }
+  return status == MSPERF_HIT;
+}
+
 static msperf_result *
 answer (msperf_engine *e, const msperf_op *op)
 {
   msperf_result *r = msperf_result_new ();
   msperf_status status = MSPERF_MISS;
+  const char *att = att_mode (op);
 
-  if (e->db == NULL)
+  if (att != NULL)
+    {
+      if (!model_stage (e, att, op, r))
+        roofline_stage (e, op, r);
+    }
+  else if (e->db == NULL)
     {
       /* analytic-only run: the roofline is the requested model, not a fallback. */
       roofline_stage (e, op, r);

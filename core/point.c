@@ -1,5 +1,6 @@
 /* msperf — interpolation coordinates filled by modules (see include/msperf/point.h). */
 #include <config.h>
+#include <math.h>
 #include <msperf/point.h>
 
 void
@@ -8,6 +9,8 @@ msperf_point_init (msperf_point *p)
   g_return_if_fail (p != NULL);
   *p = (msperf_point){ 0 };
   p->regime = g_string_new (NULL);
+  p->latency_us = NAN;
+  p->input_limit = -1;
 }
 
 void
@@ -16,6 +19,8 @@ msperf_point_clear (msperf_point *p)
   g_return_if_fail (p != NULL);
   if (p->regime)
     g_string_free (p->regime, TRUE);
+  if (p->group)
+    g_string_free (p->group, TRUE);
   *p = (msperf_point){ 0 };
 }
 
@@ -51,4 +56,14 @@ msperf_point_add_field (msperf_point *p, const char *name, int64_t value, msperf
   p->matchers[p->n_fields] = matcher;
   p->n_fields++;
   return TRUE;
+}
+
+void
+msperf_point_set_group (msperf_point *p, const char *group, int rank)
+{
+  g_return_if_fail (p != NULL);
+  if (p->group == NULL)
+    p->group = g_string_new (NULL);
+  g_string_assign (p->group, group ? group : "");
+  p->group_rank = rank;
 }

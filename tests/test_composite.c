@@ -69,8 +69,8 @@ mc2 (const char *m1, const char *m2, int ranks)
   return op;
 }
 
-/* static_quant_linear_all_reduce(x int8, w int8, scale, offset, …, rank_group): only the first two
- * tensors take part (tc_input_count 2). */
+/* static_quant_linear_all_reduce(x int8, w int8, scale, offset, …, rank_group): only the first
+ * two tensors take part (tc_input_count 2). */
 static msperf_op *
 quant_mc2 (int ranks)
 {
@@ -501,8 +501,9 @@ main (void)
                                      setup_default, teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_compute_miss_diagnoses_input_count,
                                      setup_default, teardown_engine),
-    cmocka_unit_test_setup_teardown (test_composite_compute_miss_is_shape_mismatch_when_counts_agree,
-                                     setup_default, teardown_engine),
+    cmocka_unit_test_setup_teardown (
+      test_composite_compute_miss_is_shape_mismatch_when_counts_agree, setup_default,
+      teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_comm_failure_misses_whole_op,
                                      setup_default, teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_quant_mc2_counts_bf16_message_bytes,

@@ -25,6 +25,15 @@ typedef struct msperf_point {
   const char *field_names[MSPERF_POINT_MAX_FIELDS];
   int64_t fields[MSPERF_POINT_MAX_FIELDS];
   msperf_matcher matchers[MSPERF_POINT_MAX_FIELDS];
+  /* Appended; msperf_point_init sets the defaults noted. */
+  GString *group;        /* sub-key of the regime (e.g. a row's CSV input formats), owned; NULL =
+                          * none. A target leaves it NULL: every group of its regime is a
+                          * candidate, tried by ascending group_rank (ND before other formats). */
+  int group_rank;        /* 0 */
+  double latency_us;     /* describe_row may set the row latency its latency policy picks; NAN
+                          * (default) = msperf_table_row_latency */
+  int64_t input_limit;   /* set by the core before either describe call: the query's
+                          * tc_input_count (-1 = none); row slots beyond it are not compared */
 } msperf_point;
 
 void msperf_point_init (msperf_point *p);
@@ -35,6 +44,8 @@ void msperf_point_regime_add (msperf_point *p, const char *part);
 gboolean msperf_point_add_axis (msperf_point *p, const char *name, double value, gboolean known);
 gboolean msperf_point_add_field (msperf_point *p, const char *name, int64_t value,
                                  msperf_matcher matcher);
+/* Sets the group (copied) and its rank. */
+void msperf_point_set_group (msperf_point *p, const char *group, int rank);
 
 G_END_DECLS
 

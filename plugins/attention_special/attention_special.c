@@ -50,6 +50,11 @@
 #define AVG_SEQ_LEN_TOLERANCE 16
 /* A row without runtime metadata ranks behind an enriched row at the same gap (§2.3). */
 #define LEGACY_PENALTY 0.5
+/* msperf tie-break (not upstream): among rows at the same gap and metadata state, a row whose
+ * token count T equals the query's ranks before a block-padded one. Upstream scores them equal
+ * and keeps the earliest, so a batch-16 decode query was answered by the batch-1 row (T 16 is
+ * 1 padded to 16). Any gap difference (>= 1) still dominates. */
+#define TOKEN_PADDING_TIE_BREAK 1e-3
 #define ATTENTION_CONFIDENCE 0.9
 #define AVG_SEQ_COLUMN "Runtime avg_seq_len"
 #define LEGACY_AVG_SEQ_COLUMN "avg_seq_len"
@@ -355,16 +360,16 @@ field_passes (const msperf_table *t, size_t row, int col, const field_def *def,
 /* Checks one row; on a match *distance is the §2.3 attention distance. */
 static gboolean
 row_matches (const msperf_table *t, size_t row, const table_cols *c, const target *tg,
-             msperf_dtype want_dtype, double *distance, int64_t *row_avg)
+             msperf_dtype want_dtype, double *distance)
 {
   double avg = cell_number (msperf_table_cell (t, row, c->avg_seq));
   msperf_tensor q;
-  int64_t q3[3], gap;
-  gboolean legacy = TRUE;
+  int64_t q3[3], gap, row_avg;
+  gboolean legacy = TRUE, padded;
 
   if (isnan (avg) || avg < 0 || !isfinite (avg) || avg >= 9223372036854775808.0)
     return FALSE;
-  *row_avg = (int64_t) trunc (avg);
+  row_avg = (int64_t) trunc (avg);
   if (!parse_slot0 (msperf_table_cell (t, row, c->shapes), &q)
       || !normalize_q (&q, tg->d, q3))
     return FALSE;
@@ -376,12 +381,12 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
     if (c->field[f] >= 0 && tg->v[f].known
         && !field_passes (t, row, c->field[f], &fields[f], &tg->v[f]))
       return FALSE;
-  gap = tg->avg_seq_len > *row_avg ? tg->avg_seq_len - *row_avg : *row_avg - tg->avg_seq_len;
+  gap = tg->avg_seq_len > row_avg ? tg->avg_seq_len - row_avg : row_avg - tg->avg_seq_len;
   if (gap > AVG_SEQ_LEN_TOLERANCE)
     return FALSE;
   /* Attention token counts pad in either direction (Q8). */
-  if (q3[0] != tg->t && !msperf_is_block_padded (tg->t, q3[0])
-      && !msperf_is_block_padded (q3[0], tg->t))
+  padded = q3[0] != tg->t;
+  if (padded && !msperf_is_block_padded (tg->t, q3[0]) && !msperf_is_block_padded (q3[0], tg->t))
     return FALSE;
   if (c->completeness >= 0)
     {
@@ -390,7 +395,8 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
       trimmed (msperf_table_cell (t, row, c->completeness), buf, sizeof buf);
       legacy = *buf == '\0' || strcmp (buf, "legacy") == 0;
     }
-  *distance = (double) gap + (legacy ? LEGACY_PENALTY : 0.0);
+  *distance = (double) gap + (legacy ? LEGACY_PENALTY : 0.0)
+              + (padded ? TOKEN_PADDING_TIE_BREAK : 0.0);
   return TRUE;
 }
 
@@ -514,11 +520,10 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
           msperf_latency_column col;
           gboolean fallback;
           double distance, lat;
-          int64_t row_avg;
           int priority;
 
           if (!msperf_table_row_valid (t, row)
-              || !row_matches (t, row, &c, tg, want_dtype, &distance, &row_avg))
+              || !row_matches (t, row, &c, tg, want_dtype, &distance))
             continue;
           lat = row_latency (t, row, ratio, &fallback);
           col = msperf_table_row_latency_column (t, row);
@@ -760,14 +765,12 @@ target_from_op (const msperf_query *q, target *tg, msperf_result *r)
       return FALSE;
     }
   /* int(mean(seq_lens)) truncates (Q6); exact integer arithmetic for non-negative lengths. */
-  for (size_t i = 0; i < seq_lens->n_values; i++)
-    if (seq_lens->values[i] < 0 || seq_lens->values[i] > INT64_MAX - sum)
-      {
-        sum = -1;
-        break;
-      }
-    else
-      sum += seq_lens->values[i];
+  for (size_t i = 0; i < seq_lens->n_values && sum >= 0; i++)
+    {
+      int64_t len = seq_lens->values[i];
+
+      sum = len < 0 || len > INT64_MAX - sum ? -1 : sum + len;
+    }
   if (seq_lens->n_values == 0 || sum < 0)
     {
       msperf_result_set_miss (r, "invalid_seq_lens");
@@ -810,6 +813,9 @@ static void
 set_hit (const msperf_selector *sel, const target *tg, gboolean aliased, msperf_result *r)
 {
   const char *k = msperf_table_kernel_type (sel->table);
+  table_cols c;
+  msperf_tensor q;
+  int64_t csv_avg;
 
   msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, sel->latency, ATTENTION_CONFIDENCE, k,
                          "attention");
@@ -821,7 +827,20 @@ set_hit (const msperf_selector *sel, const target *tg, gboolean aliased, msperf_
     msperf_result_detail_string (r, "input_layout", tg->v[F_INPUT_LAYOUT].s);
   else
     msperf_result_detail_value (r, "input_layout", msperf_value_new (MSPERF_VALUE_NONE));
-  msperf_result_detail_double (r, "avg_seq_len_gap", floor (sel->distance));
+  /* The matched row's own coordinates, for users checking how far the answer is. */
+  find_columns (sel->table, &c);
+  if (cell_int (msperf_table_cell (sel->table, sel->row, c.avg_seq), &csv_avg))
+    msperf_result_detail_int (r, "csv_avg_seq_len", csv_avg);
+  msperf_result_detail_int (r, "avg_seq_len_gap", (int64_t) floor (sel->distance));
+  if (parse_slot0 (msperf_table_cell (sel->table, sel->row, c.shapes), &q))
+    {
+      int64_t q3[3];
+
+      /* kernel_shapes: the CSV query slot as written (the other slots do not take part). */
+      msperf_result_add_kernel_shape (r, &q);
+      if (normalize_q (&q, tg->d, q3))
+        msperf_result_detail_bool (r, "token_padded", q3[0] != tg->t);
+    }
   if (aliased)
     msperf_result_detail_string (r, "dtype_alias", "DT_FLOAT16->DT_BF16");
 }

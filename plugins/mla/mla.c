@@ -5,7 +5,8 @@
  * MLA args: [0] q (T,N,qk_head), [1] kv_cache (blocks,bs,kv_lora+rope), [4] seq_lens (values),
  * [5] query_lens, [6] W_UK_T (N,nope,kv_lora), [7] W_UV (N,kv_lora,v), [8] kv_b_proj; >= 10 args.
  *
- *   decode  = BatchMatMulV2|BatchMatMulNd (quant: QuantBatchMatmulV3) on [(N,T,nope),(N,nope,kv_lora)]
+ *   decode  = BatchMatMulV2|BatchMatMulNd (quant: QuantBatchMatmulV3)
+ *               on [(N,T,nope),(N,nope,kv_lora)]
  *             + attention {q_shape_3d (B,N,kv_lora), avg_seq_len, sparse_mode 0, num_kv_heads 1}
  *             + TransposeBatchMatMul on [(N,T,kv_lora),(N,kv_lora,v)]
  *   prefill = MatMulV2 on [(T,kv_lora), kv_b_proj] + attention

@@ -3,8 +3,8 @@
  * build of .ci — keep every input that ever crashed, and every corpus entry, clean.
  *
  * All harnesses are compiled into this one program: each is included with its entry points
- * renamed. Output is TAP, one test per (harness, file); a crash kills the program, which the
- * TAP driver reports as an error.
+ * renamed (with a replay_ prefix: csv_init is libcsv's). Output is TAP, one test per
+ * (harness, file); a crash kills the program, which the TAP driver reports as an error.
  *
  * Usage: test_fuzz_replay [DIR…]; without arguments the directories are
  * $MSPERF_TOP_SRCDIR/tests/fuzz/{corpus,regressions}/<harness>. */
@@ -14,8 +14,8 @@
 #include <glib.h>
 
 #define DECLARE_HARNESS(n) \
-  int n##_init (int *argc, char ***argv); \
-  int n##_one (const uint8_t *data, size_t size);
+  int replay_##n##_init (int *argc, char ***argv); \
+  int replay_##n##_one (const uint8_t *data, size_t size);
 
 DECLARE_HARNESS (csv)
 DECLARE_HARNESS (yaml_mapping)
@@ -25,38 +25,38 @@ DECLARE_HARNESS (trace)
 DECLARE_HARNESS (perf_table)
 DECLARE_HARNESS (att_params)
 
-#define LLVMFuzzerInitialize csv_init
-#define LLVMFuzzerTestOneInput csv_one
+#define LLVMFuzzerInitialize replay_csv_init
+#define LLVMFuzzerTestOneInput replay_csv_one
 #include "fuzz_csv.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize yaml_mapping_init
-#define LLVMFuzzerTestOneInput yaml_mapping_one
+#define LLVMFuzzerInitialize replay_yaml_mapping_init
+#define LLVMFuzzerTestOneInput replay_yaml_mapping_one
 #include "fuzz_yaml_mapping.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize policy_init
-#define LLVMFuzzerTestOneInput policy_one
+#define LLVMFuzzerInitialize replay_policy_init
+#define LLVMFuzzerTestOneInput replay_policy_one
 #include "fuzz_policy.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize device_init
-#define LLVMFuzzerTestOneInput device_one
+#define LLVMFuzzerInitialize replay_device_init
+#define LLVMFuzzerTestOneInput replay_device_one
 #include "fuzz_device.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize trace_init
-#define LLVMFuzzerTestOneInput trace_one
+#define LLVMFuzzerInitialize replay_trace_init
+#define LLVMFuzzerTestOneInput replay_trace_one
 #include "fuzz_trace.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize perf_table_init
-#define LLVMFuzzerTestOneInput perf_table_one
+#define LLVMFuzzerInitialize replay_perf_table_init
+#define LLVMFuzzerTestOneInput replay_perf_table_one
 #include "fuzz_perf_table.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerInitialize att_params_init
-#define LLVMFuzzerTestOneInput att_params_one
+#define LLVMFuzzerInitialize replay_att_params_init
+#define LLVMFuzzerTestOneInput replay_att_params_one
 #include "fuzz_att_params.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
@@ -67,10 +67,10 @@ typedef struct {
 } harness;
 
 static const harness harnesses[] = {
-  { "csv", csv_one },           { "yaml_mapping", yaml_mapping_one },
-  { "policy", policy_one },     { "device", device_one },
-  { "trace", trace_one },       { "perf_table", perf_table_one },
-  { "att_params", att_params_one },
+  { "csv", replay_csv_one },           { "yaml_mapping", replay_yaml_mapping_one },
+  { "policy", replay_policy_one },     { "device", replay_device_one },
+  { "trace", replay_trace_one },       { "perf_table", replay_perf_table_one },
+  { "att_params", replay_att_params_one },
 };
 
 static int
@@ -118,7 +118,7 @@ main (int argc, char **argv)
   gboolean failed = FALSE;
   guint n = 0;
 
-  csv_init (&argc, &argv);
+  replay_csv_init (&argc, &argv);
   if (top == NULL)
     top = MSPERF_SRCDIR;
   for (size_t k = 0; k < G_N_ELEMENTS (harnesses); k++)

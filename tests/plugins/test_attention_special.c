@@ -494,8 +494,24 @@ test_token_padding_both_directions (void **state)
   g_autoptr (msperf_result) tc140 = run (*state, attn ("140,2,64", "140,2,64", 500));
 
   assert_hit (tc144, 50.0, "FusedInferAttentionScore");  /* row T 136 */
+  assert_true (tu_detail_bool (tc144, "token_padded"));
   assert_hit (tc136, 51.0, "FusedInferAttentionScore");  /* row T 144 */
   assert_miss (tc140, "shape_mismatch");                 /* 140 is no padding of 136 */
+}
+
+/* msperf tie-break: at equal gap an exact token count beats a block-padded one (upstream keeps
+ * the earliest row, here the batch-1 row whose T 1 pads to 16). */
+static void
+test_exact_token_count_beats_padded_on_tie (void **state)
+{
+  g_autoptr (msperf_result) b16 = run (*state, attn ("16,20,1,64", "16,4,512,64", 512));
+  g_autoptr (msperf_result) b8 = run (*state, attn ("8,20,1,64", "8,4,512,64", 512));
+
+  assert_hit (b16, 111.0, "FusedInferAttentionScore");
+  assert_false (tu_detail_bool (b16, "token_padded"));
+  /* batch 8 has no exact row: T 16 is 8 padded to 16 */
+  assert_hit (b8, 111.0, "FusedInferAttentionScore");
+  assert_true (tu_detail_bool (b8, "token_padded"));
 }
 
 /* §2.3: distance = gap + 0.5 * legacy; an enriched row beats an earlier legacy row at the same
@@ -515,14 +531,14 @@ test_legacy_penalty_orders_candidates (void **state)
 static void
 test_blank_filter_cells (void **state)
 {
-  msperf_op *with_sparse = attn ("16,10,64", "16,10,64", 100);
+  msperf_op *with_sparse = attn ("100,10,64", "100,10,64", 100);
   g_autoptr (msperf_result) sparse_known = NULL;
-  g_autoptr (msperf_result) sparse_unknown = run (*state, attn ("16,10,64", "16,10,64", 100));
-  g_autoptr (msperf_result) kvh_known = run (*state, attn ("32,10,64", "32,10,64", 100));
+  g_autoptr (msperf_result) sparse_unknown = run (*state, attn ("100,10,64", "100,10,64", 100));
+  g_autoptr (msperf_result) kvh_known = run (*state, attn ("200,10,64", "200,10,64", 100));
   /* a 1-D key gives head_dim 64 but no KV-head count; a 2-D query gives no layout */
-  g_autoptr (msperf_result) kvh_unknown = run (*state, attn ("32,640", "64", 100));
-  g_autoptr (msperf_result) layout_known = run (*state, attn ("48,10,64", "48,10,64", 100));
-  g_autoptr (msperf_result) layout_unknown = run (*state, attn ("48,640", "48,10,64", 100));
+  g_autoptr (msperf_result) kvh_unknown = run (*state, attn ("200,640", "64", 100));
+  g_autoptr (msperf_result) layout_known = run (*state, attn ("300,10,64", "300,10,64", 100));
+  g_autoptr (msperf_result) layout_unknown = run (*state, attn ("300,640", "300,10,64", 100));
 
   set_kwarg_int (with_sparse, "sparse_mode", 3);
   sparse_known = run (*state, with_sparse);
@@ -738,6 +754,10 @@ test_h200_llama3_decode_bnsd_exact (void **state)
   assert_hit (r, 64.2978, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
   assert_float_equal (tu_detail_double (r, "avg_seq_len"), 4096, 0);
+  assert_false (tu_detail_bool (r, "token_padded"));
+  /* kernel_shapes: the CSV query slot as written */
+  assert_int_equal (r->kernel_shapes->len, 1);
+  assert_int_equal (((msperf_tensor *) g_ptr_array_index (r->kernel_shapes, 0))->rank, 4);
 }
 
 /* The prefill line of doc/examples/traces/llama3-8b-prefill.jsonl: query (2048,32,128), key
@@ -787,6 +807,7 @@ main (void)
     cmocka_unit_test (test_avg_seq_len_tolerance_16_inclusive),
     cmocka_unit_test (test_tc_avg_seq_len_truncates_mean),
     cmocka_unit_test (test_token_padding_both_directions),
+    cmocka_unit_test (test_exact_token_count_beats_padded_on_tie),
     cmocka_unit_test (test_legacy_penalty_orders_candidates),
     cmocka_unit_test (test_blank_filter_cells),
     cmocka_unit_test (test_dtype_fp16_exact_then_bf16_retry),

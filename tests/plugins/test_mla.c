@@ -337,7 +337,8 @@ test_mla_sparse_decode_uses_sfa_runtime_params (void **state)
 static void
 test_mla_unspecified_ops_are_unsupported (void **state)
 {
-  static const char *const ops[] = { "tensor_cast.mlapo.default", "tensor_cast.mlapo_quant.default",
+  static const char *const ops[] = { "tensor_cast.mlapo.default",
+                                     "tensor_cast.mlapo_quant.default",
                                      "tensor_cast.dsa_indexer.default", NULL };
   g_autoptr (msperf_engine) sp = NULL;
   g_autoptr (msperf_op) sparse = mla_op (MLA_SPARSE, FALSE);

@@ -3,7 +3,7 @@
  * Read this file next to doc/plugin-guide.md. It is built out of tree against an installed
  * msperf with nothing but pkg-config:
  *
- *   cc -std=c11 -Wall -Wextra -Wpedantic -Werror -shared -fPIC -o msperf_example.so \
+ *   cc -std=c11 -Wall -Wextra -Wpedantic -Werror -shared -fPIC -Wl,-z,now -o msperf_example.so \
  *      msperf_example.c $(pkg-config --cflags --libs msperf-plugin)
  *
  * and used by pointing msperf at the directory that holds msperf_example.so:
