@@ -577,6 +577,11 @@ msperf_database_table (msperf_database *db, const char *kernel_type, GError **er
     {
       c = resolve_table (db, kernel_type);
       g_hash_table_insert (db->tables, g_strdup (kernel_type), c);
+      /* A CSV that exists but cannot be used is an input problem the user must see (the
+       * query modes only report csv_not_found); said once, as the failure is cached. */
+      if (c->table == NULL && !g_error_matches (c->error, MSPERF_ERROR_DOMAIN,
+                                                MSPERF_ERROR_NOT_FOUND))
+        g_warning ("%s", c->error->message);
     }
   if (c->table == NULL)
     {

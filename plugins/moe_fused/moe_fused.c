@@ -666,6 +666,50 @@ string_list (const GPtrArray *parts)
   return list;
 }
 
+/* The communication part answered: total, confidence 0.9 / 0.8, its details. ctx is taken. */
+static void
+add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char *kernel,
+              const char *method, const msperf_result *cr, msperf_value *ctx)
+{
+  gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
+  const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
+  msperf_value *flag = msperf_value_new (MSPERF_VALUE_BOOL);
+
+  r->latency_us = base + cr->latency_us;
+  r->confidence = interpolated ? 0.8 : 0.9;
+  r->source = interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED;
+  if (interpolated && cr->method)
+    msperf_result_set_method (r, cr->method);
+  msperf_result_detail_value (r, "sub_kernel_durations", durations (parts, kernel, cr->latency_us));
+  msperf_value_map_set (ctx, "topology_tier",
+                        tier ? msperf_value_copy (tier) : msperf_value_new (MSPERF_VALUE_NONE));
+  msperf_value_map_set (ctx, "kernel_type", value_string (kernel));
+  msperf_value_map_set (ctx, "interpolation_method", value_string (method));
+  flag->b = interpolated;
+  msperf_value_map_set (ctx, "interpolated", flag);
+  msperf_result_detail_value (r, "embedded_communication", ctx);
+}
+
+/* The communication part failed for another reason than its range: PARTIAL, confidence 0.5,
+ * counted as a miss by the metrics (partial:<kernel>). ctx is taken. */
+static void
+set_partial (msperf_result *r, const GPtrArray *parts, const char *kernel, const char *why,
+             msperf_value *ctx)
+{
+  msperf_value *missed = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autofree char *reason = g_strdup_printf ("moe_embedded_communication_miss:%s", kernel);
+
+  r->source = MSPERF_SOURCE_PARTIAL;
+  r->confidence = CONFIDENCE_PARTIAL;
+  msperf_value_list_append (missed, value_string (kernel));
+  msperf_result_detail_value (r, "hit_kernels", string_list (parts));
+  msperf_result_detail_value (r, "missed_kernels", missed);
+  msperf_result_detail_string (r, "partial_miss_reason", reason);
+  msperf_result_detail_string (r, "communication_miss_reason", why ? why : "unknown");
+  msperf_result_detail_bool (r, "partial", TRUE);
+  msperf_result_detail_value (r, "embedded_communication", ctx);
+}
+
 /* Adds the embedded communication term (step 5) to a result holding the compute part. */
 static msperf_status
 add_communication (const msperf_query *q, const GPtrArray *parts, double base,
@@ -715,62 +759,21 @@ add_communication (const msperf_query *q, const GPtrArray *parts, double base,
   status = msperf_engine_subquery (q->engine, q->op, sq, cr);
   msperf_subquery_free (sq);
 
-  if (status != MSPERF_HIT || isnan (cr->latency_us))
+  if (status == MSPERF_HIT && !isnan (cr->latency_us))
+    add_comm_hit (r, parts, base, kernel, method, cr, g_steal_pointer (&ctx));
+  else if (g_strcmp0 (cr->miss_reason, "shape_mismatch") == 0 || is_optional)
     {
-      const char *why = cr->miss_reason ? cr->miss_reason : "unknown";
-
+      /* Outside the measured message range: upstream keeps the compute part only. */
       msperf_value_map_set (ctx, "kernel_type", value_string (kernel));
-      if (strcmp (why, "shape_mismatch") == 0 || is_optional)
-        {
-          /* Outside the measured message range: upstream keeps the compute part only. */
-          msperf_value_map_set (ctx, "reason",
-                                value_string (strcmp (why, "shape_mismatch") == 0
-                                                ? "outside_measured_range"
-                                                : "optional_lookup_failed"));
-          msperf_result_detail_bool (r, "embedded_communication_active", FALSE);
-          msperf_result_detail_value (r, "embedded_communication", g_steal_pointer (&ctx));
-          return MSPERF_HIT;
-        }
-      r->source = MSPERF_SOURCE_PARTIAL;
-      r->confidence = CONFIDENCE_PARTIAL;
-      msperf_result_detail_value (r, "hit_kernels", string_list (parts));
-      {
-        msperf_value *missed = msperf_value_new (MSPERF_VALUE_LIST);
-        msperf_value_list_append (missed, value_string (kernel));
-        msperf_result_detail_value (r, "missed_kernels", missed);
-      }
-      {
-        g_autofree char *pr = g_strdup_printf ("moe_embedded_communication_miss:%s", kernel);
-        msperf_result_detail_string (r, "partial_miss_reason", pr);
-      }
-      msperf_result_detail_string (r, "communication_miss_reason", why);
-      msperf_result_detail_bool (r, "partial", TRUE);
+      msperf_value_map_set (ctx, "reason",
+                            value_string (g_strcmp0 (cr->miss_reason, "shape_mismatch") == 0
+                                            ? "outside_measured_range"
+                                            : "optional_lookup_failed"));
+      msperf_result_detail_bool (r, "embedded_communication_active", FALSE);
       msperf_result_detail_value (r, "embedded_communication", g_steal_pointer (&ctx));
-      return MSPERF_HIT;
     }
-
-  {
-    gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
-    const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
-
-    r->latency_us = base + cr->latency_us;
-    r->confidence = interpolated ? 0.8 : 0.9;
-    r->source = interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED;
-    if (interpolated && cr->method)
-      msperf_result_set_method (r, cr->method);
-    msperf_result_detail_value (r, "sub_kernel_durations",
-                                durations (parts, kernel, cr->latency_us));
-    msperf_value_map_set (ctx, "topology_tier",
-                          tier ? msperf_value_copy (tier) : msperf_value_new (MSPERF_VALUE_NONE));
-    msperf_value_map_set (ctx, "kernel_type", value_string (kernel));
-    msperf_value_map_set (ctx, "interpolation_method", value_string (method));
-    {
-      msperf_value *b = msperf_value_new (MSPERF_VALUE_BOOL);
-      b->b = interpolated;
-      msperf_value_map_set (ctx, "interpolated", b);
-    }
-    msperf_result_detail_value (r, "embedded_communication", g_steal_pointer (&ctx));
-  }
+  else
+    set_partial (r, parts, kernel, cr->miss_reason, g_steal_pointer (&ctx));
   return MSPERF_HIT;
 }
 

@@ -138,6 +138,24 @@ t_strict() {
 }
 ok "--strict stops at the first rejected line" t_strict
 
+t_tp2_all_reduce() {
+  tp2=$src/doc/examples/traces/llama3-8b-prefill-tp2.jsonl
+  status_is 0 "$bin" estimate --ops "$tp2" --tp-size 2 --format jsonl || return 1
+  [ "$(wc -l <"$tmp/cmd.out")" -eq "$(count_ops "$tp2")" ] || return 1
+  grep '"op": "tensor_cast.all_reduce.default"' "$tmp/cmd.out" | grep '"source": "ANALYTIC"' |
+    grep '"method": "roofline"' | grep -q '"miss_reason": "csv_not_found"' || { cat "$tmp/cmd.out"; return 1; }
+}
+ok "TP=2 sample: each all_reduce is ANALYTIC (ring model) with csv_not_found" t_tp2_all_reduce
+
+t_att_in_trace() {
+  att=$src/tests/data/att/cast_trace.jsonl
+  status_is 0 "$bin" estimate --ops "$att" --device-profile ascend-a3 --format jsonl || return 1
+  [ "$(grep -c '"method": "att"' "$tmp/cmd.out")" -eq "$(count_ops "$att")" ] || { cat "$tmp/cmd.out"; return 1; }
+  status_is 0 "$bin" estimate --ops "$att" --format jsonl || return 1
+  grep -q '"miss_reason": "no_vector_clock"' "$tmp/cmd.out"
+}
+ok "ATT trace lines go to the cast_att model (no clock: no_vector_clock)" t_att_in_trace
+
 t_stdin() {
   head -n 1 "$tmp/t.jsonl" | "$bin" estimate --ops - --format jsonl >"$tmp/s.out" 2>/dev/null &&
     grep -q '"index": 0' "$tmp/s.out"

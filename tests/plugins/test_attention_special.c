@@ -788,47 +788,43 @@ test_h200_llama3_prefill_tnd_exact (void **state)
 int
 main (void)
 {
-  const struct CMUnitTest sfa[] = {
-    cmocka_unit_test (test_sfa_golden_avg_5000_gives_100),
-    cmocka_unit_test (test_sfa_golden_avg_10000_gives_200),
-    cmocka_unit_test (test_sfa_golden_through_params),
+  /* One plan for the TAP driver; each test gets a fresh engine on its fixture database. */
+#define SFA(t) cmocka_unit_test_setup_teardown (t, setup_sfa, teardown_engine)
+#define RULES(t) cmocka_unit_test_setup_teardown (t, setup_rules, teardown_engine)
+#define H200(t) cmocka_unit_test_setup_teardown (t, setup_h200, teardown_engine)
+  const struct CMUnitTest tests[] = {
+    SFA (test_sfa_golden_avg_5000_gives_100),
+    SFA (test_sfa_golden_avg_10000_gives_200),
+    SFA (test_sfa_golden_through_params),
+    RULES (test_tc_fewer_than_7_args_is_insufficient_args),
+    RULES (test_tc_query_not_tensor),
+    RULES (test_tc_unmapped_dtype_is_dtype_unmapped),
+    RULES (test_tc_q_shape_normalize_failed),
+    RULES (test_tc_seq_lens_missing),
+    RULES (test_tc_seq_lens_empty_or_negative_is_invalid),
+    RULES (test_prefill_tnd_hits_row),
+    RULES (test_2d_query_splits_by_key_head_dim),
+    RULES (test_bnsd_decode_kv_heads_from_key_dim_1),
+    RULES (test_sparse_mode_policy_default_and_kwarg),
+    RULES (test_avg_seq_len_tolerance_16_inclusive),
+    RULES (test_tc_avg_seq_len_truncates_mean),
+    RULES (test_token_padding_both_directions),
+    RULES (test_exact_token_count_beats_padded_on_tie),
+    RULES (test_legacy_penalty_orders_candidates),
+    RULES (test_blank_filter_cells),
+    RULES (test_dtype_fp16_exact_then_bf16_retry),
+    RULES (test_alternates_nearest_then_primary_on_tie),
+    RULES (test_require_semantic_unique),
+    RULES (test_missing_csv_is_csv_not_found),
+    RULES (test_csv_without_avg_column_is_semantic_context_missing),
+    RULES (test_legacy_avg_column_truncates_and_skips_bad_rows),
+    RULES (test_params_int_and_phase_filters),
+    RULES (test_params_list_filter_blank_cell_passes),
+    RULES (test_params_lenient_filters),
+    RULES (test_params_required_context_fields),
+    H200 (test_h200_llama3_decode_bnsd_exact),
+    H200 (test_h200_llama3_prefill_tnd_exact),
   };
-  const struct CMUnitTest rules[] = {
-    cmocka_unit_test (test_tc_fewer_than_7_args_is_insufficient_args),
-    cmocka_unit_test (test_tc_query_not_tensor),
-    cmocka_unit_test (test_tc_unmapped_dtype_is_dtype_unmapped),
-    cmocka_unit_test (test_tc_q_shape_normalize_failed),
-    cmocka_unit_test (test_tc_seq_lens_missing),
-    cmocka_unit_test (test_tc_seq_lens_empty_or_negative_is_invalid),
-    cmocka_unit_test (test_prefill_tnd_hits_row),
-    cmocka_unit_test (test_2d_query_splits_by_key_head_dim),
-    cmocka_unit_test (test_bnsd_decode_kv_heads_from_key_dim_1),
-    cmocka_unit_test (test_sparse_mode_policy_default_and_kwarg),
-    cmocka_unit_test (test_avg_seq_len_tolerance_16_inclusive),
-    cmocka_unit_test (test_tc_avg_seq_len_truncates_mean),
-    cmocka_unit_test (test_token_padding_both_directions),
-    cmocka_unit_test (test_exact_token_count_beats_padded_on_tie),
-    cmocka_unit_test (test_legacy_penalty_orders_candidates),
-    cmocka_unit_test (test_blank_filter_cells),
-    cmocka_unit_test (test_dtype_fp16_exact_then_bf16_retry),
-    cmocka_unit_test (test_alternates_nearest_then_primary_on_tie),
-    cmocka_unit_test (test_require_semantic_unique),
-    cmocka_unit_test (test_missing_csv_is_csv_not_found),
-    cmocka_unit_test (test_csv_without_avg_column_is_semantic_context_missing),
-    cmocka_unit_test (test_legacy_avg_column_truncates_and_skips_bad_rows),
-    cmocka_unit_test (test_params_int_and_phase_filters),
-    cmocka_unit_test (test_params_list_filter_blank_cell_passes),
-    cmocka_unit_test (test_params_lenient_filters),
-    cmocka_unit_test (test_params_required_context_fields),
-  };
-  const struct CMUnitTest h200[] = {
-    cmocka_unit_test (test_h200_llama3_decode_bnsd_exact),
-    cmocka_unit_test (test_h200_llama3_prefill_tnd_exact),
-  };
-  int failed = 0;
 
-  failed += cmocka_run_group_tests_name ("attention_sfa", sfa, setup_sfa, teardown_engine);
-  failed += cmocka_run_group_tests_name ("attention_rules", rules, setup_rules, teardown_engine);
-  failed += cmocka_run_group_tests_name ("attention_h200", h200, setup_h200, teardown_engine);
-  return failed;
+  return cmocka_run_group_tests_name ("attention_special", tests, NULL, NULL);
 }

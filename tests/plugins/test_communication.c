@@ -534,46 +534,40 @@ test_comm_subquery_without_message_bytes_is_invalid_args (void **state)
   assert_string_equal (r->miss_reason, "invalid_args");
 }
 
+#define FIXTURE(t) cmocka_unit_test_setup_teardown (t, setup_fixture, teardown_engine)
+#define GRID(t) cmocka_unit_test_setup_teardown (t, setup_grid, teardown_engine)
+
 int
 main (void)
 {
-  const struct CMUnitTest fixture[] = {
-    cmocka_unit_test (test_comm_exact_row_golden_689_96),
-    cmocka_unit_test (test_comm_alpha_beta_golden_551_23),
-    cmocka_unit_test (test_comm_above_range_misses_without_extrapolation),
-    cmocka_unit_test (test_comm_below_range_misses),
-    cmocka_unit_test (test_comm_unknown_device_count_misses),
-    cmocka_unit_test (test_comm_alpha_beta_latency_dominated_group),
-    cmocka_unit_test (test_comm_alpha_beta_is_clamped_to_bracket),
-    cmocka_unit_test (test_comm_bracket_linear_from_entry_option),
-    cmocka_unit_test (test_comm_unknown_method_misses_only_when_interpolating),
-    cmocka_unit_test (test_comm_first_valid_row_of_a_size_answers),
-    cmocka_unit_test (test_comm_reduce_scatter_divides_by_devices),
-    cmocka_unit_test (test_comm_all_gather_uses_per_rank_input),
-    cmocka_unit_test (test_comm_raw_profiling_csv_is_csv_format_raw),
-    cmocka_unit_test (test_comm_missing_csv_is_csv_not_found),
-    cmocka_unit_test (test_comm_non_tensor_first_arg_is_invalid_args),
-    cmocka_unit_test (test_comm_non_list_last_arg_is_invalid_args),
-    cmocka_unit_test (test_comm_subquery_message_bytes_and_devices),
-    cmocka_unit_test (test_comm_subquery_rank_group_and_bracket_linear),
-    cmocka_unit_test (test_comm_subquery_explicit_tier),
-    cmocka_unit_test (test_comm_subquery_without_message_bytes_is_invalid_args),
-  };
-  const struct CMUnitTest fresh[] = {
-    /* its own engine: the Q10 warning is once per CSV per engine */
-    cmocka_unit_test_setup_teardown (test_comm_no_grid_first_row_wins_and_warns_once,
-                                     setup_fixture, teardown_engine),
+  /* One engine per test: the Q10 warning is once per CSV per engine. */
+  const struct CMUnitTest tests[] = {
+    FIXTURE (test_comm_exact_row_golden_689_96),
+    FIXTURE (test_comm_alpha_beta_golden_551_23),
+    FIXTURE (test_comm_above_range_misses_without_extrapolation),
+    FIXTURE (test_comm_below_range_misses),
+    FIXTURE (test_comm_unknown_device_count_misses),
+    FIXTURE (test_comm_alpha_beta_latency_dominated_group),
+    FIXTURE (test_comm_alpha_beta_is_clamped_to_bracket),
+    FIXTURE (test_comm_bracket_linear_from_entry_option),
+    FIXTURE (test_comm_unknown_method_misses_only_when_interpolating),
+    FIXTURE (test_comm_first_valid_row_of_a_size_answers),
+    FIXTURE (test_comm_reduce_scatter_divides_by_devices),
+    FIXTURE (test_comm_all_gather_uses_per_rank_input),
+    FIXTURE (test_comm_raw_profiling_csv_is_csv_format_raw),
+    FIXTURE (test_comm_missing_csv_is_csv_not_found),
+    FIXTURE (test_comm_non_tensor_first_arg_is_invalid_args),
+    FIXTURE (test_comm_non_list_last_arg_is_invalid_args),
+    FIXTURE (test_comm_subquery_message_bytes_and_devices),
+    FIXTURE (test_comm_subquery_rank_group_and_bracket_linear),
+    FIXTURE (test_comm_subquery_explicit_tier),
+    FIXTURE (test_comm_subquery_without_message_bytes_is_invalid_args),
+    FIXTURE (test_comm_no_grid_first_row_wins_and_warns_once),
+    GRID (test_comm_grid_selects_topology_tier),
+    GRID (test_comm_grid_tp16_is_tier_1),
     cmocka_unit_test (test_comm_sample_database_all_reduce_is_analytic_csv_not_found),
   };
-  const struct CMUnitTest grid[] = {
-    cmocka_unit_test (test_comm_grid_selects_topology_tier),
-    cmocka_unit_test (test_comm_grid_tp16_is_tier_1),
-  };
-  int failed = 0;
 
   g_log_set_writer_func (count_writer, NULL, NULL);
-  failed += cmocka_run_group_tests_name ("communication", fixture, setup_fixture, teardown_engine);
-  failed += cmocka_run_group_tests_name ("communication_fresh_engine", fresh, NULL, NULL);
-  failed += cmocka_run_group_tests_name ("communication_grid", grid, setup_grid, teardown_engine);
-  return failed;
+  return cmocka_run_group_tests_name ("communication", tests, NULL, NULL);
 }
