@@ -40,7 +40,13 @@
  * semantic_context_missing:target:<fields>. The legacy context (q_shape_3d, avg_seq_len, dtype)
  * is always present. Every other field is a Runtime column: a table without that column offers
  * no row (reason semantic_context_missing:csv:<columns> when nothing matched), and a blank cell
- * in a required column rejects the row whatever the filter kind. */
+ * in a required column rejects the row whatever the filter kind.
+ *
+ * Selection is nearest (§2.3) with distance gap + 0.5·legacy, plus a msperf tie-break that puts
+ * an exact token count before a block-padded one (TOKEN_PADDING_TIE_BREAK). A hit is MEASURED,
+ * confidence 0.9, rule "attention", details kernel_type, avg_seq_len, sparse_mode, num_kv_heads,
+ * input_layout (null when unknown), csv_avg_seq_len, avg_seq_len_gap, token_padded; its
+ * kernel_shapes hold the row's query slot as written. */
 #include <config.h>
 #include <math.h>
 #include <string.h>
