@@ -1,5 +1,6 @@
 /* msperf validate — check a profiling database and list every problem (FORMATS §5.2). */
 #include <config.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <msperf/database.h>
@@ -146,7 +147,10 @@ static void
 check_table (const msperf_table *t, gboolean communication, report *r)
 {
   const char *path = msperf_table_path (t);
-  size_t skipped = msperf_table_n_skipped (t);
+  const GPtrArray *problems = msperf_table_problems (t);
+  g_autoptr (GString) lines = g_string_new (NULL);
+  g_autoptr (GHashTable) problem_lines = g_hash_table_new (NULL, NULL);
+  size_t bad_latency = 0;
 
   if (communication)
     {
@@ -162,9 +166,33 @@ check_table (const msperf_table *t, gboolean communication, report *r)
     g_ptr_array_add (r->errors, g_strdup_printf ("%s:1: no latency column (Average Duration(us), "
                                                  "Profiling Average Duration(us) or Duration(us))",
                                                  path));
-  if (skipped > 0)
-    g_ptr_array_add (r->warnings, g_strdup_printf ("%s: %zu row%s skipped for an invalid latency",
-                                                   path, skipped, skipped == 1 ? "" : "s"));
+  /* Rows the loader set aside (ragged, not UTF-8, bad shape cells), each with its line. */
+  for (guint k = 0; k < problems->len; k++)
+    {
+      const char *problem = g_ptr_array_index (problems, k);
+
+      g_ptr_array_add (r->warnings, g_strdup (problem));
+      /* Problems read "PATH:LINE: ..."; a row with a bad shape is not also a latency case. */
+      if (g_str_has_prefix (problem, path) && problem[strlen (path)] == ':')
+        g_hash_table_add (problem_lines,
+                          GUINT_TO_POINTER (strtoul (problem + strlen (path) + 1, NULL, 10)));
+    }
+  for (size_t row = 0; row < msperf_table_n_rows (t); row++)
+    if (msperf_table_row_latency_column (t, row) == MSPERF_LATENCY_NONE
+        && !g_hash_table_contains (problem_lines,
+                                   GUINT_TO_POINTER (msperf_table_row_line (t, row))))
+      {
+        /* The first few lines are enough to find the pattern. */
+        if (bad_latency++ < 5)
+          g_string_append_printf (lines, "%s%u", lines->len ? ", " : "",
+                                  msperf_table_row_line (t, row));
+      }
+  if (bad_latency > 0)
+    g_ptr_array_add (r->warnings, g_strdup_printf ("%s: %zu row%s skipped for an invalid latency "
+                                                   "(line%s %s%s)", path, bad_latency,
+                                                   bad_latency == 1 ? "" : "s",
+                                                   bad_latency == 1 ? "" : "s", lines->str,
+                                                   bad_latency > 5 ? ", ..." : ""));
   check_duplicates (t, r);
 }
 

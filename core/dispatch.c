@@ -7,6 +7,7 @@
 #include <string.h>
 #include "engine_private.h"
 #include "composite.h"
+#include "interpolate.h"
 #include "roofline.h"
 
 /* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
@@ -85,6 +86,8 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
 {
   void *state = NULL;
   const msperf_plugin *plugin;
+  const msperf_mapping_entry *entry;
+  msperf_status status;
   msperf_query q = { 0 };
 
   g_return_val_if_fail (e != NULL && e->started && parent != NULL && sq != NULL && r != NULL,
@@ -105,7 +108,14 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   q.n_inputs = sq->inputs->len;
   q.tc_input_count = sq->tc_input_count;
   q.params = sq->params;
-  return plugin->lookup (state, &q, r);
+  status = plugin->lookup (state, &q, r);
+  /* A composite's part that misses exactly goes through the interpolation stage (reference
+   * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
+   * exact behaviour their own confidence rules assume. */
+  entry = e->db ? msperf_database_entry (e->db, parent->name) : NULL;
+  if (status == MSPERF_MISS && entry && entry->composite)
+    status = msperf_interpolate_subquery (e, parent, sq, r);
+  return status;
 }
 
 static msperf_status
@@ -137,12 +147,18 @@ resolve_mode (const msperf_mapping_entry *entry)
   return "compute";
 }
 
+/* *entry_out and *mode_out receive the entry and the module that answered (NULL when the
+ * core answered: unmapped, composite, zero_cost) for the interpolation stage. */
 static msperf_status
-exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
+exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
+             const msperf_mapping_entry **entry_out, const char **mode_out)
 {
   const msperf_mapping_entry *entry = msperf_database_entry (e->db, op->name);
   const char *mode;
   msperf_status status;
+
+  *entry_out = entry;
+  *mode_out = NULL;
 
   if (entry == NULL)
     {
@@ -156,11 +172,13 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
     return zero_cost (r, entry);
   if (strcmp (mode, "compute") == 0 && entry->kernel_type == NULL && !entry->query_mode)
     return msperf_result_set_miss (r, "no_kernel_type");
+  *mode_out = mode;
   status = call_lookup (e, mode, op, entry, r);
   /* elementwise without an output tensor answers through compute (reference §2.6 step 1). */
   if (status == MSPERF_MISS && g_strcmp0 (r->miss_reason, "elementwise_fallback_compute") == 0)
     {
       msperf_result_reset (r);
+      *mode_out = "compute";
       status = call_lookup (e, "compute", op, entry, r);
     }
   return status;
@@ -173,7 +191,8 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   g_autofree char *reason = g_strdup (r->miss_reason);
 
   msperf_roofline_estimate (msperf_engine_device (e), op, &rf);
-  if (reason)
+  /* After a failed interpolation stage base_reason already holds the exact reason. */
+  if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
     msperf_result_detail_string (r, "base_reason", reason);
   r->source = MSPERF_SOURCE_ANALYTIC;
   r->latency_us = rf.latency_us;
@@ -263,7 +282,15 @@ answer (msperf_engine *e, const msperf_op *op)
     }
   else
     {
-      status = exact_stage (e, op, r);
+      const msperf_mapping_entry *entry;
+      const char *mode;
+
+      status = exact_stage (e, op, r, &entry, &mode);
+      /* Interpolation only after an exact miss or a PARTIAL answer (seed 000 §5.2). */
+      if ((status == MSPERF_MISS
+           || (status == MSPERF_HIT && r->source == MSPERF_SOURCE_PARTIAL))
+          && msperf_interpolate_op (e, op, entry, mode, r))
+        status = MSPERF_HIT;
       if (status != MSPERF_HIT)
         {
           if (r->miss_reason == NULL)

@@ -86,6 +86,7 @@ msperf_engine_free (msperf_engine *e)
     return;
   /* Cached answers may hold strings from modules' static data: drop them first. */
   g_hash_table_unref (e->answers);
+  msperf_index_cache_free (e->index_cache);
   msperf_registry_free (e->registry);
   msperf_database_free (e->db);
   msperf_policy_free (e->policy);
@@ -302,6 +303,17 @@ msperf_engine_start (msperf_engine *e, GError **error)
 }
 
 /* ------------------------------------------------------------------ queries and services */
+
+void
+msperf_engine_drop_tables (msperf_engine *e)
+{
+  g_return_if_fail (e != NULL);
+  if (e->db)
+    msperf_database_clear_cache (e->db);
+  if (e->index_cache)
+    msperf_index_cache_clear (e->index_cache);
+  g_hash_table_remove_all (e->answers);
+}
 
 const GPtrArray *
 msperf_engine_plugins (msperf_engine *e)

@@ -5,6 +5,7 @@
 
 #include <msperf/plugin.h>
 #include "device.h"
+#include "index.h"
 #include "policy.h"
 #include "registry.h"
 
@@ -30,10 +31,15 @@ struct msperf_engine {
   GPtrArray *warnings;           /* char*: load-time warnings, already logged */
   GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
   GHashTable *values_cache;      /* dotted policy path → const msperf_value* (borrowed) */
+  msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
 };
 
 /* The device profile of the roofline (resolved on first use). */
 const msperf_device *msperf_engine_device (msperf_engine *engine);
+
+/* Drops every cached kernel table and what was built on them (candidate indexes, answers):
+ * the next query reads the CSVs again. */
+void msperf_engine_drop_tables (msperf_engine *engine);
 
 /* dispatch.c */
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);

@@ -12,6 +12,7 @@ static const char commands_help[] =
   "  query      answer one op given inline as JSON (--op)\n"
   "  validate   check a profiling database and list every problem\n"
   "  plugins    list the query-mode modules, or show one (plugins info NAME)\n"
+  "  att        ATT vector-unit cost formulas: att cast | att broadcast | att duplicate\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
 

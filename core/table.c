@@ -3,6 +3,7 @@
 #include <config.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/shape.h>
@@ -50,11 +51,18 @@ struct msperf_table {
   GArray *rows;              /* table_row */
   GArray *slots;             /* msperf_tensor, every row's slots in one array */
   GPtrArray *problems;       /* char* */
+  GArray *numel_index;       /* numel_entry of the valid rows with inputs, by (key, row) */
   size_t n_skipped;
   int latency_cols[G_N_ELEMENTS (latency_names)];
   int slot_cols[2][3];
   gboolean have_header;
 };
+
+/* One row of the exact-key index: the key of its first input slot. */
+typedef struct {
+  uint64_t key;
+  size_t row;
+} numel_entry;
 
 static void
 add_problem (msperf_table *table, guint line, const char *format, ...) G_GNUC_PRINTF (3, 4);
@@ -297,6 +305,112 @@ stem_of (const char *name)
   return g_steal_pointer (&base);
 }
 
+uint64_t
+msperf_tensor_numel_key (const msperf_tensor *t)
+{
+  uint64_t n = 1;
+
+  g_return_val_if_fail (t != NULL, 0);
+  for (int k = 0; k < t->rank; k++)
+    {
+      /* Magnitudes, so that the key does not depend on the order of the dims. */
+      uint64_t d = t->dims[k] < 0 ? 0 - (uint64_t) t->dims[k] : (uint64_t) t->dims[k];
+
+      if (d == 0)
+        return 0;
+      n = n > UINT64_MAX / d ? UINT64_MAX : n * d;
+    }
+  return n;
+}
+
+static int
+cmp_numel_entry (const void *a, const void *b)
+{
+  const numel_entry *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Sorting by (key, row) makes a key's rows one ascending run: the exact lookup of the compute
+ * module reads a run instead of scanning every row (doc/performance.md). */
+static void
+build_numel_index (msperf_table *table)
+{
+  table->numel_index = g_array_sized_new (FALSE, FALSE, sizeof (numel_entry), table->rows->len);
+  for (guint r = 0; r < table->rows->len; r++)
+    {
+      const table_row *row = &g_array_index (table->rows, table_row, r);
+      numel_entry e;
+
+      if (row->latency_column == MSPERF_LATENCY_NONE || row->inputs.n == 0)
+        continue;
+      e.key = msperf_tensor_numel_key (&row->inputs.t[0]);
+      e.row = r;
+      g_array_append_val (table->numel_index, e);
+    }
+  qsort (table->numel_index->data, table->numel_index->len, sizeof (numel_entry),
+         cmp_numel_entry);
+}
+
+/* First index of the sorted entries whose key is >= key. */
+static guint
+numel_lower_bound (const GArray *index, uint64_t key)
+{
+  guint lo = 0, hi = index->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (index, numel_entry, mid).key < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static int
+cmp_size (const void *a, const void *b)
+{
+  size_t x = *(const size_t *) a, y = *(const size_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+size_t
+msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
+                                  GArray *rows)
+{
+  guint start, first;
+  uint64_t last_key = lo;
+  gboolean one_key = TRUE;
+
+  g_return_val_if_fail (table != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  if (lo > hi)
+    return 0;
+  start = rows->len;
+  first = numel_lower_bound (table->numel_index, lo);
+  if (first < table->numel_index->len)
+    last_key = g_array_index (table->numel_index, numel_entry, first).key;
+  for (guint k = first; k < table->numel_index->len; k++)
+    {
+      const numel_entry *e = &g_array_index (table->numel_index, numel_entry, k);
+
+      if (e->key > hi)
+        break;
+      one_key &= e->key == last_key;
+      g_array_append_val (rows, e->row);
+    }
+  /* One key's run is already in row order; a range of keys is not. */
+  if (!one_key)
+    qsort (&g_array_index (rows, size_t, start), rows->len - start, sizeof (size_t), cmp_size);
+  return rows->len - start;
+}
+
 msperf_table *
 msperf_table_load_data (const char *data, size_t len, const char *name,
                         const char *kernel_type, GError **error)
@@ -337,6 +451,7 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
       row->inputs.t = row->inputs.n > 0 ? base + row->in_offset : NULL;
       row->outputs.t = row->outputs.n > 0 ? base + row->out_offset : NULL;
     }
+  build_numel_index (table);
   return g_steal_pointer (&table);
 }
 
@@ -378,6 +493,7 @@ msperf_table_free (msperf_table *table)
   g_clear_pointer (&table->rows, g_array_unref);
   g_clear_pointer (&table->slots, g_array_unref); /* CSV slots never own 'values' */
   g_clear_pointer (&table->problems, g_ptr_array_unref);
+  g_clear_pointer (&table->numel_index, g_array_unref);
   g_free (table);
 }
 

@@ -527,11 +527,57 @@ set_json_error (GError **error, const GError *json_error)
     g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "invalid JSON: %s", rest);
 }
 
+/* json-glib parses recursively without a depth limit: a line of a million '[' overflows the
+ * stack. Containers are counted (outside strings) before parsing; FALSE + error past max.
+ * Control bytes are refused too (JSON has none outside whitespace): binary junk. */
+#define MAX_JSON_DEPTH 64
+
+static gboolean
+json_text_ok (const char *text, gsize len, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+
+  for (gsize k = 0; k < len; k++)
+    {
+      guchar c = (guchar) text[k];
+
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        {
+          path_error (error, NULL, "binary content (control byte 0x%02x at byte %" G_GSIZE_FORMAT
+                      ")", c, k + 1);
+          return FALSE;
+        }
+      if (in_string)
+        {
+          if (c == '\\' && k + 1 < len)
+            k++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_JSON_DEPTH)
+            {
+              path_error (error, NULL, "JSON nesting deeper than %d levels", MAX_JSON_DEPTH);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 static msperf_op *
 op_from_text (JsonParser *parser, const char *text, char **op_name, GError **error)
 {
   g_autoptr (GError) json_error = NULL;
 
+  if (!json_text_ok (text, strlen (text), error))
+    return NULL;
   if (!json_parser_load_from_data (parser, text, -1, &json_error))
     {
       set_json_error (error, json_error);
@@ -897,6 +943,18 @@ load_summary (msperf_trace_reader *r, const char *text, gsize len, gboolean *par
   ol.lines = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_signal_connect (parser, "object-start", G_CALLBACK (on_object_start), &ol);
   g_signal_connect (parser, "object-end", G_CALLBACK (on_object_end), &ol);
+  {
+    g_autoptr (GError) text_error = NULL;
+
+    if (!json_text_ok (text, len, &text_error))
+      {
+        *parsed = FALSE;
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: %s", r->name,
+                     text_error->message);
+        ok = FALSE;
+        goto out;
+      }
+  }
   ok = json_parser_load_from_data (parser, text, (gssize) len, &json_error);
   *parsed = ok;
   if (!ok)
@@ -905,7 +963,11 @@ load_summary (msperf_trace_reader *r, const char *text, gsize len, gboolean *par
       const char *msg = json_error->message;
       if (g_str_has_prefix (msg, "<data>:"))
         msg += strlen ("<data>:");
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%s", r->name, msg);
+      /* Some json-glib messages carry no position ("JSON data must be UTF-8 encoded"). */
+      if (g_ascii_isdigit (*msg))
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%s", r->name, msg);
+      else
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: %s", r->name, msg);
       goto out;
     }
   root = json_parser_get_root (parser);
@@ -957,19 +1019,16 @@ source_read_line (msperf_trace_reader *r)
     }
   else
     {
-      char chunk[4096];
+      /* getc, not fgets: fgets cannot tell a NUL byte from the end of what it read. */
       gboolean any = FALSE;
+      int c;
 
-      while (fgets (chunk, sizeof chunk, r->file) != NULL)
+      while ((c = getc (r->file)) != EOF)
         {
-          gsize n = strlen (chunk);
           any = TRUE;
-          if (n > 0 && chunk[n - 1] == '\n')
-            {
-              g_string_append_len (r->buf, chunk, (gssize) n - 1);
-              break;
-            }
-          g_string_append_len (r->buf, chunk, (gssize) n);
+          if (c == '\n')
+            break;
+          g_string_append_c (r->buf, (char) c);
         }
       if (ferror (r->file))
         r->read_failed = TRUE;
@@ -978,6 +1037,11 @@ source_read_line (msperf_trace_reader *r)
     }
   if (r->buf->len && r->buf->str[r->buf->len - 1] == '\r')
     g_string_truncate (r->buf, r->buf->len - 1);
+  /* A NUL would end the line early as a C string and hide binary junk (a line of it would
+   * even look blank): make it a control byte that the JSON check rejects. */
+  for (char *nul = memchr (r->buf->str, '\0', r->buf->len); nul != NULL;
+       nul = memchr (nul, '\0', r->buf->len - (gsize) (nul - r->buf->str)))
+    *nul = '\x1a';
   return TRUE;
 }
 

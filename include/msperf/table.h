@@ -70,6 +70,18 @@ gboolean msperf_table_has_shapes (const msperf_table *table);
  * For `msperf validate` and stats. Transfer none. */
 const GPtrArray *msperf_table_problems (const msperf_table *table);
 
+/* The exact-key index (built at load): the element count of a tensor as the index keys it —
+ * the product of the dims' magnitudes saturated at UINT64_MAX, 0 when a dim is 0, 1 for a
+ * scalar. The input rewrites that keep an element count (batch strip, transposes, flatten,
+ * merge, FRACTAL_NZ restore) keep this key, so a row matching without padding has the key of
+ * the query's input; block padding only shrinks the row's key. */
+uint64_t msperf_tensor_numel_key (const msperf_tensor *t);
+/* Appends to rows (GArray of size_t) the valid rows whose first input slot has a key in
+ * [lo, hi], in ascending row order; returns how many. Rows without input slots are never
+ * returned. */
+size_t msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
+                                         GArray *rows);
+
 G_END_DECLS
 
 #endif /* MSPERF_TABLE_H */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <msperf/plugin.h>
 #include "compute_match.h"
+#include "compute_keys.h"
+#include "compute_axes.h"
 
 typedef enum {
   SCAN_HIT,
@@ -90,19 +92,31 @@ row_latency (const msperf_table *t, size_t row, double ratio, gboolean *fallback
   return envelope;
 }
 
+double
+compute_row_latency (msperf_engine *engine, const msperf_table *t, size_t row)
+{
+  gboolean fallback;
+
+  return row_latency (t, row, envelope_ratio (engine, msperf_table_kernel_type (t)), &fallback);
+}
+
+/* Offers the rows of the kernel list that match: only the exact-key candidates of scope
+ * (compute_keys.h), or every row when the inputs cannot be keyed. */
 static scan_status
-scan (msperf_engine *engine, const attempt *a, int64_t tc_input_count, gboolean fp16_as_bf16,
-      msperf_selector *sel)
+scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
+           gboolean fp16_as_bf16, compute_keys_scope scope, msperf_selector *sel)
 {
   gboolean any_table = FALSE;
+  g_autoptr (GArray) candidates = g_array_new (FALSE, FALSE, sizeof (size_t));
 
   for (guint ki = 0; ki < a->kernels->len; ki++)
     {
       const char *k = g_ptr_array_index (a->kernels, ki);
       g_autoptr (GError) error = NULL;
       const msperf_table *t = msperf_engine_table (engine, k, &error);
-      gboolean prefer_profiling;
+      gboolean prefer_profiling, keyed;
       double ratio;
+      size_t n;
 
       /* An absent (or unusable) CSV only removes this kernel from the list. */
       if (t == NULL)
@@ -111,8 +125,12 @@ scan (msperf_engine *engine, const attempt *a, int64_t tc_input_count, gboolean 
       prefer_profiling = msperf_engine_kernel_flag (engine, "latency_policy", k,
                                                     "prefer_profiling_rows");
       ratio = envelope_ratio (engine, k);
-      for (size_t row = 0; row < msperf_table_n_rows (t); row++)
+      g_array_set_size (candidates, 0);
+      keyed = compute_keys_candidates (k, t, a->tc, a->n_tc, tc_input_count, scope, candidates);
+      n = keyed ? candidates->len : msperf_table_n_rows (t);
+      for (size_t c = 0; c < n; c++)
         {
+          size_t row = keyed ? g_array_index (candidates, size_t, c) : c;
           const msperf_slots *slots;
           compute_row_match m;
           msperf_latency_column col;
@@ -146,6 +164,23 @@ scan (msperf_engine *engine, const attempt *a, int64_t tc_input_count, gboolean 
                                     "require_semantic_unique"))
     return SCAN_AMBIGUOUS;
   return SCAN_HIT;
+}
+
+/* The nearest-row selection of reference §2.3 over the exact-key candidates: first the rows
+ * that can match without padding; only when none of them matches at distance 0 (the best any
+ * row can score) the rows that can match with padding. Rows that cannot match are never
+ * offered, which is all that distinguishes this from offering every row (compute_keys.h). */
+static scan_status
+scan (msperf_engine *engine, const attempt *a, int64_t tc_input_count, gboolean fp16_as_bf16,
+      msperf_selector *sel)
+{
+  scan_status st = scan_rows (engine, a, tc_input_count, fp16_as_bf16,
+                              COMPUTE_KEYS_UNPADDED, sel);
+
+  if (st == SCAN_NO_CSV || (sel->have && sel->distance == 0.0))
+    return st;
+  msperf_selector_clear (sel);
+  return scan_rows (engine, a, tc_input_count, fp16_as_bf16, COMPUTE_KEYS_ANY, sel);
 }
 
 static void
@@ -403,9 +438,9 @@ compute_lookup (void *state, const msperf_query *q, msperf_result *r)
 static gboolean
 compute_init (msperf_engine *engine, void **state, GError **error)
 {
-  (void) engine;
   (void) error;
-  *state = NULL;
+  /* The describe slots read the policy and the tables through the engine. */
+  *state = engine;
   return TRUE;
 }
 
@@ -424,4 +459,6 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .init = compute_init,
   .fini = compute_fini,
   .lookup = compute_lookup,
+  .describe_target = compute_describe_target,
+  .describe_row = compute_describe_row,
 };

@@ -49,6 +49,20 @@ compute_kernel_is_dtype_relaxed (const char *kernel)
   return kernel && in_set (dtype_relaxed_kernels, kernel);
 }
 
+gboolean
+compute_kernel_is_flatten_batch (const char *kernel)
+{
+  return kernel && in_set (flatten_batch_kernels, kernel);
+}
+
+gboolean
+compute_kernel_rewrites_inputs (const char *kernel)
+{
+  return kernel
+         && (in_set (rope_kernels, kernel) || strcmp (kernel, "SwiGlu") == 0
+             || in_set (reshape_and_cache_kernels, kernel));
+}
+
 static void
 shallow (msperf_tensor *dst, const msperf_tensor *src)
 {

@@ -35,6 +35,9 @@ gboolean compute_input_count_mismatch (const char *kernel, const msperf_table *p
 /* The kernel sets of reference §2.4. */
 gboolean compute_kernel_is_matmul (const char *kernel);
 gboolean compute_kernel_is_dtype_relaxed (const char *kernel);
+gboolean compute_kernel_is_flatten_batch (const char *kernel);
+/* RoPE, SwiGlu and ReshapeAndCache: inputs rewritten before matching (reference §2.4 step 2). */
+gboolean compute_kernel_rewrites_inputs (const char *kernel);
 
 G_END_DECLS
 

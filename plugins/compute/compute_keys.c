@@ -1,0 +1,114 @@
+/* msperf module "compute" — exact-key candidates (see compute_keys.h).
+ *
+ * Why element counts: every non-padding shape rule of reference §2.4 (identity, batch strip,
+ * singleton transpose, transposes, flatten, merge) and the FRACTAL_NZ restore permute, drop
+ * unit dims from, or multiply together the same dims, so a row matching without padding has,
+ * input by input, the element count of the query's input. A padding rule only grows the query
+ * side: per dim the row holds c with t = ceil(c/bs)·bs, bs <= 64, so t - 63 <= c <= t. */
+#include <config.h>
+#include <string.h>
+#include "compute_keys.h"
+#include "compute_match.h"
+
+/* The largest block size of the padding rule (msperf_is_block_padded). */
+#define MAX_BLOCK 64
+
+static uint64_t
+sat_mul (uint64_t a, uint64_t b)
+{
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* Smallest element count a padded row dim list can have against the TC dims d[0..n). */
+static uint64_t
+padded_floor (const int64_t *d, int n)
+{
+  uint64_t p = 1;
+
+  for (int k = 0; k < n; k++)
+    p = sat_mul (p, d[k] > MAX_BLOCK ? (uint64_t) (d[k] - (MAX_BLOCK - 1)) : 1);
+  return p;
+}
+
+/* Lower bound of the first row slot's key for any match of input t0: the minimum over the
+ * shapes the rules compare against the row (t0 or its strip, and the 3-D folds). Dims are
+ * positive here (checked by the caller). */
+static uint64_t
+input0_floor (const msperf_tensor *t0)
+{
+  msperf_tensor st;
+  const msperf_tensor *t3;
+  uint64_t lb = padded_floor (t0->dims, t0->rank);
+
+  msperf_shape_strip (t0, &st);
+  t3 = st.rank == 3 ? &st : t0->rank == 3 ? t0 : NULL;
+  if (t3 != NULL)
+    {
+      int64_t flat[2], merged[2];
+      uint64_t ab = sat_mul ((uint64_t) t3->dims[0], (uint64_t) t3->dims[1]);
+      uint64_t bc = sat_mul ((uint64_t) t3->dims[1], (uint64_t) t3->dims[2]);
+
+      /* An overflowing fold never matches (fold_3d); clamping keeps the bound a lower one. */
+      flat[0] = ab > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) ab;
+      flat[1] = t3->dims[2];
+      merged[0] = t3->dims[0];
+      merged[1] = bc > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) bc;
+      lb = MIN (lb, padded_floor (flat, 2));
+      lb = MIN (lb, padded_floor (merged, 2));
+    }
+  return lb;
+}
+
+gboolean
+compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf_tensor *tc,
+                         size_t n_tc, int64_t tc_input_count, compute_keys_scope scope,
+                         GArray *rows)
+{
+  uint64_t key0, keys[8];
+  size_t n_keys, start;
+
+  g_return_val_if_fail (kernel != NULL && t != NULL && rows != NULL, FALSE);
+  if (n_tc == 0 || tc == NULL || tc_input_count == 0 || compute_kernel_rewrites_inputs (kernel))
+    return FALSE;
+  /* A dim <= 0 could equal a row's (or be block-padded from it) in ways the keys ignore. */
+  for (size_t i = 0; i < n_tc; i++)
+    for (int k = 0; k < tc[i].rank; k++)
+      if (tc[i].dims[k] <= 0)
+        return FALSE;
+
+  key0 = msperf_tensor_numel_key (&tc[0]);
+  if (scope == COMPUTE_KEYS_ANY)
+    {
+      /* Any input may be padded: only the first input's range narrows the rows. */
+      msperf_table_rows_by_input_numel (t, input0_floor (&tc[0]), key0, rows);
+      return TRUE;
+    }
+
+  start = rows->len;
+  msperf_table_rows_by_input_numel (t, key0, key0, rows);
+  /* Unpadded: every input's key and the slot count must agree as well. */
+  n_keys = MIN (n_tc, G_N_ELEMENTS (keys));
+  for (size_t i = 0; i < n_keys; i++)
+    keys[i] = msperf_tensor_numel_key (&tc[i]);
+  {
+    size_t kept = start;
+
+    for (size_t k = start; k < rows->len; k++)
+      {
+        size_t row = g_array_index (rows, size_t, k);
+        const msperf_slots *s = msperf_table_row_inputs (t, row);
+        size_t n_csv = s->n;
+        gboolean ok;
+
+        if (tc_input_count >= 0 && (size_t) tc_input_count < n_csv)
+          n_csv = (size_t) tc_input_count;
+        ok = n_csv == n_tc;
+        for (size_t i = 1; ok && i < n_keys; i++)
+          ok = msperf_tensor_numel_key (&s->t[i]) == keys[i];
+        if (ok)
+          g_array_index (rows, size_t, kept++) = row;
+      }
+    g_array_set_size (rows, (guint) kept);
+  }
+  return TRUE;
+}

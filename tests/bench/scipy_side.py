@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""msperf bench: the scipy side of the side-by-side (run by tests/bench/bench, `make bench`).
+
+usage: scipy_side.py POINTS ANSWERS LIMIT
+
+POINTS  one candidate row per line, "M K N latency" (latency as a C99 hex float), in CSV row
+        order: the order msperf's candidate index keeps, which Qhull's output depends on.
+ANSWERS one query per line, "dim M K N answer" (answer: msperf's value as a hex float).
+LIMIT   how many queries to time (scipy is slow: ~ms to s per query).
+
+For each query the candidate set is rebuilt as msperf's index builds it for that axis group
+(dim 3: every point, axes M,K,N; dim 2: axes M,K with N equal to the target's), duplicates
+aggregated by the median in first-occurrence order, and scipy.interpolate.griddata(points,
+values, [x], method="linear") is called once per query — the upstream calling pattern, which
+re-triangulates every time. Prints "S <median us per query> <max relative difference> <n>".
+"""
+import sys
+import time
+
+import numpy as np
+from scipy.interpolate import griddata
+
+
+def read_points(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            m, k, n, lat = line.split()
+            rows.append((float(m), float(k), float(n), float.fromhex(lat)))
+    return rows
+
+
+def aggregate(coords, values):
+    """Median of duplicate coordinates, first-occurrence order (core/interp.h)."""
+    order, groups = [], {}
+    for c, v in zip(coords, values):
+        if c not in groups:
+            groups[c] = []
+            order.append(c)
+        groups[c].append(v)
+    pts = np.array(order, dtype=float)
+    vals = np.array([float(np.median(groups[c])) for c in order], dtype=float)
+    return pts, vals
+
+
+def main():
+    points_path, answers_path, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    rows = read_points(points_path)
+    queries = []
+    with open(answers_path) as f:
+        for line in f:
+            dim, m, k, n, ans = line.split()
+            queries.append((int(dim), float(m), float(k), float(n), float.fromhex(ans)))
+    queries = queries[:limit]
+    times, max_rel = [], 0.0
+    for dim, m, k, n, ans in queries:
+        if dim == 3:
+            sel = [((r[0], r[1], r[2]), r[3]) for r in rows]
+            x = [m, k, n]
+        elif dim == 2:
+            sel = [((r[0], r[1]), r[3]) for r in rows if r[2] == n]
+            x = [m, k]
+        else:
+            raise SystemExit("scipy_side.py: only 2-D and 3-D queries")
+        coords = [c for c, _ in sel]
+        values = [v for _, v in sel]
+        t0 = time.perf_counter()
+        pts, vals = aggregate(coords, values)
+        got = griddata(pts, vals, np.array([x], dtype=float), method="linear")[0]
+        times.append((time.perf_counter() - t0) * 1e6)
+        if np.isnan(got) or np.isnan(ans):
+            rel = 0.0 if (np.isnan(got) and np.isnan(ans)) else float("inf")
+        else:
+            rel = abs(got - ans) / max(abs(got), 1e-300)
+        max_rel = max(max_rel, rel)
+    print("S %.3f %.6g %d" % (float(np.median(times)), max_rel, len(queries)))
+
+
+if __name__ == "__main__":
+    main()
