@@ -223,11 +223,11 @@ msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv)
     const char *summary;
     subcommand_fn run;
   } subcommands[] = {
-    { "list", "plugins list",
+    { "list", "list",
       "Lists every module file found: name, version, capabilities, status (with the reason\n"
       "for rejected, skipped and disabled files) and file. This is also what `msperf plugins`\n"
       "does; `msperf plugins info NAME` describes one module.", plugins_list },
-    { "info", "plugins info NAME",
+    { "info", "info NAME",
       "Describes one module: version, description, file, what each capability means, and\n"
       "its status.", plugins_info },
   };

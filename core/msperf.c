@@ -69,6 +69,11 @@ main (int argc, char **argv)
       goto out;
     }
   cmd = argv[1];
+  {
+    /* Each command's --help then reads "Usage: msperf estimate [OPTION…]". */
+    g_autofree char *prgname = g_strdup_printf ("msperf %s", cmd);
+    g_set_prgname (prgname);
+  }
   if (strcmp (cmd, "estimate") == 0)
     status = msperf_cli_estimate (&g, argc - 1, argv + 1, FALSE);
   else if (strcmp (cmd, "query") == 0)

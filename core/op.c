@@ -146,15 +146,42 @@ msperf_op_output (const msperf_op *op)
   return op->out->len ? g_ptr_array_index (op->out, 0) : NULL;
 }
 
+/* The decimal text of v, as printf writes it. Signatures are built for
+ * every query (the answer cache key): printf was a third of an exact hit (doc/performance.md). */
+static void
+append_int (GString *s, int64_t v)
+{
+  char buf[24];
+  char *p = buf + sizeof buf;
+  /* Magnitude in unsigned arithmetic: -INT64_MIN does not fit in int64_t. */
+  uint64_t u = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
+
+  do
+    *--p = (char) ('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    *--p = '-';
+  g_string_append_len (s, p, buf + sizeof buf - p);
+}
+
 static void
 tensor_signature (GString *s, const msperf_tensor *t)
 {
   g_string_append_c (s, 'T');
   for (int k = 0; k < t->rank; k++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? "," : "(", t->dims[k]);
-  g_string_append_printf (s, "%s:%d:%d", t->rank ? ")" : "()", (int) t->dtype, (int) t->format);
+    {
+      g_string_append_c (s, k ? ',' : '(');
+      append_int (s, t->dims[k]);
+    }
+  g_string_append (s, t->rank ? "):" : "():");
+  append_int (s, (int) t->dtype);
+  g_string_append_c (s, ':');
+  append_int (s, (int) t->format);
   for (size_t k = 0; k < t->n_values; k++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? "," : "=", t->values[k]);
+    {
+      g_string_append_c (s, k ? ',' : '=');
+      append_int (s, t->values[k]);
+    }
 }
 
 static void
@@ -169,7 +196,10 @@ value_signature (GString *s, const msperf_value *v)
     {
     case MSPERF_VALUE_NONE: g_string_append (s, "N"); break;
     case MSPERF_VALUE_BOOL: g_string_append (s, v->b ? "B1" : "B0"); break;
-    case MSPERF_VALUE_INT: g_string_append_printf (s, "I%" G_GINT64_FORMAT, v->i); break;
+    case MSPERF_VALUE_INT:
+      g_string_append_c (s, 'I');
+      append_int (s, v->i);
+      break;
     case MSPERF_VALUE_FLOAT: g_string_append_printf (s, "F%.17g", v->f); break;
     case MSPERF_VALUE_STRING:
       g_string_append_printf (s, "S%zu:%s", strlen (v->s), v->s);

@@ -384,31 +384,28 @@ size_t
 msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
                                   GArray *rows)
 {
-  guint start, first;
-  uint64_t last_key = lo;
-  gboolean one_key = TRUE;
+  const numel_entry *entries;
+  guint start, first, end;
+  size_t *out;
 
   g_return_val_if_fail (table != NULL && rows != NULL, 0);
   g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
   if (lo > hi)
     return 0;
-  start = rows->len;
   first = numel_lower_bound (table->numel_index, lo);
-  if (first < table->numel_index->len)
-    last_key = g_array_index (table->numel_index, numel_entry, first).key;
-  for (guint k = first; k < table->numel_index->len; k++)
-    {
-      const numel_entry *e = &g_array_index (table->numel_index, numel_entry, k);
-
-      if (e->key > hi)
-        break;
-      one_key &= e->key == last_key;
-      g_array_append_val (rows, e->row);
-    }
+  end = hi == UINT64_MAX ? table->numel_index->len : numel_lower_bound (table->numel_index, hi + 1);
+  if (end <= first)
+    return 0;
+  start = rows->len;
+  g_array_set_size (rows, start + (end - first));
+  out = &g_array_index (rows, size_t, start);
+  entries = (const numel_entry *) (const void *) table->numel_index->data;
+  for (guint k = first; k < end; k++)
+    *out++ = entries[k].row;
   /* One key's run is already in row order; a range of keys is not. */
-  if (!one_key)
-    qsort (&g_array_index (rows, size_t, start), rows->len - start, sizeof (size_t), cmp_size);
-  return rows->len - start;
+  if (entries[first].key != entries[end - 1].key)
+    qsort (&g_array_index (rows, size_t, start), end - first, sizeof (size_t), cmp_size);
+  return end - first;
 }
 
 msperf_table *

@@ -1126,7 +1126,8 @@ detect (msperf_trace_reader *r, GError **error)
   if (first == NULL)
     return TRUE;  /* empty or comments only: JSON Lines with no item */
   brace = first[0] == '{';
-  if (json_parser_load_from_data (r->parser, first, -1, NULL))
+  if (json_text_ok (first, strlen (first), NULL)
+      && json_parser_load_from_data (r->parser, first, -1, NULL))
     {
       JsonNode *root = json_parser_get_root (r->parser);
       /* An op-summary written on one line is a complete object too: it has "ops", no "op". */
@@ -1147,7 +1148,7 @@ detect (msperf_trace_reader *r, GError **error)
        * malformed first op; a second line that is a complete object settles it as JSON Lines
        * without reading the (possibly huge) rest. */
       const char *second = read_ahead_significant (r, 2);
-      if (second != NULL && second[0] == '{'
+      if (second != NULL && second[0] == '{' && json_text_ok (second, strlen (second), NULL)
           && json_parser_load_from_data (r->parser, second, -1, NULL))
         return TRUE;
     }
