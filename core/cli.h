@@ -19,5 +19,6 @@ int msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboo
 int msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_att (const msperf_cli_global *g, int argc, char **argv);
+int msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv);
 
 #endif

@@ -1,18 +1,28 @@
 /* msperf — `msperf att cast|broadcast|duplicate`: one ATT model run from the command line
- * (FORMATS §5 ATT output, §5.2). Text shows the ledger, the expression, the ternary definitions
- * and the value when every symbol is bound; json prints one object. */
+ * (FORMATS §5 ATT output, §5.2). The core holds no module code: the command builds an op whose
+ * `att` MAP is exactly what a trace line carries (FORMATS §2: kind cast, broadcast_extend or
+ * duplicate; `--bind SYM=V` becomes `"bind": {"SYM": V}`), asks an engine, which routes it by
+ * att.kind to the module's model slot, and prints what the module put in the result details.
+ * Text shows the ledger, the expression, the ternary definitions and the value when every
+ * symbol is bound; json prints one object. Exit 1 when the model refused its parameters
+ * (REJECTED), 2 for usage and configuration errors (no module answering included). */
 #include <config.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
-#include <msperf/att.h>
+#include <msperf/engine.h>
 #include <msperf/expr.h>
+#include <msperf/op.h>
 
 #include "cli.h"
 #include "numfmt.h"
-#include "../plugins/cast_att/cast_model.h"
+
+/* The device profile when none is asked for: one without a vector clock, so the answer is
+ * cycles only (latency null, reason no_vector_clock) without the default-device warning. */
+#define ATT_NO_CLOCK_DEVICE "nvidia-h200"
 
 /* "a,b,64" as a LIST of STRING values (entries are checked by the model). */
 static msperf_value *
@@ -23,26 +33,18 @@ list_value (const char *text)
 
   for (char **p = parts; *p != NULL; p++)
     {
-      msperf_value *s = msperf_value_new (MSPERF_VALUE_STRING);
-      s->s = g_strstrip (g_strdup (*p));
-      msperf_value_list_append (list, s);
+      g_autofree char *s = g_strstrip (g_strdup (*p));
+      msperf_value_list_append (list, msperf_value_new_string (s));
     }
   return list;
 }
 
-static void
-set_string (msperf_value *map, const char *key, const char *text)
-{
-  msperf_value *s = msperf_value_new (MSPERF_VALUE_STRING);
-
-  s->s = g_strdup (text);
-  msperf_value_map_set (map, key, s);
-}
-
-/* --bind SYM=V (V an integer or a number) into name → expression. */
+/* --bind SYM=V into the att MAP's "bind" object (V an integer or a number). */
 static gboolean
-parse_bindings (msperf_expr_ctx *ctx, char **binds, GHashTable *into, GError **error)
+bind_value (char **binds, msperf_value **out, GError **error)
 {
+  g_autoptr (msperf_value) map = msperf_value_new (MSPERF_VALUE_MAP);
+
   for (char **b = binds; b != NULL && *b != NULL; b++)
     {
       const char *eq = strchr (*b, '=');
@@ -58,9 +60,9 @@ parse_bindings (msperf_expr_ctx *ctx, char **binds, GHashTable *into, GError **e
           return FALSE;
         }
       if (g_ascii_string_to_signed (eq + 1, 10, G_MININT64, G_MAXINT64, &i, NULL))
-        g_hash_table_replace (into, g_strdup (name), msperf_expr_int (ctx, i));
-      else if ((d = g_ascii_strtod (eq + 1, &end)), end != eq + 1 && *end == '\0')
-        g_hash_table_replace (into, g_strdup (name), msperf_expr_double (ctx, d));
+        msperf_value_map_set (map, name, msperf_value_new_int (i));
+      else if ((d = g_ascii_strtod (eq + 1, &end)), end != eq + 1 && *end == '\0' && isfinite (d))
+        msperf_value_map_set (map, name, msperf_value_new_double (d));
       else
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -68,6 +70,7 @@ parse_bindings (msperf_expr_ctx *ctx, char **binds, GHashTable *into, GError **e
           return FALSE;
         }
     }
+  *out = g_steal_pointer (&map);
   return TRUE;
 }
 
@@ -113,16 +116,17 @@ pad (GString *out, const char *s, size_t width)
 static void
 print_ledger (GString *out, const msperf_value *ledger)
 {
-  static const char *const heads[] = { "call_site", "real_api", "mode", "perf_type",
-                                       "perf_dtype", "count", "latency", "throughput", "note" };
+  static const char *const heads[] = { "call_site", "real_api", "data_dtype", "mode", "call_count",
+                                       "perf_type", "perf_dtype", "count", "latency",
+                                       "throughput", "note" };
   enum { N_COLS = G_N_ELEMENTS (heads) };
   g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
   size_t width[N_COLS];
-  GString *buf = g_string_new (NULL);
+  g_autoptr (GString) buf = g_string_new (NULL);
 
   for (size_t c = 0; c < N_COLS; c++)
     width[c] = strlen (heads[c]);
-  for (guint i = 0; i < ledger->items->len; i++)
+  for (guint i = 0; ledger != NULL && i < ledger->items->len; i++)
     {
       const msperf_value *row = g_ptr_array_index (ledger->items, i);
       const msperf_value *comps = msperf_value_lookup (row, "perf_components");
@@ -133,23 +137,26 @@ print_ledger (GString *out, const msperf_value *ledger)
           char **line = g_new0 (char *, N_COLS + 1);
           const msperf_value *missing = msperf_value_lookup (comp, "no_table_entry");
           const char *matched = msperf_value_get_string (msperf_value_lookup (comp, "matched"));
+          const char *params = msperf_value_get_string (msperf_value_lookup (row, "api_params"));
 
           line[0] = g_strdup (cell (row, "call_site", buf));
           line[1] = g_strdup (cell (row, "real_api", buf));
-          line[2] = g_strdup (cell (row, "mode", buf));
-          line[3] = g_strdup (cell (comp, "perf_type", buf));
-          line[4] = g_strdup (cell (comp, "perf_dtype", buf));
-          line[5] = g_strdup (cell (comp, "component_count", buf));
-          line[6] = g_strdup (cell (comp, "latency", buf));
-          line[7] = g_strdup (cell (comp, "throughput", buf));
-          line[8] = missing != NULL && missing->b ? g_strdup ("no_table_entry (adds nothing)")
-                    : matched != NULL ? g_strdup_printf ("row %s", matched) : g_strdup ("");
+          line[2] = g_strdup (cell (row, "data_dtype", buf));
+          line[3] = g_strdup (cell (row, "mode", buf));
+          line[4] = g_strdup (cell (row, "call_count", buf));
+          line[5] = g_strdup (cell (comp, "perf_type", buf));
+          line[6] = g_strdup (cell (comp, "perf_dtype", buf));
+          line[7] = g_strdup (cell (comp, "component_count", buf));
+          line[8] = g_strdup (cell (comp, "latency", buf));
+          line[9] = g_strdup (cell (comp, "throughput", buf));
+          line[10] = missing != NULL && missing->b ? g_strdup ("no_table_entry (adds nothing)")
+                     : matched != NULL ? g_strdup_printf ("row %s", matched)
+                     : params != NULL ? g_strdup (params) : g_strdup ("");
           for (size_t c = 0; c < N_COLS; c++)
             width[c] = MAX (width[c], strlen (line[c]));
           g_ptr_array_add (lines, line);
         }
     }
-  g_string_free (buf, TRUE);
   for (size_t c = 0; c < N_COLS; c++)
     pad (out, heads[c], c + 1 < N_COLS ? width[c] : 0);
   for (guint i = 0; i < lines->len; i++)
@@ -160,52 +167,205 @@ print_ledger (GString *out, const msperf_value *ledger)
     }
 }
 
+/* Symbol names among the att parameters that --bind left unbound (for the text hint). */
 static void
-print_text (GString *out, const cast_att_params *p, const cast_att_model *m,
-            const msperf_value *report)
+unbound_symbols (const msperf_value *v, const msperf_value *bind, GPtrArray *into)
 {
-  const msperf_value *ternaries = msperf_value_lookup (report, "ternaries");
-  const msperf_value *value = msperf_value_lookup (report, "value");
-  g_auto (GStrv) unbound = msperf_expr_free_symbols (m->cost, TRUE);
+  const char *s = msperf_value_get_string (v);
 
-  g_string_append_printf (out, "ATT Cast V2: %s -> %s (branch %s)\n\n", p->in_dtype,
-                          p->out_dtype, m->branch);
-  print_ledger (out, msperf_value_lookup (report, "ledger"));
-  g_string_append_printf (out, "\nrepeat time R: %s\ncall count C:  %s\n",
-                          msperf_expr_str (m->repeat), msperf_expr_str (m->call_count));
-  g_string_append_printf (out, "\nexpression:         %s\n",
-                          msperf_value_get_string (msperf_value_lookup (report, "expression")));
-  g_string_append_printf (out, "expression_inlined: %s\n",
-                          msperf_value_get_string (msperf_value_lookup (report,
-                                                                        "expression_inlined")));
-  if (ternaries->keys->len > 0)
+  if (s != NULL && msperf_expr_is_identifier (s) && msperf_value_lookup (bind, s) == NULL)
+    {
+      for (guint i = 0; i < into->len; i++)
+        if (strcmp (g_ptr_array_index (into, i), s) == 0)
+          return;
+      g_ptr_array_add (into, (gpointer) s);
+    }
+  if (v->kind == MSPERF_VALUE_LIST)
+    for (guint i = 0; i < v->items->len; i++)
+      unbound_symbols (g_ptr_array_index (v->items, i), bind, into);
+}
+
+static void
+print_text (GString *out, const char *title, const msperf_op *op, const msperf_result *r)
+{
+  const msperf_value *d = r->details;
+  const msperf_value *ternaries = msperf_value_lookup (d, "ternaries");
+  const msperf_value *value = msperf_value_lookup (d, "value");
+  const char *rep = msperf_value_get_string (msperf_value_lookup (d, "repeat_time"));
+  const char *calls = msperf_value_get_string (msperf_value_lookup (d, "call_count"));
+  const msperf_value *launches = msperf_value_lookup (d, "vf_launches");
+  g_autoptr (GString) buf = g_string_new (NULL);
+
+  g_string_append_printf (out, "%s (branch %s)\n\n", title, cell (d, "att_branch", buf));
+  print_ledger (out, msperf_value_lookup (d, "ledger"));
+  if (rep != NULL && calls != NULL)
+    g_string_append_printf (out, "\nrepeat time R: %s\ncall count C:  %s\n", rep, calls);
+  g_string_append_printf (out, "\nexpression:         %s\n", cell (d, "expression", buf));
+  g_string_append_printf (out, "expression_inlined: %s\n", cell (d, "expression_inlined", buf));
+  if (ternaries != NULL && ternaries->keys->len > 0)
     {
       g_string_append (out, "\nternaries:\n");
       for (guint i = 0; i < ternaries->keys->len; i++)
         g_string_append_printf (out, "  %s = %s\n", (char *) g_ptr_array_index (ternaries->keys, i),
                                 ((msperf_value *) g_ptr_array_index (ternaries->items, i))->s);
     }
+  if (launches != NULL)
+    g_string_append_printf (out, "\nvf_launches: %s\n", cell (d, "vf_launches", buf));
   g_string_append (out, "\nvalue: ");
-  if (value->kind == MSPERF_VALUE_NONE)
+  if (value == NULL || value->kind == MSPERF_VALUE_NONE)
     {
-      g_autofree char *names = g_strjoinv (", ", unbound);
+      g_autoptr (GPtrArray) names = g_ptr_array_new ();
+      const msperf_value *bind = msperf_value_lookup (op->att, "bind");
+      g_autofree char *joined = NULL;
+
+      for (guint i = 0; i < op->att->items->len; i++)
+        if (strcmp (g_ptr_array_index (op->att->keys, i), "bind") != 0)
+          unbound_symbols (g_ptr_array_index (op->att->items, i), bind, names);
+      g_ptr_array_add (names, NULL);
+      joined = g_strjoinv (", ", (char **) names->pdata);
       g_string_append_printf (out, "unbound symbols: %s (bind them with --bind SYM=VALUE)\n",
-                              names);
+                              joined);
+      return;
     }
+  value_text (out, value);
+  g_string_append (out, " cycles\n");
+  if (isnan (r->latency_us))
+    g_string_append_printf (out, "latency: - (%s)\n", r->miss_reason ? r->miss_reason : "-");
   else
     {
-      value_text (out, value);
-      g_string_append (out, " cycles\n");
+      g_string_append (out, "latency: ");
+      msperf_fmt_py_float (out, r->latency_us);
+      g_string_append (out, " us\n");
     }
 }
 
+/* The json object: the §5 ATT keys from the details, then cycles, latency and its reason. */
+static void
+print_json (GString *out, const msperf_result *r)
+{
+  static const char *const keys[] = { "expression", "expression_inlined", "value", "ternaries",
+                                      "ledger", "vf_launches", "att_kind", "att_branch",
+                                      "branches", "repeat_time", "call_count", "cycles" };
+  g_autoptr (msperf_value) obj = msperf_value_new (MSPERF_VALUE_MAP);
+
+  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const msperf_value *v = msperf_value_lookup (r->details, keys[i]);
+      if (v != NULL)
+        msperf_value_map_set (obj, keys[i], msperf_value_copy (v));
+    }
+  msperf_value_map_set (obj, "latency_us", isnan (r->latency_us)
+                                           ? msperf_value_new (MSPERF_VALUE_NONE)
+                                           : msperf_value_new_double (r->latency_us));
+  msperf_value_map_set (obj, "reason", msperf_value_new_string (r->miss_reason));
+  msperf_fmt_json_value (out, obj, 2, 0);
+  g_string_append_c (out, '\n');
+}
+
+typedef struct {
+  const char *cmd;              /* "msperf att cast" */
+  char **binds;
+  char *format;
+  char *device;
+} att_common;
+
+/* Asks an engine for the op and prints the answer. */
 static int
-att_cast (char **owned_args)
+answer (const msperf_cli_global *g, const att_common *o, msperf_op *op, const char *title)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  g_autoptr (msperf_result) r = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  msperf_value *bind = NULL;
+
+  if (o->format != NULL && strcmp (o->format, "text") != 0 && strcmp (o->format, "json") != 0)
+    {
+      fprintf (stderr, "%s: --format must be 'text' or 'json', not '%s'\n", o->cmd, o->format);
+      return MSPERF_EXIT_USAGE;
+    }
+  if (!bind_value (o->binds, &bind, &error))
+    {
+      fprintf (stderr, "%s: %s\n", o->cmd, error->message);
+      return MSPERF_EXIT_USAGE;
+    }
+  if (bind->keys->len > 0)
+    msperf_value_map_set (op->att, "bind", bind);
+  else
+    msperf_value_free (bind);
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if ((g->policy && !msperf_engine_load_policy (e, g->policy, &error))
+      || ((o->device != NULL || g->policy == NULL)
+          && !msperf_engine_set_device_profile (e, o->device ? o->device : ATT_NO_CLOCK_DEVICE,
+                                                &error))
+      || !msperf_engine_start (e, &error))
+    {
+      fprintf (stderr, "%s: %s\n", o->cmd, error->message);
+      return MSPERF_EXIT_USAGE;
+    }
+  r = msperf_engine_query (e, op);
+  if (r->source == MSPERF_SOURCE_REJECTED)
+    {
+      /* the model refused its parameters (FORMATS §5.2) */
+      fprintf (stderr, "%s: %s\n", o->cmd, r->miss_reason ? r->miss_reason : "refused");
+      return MSPERF_EXIT_PROBLEMS;
+    }
+  if (g_strcmp0 (r->method, "att") != 0)
+    {
+      fprintf (stderr, "%s: no ATT module answered (%s)\n", o->cmd,
+               r->miss_reason ? r->miss_reason : "unknown");
+      return MSPERF_EXIT_USAGE;
+    }
+  if (o->format != NULL && strcmp (o->format, "json") == 0)
+    print_json (text, r);
+  else
+    print_text (text, title, op, r);
+  fputs (text->str, stdout);
+  return MSPERF_EXIT_OK;
+}
+
+static gboolean
+parse (GOptionContext *octx, char ***args, const char *cmd)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_option_context_parse_strv (octx, args, &error))
+    {
+      fprintf (stderr, "%s: %s\n", cmd, error->message);
+      return FALSE;
+    }
+  if (*args != NULL && (*args)[0] != NULL && (*args)[1] != NULL)
+    {
+      fprintf (stderr, "%s: unexpected argument '%s'\n", cmd, (*args)[1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+#define COMMON_ENTRIES(o)                                                                      \
+  { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(o).binds, "Value of a symbol (repeatable)",     \
+    "SYM=V" },                                                                                 \
+  { "format", 0, 0, G_OPTION_ARG_STRING, &(o).format, "text (default) or json", "FORMAT" },    \
+  { "device-profile", 0, 0, G_OPTION_ARG_STRING, &(o).device,                                  \
+    "Device profile whose vector clock turns cycles into µs (default: none, cycles only)",     \
+    "NAME|FILE" }
+
+static void
+common_clear (att_common *o)
+{
+  g_strfreev (o->binds);
+  g_free (o->format);
+  g_free (o->device);
+}
+
+static int
+att_cast (const msperf_cli_global *g, char **owned_args)
 {
   g_auto (GStrv) args = owned_args;
   g_autofree char *in = NULL, *out_dtype = NULL, *shape = NULL, *dims = NULL;
-  g_autofree char *ostrides = NULL, *istrides = NULL, *format = NULL;
-  g_auto (GStrv) binds = NULL;
+  g_autofree char *ostrides = NULL, *istrides = NULL, *title = NULL;
+  att_common o = { "msperf att cast", NULL, NULL, NULL };
   const GOptionEntry entries[] = {
     { "in-dtype", 0, 0, G_OPTION_ARG_STRING, &in, "Input dtype (float32, int8, …)", "T" },
     { "out-dtype", 0, 0, G_OPTION_ARG_STRING, &out_dtype, "Output dtype", "T" },
@@ -213,84 +373,121 @@ att_cast (char **owned_args)
     { "output-dims", 0, 0, G_OPTION_ARG_STRING, &dims, "CastExtend output_dims", "D,…" },
     { "output-strides", 0, 0, G_OPTION_ARG_STRING, &ostrides, "CastExtend output_strides", "S,…" },
     { "input-strides", 0, 0, G_OPTION_ARG_STRING, &istrides, "CastExtend input_strides", "S,…" },
-    { "bind", 0, 0, G_OPTION_ARG_STRING_ARRAY, &binds, "Value of a symbol (repeatable)", "SYM=V" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FORMAT" },
+    COMMON_ENTRIES (o),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) octx = g_option_context_new ("— the ATT Cast V2 cost of one Cast");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (msperf_value) att = msperf_value_new (MSPERF_VALUE_MAP);
-  g_autoptr (msperf_value) report = NULL;
-  g_autoptr (msperf_att_table) table = NULL;
-  g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
-  g_autoptr (GHashTable) bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GString) text = g_string_new (NULL);
-  cast_att_params p;
-  cast_att_model m = { 0 };
-  int status = MSPERF_EXIT_PROBLEMS;
+  g_autoptr (msperf_op) op = msperf_op_new ("ascir.Cast");
+  int status = MSPERF_EXIT_USAGE;
 
   g_option_context_add_main_entries (octx, entries, NULL);
-  if (!g_option_context_parse_strv (octx, &args, &error))
-    {
-      fprintf (stderr, "msperf att cast: %s\n", error->message);
-      return MSPERF_EXIT_USAGE;
-    }
+  if (!parse (octx, &args, o.cmd))
+    goto out;
   if (in == NULL || out_dtype == NULL || shape == NULL)
     {
-      fprintf (stderr, "msperf att cast: --in-dtype, --out-dtype and --shape are required\n");
-      return MSPERF_EXIT_USAGE;
-    }
-  if (format != NULL && strcmp (format, "text") != 0 && strcmp (format, "json") != 0)
-    {
-      fprintf (stderr, "msperf att cast: --format must be 'text' or 'json', not '%s'\n", format);
-      return MSPERF_EXIT_USAGE;
-    }
-  if (args != NULL && args[0] != NULL && args[1] != NULL)
-    {
-      fprintf (stderr, "msperf att cast: unexpected argument '%s'\n", args[1]);
-      return MSPERF_EXIT_USAGE;
-    }
-  if ((table = msperf_att_table_load_default (&error)) == NULL)
-    {
-      fprintf (stderr, "msperf att cast: %s\n", error->message);
-      return MSPERF_EXIT_USAGE;
-    }
-  if (!parse_bindings (ctx, binds, bindings, &error))
-    {
-      fprintf (stderr, "msperf att cast: %s\n", error->message);
-      return MSPERF_EXIT_USAGE;
-    }
-  set_string (att, "kind", "cast");
-  set_string (att, "in_dtype", in);
-  set_string (att, "out_dtype", out_dtype);
-  msperf_value_map_set (att, "shape", list_value (shape));
-  if (dims != NULL)
-    msperf_value_map_set (att, "output_dims", list_value (dims));
-  if (ostrides != NULL)
-    msperf_value_map_set (att, "output_strides", list_value (ostrides));
-  if (istrides != NULL)
-    msperf_value_map_set (att, "input_strides", list_value (istrides));
-
-  cast_att_params_init (&p);
-  if (!cast_att_params_from_value (ctx, att, &p, &error) || !cast_att_run (table, ctx, &p, &m, &error)
-      || (report = cast_att_report (ctx, &m, bindings, &error)) == NULL)
-    {
-      /* The model refused its parameters: exit 1 (FORMATS §5.2). */
-      fprintf (stderr, "msperf att cast: %s\n", error->message);
+      fprintf (stderr, "%s: --in-dtype, --out-dtype and --shape are required\n", o.cmd);
       goto out;
     }
-  if (format != NULL && strcmp (format, "json") == 0)
-    {
-      msperf_fmt_json_value (text, report, 2, 0);
-      g_string_append_c (text, '\n');
-    }
-  else
-    print_text (text, &p, &m, report);
-  fputs (text->str, stdout);
-  status = MSPERF_EXIT_OK;
+  op->att = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("cast"));
+  msperf_value_map_set (op->att, "in_dtype", msperf_value_new_string (in));
+  msperf_value_map_set (op->att, "out_dtype", msperf_value_new_string (out_dtype));
+  msperf_value_map_set (op->att, "shape", list_value (shape));
+  if (dims != NULL)
+    msperf_value_map_set (op->att, "output_dims", list_value (dims));
+  if (ostrides != NULL)
+    msperf_value_map_set (op->att, "output_strides", list_value (ostrides));
+  if (istrides != NULL)
+    msperf_value_map_set (op->att, "input_strides", list_value (istrides));
+  title = g_strdup_printf ("ATT Cast V2: %s -> %s", in, out_dtype);
+  status = answer (g, &o, op, title);
 out:
-  cast_att_model_clear (&m);
-  cast_att_params_clear (&p);
+  common_clear (&o);
+  return status;
+}
+
+static int
+att_broadcast (const msperf_cli_global *g, char **owned_args)
+{
+  g_auto (GStrv) args = owned_args;
+  g_autofree char *dtype = NULL, *dst = NULL, *src = NULL, *title = NULL;
+  att_common o = { "msperf att broadcast", NULL, NULL, NULL };
+  const GOptionEntry entries[] = {
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "Element dtype (float16, int64, bool, …)", "T" },
+    { "dst-shape", 0, 0, G_OPTION_ARG_STRING, &dst, "BroadcastExtend dst_shape, integers or "
+      "symbols (rank 1..9)", "D,…" },
+    { "src-shape", 0, 0, G_OPTION_ARG_STRING, &src, "BroadcastExtend src_shape (1 on broadcast "
+      "axes)", "S,…" },
+    COMMON_ENTRIES (o),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) octx =
+    g_option_context_new ("— the ATT Broadcast V2 cost of one BroadcastExtend");
+  g_autoptr (msperf_op) op = msperf_op_new ("ascir.Broadcast");
+  int status = MSPERF_EXIT_USAGE;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  if (!parse (octx, &args, o.cmd))
+    goto out;
+  if (dtype == NULL || dst == NULL || src == NULL)
+    {
+      fprintf (stderr, "%s: --dtype, --dst-shape and --src-shape are required\n", o.cmd);
+      goto out;
+    }
+  op->att = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("broadcast_extend"));
+  msperf_value_map_set (op->att, "dtype", msperf_value_new_string (dtype));
+  msperf_value_map_set (op->att, "dst_shapes", list_value (dst));
+  msperf_value_map_set (op->att, "src_shapes", list_value (src));
+  title = g_strdup_printf ("ATT Broadcast V2: BroadcastExtend<%s> dst [%s] src [%s]", dtype, dst,
+                           src);
+  status = answer (g, &o, op, title);
+out:
+  common_clear (&o);
+  return status;
+}
+
+static int
+att_duplicate (const msperf_cli_global *g, char **owned_args)
+{
+  g_auto (GStrv) args = owned_args;
+  g_autofree char *dtype = NULL, *count = NULL, *view = NULL, *kind = NULL, *title = NULL;
+  att_common o = { "msperf att duplicate", NULL, NULL, NULL };
+  const GOptionEntry entries[] = {
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "Element dtype", "T" },
+    { "count", 0, 0, G_OPTION_ARG_STRING, &count, "Duplicate count, an integer or a symbol", "C" },
+    { "dst-view-size", 0, 0, G_OPTION_ARG_STRING, &view, "Size of the destination view "
+      "(required for uint8)", "V" },
+    { "source-kind", 0, 0, G_OPTION_ARG_STRING, &kind, "kConstant, kUbScalar, kTensorVecIn, "
+      "kTensorVecCalc or kTensorOther (default)", "K" },
+    COMMON_ENTRIES (o),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) octx =
+    g_option_context_new ("— the ATT Broadcast V2 cost of one standalone Duplicate");
+  g_autoptr (msperf_op) op = msperf_op_new ("ascir.Broadcast");
+  int status = MSPERF_EXIT_USAGE;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  if (!parse (octx, &args, o.cmd))
+    goto out;
+  if (dtype == NULL || count == NULL)
+    {
+      fprintf (stderr, "%s: --dtype and --count are required\n", o.cmd);
+      goto out;
+    }
+  op->att = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("duplicate"));
+  msperf_value_map_set (op->att, "dtype", msperf_value_new_string (dtype));
+  msperf_value_map_set (op->att, "count", msperf_value_new_string (count));
+  if (view != NULL)
+    msperf_value_map_set (op->att, "dst_view_size", msperf_value_new_string (view));
+  if (kind != NULL)
+    msperf_value_map_set (op->att, "source_kind", msperf_value_new_string (kind));
+  title = g_strdup_printf ("ATT Broadcast V2: Duplicate<%s> count %s", dtype, count);
+  status = answer (g, &o, op, title);
+out:
+  common_clear (&o);
   return status;
 }
 
@@ -300,31 +497,27 @@ msperf_cli_att (const msperf_cli_global *g, int argc, char **argv)
   g_auto (GStrv) args = NULL;
   const char *model;
 
-  (void) g;
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {
       fprintf (argc < 2 ? stderr : stdout,
                "Usage: msperf att cast|broadcast|duplicate [OPTION…]\n"
                "  cast       the ATT Cast V2 cost (run 'msperf att cast --help')\n"
-               "  broadcast  the BroadcastExtend cost (not implemented yet)\n"
-               "  duplicate  the Duplicate cost (not implemented yet)\n");
+               "  broadcast  the ATT Broadcast V2 cost of a BroadcastExtend\n"
+               "  duplicate  the ATT Broadcast V2 cost of a standalone Duplicate\n");
       return argc < 2 ? MSPERF_EXIT_USAGE : MSPERF_EXIT_OK;
     }
   model = argv[1];
+  /* GOption wants the program name first: "msperf att MODEL" then the options. */
+  args = g_new0 (char *, (gsize) argc + 1);
+  args[0] = g_strdup_printf ("msperf att %s", model);
+  for (int i = 2; i < argc; i++)
+    args[i - 1] = g_strdup (argv[i]);
   if (strcmp (model, "cast") == 0)
-    {
-      /* GOption wants the program name first: "msperf att cast" then the options. */
-      args = g_new0 (char *, (gsize) argc + 1);
-      args[0] = g_strdup ("msperf att cast");
-      for (int i = 2; i < argc; i++)
-        args[i - 1] = g_strdup (argv[i]);
-      return att_cast (g_steal_pointer (&args));
-    }
-  if (strcmp (model, "broadcast") == 0 || strcmp (model, "duplicate") == 0)
-    {
-      fprintf (stderr, "msperf att %s: not implemented yet\n", model);
-      return MSPERF_EXIT_USAGE;
-    }
+    return att_cast (g, g_steal_pointer (&args));
+  if (strcmp (model, "broadcast") == 0)
+    return att_broadcast (g, g_steal_pointer (&args));
+  if (strcmp (model, "duplicate") == 0)
+    return att_duplicate (g, g_steal_pointer (&args));
   fprintf (stderr, "msperf att: unknown model '%s' (cast, broadcast, duplicate)\n", model);
   return MSPERF_EXIT_USAGE;
 }

@@ -25,6 +25,9 @@
 #define STATIC_COMPUTE_CONFIDENCE 0.8
 #define DECOMPOSED_CONFIDENCE 0.8
 #define DECOMPOSED_INTERPOLATED_CONFIDENCE 0.75
+/* A part answered by the interpolation wrapper (a sub-kernel that missed exactly): the
+ * upstream wrapper's composite confidence (reference §2.12, issue 4/8). */
+#define WRAPPER_COMPOSITE_CONFIDENCE 0.5
 
 /* ------------------------------------------------------------------ value helpers */
 
@@ -200,6 +203,7 @@ v_names (GPtrArray *names)
 typedef struct parts {
   double total_us;
   gboolean any_interpolated;
+  gboolean any_wrapper;       /* a part came from the interpolation stage */
   GPtrArray *hit_kernels;     /* char*, owned */
   GPtrArray *missed_kernels;  /* char*, owned */
   msperf_value *durations;    /* LIST */
@@ -211,6 +215,7 @@ parts_init (parts *p)
 {
   p->total_us = 0.0;
   p->any_interpolated = FALSE;
+  p->any_wrapper = FALSE;
   p->hit_kernels = g_ptr_array_new_with_free_func (g_free);
   p->missed_kernels = g_ptr_array_new_with_free_func (g_free);
   p->durations = msperf_value_new (MSPERF_VALUE_LIST);
@@ -234,6 +239,7 @@ parts_add_hit (parts *p, const msperf_subquery *sq, const msperf_result *sub)
 
   p->total_us += sub->latency_us;
   p->any_interpolated |= sub->source == MSPERF_SOURCE_INTERPOLATED;
+  p->any_wrapper |= sub->interpolation_dim > 0;
   g_ptr_array_add (p->hit_kernels, g_strdup (k));
   msperf_value_list_append (p->durations, v_duration (k, sub->latency_us));
   /* Attention parts are matched by semantic key, not shapes (upstream records none). */
@@ -310,8 +316,10 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
       msperf_result_set_method (r, "composite");
       msperf_result_set_hit (r, p.any_interpolated ? MSPERF_SOURCE_INTERPOLATED
                                                    : MSPERF_SOURCE_MEASURED,
-                             p.total_us, p.any_interpolated ? DECOMPOSED_INTERPOLATED_CONFIDENCE
-                                                            : DECOMPOSED_CONFIDENCE,
+                             p.total_us,
+                             p.any_wrapper ? WRAPPER_COMPOSITE_CONFIDENCE
+                             : p.any_interpolated ? DECOMPOSED_INTERPOLATED_CONFIDENCE
+                                                  : DECOMPOSED_CONFIDENCE,
                              NULL, "composite");
       msperf_result_detail_string (r, "kernel_type", kernels);
       msperf_result_detail_value (r, "sub_kernel_durations", g_steal_pointer (&p.durations));
@@ -675,7 +683,9 @@ static_composite (msperf_engine *e, const msperf_op *op, const msperf_mapping_en
   msperf_result_set_method (r, "composite");
   msperf_result_set_hit (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
                          csub->latency_us + comm_us,
-                         comm->len > 0 ? STATIC_COMM_CONFIDENCE : STATIC_COMPUTE_CONFIDENCE,
+                         csub->interpolation_dim > 0 ? WRAPPER_COMPOSITE_CONFIDENCE
+                         : comm->len > 0             ? STATIC_COMM_CONFIDENCE
+                                                     : STATIC_COMPUTE_CONFIDENCE,
                          csub->kernel_type, csub->shape_match_rule);
   for (guint k = 0; k < csub->kernel_shapes->len; k++)
     msperf_result_add_kernel_shape (r, g_ptr_array_index (csub->kernel_shapes, k));

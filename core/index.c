@@ -55,7 +55,10 @@ bucket_new (const char *regime, const msperf_point *p, size_t row)
     b->axis_names[k] = g_strdup (p->axis_names[k]);
   b->n_fields = p->n_fields;
   for (size_t k = 0; k < p->n_fields; k++)
-    b->field_names[k] = g_strdup (p->field_names[k]);
+    {
+      b->field_names[k] = g_strdup (p->field_names[k]);
+      b->field_matchers[k] = p->matchers[k];
+    }
   b->coords = g_array_new (FALSE, FALSE, sizeof (double));
   b->known = g_array_new (FALSE, FALSE, sizeof (guint8));
   b->fields = g_array_new (FALSE, FALSE, sizeof (int64_t));
@@ -238,6 +241,13 @@ msperf_index_buckets (const msperf_index *index, const char *regime)
 {
   g_return_val_if_fail (index != NULL && regime != NULL, NULL);
   return g_hash_table_lookup (index->by_regime, regime);
+}
+
+const GPtrArray *
+msperf_index_all_buckets (const msperf_index *index)
+{
+  g_return_val_if_fail (index != NULL, NULL);
+  return index->buckets;
 }
 
 /* ------------------------------------------------------------------ cache */
@@ -513,4 +523,52 @@ msperf_index_set_delaunay (msperf_index_cache *c, msperf_index_set *s,
   if (message)
     *message = s->tri_message;
   return s->tri;
+}
+
+void
+msperf_index_set_free (msperf_index_set *s)
+{
+  set_free (s);
+}
+
+msperf_index_set *
+msperf_index_set_without (const msperf_index_set *s, const double *raw_target,
+                          msperf_interp_aggregate_kind kind)
+{
+  msperf_index_set *o;
+  size_t dim;
+  g_autofree double *transformed = NULL;
+
+  g_return_val_if_fail (s != NULL && raw_target != NULL, NULL);
+  dim = (size_t) s->dim;
+  o = g_new0 (msperf_index_set, 1);
+  o->dim = s->dim;
+  memcpy (o->axes, s->axes, sizeof o->axes);
+  memcpy (o->transformed, s->transformed, sizeof o->transformed);
+  o->raw = g_new (double, s->n_filtered * dim + 1);
+  o->raw_latency = g_new (double, s->n_filtered + 1);
+  o->raw_lines = g_new (guint, s->n_filtered + 1);
+  transformed = g_new (double, s->n_filtered * dim + 1);
+  for (size_t i = 0; i < s->n_filtered; i++)
+    {
+      const double *r = &s->raw[i * dim];
+      gboolean at_target = TRUE;
+
+      for (size_t j = 0; j < dim && at_target; j++)
+        at_target = r[j] == raw_target[j];
+      if (at_target)
+        continue;
+      for (size_t j = 0; j < dim; j++)
+        {
+          o->raw[o->n_filtered * dim + j] = r[j];
+          transformed[o->n_filtered * dim + j] = o->transformed[j] ? sqrt (r[j]) : r[j];
+        }
+      o->raw_latency[o->n_filtered] = s->raw_latency[i];
+      o->raw_lines[o->n_filtered] = s->raw_lines[i];
+      o->n_filtered++;
+    }
+  msperf_interp_aggregate (transformed, o->raw_latency, o->n_filtered, o->dim, kind, &o->coords,
+                           &o->values, &o->counts);
+  o->n_unique = o->counts.aggregated;
+  return o;
 }

@@ -39,6 +39,7 @@ typedef struct msperf_index_bucket {
   GArray *latency;                               /* double, n */
   GArray *lines;                                 /* guint: CSV line of each point */
   GHashTable *sets;                              /* filter key → msperf_index_set* */
+  msperf_matcher field_matchers[MSPERF_POINT_MAX_FIELDS]; /* as the first row described them */
 } msperf_index_bucket;
 
 /* The points of a bucket that pass one filter, for one axis group (dim selected axes). */
@@ -84,6 +85,9 @@ size_t msperf_index_n_points (const msperf_index *index);
  * none. */
 const GPtrArray *msperf_index_buckets (const msperf_index *index, const char *regime);
 
+/* Every bucket, in first-row order (msperf holdout walks the whole index). Transfer none. */
+const GPtrArray *msperf_index_all_buckets (const msperf_index *index);
+
 /* The points of bucket b whose non-selected axes equal the target's (an axis unknown on both
  * sides counts as equal), whose exact fields match the target's by the target's matcher and
  * whose selected axes are known; the selected coordinates go through sqrt when sqrt_seq and the
@@ -99,6 +103,13 @@ msperf_index_set *msperf_index_bucket_set (msperf_index_cache *cache, msperf_ind
 const msperf_delaunay *msperf_index_set_delaunay (msperf_index_cache *cache, msperf_index_set *s,
                                                   msperf_interp_status *status,
                                                   const char **message);
+
+/* Leave-one-coordinate-out (msperf holdout): a new, uncached set holding s's filtered points
+ * except those whose untransformed selected coordinates equal raw_target (dim values), with
+ * the same transform and aggregation. Transfer full (msperf_index_set_free). */
+msperf_index_set *msperf_index_set_without (const msperf_index_set *s, const double *raw_target,
+                                            msperf_interp_aggregate_kind kind);
+void msperf_index_set_free (msperf_index_set *s);
 
 G_END_DECLS
 

@@ -35,6 +35,7 @@ typedef struct {
   gboolean have_weights;
   double x[MSPERF_DELAUNAY_MAX_DIM];           /* target, transformed */
   double lo[MSPERF_DELAUNAY_MAX_DIM], hi[MSPERF_DELAUNAY_MAX_DIM];
+  msperf_index_set *owned;                     /* holdout: set without the target's points */
 } outcome;
 
 /* ------------------------------------------------------------------ policy */
@@ -265,14 +266,14 @@ target_value (const msperf_point *t, const msperf_index_bucket *b, size_t a, dou
 /* Tries one axis group of one bucket: NULL on success (o filled), else the status. */
 static const char *
 try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
-           const size_t *axes, int dim, const kernel_policy *kp, outcome *o)
+           const size_t *axes, int dim, const kernel_policy *kp, gboolean holdout, outcome *o)
 {
   msperf_index_set *s;
   const char *why;
 
+  memset (o, 0, sizeof *o);
   if (dim > kp->max_dim)
     return MSPERF_INTERP_REASON_DIM_DISABLED;
-  memset (o, 0, sizeof *o);
   for (int j = 0; j < dim; j++)
     {
       double v;
@@ -282,6 +283,16 @@ try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
       o->x[j] = kp->sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0 ? sqrt (v) : v;
     }
   s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate, kp->sqrt_seq);
+  if (holdout)
+    {
+      /* Every point at the target's coordinate leaves (msperf holdout); o->owned is freed by
+       * the caller. */
+      double raw[MSPERF_DELAUNAY_MAX_DIM];
+
+      for (int j = 0; j < dim; j++)
+        target_value (t, b, axes[j], &raw[j]);
+      s = o->owned = msperf_index_set_without (s, raw, kp->aggregate);
+    }
   o->set = s;
   if (s->n_filtered < 2)
     return MSPERF_INTERP_REASON_INSUFFICIENT;
@@ -307,6 +318,7 @@ typedef struct {
   const char *base_reason;
   const char *fallback_from;
   gboolean index_hit;
+  gboolean holdout;
 } success;
 
 static msperf_value *
@@ -492,7 +504,7 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 
       for (j = 0; j < dim; j++)
         axes[j] = free[pick[j]];
-      why = try_group (e->index_cache, b, w->t, axes, dim, w->kp, &o);
+      why = try_group (e->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
       if (why == NULL)
         {
           w->b = b;
@@ -500,8 +512,10 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
           w->dim = dim;
           w->o = &o;
           fill_result (w, r);
+          msperf_index_set_free (o.owned);
           return TRUE;
         }
+      msperf_index_set_free (o.owned);
       add_reason (w->reasons, b, axes, dim, why);
       /* next combination */
       for (j = dim - 1; j >= 0 && pick[j] == n_free - (size_t) dim + (size_t) j; j--)
@@ -711,4 +725,43 @@ msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
   msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
   msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
   return MSPERF_MISS;
+}
+
+gboolean
+msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *kernel,
+                            const char *mode, const msperf_point *t, msperf_result *r)
+{
+  const char *one[] = { kernel, NULL };
+  msperf_query q = { 0 };
+  const GPtrArray *buckets;
+  g_autoptr (GPtrArray) reasons = g_ptr_array_new_with_free_func (g_free);
+  kernel_policy kp;
+
+  g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && mode != NULL
+                        && t != NULL && r != NULL, FALSE);
+  if (e->index_cache == NULL)
+    e->index_cache = msperf_index_cache_new ();
+  q.engine = e;
+  q.mode = mode;
+  q.kernel_types = one;
+  q.tc_input_count = t->input_limit;
+  msperf_result_reset (r);
+  read_kernel_policy (e, kernel, &kp);
+  buckets = msperf_index_buckets (index, t->regime->str);
+  /* The same bucket and group order as run_stage, with the target's points left out. */
+  for (guint bi = 0; buckets && bi < buckets->len; bi++)
+    {
+      msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
+      size_t free[MSPERF_POINT_MAX_AXES];
+      size_t n_free = free_axes (b, &kp, free);
+      success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = &kp, .reasons = reasons,
+                    .fallback_from = "holdout", .index_hit = TRUE, .holdout = TRUE };
+
+      for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+        if (try_dim (e, b, free, n_free, dim, &w, r))
+          return TRUE;
+    }
+  msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
+  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  return FALSE;
 }

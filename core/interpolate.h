@@ -39,6 +39,16 @@ gboolean msperf_interpolate_op (msperf_engine *engine, const msperf_op *op,
 msperf_status msperf_interpolate_subquery (msperf_engine *engine, const msperf_op *parent,
                                            const msperf_subquery *sq, msperf_result *r);
 
+/* msperf holdout (leave one coordinate out): the phase-1 rules at t, a point of index (built
+ * for kernel by module mode; t's regime, axes, fields and matchers as its rows were described),
+ * with every candidate at t's coordinate removed from each filtered set (the points whose
+ * selected coordinates equal t's once the other axes and the fields matched). TRUE with r
+ * INTERPOLATED (details as for an op, fallback_from "holdout"); FALSE with r a miss
+ * (wrapper_interpolation_failed or regime_key_unmatched) and details.fallback_reasons. */
+gboolean msperf_interpolate_holdout (msperf_engine *engine, msperf_index *index,
+                                     const char *kernel, const char *mode,
+                                     const msperf_point *t, msperf_result *r);
+
 /* Index counters of the engine (tests: a second query must hit the cache). */
 void msperf_engine_index_stats (msperf_engine *engine, msperf_index_stats *out);
 

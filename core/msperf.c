@@ -13,6 +13,7 @@ static const char commands_help[] =
   "  validate   check a profiling database and list every problem\n"
   "  plugins    list the query-mode modules, or show one (plugins info NAME)\n"
   "  att        ATT vector-unit cost formulas: att cast | att broadcast | att duplicate\n"
+  "  holdout    interpolation accuracy: leave coordinates out of the database, report the error\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
 
@@ -84,6 +85,8 @@ main (int argc, char **argv)
     status = msperf_cli_plugins (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "att") == 0)
     status = msperf_cli_att (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "holdout") == 0)
+    status = msperf_cli_holdout (&g, argc - 1, argv + 1);
   else
     fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
 out:

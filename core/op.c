@@ -225,8 +225,10 @@ value_signature (GString *s, const msperf_value *v)
 char *
 msperf_op_signature (const msperf_op *op)
 {
-  GString *s = g_string_new (op->name);
+  /* Sized for a typical op, so the string is not regrown several times per query. */
+  GString *s = g_string_sized_new (256);
 
+  g_string_append (s, op->name);
   g_string_append_c (s, '(');
   for (guint k = 0; k < op->args->len; k++)
     {

@@ -58,6 +58,13 @@ char *msperf_report_summary_text (const msperf_run *run);
 msperf_value *msperf_report_record_value (const msperf_record *record);
 /* The --format json document {schema_version, database, …, ops, summary, metrics}. */
 msperf_value *msperf_report_run_value (const msperf_run *run);
+/* report_doc.c's building blocks, shared with the holdout report (core/holdout.c): a
+ * Markdown table cell, HTML escaping, the stylesheet, a horizontal bar chart in inline SVG. */
+void msperf_doc_md_cell (GString *s, const char *text);
+void msperf_doc_html_escape (GString *s, const char *text);
+const char *msperf_doc_html_css (void);
+void msperf_doc_svg_hbars (GString *s, const char *title, guint n, const char *const *labels,
+                           const double *values, const char *const *colors, const char *unit);
 /* Writes text to path atomically; errors in MSPERF_ERROR_DOMAIN (MSPERF_ERROR_IO). */
 gboolean msperf_report_write_file (const char *path, const char *text, gssize len,
                                    GError **error);

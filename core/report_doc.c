@@ -476,3 +476,30 @@ msperf_report_document (const msperf_run *run, const char *path, GError **error)
     }
   return msperf_report_write_file (path, text, -1, error);
 }
+
+/* ------------------------------------------------------------------ shared (report.h) */
+
+void
+msperf_doc_md_cell (GString *s, const char *text)
+{
+  md_cell (s, text);
+}
+
+void
+msperf_doc_html_escape (GString *s, const char *text)
+{
+  esc (s, text);
+}
+
+const char *
+msperf_doc_html_css (void)
+{
+  return html_css;
+}
+
+void
+msperf_doc_svg_hbars (GString *s, const char *title, guint n, const char *const *labels,
+                      const double *values, const char *const *colors, const char *unit)
+{
+  svg_hbars (s, title, n, labels, values, colors, unit);
+}

@@ -32,13 +32,25 @@ typedef struct {
   guint line;
   msperf_latency_column latency_column;
   double latency;
-  /* While loading, slots are offsets into table->slots (which may still move); the pointers
-   * of inputs/outputs are set once the array is final. */
-  size_t in_offset;
-  size_t out_offset;
+  /* While loading, inputs.t and outputs.t hold offsets into table->slots (which may still
+   * move), not pointers; they become pointers once the array is final. */
   msperf_slots inputs;
   msperf_slots outputs;
 } table_row;
+
+/* Open-addressing set of the distinct slot lists (offset, count) seen while loading: rows with
+ * equal lists share one copy. 96-byte tensors were half the memory of a large table
+ * (doc/performance.md). */
+typedef struct {
+  guint32 offset;
+  guint32 n;       /* 0 = empty bucket (empty lists are never stored) */
+} slot_key;
+
+typedef struct {
+  slot_key *buckets;
+  gsize size;      /* power of two, or 0 */
+  gsize used;
+} slot_dedup;
 
 struct msperf_table {
   char *kernel_type;
@@ -46,8 +58,10 @@ struct msperf_table {
   char *hash;
   GPtrArray *columns;        /* char*: header names in file order */
   GHashTable *column_index;  /* name -> GINT_TO_POINTER (index + 1); first occurrence wins */
-  GStringChunk *text;        /* cell text, deduplicated (dtype/format cells repeat a lot) */
-  GArray *cells;             /* const char*, n_rows × n_columns, pointing into text */
+  GString *text;             /* every cell's text, NUL-terminated, "" at offset 0 */
+  GArray *cells;             /* guint32 offsets into text, n_rows × n_columns */
+  guint32 *last_cells;       /* while loading: each column's previous cell (offset) */
+  slot_dedup dedup;          /* while loading: the distinct slot lists */
   GArray *rows;              /* table_row */
   GArray *slots;             /* msperf_tensor, every row's slots in one array */
   GPtrArray *problems;       /* char* */
@@ -128,6 +142,7 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
   for (int dir = 0; dir < 2; dir++)
     for (int k = 0; k < 3; k++)
       table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
+  table->last_cells = g_new0 (guint32, n_fields ? n_fields : 1);
   table->have_header = TRUE;
   return TRUE;
 }
@@ -232,11 +247,128 @@ decode_slots (msperf_table *table, guint line, const char *const *fields, int di
   return TRUE;
 }
 
+static guint
+slot_list_hash (const msperf_tensor *t, size_t n)
+{
+  guint h = 2166136261u;
+
+  /* FNV-1a over the fields msperf_tensor equality looks at (CSV slots never carry values). */
+  for (size_t i = 0; i < n; i++)
+    {
+      h = (h ^ (guint) t[i].rank) * 16777619u;
+      for (int k = 0; k < t[i].rank; k++)
+        h = (h ^ (guint) (t[i].dims[k] ^ (t[i].dims[k] >> 32))) * 16777619u;
+      h = (h ^ (guint) t[i].dtype) * 16777619u;
+      h = (h ^ (guint) t[i].format) * 16777619u;
+    }
+  /* Word-wise FNV leaves the low bits (the bucket) blind to high bits, and dims are often
+   * multiples of 64: finish with murmur3's avalanche. */
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
 static gboolean
-data_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields)
+slot_lists_equal (const msperf_tensor *a, const msperf_tensor *b, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (a[i].rank != b[i].rank || a[i].dtype != b[i].dtype || a[i].format != b[i].format)
+        return FALSE;
+      for (int k = 0; k < a[i].rank; k++)
+        if (a[i].dims[k] != b[i].dims[k])
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+dedup_insert (slot_dedup *d, const msperf_tensor *base, slot_key key)
+{
+  gsize mask = d->size - 1;
+  gsize i = slot_list_hash (base + key.offset, key.n) & mask;
+
+  while (d->buckets[i].n != 0)
+    i = (i + 1) & mask;
+  d->buckets[i] = key;
+  d->used++;
+}
+
+/* The list just decoded at *offset (n slots): when an equal list was seen before, drops the
+ * copy and points *offset at the earlier one. */
+static void
+dedup_slots (msperf_table *table, size_t *offset, size_t n)
+{
+  slot_dedup *d = &table->dedup;
+  const msperf_tensor *base = (const msperf_tensor *) (const void *) table->slots->data;
+  gsize i, mask;
+
+  if (n == 0 || *offset + n > G_MAXUINT32)
+    return;
+  if (2 * (d->used + 1) > d->size)
+    {
+      slot_dedup grown = { NULL, d->size ? 2 * d->size : 1024, 0 };
+
+      grown.buckets = g_new0 (slot_key, grown.size);
+      for (gsize k = 0; k < d->size; k++)
+        if (d->buckets[k].n != 0)
+          dedup_insert (&grown, base, d->buckets[k]);
+      g_free (d->buckets);
+      *d = grown;
+    }
+  mask = d->size - 1;
+  for (i = slot_list_hash (base + *offset, n) & mask; d->buckets[i].n != 0; i = (i + 1) & mask)
+    if (d->buckets[i].n == n && slot_lists_equal (base + d->buckets[i].offset, base + *offset, n))
+      {
+        g_array_set_size (table->slots, (guint) *offset);
+        *offset = d->buckets[i].offset;
+        return;
+      }
+  d->buckets[i] = (slot_key){ (guint32) *offset, (guint32) n };
+  d->used++;
+}
+
+/* Appends a cell: the previous row's cell of the column when equal (op state, core, dtypes and
+ * formats repeat row after row), else a copy in text. Offsets are 32-bit (half of a pointer). */
+static gboolean
+add_cell (msperf_table *table, guint line, size_t col, const char *field, GError **error)
+{
+  guint32 offset = table->last_cells[col];
+  size_t len;
+
+  if (strcmp (table->text->str + offset, field) != 0)
+    {
+      len = strlen (field);
+      if (len == 0)
+        offset = 0;
+      else if (table->text->len + len + 1 > G_MAXUINT32)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s:%u: table too large (more than 4 GiB of cell text)", table->path,
+                       line);
+          return FALSE;
+        }
+      else
+        {
+          offset = (guint32) table->text->len;
+          g_string_append_len (table->text, field, (gssize) len + 1);
+        }
+      table->last_cells[col] = offset;
+    }
+  g_array_append_val (table->cells, offset);
+  return TRUE;
+}
+
+static gboolean
+data_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields,
+             GError **error)
 {
   table_row row = { 0 };
   size_t n_columns = table->columns->len;
+  size_t in_offset, out_offset;
   gboolean shapes_ok;
 
   if (n_fields != n_columns)
@@ -264,9 +396,12 @@ data_record (msperf_table *table, guint line, const char *const *fields, size_t 
         break;
       }
 
-  shapes_ok = decode_slots (table, line, fields, SLOT_INPUT, &row.in_offset, &row.inputs.n);
-  shapes_ok &= decode_slots (table, line, fields, SLOT_OUTPUT, &row.out_offset,
-                             &row.outputs.n);
+  shapes_ok = decode_slots (table, line, fields, SLOT_INPUT, &in_offset, &row.inputs.n);
+  dedup_slots (table, &in_offset, row.inputs.n);
+  shapes_ok &= decode_slots (table, line, fields, SLOT_OUTPUT, &out_offset, &row.outputs.n);
+  dedup_slots (table, &out_offset, row.outputs.n);
+  row.inputs.t = GSIZE_TO_POINTER (in_offset);
+  row.outputs.t = GSIZE_TO_POINTER (out_offset);
   if (!shapes_ok)
     row.latency_column = MSPERF_LATENCY_NONE;
   if (row.latency_column == MSPERF_LATENCY_NONE)
@@ -276,10 +411,8 @@ data_record (msperf_table *table, guint line, const char *const *fields, size_t 
     }
 
   for (size_t k = 0; k < n_fields; k++)
-    {
-      const char *cell = g_string_chunk_insert_const (table->text, fields[k]);
-      g_array_append_val (table->cells, cell);
-    }
+    if (!add_cell (table, line, k, fields[k], error))
+      return FALSE;
   g_array_append_val (table->rows, row);
   return TRUE;
 }
@@ -292,7 +425,7 @@ on_record (guint line, const char *const *fields, size_t n_fields, gpointer user
 
   if (!table->have_header)
     return header_record (table, line, fields, n_fields, error);
-  return data_record (table, line, fields, n_fields);
+  return data_record (table, line, fields, n_fields, error);
 }
 
 static char *
@@ -408,15 +541,13 @@ msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64
   return end - first;
 }
 
-msperf_table *
-msperf_table_load_data (const char *data, size_t len, const char *name,
-                        const char *kernel_type, GError **error)
+/* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,
+ * which keeps them out of the peak memory of a load). */
+static msperf_table *
+parse_table (const char *data, size_t len, const char *name, const char *kernel_type,
+             GError **error)
 {
   g_autoptr (msperf_table) table = NULL;
-
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   table = g_new0 (msperf_table, 1);
   table->path = g_strdup (name);
@@ -425,14 +556,17 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
                                              len);
   table->columns = g_ptr_array_new_with_free_func (g_free);
   table->column_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  table->text = g_string_chunk_new (4096);
-  table->cells = g_array_new (FALSE, FALSE, sizeof (const char *));
+  table->text = g_string_sized_new (4096);
+  g_string_append_len (table->text, "", 1);
+  table->cells = g_array_new (FALSE, FALSE, sizeof (guint32));
   table->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
   table->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
   table->problems = g_ptr_array_new_with_free_func (g_free);
 
   if (!msperf_csv_read (data ? data : "", len, name, on_record, table, error))
     return NULL;
+  g_clear_pointer (&table->last_cells, g_free);
+  g_clear_pointer (&table->dedup.buckets, g_free);
   if (!table->have_header)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
@@ -445,17 +579,33 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
       table_row *row = &g_array_index (table->rows, table_row, r);
       msperf_tensor *base = (msperf_tensor *) (void *) table->slots->data;
 
-      row->inputs.t = row->inputs.n > 0 ? base + row->in_offset : NULL;
-      row->outputs.t = row->outputs.n > 0 ? base + row->out_offset : NULL;
+      row->inputs.t = row->inputs.n > 0 ? base + GPOINTER_TO_SIZE (row->inputs.t) : NULL;
+      row->outputs.t = row->outputs.n > 0 ? base + GPOINTER_TO_SIZE (row->outputs.t) : NULL;
     }
-  build_numel_index (table);
   return g_steal_pointer (&table);
+}
+
+msperf_table *
+msperf_table_load_data (const char *data, size_t len, const char *name,
+                        const char *kernel_type, GError **error)
+{
+  msperf_table *table;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  table = parse_table (data, len, name, kernel_type, error);
+  if (table != NULL)
+    build_numel_index (table);
+  return table;
 }
 
 msperf_table *
 msperf_table_load (const char *path, const char *kernel_type, GError **error)
 {
   g_autofree char *contents = NULL;
+  msperf_table *table;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
 
@@ -471,7 +621,11 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
                    path, local->message);
       return NULL;
     }
-  return msperf_table_load_data (contents, len, path, kernel_type, error);
+  table = parse_table (contents, len, path, kernel_type, error);
+  g_clear_pointer (&contents, g_free);
+  if (table != NULL)
+    build_numel_index (table);
+  return table;
 }
 
 void
@@ -485,7 +639,9 @@ msperf_table_free (msperf_table *table)
   g_clear_pointer (&table->columns, g_ptr_array_unref);
   g_clear_pointer (&table->column_index, g_hash_table_unref);
   if (table->text != NULL)
-    g_string_chunk_free (table->text);
+    g_string_free (table->text, TRUE);
+  g_free (table->last_cells);
+  g_free (table->dedup.buckets);
   g_clear_pointer (&table->cells, g_array_unref);
   g_clear_pointer (&table->rows, g_array_unref);
   g_clear_pointer (&table->slots, g_array_unref); /* CSV slots never own 'values' */
@@ -560,7 +716,8 @@ msperf_table_cell (const msperf_table *table, size_t row, int col)
   /* Kept rows always have every column; a -1 from msperf_table_column reads as blank. */
   if (col < 0 || (guint) col >= table->columns->len)
     return "";
-  return g_array_index (table->cells, const char *, row * table->columns->len + (size_t) col);
+  return table->text->str
+         + g_array_index (table->cells, guint32, row * table->columns->len + (size_t) col);
 }
 
 const char *

@@ -61,6 +61,10 @@ case "$mode" in
     if [ $status -eq 0 ]; then
       make -j"$(nproc)" distcheck || status=$?
     fi
+    # Sanitizers, valgrind and the fuzzers (doc/fuzzing.md).
+    if [ $status -eq 0 ]; then
+      (cd "$top" && bash scripts/ci-extra.sh) || status=$?
+    fi
     summarise test-suite.log
     exit $status
     ;;

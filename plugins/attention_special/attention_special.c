@@ -51,6 +51,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include "attention_private.h"
 
 /* ±16 inclusive (upstream _AVG_SEQ_LEN_TOLERANCE, quirk Q7). */
 #define AVG_SEQ_LEN_TOLERANCE 16
@@ -912,12 +913,115 @@ attention_lookup (void *state, const msperf_query *q, msperf_result *r)
   return status;
 }
 
+/* ---- shared with attention_axes.c (attention_private.h) ---- */
+
+const char *
+attn_trimmed (const char *cell, char *buf, size_t size)
+{
+  return trimmed (cell, buf, size);
+}
+
+double
+attn_cell_number (const char *cell)
+{
+  return cell_number (cell);
+}
+
+gboolean
+attn_cell_int (const char *cell, int64_t *out)
+{
+  return cell_int (cell, out);
+}
+
+msperf_dtype
+attn_parse_dtype0 (const char *cell)
+{
+  return parse_dtype0 (cell);
+}
+
+gboolean
+attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
+{
+  return normalize_q (q, head_dim, out);
+}
+
+double
+attn_row_latency (msperf_engine *engine, const msperf_table *t, size_t row)
+{
+  gboolean fallback;
+
+  return row_latency (t, row, envelope_ratio (engine, msperf_table_kernel_type (t)), &fallback);
+}
+
+static int64_t
+list_length (const target_value *tv)
+{
+  return tv->known && tv->list && tv->list->len > 0 ? (int64_t) tv->list->len : -1;
+}
+
+gboolean
+attn_target_info_get (const msperf_query *q, attn_target_info *out)
+{
+  target tg = { 0 };
+  g_autoptr (msperf_result) scratch = msperf_result_new ();
+  const char *quant = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (q != NULL && out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  ok = q->params ? target_from_params (q, &tg, scratch) : target_from_op (q, &tg, scratch);
+  if (!ok)
+    {
+      target_clear (&tg);
+      return FALSE;
+    }
+  out->tokens = tg.t;
+  out->heads = tg.n;
+  out->head_dim = tg.d;
+  out->avg_seq_len = tg.avg_seq_len;
+  out->dtype = tg.dtype;
+  out->sparse_known = tg.v[F_SPARSE_MODE].known;
+  out->sparse_mode = tg.v[F_SPARSE_MODE].i;
+  out->kv_known = tg.v[F_NUM_KV_HEADS].known;
+  out->kv_heads = tg.v[F_NUM_KV_HEADS].i;
+  if (tg.v[F_INPUT_LAYOUT].known)
+    g_strlcpy (out->layout, tg.v[F_INPUT_LAYOUT].s, sizeof out->layout);
+  out->batch = -1;
+  if (q->params)
+    {
+      /* The decomposer's batch, else the length of a per-sequence list it passed. */
+      if (tg.v[F_BATCH_SIZE].known && tg.v[F_BATCH_SIZE].i > 0)
+        out->batch = tg.v[F_BATCH_SIZE].i;
+      else if (list_length (&tg.v[F_SEQ_LENGTHS]) > 0)
+        out->batch = list_length (&tg.v[F_SEQ_LENGTHS]);
+      else
+        out->batch = list_length (&tg.v[F_SEQ_LENGTHS_KV]);
+      quant = msperf_value_get_string (msperf_value_lookup (q->params, "quant_mode"));
+    }
+  else
+    {
+      const msperf_tensor *seq_lens = arg_tensor (q->op, 6);
+      const msperf_tensor *query = arg_tensor (q->op, 0);
+
+      /* One seq_lens value per sequence; a 4-D query's B says the same. */
+      if (seq_lens && seq_lens->n_values > 0)
+        out->batch = (int64_t) seq_lens->n_values;
+      else if (query && query->rank == 4)
+        out->batch = query->dims[0];
+      quant = msperf_value_get_string (msperf_value_lookup (q->op->kwargs, "quant_mode"));
+    }
+  if (quant)
+    g_strlcpy (out->quant_mode, quant, sizeof out->quant_mode);
+  target_clear (&tg);
+  return TRUE;
+}
+
+/* The describe slots read the policy and the tables through the engine. */
 static gboolean
 attention_init (msperf_engine *engine, void **state, GError **error)
 {
-  (void) engine;
   (void) error;
-  *state = NULL;
+  *state = engine;
   return TRUE;
 }
 
@@ -937,4 +1041,6 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .init = attention_init,
   .fini = attention_fini,
   .lookup = attention_lookup,
+  .describe_target = attention_describe_target,
+  .describe_row = attention_describe_row,
 };

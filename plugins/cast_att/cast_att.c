@@ -30,8 +30,8 @@ cast_fini (void *state)
 static void
 copy_report (msperf_result *result, msperf_value *report)
 {
-  static const char *const keys[] = { "expression", "expression_inlined", "ternaries", "ledger",
-                                      "vf_launches" };
+  static const char *const keys[] = { "expression", "expression_inlined", "value", "ternaries",
+                                      "ledger", "vf_launches" };
 
   for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
     {
@@ -41,6 +41,40 @@ copy_report (msperf_result *result, msperf_value *report)
     }
 }
 
+/* att.bind {"sym": number, …}: symbol values for `value` and `cycles` (the expression stays
+ * symbolic). NULL + error when malformed. */
+static GHashTable *
+bindings_from_att (msperf_expr_ctx *ctx, const msperf_value *att, GError **error)
+{
+  g_autoptr (GHashTable) b = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const msperf_value *map = msperf_value_lookup (att, "bind");
+
+  if (map != NULL && map->kind != MSPERF_VALUE_MAP && map->kind != MSPERF_VALUE_NONE)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "att.bind: expected an object {symbol: number}");
+      return NULL;
+    }
+  for (guint i = 0; map != NULL && map->kind == MSPERF_VALUE_MAP && i < map->keys->len; i++)
+    {
+      const char *name = g_ptr_array_index (map->keys, i);
+      int64_t n;
+      double d;
+
+      if (msperf_value_get_int (g_ptr_array_index (map->items, i), &n))
+        g_hash_table_replace (b, g_strdup (name), msperf_expr_int (ctx, n));
+      else if (msperf_value_get_double (g_ptr_array_index (map->items, i), &d))
+        g_hash_table_replace (b, g_strdup (name), msperf_expr_double (ctx, d));
+      else
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "att.bind.%s: expected a number", name);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&b);
+}
+
 static msperf_status
 cast_model (void *state, const msperf_query *query, msperf_result *result)
 {
@@ -48,6 +82,7 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_value) report = NULL;
+  g_autoptr (GHashTable) bindings = NULL;
   const msperf_value *att = query->op->att;
   const char *kind = msperf_value_get_string (msperf_value_lookup (att, "kind"));
   cast_att_params p;
@@ -61,7 +96,8 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   cast_att_params_init (&p);
   if (!cast_att_params_from_value (ctx, att, &p, &error)
       || !cast_att_run (table, ctx, &p, &m, &error)
-      || (report = cast_att_report (ctx, &m, NULL, &error)) == NULL)
+      || (bindings = bindings_from_att (ctx, att, &error)) == NULL
+      || (report = cast_att_report (ctx, &m, bindings, &error)) == NULL)
     {
       msperf_result_set_miss (result, "att cast: %s", error->message);
       goto out;
@@ -76,6 +112,8 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   else
     msperf_result_detail_string (result, "cycles", msperf_expr_str (m.cost));
   msperf_result_detail_string (result, "att_branch", m.branch);
+  msperf_result_detail_string (result, "repeat_time", msperf_expr_str (m.repeat));
+  msperf_result_detail_string (result, "call_count", msperf_expr_str (m.call_count));
   copy_report (result, report);
   if (isnan (cyc))
     msperf_result_set_miss (result, "symbolic_cost");

@@ -1,0 +1,95 @@
+#!/bin/sh
+# CLI tests of `msperf holdout` (FORMATS §5, §5.2) on the shipped sample database: a seeded
+# 5 % of the MatMulV2 coordinates, the report keys in json / md / html, the text summary and
+# the usage errors. TAP output for automake's tap-driver.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
+bin=$MSPERF_BIN
+db=$MSPERF_TOP_SRCDIR/doc/examples/h200-db
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+
+holdout() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" holdout "$@"; }
+
+t_json() {
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --report "$tmp/h.json" || return 1
+  for key in '"schema_version": 1' '"selection": "fraction"' '"seed": 1' '"fraction": 0.05' \
+      '"kernels": \[' '"kernel": "MatMulV2"' '"samples": ' '"recovered": ' '"coverage": ' \
+      '"median_rel_error": ' '"p90_rel_error": ' '"max_rel_error": ' '"by_dim": \[' \
+      '"dim": 1' '"axes": {' '"measured_us": ' '"interpolated_us": ' '"abs_error_us": ' \
+      '"rel_error": ' '"source": ' '"confidence": ' '"method": ' '"candidate_count": '; do
+    contains "$tmp/h.json" "$key" || return 1
+  done
+  # ceil(0.05 · 1008 coordinates) = 51 samples, and nothing from the other kernels
+  [ "$(grep -c '"csv_line": ' "$tmp/h.json")" -eq 51 ] || { echo "expected 51 samples"; return 1; }
+  if grep -q '"kernel": "BatchMatMulV2"' "$tmp/h.json"; then echo "other kernel held out"; return 1; fi
+}
+ok "holdout --kernel MatMulV2 --fraction 0.05 --seed 1 writes the json report keys" t_json
+
+t_same_seed() {
+  holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --report "$tmp/again.json" 2>/dev/null || return 1
+  cmp -s "$tmp/h.json" "$tmp/again.json" || { echo "same seed, different report"; return 1; }
+}
+ok "the same seed draws the same coordinates" t_same_seed
+
+t_md_html() {
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --report "$tmp/h.md" || return 1
+  contains "$tmp/h.md" "| kernel | dim | samples | recovered | coverage | median rel. error | p90 | max |" &&
+  contains "$tmp/h.md" "| MatMulV2 | all | 51 |" &&
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --report "$tmp/h.html" &&
+  contains "$tmp/h.html" "<svg" && contains "$tmp/h.html" "Interpolated vs measured"
+}
+ok "md and html reports by extension" t_md_html
+
+t_summary() {
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 &&
+  contains "$tmp/cmd.out" "MatMulV2" && contains "$tmp/cmd.out" "median" &&
+  # no progress bar when stderr is not a terminal
+  if grep -q 'msperf holdout: \[' "$tmp/cmd.err"; then echo "progress on a pipe"; return 1; fi
+}
+ok "without --report a text summary on stdout" t_summary
+
+t_usage() {
+  status_is 2 holdout --kernel MatMulV2 && contains "$tmp/cmd.err" "profiling-database" &&
+  status_is 2 holdout --profiling-database "$db" --fraction 0.5 --leave-one-out &&
+  status_is 2 holdout --profiling-database "$db" --fraction 2 &&
+  status_is 2 holdout --profiling-database "$db" --kernel NoSuchKernel &&
+  contains "$tmp/cmd.err" "NoSuchKernel" &&
+  status_is 2 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 \
+    --report "$tmp/h.txt"
+}
+ok "usage errors exit 2" t_usage
+
+t_help() { "$bin" holdout --help | grep -q -- --leave-one-out && "$bin" --help | grep -q holdout; }
+ok "holdout --help and the command list" t_help
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
