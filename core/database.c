@@ -261,7 +261,13 @@ decode_entry (const char *name, const msperf_value *raw, char **problem, guint *
   if (alt != NULL && alt->kind == MSPERF_VALUE_STRING)
     add_kernel (kinds, alt->s);
   for (guint k = 0; alt != NULL && alt->kind == MSPERF_VALUE_LIST && k < alt->items->len; k++)
-    add_kernel (kinds, ((msperf_value *) g_ptr_array_index (alt->items, k))->s);
+    {
+      const msperf_value *item = g_ptr_array_index (alt->items, k);
+
+      /* check_kernel_names lets null entries through: they name no kernel. */
+      if (item->kind == MSPERF_VALUE_STRING)
+        add_kernel (kinds, item->s);
+    }
   g_ptr_array_add (kinds, NULL);
   e->kernel_types = (char **) g_ptr_array_free (kinds, FALSE);
   return e;

@@ -17,6 +17,7 @@ branch_free (gpointer data)
   g_array_unref (b->conds);
   g_ptr_array_unref (b->calls);
   g_free (b->name);
+  g_free (b->refusal);
   msperf_att_vf_free (b->vf);
   g_free (b);
 }
@@ -62,7 +63,9 @@ cost_branch (const msperf_att_table *table, msperf_expr_ctx *ctx, GPtrArray *cal
 typedef msperf_expr *(*leaf_fn) (const brc_branch *b, gpointer user);
 
 /* The branches [lo, hi) share their first depth answers; a leaf is a branch whose path ends
- * here. Equal arms fold (the condition cannot matter). */
+ * here. Equal arms fold (the condition cannot matter). A branch outside the normal domain has
+ * no formula (NULL): its arm is dropped, as no instance inside the domain takes it (seed:
+ * symbolic formulas hold for the instances that satisfy the domain). */
 static msperf_expr *
 nest (msperf_expr_ctx *ctx, GPtrArray *branches, guint lo, guint hi, guint depth, leaf_fn fn,
       gpointer user)
@@ -74,7 +77,7 @@ nest (msperf_expr_ctx *ctx, GPtrArray *branches, guint lo, guint hi, guint depth
 
   (void) ctx;
   if (b->path->len == depth)
-    return fn (b, user);
+    return b->refusal != NULL ? NULL : fn (b, user);
   c = &g_array_index (b->conds, brc_cond, depth);
   for (k = lo; k < hi; k++)
     {
@@ -84,6 +87,8 @@ nest (msperf_expr_ctx *ctx, GPtrArray *branches, guint lo, guint hi, guint depth
     }
   a = nest (ctx, branches, lo, k, depth + 1, fn, user);
   z = nest (ctx, branches, k, hi, depth + 1, fn, user);
+  if (a == NULL || z == NULL)
+    return a != NULL ? a : z;
   if (msperf_expr_equal (a, z))
     return a;
   return msperf_expr_ternary (c->cond, c->left, c->right, a, z);
@@ -153,7 +158,7 @@ union_ledger (const msperf_att_table *table, msperf_expr_ctx *ctx, brc_model *m)
   for (guint i = 0; i < br->len; i++)
     {
       const brc_branch *b = g_ptr_array_index (br, i);
-      for (guint j = 0; j < b->calls->len; j++)
+      for (guint j = 0; b->refusal == NULL && j < b->calls->len; j++)
         {
           const brc_call *c = g_ptr_array_index (b->calls, j);
           gboolean seen = FALSE;
@@ -206,7 +211,8 @@ brc_model_build (const msperf_att_table *table, msperf_expr_ctx *ctx, const brc_
       brc_branch *b;
 
       brc_model_run (run, p);
-      if (run->error != NULL)
+      /* a static model (no branch point) outside the domain is refused */
+      if (run->error != NULL && run->pos == 0)
         {
           g_propagate_error (error, g_steal_pointer (&run->error));
           brc_run_free (run);
@@ -230,6 +236,8 @@ brc_model_build (const msperf_att_table *table, msperf_expr_ctx *ctx, const brc_
       b->calls = g_ptr_array_ref (run->calls);
       b->launches = run->launches;
       b->name = g_strdup (run->branch->str);
+      if (run->error != NULL)
+        b->refusal = g_strdup (run->error->message);
       b->vf = cost_branch (table, ctx, b->calls);
       b->cost = msperf_att_vf_cost (b->vf);
       g_ptr_array_add (m->branches, b);
@@ -242,6 +250,14 @@ brc_model_build (const msperf_att_table *table, msperf_expr_ctx *ctx, const brc_
       g_array_index (path, gboolean, path->len - 1) = FALSE;
     }
   m->cost = nest (ctx, m->branches, 0, m->branches->len, 0, leaf_cost, NULL);
+  if (m->cost == NULL)
+    {
+      /* every branch breaks a limit: no instance is inside the domain */
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s",
+                   ((brc_branch *) g_ptr_array_index (m->branches, 0))->refusal);
+      brc_model_clear (m);
+      return FALSE;
+    }
   m->launches = nest (ctx, m->branches, 0, m->branches->len, 0, leaf_launches, NULL);
   m->expression = m->cost;
   if (msperf_expr_get_kind (m->cost) == MSPERF_EXPR_TERNARY)
@@ -290,8 +306,12 @@ brc_model_report (msperf_expr_ctx *ctx, const brc_model *m, GHashTable *bindings
   msperf_value_map_set (obj, "vf_launches", msperf_att_expr_value (m->launches));
   names = msperf_value_new (MSPERF_VALUE_LIST);
   for (guint i = 0; i < m->branches->len; i++)
-    msperf_value_list_append (names, msperf_value_new_string (
-        ((brc_branch *) g_ptr_array_index (m->branches, i))->name));
+    {
+      const brc_branch *b = g_ptr_array_index (m->branches, i);
+      g_autofree char *name = b->refusal == NULL ? g_strdup (b->name)
+        : g_strdup_printf ("%s (outside the normal domain: %s)", b->name, b->refusal);
+      msperf_value_list_append (names, msperf_value_new_string (name));
+    }
   msperf_value_map_set (obj, "branches", names);
   return g_steal_pointer (&obj);
 }

@@ -208,6 +208,7 @@ typedef struct brc_branch {
   char *name;
   msperf_att_vf *vf;           /* the branch's own cost accumulator */
   msperf_expr *cost;
+  char *refusal;               /* outside the normal domain: the limit it breaks, else NULL */
 } brc_branch;
 
 typedef struct brc_model {

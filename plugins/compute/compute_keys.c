@@ -4,7 +4,8 @@
  * singleton transpose, transposes, flatten, merge) and the FRACTAL_NZ restore permute, drop
  * unit dims from, or multiply together the same dims, so a row matching without padding has,
  * input by input, the element count of the query's input. A padding rule only grows the query
- * side: per dim the row holds c with t = ceil(c/bs)·bs, bs <= 64, so t - 63 <= c <= t. */
+ * side: per dim the row holds c with t = ceil(c/bs)·bs, bs in {8, 16, 32, 64}, so
+ * t - 63 <= c <= t, and c == t unless t is a multiple of 8. */
 #include <config.h>
 #include <string.h>
 #include "compute_keys.h"
@@ -19,14 +20,19 @@ sat_mul (uint64_t a, uint64_t b)
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* Smallest element count a padded row dim list can have against the TC dims d[0..n). */
+/* Smallest element count a padded row dim list can have against the TC dims d[0..n). A padded
+ * dim is a multiple of a block size, and every block size is a multiple of 8: a TC dim that is
+ * not can only be equal to the row's. */
 static uint64_t
 padded_floor (const int64_t *d, int n)
 {
   uint64_t p = 1;
 
   for (int k = 0; k < n; k++)
-    p = sat_mul (p, d[k] > MAX_BLOCK ? (uint64_t) (d[k] - (MAX_BLOCK - 1)) : 1);
+    if (d[k] % 8 != 0)
+      p = sat_mul (p, (uint64_t) d[k]);
+    else
+      p = sat_mul (p, d[k] > MAX_BLOCK ? (uint64_t) (d[k] - (MAX_BLOCK - 1)) : 1);
   return p;
 }
 

@@ -564,6 +564,9 @@ run (char *const *argv, gboolean capture, child_run *cr)
       int null = open ("/dev/null", O_WRONLY);
 
       dup2 (capture ? pipefd[1] : null, STDOUT_FILENO);
+      /* msperf estimate prints its summary on stderr; the harness prints the table. */
+      if (!capture)
+        dup2 (null, STDERR_FILENO);
       close (pipefd[0]);
       close (pipefd[1]);
       execv (argv[0], argv);
@@ -832,7 +835,7 @@ scipy_side (const bench_opts *o, const char *label, const char *answers, double 
           "max rel diff %.3g %s\n", label, n, per_query, msperf_us, per_query / msperf_us,
           max_rel, max_rel <= 1e-12 ? "(identical)" : "(DIFFERENT)");
   *o->failures += max_rel > 1e-12;
-  if (strstr (label, "engine"))
+  if (g_str_has_prefix (label, "3-D engine"))
     target (o, "3-D query >= 1000x faster than scipy griddata per query", per_query / msperf_us,
             1000, "x", FALSE);
 }
@@ -967,7 +970,8 @@ parent_main (const bench_opts *o)
         g_autofree char *l3 = g_strdup_printf ("3-D engine, %s", dataset);
         g_autofree char *l2 = g_strdup_printf ("2-D engine, %s", dataset);
         g_autofree char *lc = g_strdup_printf ("3-D core, %s", dataset);
-        int lim = s == 0 ? (o->quick ? 40 : 200) : s == 1 ? (o->quick ? 5 : 20) : 3;
+        /* scipy re-triangulates per query: ~60 ms at 1k points, ~1.3 s at 10k, ~20 s at 100k. */
+        int lim = s == 0 ? (o->quick ? 40 : 200) : s == 1 ? (o->quick ? 5 : 20) : 1;
 
         if (g_file_test (dump3, G_FILE_TEST_EXISTS) && file_size (dump3) > 0)
           scipy_side (o, l3, dump3, median_of (o, "3-D interp, warm", dataset), lim);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
@@ -785,6 +786,299 @@ test_h200_llama3_prefill_tnd_exact (void **state)
   assert_string_equal (tu_detail_string (r, "input_layout"), "TND");
 }
 
+/* ---- interpolation axes (seed 000 §5.6, reference §4.5, quirk Q26; attention_axes.c) ---- */
+
+#include "holdout.h"
+#include "interpolate.h"
+
+static int
+setup_axes (void **state)
+{
+  *state = tu_engine_new ("attention/axes", NULL);
+  return 0;
+}
+
+static int
+setup_axes_literal (void **state)
+{
+  static const char *const overrides[] = {
+    "interpolation.attention.query_length_rule", "literal_tokens", NULL
+  };
+
+  *state = tu_engine_new ("attention/axes", overrides);
+  return 0;
+}
+
+/* A TND attention op: query (T, n, d), key and value (kv_len, kv, d), seq_lens = batch × seq. */
+static msperf_op *
+attn_batch (int64_t tokens, int64_t n, int64_t kv, int64_t d, int64_t batch, int64_t seq)
+{
+  msperf_op *op = tu_op (ATTN);
+  g_autofree char *q = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                                        G_GINT64_FORMAT, tokens, n, d);
+  g_autofree char *k = g_strdup_printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                                        G_GINT64_FORMAT, batch * seq, kv, d);
+  g_autofree int64_t *lens = g_new (int64_t, batch);
+
+  for (int64_t i = 0; i < batch; i++)
+    lens[i] = seq;
+  tu_op_add_tensor (op, BF16, q);
+  tu_op_add_tensor (op, BF16, k);
+  tu_op_add_tensor (op, BF16, k);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, lens, (size_t) batch);
+  tu_op_add_none (op);
+  tu_op_add_out (op, BF16, q);
+  return op;
+}
+
+static void
+assert_interpolated (const msperf_result *r, double latency, const char *method)
+{
+  if (r->source != MSPERF_SOURCE_INTERPOLATED)
+    fail_msg ("expected INTERPOLATED, got %s (reason %s)", msperf_source_name (r->source),
+              r->miss_reason ? r->miss_reason : "-");
+  assert_string_equal (r->method, method);
+  assert_float_equal (r->latency_us, latency, 1e-12 * latency);
+}
+
+static const msperf_value *
+detail (const msperf_result *r, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  const msperf_value *v = r->details;
+
+  for (int i = 0; parts[i] && v; i++)
+    v = msperf_value_lookup (v, parts[i]);
+  if (v == NULL)
+    fail_msg ("no detail %s", path);
+  return v;
+}
+
+static int64_t
+detail_int (const msperf_result *r, const char *path)
+{
+  int64_t i = 0;
+
+  assert_true (msperf_value_get_int (detail (r, path), &i));
+  return i;
+}
+
+/* The coordinates every row of the fixture was described with, read back through the holdout
+ * samples (one per coordinate, in CSV order). */
+static const msperf_holdout_sample *
+row_sample (const msperf_holdout_report *rep, guint line)
+{
+  for (guint k = 0; k < rep->samples->len; k++)
+    if (((msperf_holdout_sample *) g_ptr_array_index (rep->samples, k))->line == line)
+      return g_ptr_array_index (rep->samples, k);
+  fail_msg ("CSV line %u is not a candidate point", line);
+  abort ();
+}
+
+static int64_t
+sample_field (const msperf_holdout_sample *s, const char *name)
+{
+  for (size_t f = 0; f < s->n_fields; f++)
+    if (strcmp (s->field_names[f], name) == 0)
+      return s->fields[f];
+  fail_msg ("no field %s", name);
+  abort ();
+}
+
+/* Rows of tests/data/attention/axes: seq, batch (from the per-sequence list when its shape
+ * cell agrees, else unknown), heads, head_dim; query_len = T ÷ batch, 0 for prefill without
+ * cache (attn_state prefill_no_cache, or no attn_state and query length = seq). */
+static void
+test_axes_rows_seq_batch_heads_query_len (void **state)
+{
+  msperf_holdout_options o = { 0 };
+  g_autoptr (msperf_holdout_report) rep = NULL;
+  const msperf_holdout_sample *s;
+
+  o.leave_one_out = TRUE;
+  rep = msperf_holdout_run (*state, &o, NULL);
+  assert_non_null (rep);
+  assert_int_equal (rep->samples->len, 8);
+
+  s = row_sample (rep, 2);   /* prefill_no_cache, list "1" / "1024" */
+  assert_string_equal (s->regime, "|attention|FusedInferAttentionScore|dtype=DT_BF16|layout=TND");
+  assert_int_equal (s->n_axes, 4);
+  assert_string_equal (s->axis_names[0], "seq");
+  assert_string_equal (s->axis_names[1], "batch");
+  assert_string_equal (s->axis_names[2], "heads");
+  assert_string_equal (s->axis_names[3], "head_dim");
+  assert_float_equal (s->axes[0], 1024, 0);
+  assert_float_equal (s->axes[1], 1, 0);
+  assert_float_equal (s->axes[2], 8, 0);
+  assert_float_equal (s->axes[3], 64, 0);
+  assert_int_equal (sample_field (s, "query_len"), 0);
+  assert_int_equal (sample_field (s, "sparse_mode"), 3);
+  assert_int_equal (sample_field (s, "kv_heads"), 8);
+
+  s = row_sample (rep, 4);   /* chunked: T 64 over a list of 2 → query_len 32 */
+  assert_float_equal (s->axes[0], 1000, 0);
+  assert_float_equal (s->axes[1], 2, 0);
+  assert_int_equal (sample_field (s, "query_len"), 32);
+  assert_int_equal (sample_field (row_sample (rep, 6), "query_len"), 48);
+
+  s = row_sample (rep, 8);   /* no list shape: batch unknown; no attn_state and T = seq */
+  assert_true (isnan (s->axes[1]));
+  assert_int_equal (sample_field (s, "query_len"), 0);
+
+  s = row_sample (rep, 9);   /* shape 3 but two values: not a per-sequence list */
+  assert_true (isnan (s->axes[1]));
+  assert_int_equal (sample_field (s, "query_len"), 30);
+}
+
+/* Q26: a prefill query whose token count T = 2048 was never measured. The per-sequence rule
+ * skips the query-length filter (implied by seq) and interpolates along seq between the
+ * prefill_no_cache rows: 10 + (40 − 10)·(2048 − 1024)/(4096 − 1024) = 20 (reference §4.4
+ * step 4). The chunked rows (query length 32/64) stay out. */
+static void
+test_prefill_no_cache_skips_query_length_filter (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
+
+  assert_interpolated (r, 20.0, "linear_1d");
+  assert_int_equal (detail_int (r, "candidate_count"), 2);
+  assert_int_equal (detail_int (r, "exact_fields.query_len"), 0);
+  assert_int_equal (detail_int (r, "exact_fields.batch"), 1);
+  assert_int_equal (detail_int (r, "target.seq"), 2048);
+  assert_string_equal (tu_detail_string (r, "base_reason"), "shape_mismatch");
+}
+
+/* The literal upstream rule compares the total token count T: 2048 matches neither 1024 nor
+ * 4096, so the same query finds no candidate and falls back (upstream answered 1 of 120 held-out
+ * prefill queries this way, Q26). */
+static void
+test_literal_tokens_rule_filters_total_tokens (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
+  const msperf_value *reasons;
+
+  assert_int_not_equal (r->source, MSPERF_SOURCE_INTERPOLATED);
+  assert_string_equal (r->miss_reason, "wrapper_interpolation_failed");
+  reasons = detail (r, "fallback_reasons");
+  assert_string_equal (msperf_value_get_string (g_ptr_array_index (reasons->items, 0)),
+                       "1d(seq): insufficient_filtered_candidates");
+}
+
+/* Chunked prefill keeps the per-sequence filter: T 64 over 2 sequences is query length 32,
+ * answered from the two query-length-32 rows only: 5 + (7 − 5)·(1500 − 1000)/1000 = 6. Had the
+ * query-length-48 rows joined (48 is no block padding of 32), seq 1000 would aggregate 5 and 9
+ * to 7 and the answer be 8.5. */
+static void
+test_chunked_prefill_filters_per_sequence_query_length (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
+
+  assert_interpolated (r, 6.0, "linear_1d");
+  assert_int_equal (detail_int (r, "exact_fields.query_len"), 32);
+  assert_int_equal (detail_int (r, "target.batch"), 2);
+  assert_int_equal (detail_int (r, "candidate_count"), 2);
+}
+
+/* The same chunked query under the literal rule: T = 64 equals the query-length-32 rows' T
+ * (2 × 32) and not the others' (96), so the answer is again 6. */
+static void
+test_literal_tokens_rule_chunked (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
+
+  assert_interpolated (r, 6.0, "linear_1d");
+  assert_int_equal (detail_int (r, "exact_fields.tokens"), 64);
+}
+
+/* h200 prefill (3000, 32, 128) with 8 KV heads, seq_lens [3000]: no row within ±16, so the
+ * exact lookup misses; sqrt_seq (the database's interpolation_policy) interpolates in
+ * sqrt(seq) between rows 2048 (83.3577) and 4096 (259.4893). Expected value:
+ * numpy.interp(sqrt(3000), [sqrt(2048), 64], [83.3577, 259.4893]) = 172.78442052866308
+ * (/usr/bin/python3, numpy). Details keep the untransformed coordinates. */
+static void
+test_h200_prefill_interpolates_in_sqrt_seq (void **state)
+{
+  g_autoptr (msperf_result) r = run (*state, attn_batch (3000, 32, 8, 128, 1, 3000));
+  const msperf_value *bounds, *points;
+
+  assert_interpolated (r, 172.78442052866308, "linear_1d_sqrt");
+  assert_true (r->latency_us == 172.78442052866308);
+  assert_string_equal (r->shape_match_rule, "interpolated_1d_linear_sqrt");
+  /* 0.70 for 1-D, lowered by 0.05 for the transform (seed 000 §5.6) */
+  assert_float_equal (r->confidence, 0.65, 1e-12);
+  assert_string_equal (tu_detail_string (r, "axis_transform"), "sqrt_seq");
+  assert_int_equal (detail_int (r, "target.seq"), 3000);
+  assert_int_equal (detail_int (r, "axes.seq"), 3000);
+  bounds = detail (r, "axis_boundary.seq");
+  assert_int_equal (((msperf_value *) g_ptr_array_index (bounds->items, 0))->i, 2048);
+  assert_int_equal (((msperf_value *) g_ptr_array_index (bounds->items, 1))->i, 4096);
+  points = detail (r, "candidate_points");
+  assert_int_equal (points->items->len, 2);
+  assert_int_equal (detail_int (r, "exact_fields.kv_heads"), 8);
+}
+
+/* h200 decode, batch 8 (measured: 1, 4, 16, 64), context 3000, 32 heads over 8 KV heads: every
+ * 1-D group is empty, 2d(seq,batch) answers. Expected: scipy.interpolate.griddata(points,
+ * values, [(sqrt(3000), 8)], method="linear") on the 28 decode rows with 32 heads, 8 KV heads,
+ * head_dim 128 in CSV order, points (sqrt(avg_seq_len), Runtime batch_size) =
+ * 25.381209660169304 (/usr/bin/python3, scipy; bit-equal). */
+static void
+test_h200_decode_2d_equals_scipy_griddata (void **state)
+{
+  msperf_op *op = tu_op (ATTN);
+  int64_t seq[8], ql[8];
+  g_autoptr (msperf_result) r = NULL;
+
+  for (int i = 0; i < 8; i++)
+    {
+      seq[i] = 3000;
+      ql[i] = 1;
+    }
+  tu_op_add_tensor (op, BF16, "8,32,1,128");
+  tu_op_add_tensor (op, BF16, "8,8,3000,128");
+  tu_op_add_tensor (op, BF16, "8,8,3000,128");
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, seq, 8);
+  add_seq_lens (op, ql, 8);
+  tu_op_add_out (op, BF16, "8,32,1,128");
+  r = run (*state, op);
+  assert_interpolated (r, 25.381209660169304, "griddata_linear_sqrt");
+  assert_true (r->latency_us == 25.381209660169304);
+  assert_int_equal (r->interpolation_dim, 2);
+  assert_float_equal (r->confidence, 0.60, 1e-12);
+  assert_int_equal (detail_int (r, "candidate_count"), 28);
+  assert_int_equal (detail_int (r, "exact_fields.query_len"), 1);
+  assert_int_equal (detail_int (r, "target.batch"), 8);
+}
+
+/* A decomposer's attention spec (params form) that misses exactly goes through the same stage
+ * (msperf_interpolate_subquery, which the engine runs for a composite's part) to the same
+ * value as the op (seed 000 §5.6 sub-kernel fallback). */
+static void
+test_h200_params_subquery_interpolates (void **state)
+{
+  msperf_subquery *sq = msperf_subquery_new ("attention_special", "FusedInferAttentionScore");
+  g_autoptr (msperf_op) parent = tu_op ("tensor_cast.test_parent.default");
+  g_autoptr (msperf_result) r = msperf_result_new ();
+  msperf_value *p = params_new ("3000,32,128", 3000);
+
+  p_int (p, "num_kv_heads", 8);
+  p_str (p, "input_layout", "TND");
+  p_int (p, "batch_size", 1);
+  sq->params = p;
+  sq->is_attention = TRUE;
+  assert_int_equal (msperf_engine_subquery (*state, parent, sq, r), MSPERF_MISS);
+  assert_string_equal (r->miss_reason, "shape_mismatch");
+  assert_int_equal (msperf_interpolate_subquery (*state, parent, sq, r), MSPERF_HIT);
+  msperf_subquery_free (sq);
+  assert_interpolated (r, 172.78442052866308, "linear_1d_sqrt");
+  assert_int_equal (detail_int (r, "target.batch"), 1);
+}
+
 int
 main (void)
 {
@@ -824,6 +1118,19 @@ main (void)
     RULES (test_params_required_context_fields),
     H200 (test_h200_llama3_decode_bnsd_exact),
     H200 (test_h200_llama3_prefill_tnd_exact),
+    cmocka_unit_test_setup_teardown (test_axes_rows_seq_batch_heads_query_len, setup_axes,
+                                     teardown_engine),
+    cmocka_unit_test_setup_teardown (test_prefill_no_cache_skips_query_length_filter, setup_axes,
+                                     teardown_engine),
+    cmocka_unit_test_setup_teardown (test_literal_tokens_rule_filters_total_tokens,
+                                     setup_axes_literal, teardown_engine),
+    cmocka_unit_test_setup_teardown (test_chunked_prefill_filters_per_sequence_query_length,
+                                     setup_axes, teardown_engine),
+    cmocka_unit_test_setup_teardown (test_literal_tokens_rule_chunked, setup_axes_literal,
+                                     teardown_engine),
+    H200 (test_h200_prefill_interpolates_in_sqrt_seq),
+    H200 (test_h200_decode_2d_equals_scipy_griddata),
+    H200 (test_h200_params_subquery_interpolates),
   };
 
   return cmocka_run_group_tests_name ("attention_special", tests, NULL, NULL);

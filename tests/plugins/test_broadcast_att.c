@@ -104,7 +104,7 @@ att (fx *f, const char *att_json)
 {
   g_autoptr (GError) error = NULL;
 
-  if (f->built)
+  if (f->built || f->p.dtype != NULL)
     fx_reset (f);
   if (!try_att (f, att_json, &error))
     fail_msg ("%s: %s", att_json, error->message);
@@ -699,6 +699,379 @@ test_domain_limits_edge_and_one_past (void **state)
   att (F, "{\"kind\":\"duplicate\",\"dtype\":\"int8\",\"count\":131072}");
   assert_string_equal (row (F, "DuplicateB8.Duplicate")->api_params, "count=65536");
 }
+/* ------------------------------------------------------------------ symbolic shapes */
+
+static gboolean
+same_identity (const msperf_att_ledger_row *a, const msperf_att_ledger_row *b)
+{
+  g_autofree char *ra = a->api_params ? g_strndup (a->api_params, strcspn (a->api_params, "="))
+                                      : NULL;
+  g_autofree char *rb = b->api_params ? g_strndup (b->api_params, strcspn (b->api_params, "="))
+                                      : NULL;
+
+  return strcmp (a->call_site, b->call_site) == 0 && strcmp (a->real_api, b->real_api) == 0
+         && g_strcmp0 (a->data_dtype, b->data_dtype) == 0
+         && g_strcmp0 (a->index_dtype, b->index_dtype) == 0 && g_strcmp0 (a->mode, b->mode) == 0
+         && g_strcmp0 (ra, rb) == 0;
+}
+
+/* Every non-zero row of the symbolic union ledger, specialised with bindings, equals the row of
+ * the static ledger (call count and every component's type, dtype and count), and the other way
+ * round; the costs and launches agree. Returns a description of the first difference or NULL. */
+static char *
+compare_models (fx *sym, fx *st, GHashTable *bindings)
+{
+  GPtrArray *srows = msperf_att_vf_ledger (sym->m.ledger);
+  GPtrArray *trows = msperf_att_vf_ledger (st->m.ledger);
+  guint nonzero = 0, static_nonzero = 0;
+
+  if (eval_int (sym->m.expression, bindings) != eval_int (st->m.expression, NULL))
+    return g_strdup_printf ("cost %" G_GINT64_FORMAT " vs static %" G_GINT64_FORMAT,
+                            eval_int (sym->m.expression, bindings), eval_int (st->m.expression, NULL));
+  if (eval_int (sym->m.launches, bindings) != eval_int (st->m.launches, NULL))
+    return g_strdup ("vf_launches differ");
+  for (guint i = 0; i < srows->len; i++)
+    {
+      msperf_att_ledger_row *a = g_ptr_array_index (srows, i), *b = NULL;
+      int64_t n = eval_int (a->call_count, bindings);
+
+      if (n == 0)
+        continue;
+      nonzero++;
+      for (guint j = 0; j < trows->len && b == NULL; j++)
+        if (same_identity (a, g_ptr_array_index (trows, j)))
+          b = g_ptr_array_index (trows, j);
+      if (b == NULL)
+        return g_strdup_printf ("row %s/%s only in the symbolic ledger", a->call_site, a->real_api);
+      if (n != eval_int (b->call_count, NULL))
+        return g_strdup_printf ("row %s: count %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT,
+                                a->call_site, n, eval_int (b->call_count, NULL));
+      if (a->components->len != b->components->len)
+        return g_strdup_printf ("row %s: component lists differ", a->call_site);
+      for (guint k = 0; k < a->components->len; k++)
+        {
+          msperf_att_component *x = g_ptr_array_index (a->components, k);
+          msperf_att_component *y = g_ptr_array_index (b->components, k);
+          if (strcmp (x->perf_type, y->perf_type) != 0 || g_strcmp0 (x->perf_dtype, y->perf_dtype) != 0
+              || eval_int (x->count, bindings) != eval_int (y->count, NULL))
+            return g_strdup_printf ("row %s: component %u differs", a->call_site, k);
+        }
+    }
+  for (guint j = 0; j < trows->len; j++)
+    if (eval_int (((msperf_att_ledger_row *) g_ptr_array_index (trows, j))->call_count, NULL) != 0)
+      static_nonzero++;
+  if (nonzero != static_nonzero)
+    return g_strdup_printf ("%u non-zero symbolic rows, %u static", nonzero, static_nonzero);
+  return NULL;
+}
+
+/* The property the seed demands (§验收标准): for random shapes, binding the symbols of the
+ * symbolic model gives exactly the ledger and the cost of the static model. */
+static void
+test_symbolic_model_specialises_to_static_model (void **state)
+{
+  static const int64_t sizes[] = { 1, 2, 3, 4, 5, 7, 8, 16, 20, 24, 32, 33, 40, 63, 64, 65, 96,
+                                   100, 128, 129, 144, 200, 256, 300 };
+  static const char *const dtypes[] = { "uint8", "int8", "bool", "float16", "bfloat16", "int16",
+                                        "float32", "int32", "int64", "uint64" };
+  GRand *rand = g_rand_new_with_seed (20260811);
+  int compared = 0, symbolic_branches = 0;
+
+  (void) state;
+  for (int it = 0; it < 300; it++)
+    {
+      int rank = g_rand_int_range (rand, 0, 4) == 0 ? g_rand_int_range (rand, 5, 10)
+                                                     : g_rand_int_range (rand, 1, 5);
+      int n_sym = 0;
+      const char *dtype = dtypes[g_rand_int_range (rand, 0, G_N_ELEMENTS (dtypes))];
+      g_autoptr (GString) dst = g_string_new ("["), src = g_string_new ("[");
+      g_autoptr (GString) sdst = g_string_new ("["), ssrc = g_string_new ("[");
+      g_autoptr (GString) bind = g_string_new ("{");
+      g_autofree char *sj = NULL, *tj = NULL, *diff = NULL;
+      g_autoptr (GError) error = NULL;
+      fx *sym = fx_new (), *st = fx_new ();
+
+      for (int i = 0; i < rank; i++)
+        {
+          int64_t d = sizes[g_rand_int_range (rand, 0, rank > 4 ? 10 : G_N_ELEMENTS (sizes))];
+          gboolean brc = g_rand_int_range (rand, 0, 5) < 2;
+          /* a few symbols per shape: rank 5..9 symbols multiply the branches */
+          gboolean symbolic = n_sym < (rank > 4 ? 2 : 3) && g_rand_boolean (rand);
+          const char *sep = i > 0 ? ", " : "";
+
+          g_string_append_printf (dst, "%s%" G_GINT64_FORMAT, sep, d);
+          g_string_append_printf (src, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
+          if (symbolic)
+            {
+              /* dst a symbol; src 1, the same symbol, or another symbol bound to src's value */
+              int how = g_rand_int_range (rand, 0, 4);
+              g_string_append_printf (sdst, "%s\"d%d\"", sep, i);
+              if (brc)
+                g_string_append_printf (ssrc, "%s%s", sep, how == 0 ? "\"e" : "1");
+              else
+                g_string_append_printf (ssrc, "%s%s", sep, how == 0 ? "\"e" : "\"d");
+              if (how == 0)
+                g_string_append_printf (ssrc, "%d\"", i);
+              else if (!brc)
+                g_string_append_printf (ssrc, "%d\"", i);
+              g_string_append_printf (bind, "%s\"d%d\": %" G_GINT64_FORMAT, n_sym > 0 ? ", " : "",
+                                      i, d);
+              if (how == 0)
+                g_string_append_printf (bind, ", \"e%d\": %" G_GINT64_FORMAT, i, brc ? 1 : d);
+              n_sym++;
+            }
+          else
+            {
+              g_string_append_printf (sdst, "%s%" G_GINT64_FORMAT, sep, d);
+              g_string_append_printf (ssrc, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
+            }
+        }
+      g_string_append (dst, "]");
+      g_string_append (src, "]");
+      g_string_append (sdst, "]");
+      g_string_append (ssrc, "]");
+      g_string_append (bind, "}");
+      tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
+                            "\"src_shapes\": %s}", dtype, dst->str, src->str);
+      sj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
+                            "\"src_shapes\": %s, \"bind\": %s}", dtype, sdst->str, ssrc->str,
+                            bind->str);
+      if (try_att (st, tj, &error))
+        {
+          if (!try_att (sym, sj, &error))
+            {
+              if (strstr (error->message, "static branches") == NULL)
+                fail_msg ("%s refused: %s", sj, error->message);
+            }
+          else
+            {
+              diff = compare_models (sym, st, sym->p.bindings);
+              if (diff != NULL)
+                fail_msg ("%s\nvs %s:\n%s (static branch %s)", sj, tj, diff,
+                          ((brc_branch *) g_ptr_array_index (st->m.branches, 0))->name);
+              compared++;
+              symbolic_branches += sym->m.branches->len > 1;
+            }
+        }
+      fx_free (sym);
+      fx_free (st);
+    }
+  g_rand_free (rand);
+  /* the property was really exercised, with real branching */
+  assert_true (compared >= 200);
+  assert_true (symbolic_branches >= 100);
+}
+
+/* FORMATS §2's example: the expression is the named ternary; the nested conditions appear in
+ * the kernel's order (NlastWrap3D: s2 < HALF, then s2 <= VF, then alignment); binding s0 gives
+ * the static values. */
+static void
+test_symbolic_expression_nests_in_source_order (void **state)
+{
+  g_autofree char *inlined = NULL;
+  const char *def;
+  static const int64_t s0[] = { 20, 100, 128, 200, 256, 384 };
+
+  ext (F, "float16", "[8, 16, \"s0\"]", "[8, 1, \"s0\"]");
+  assert_string_equal (msperf_expr_str (F->m.expression), "broadcast_cost");
+  def = msperf_expr_str (msperf_expr_ctx_lookup (F->ctx, "broadcast_cost"));
+  assert_true (g_str_has_prefix (def, "TernaryOp(s0 < 64, "));
+  assert_non_null (strstr (def, "TernaryOp(s0 <= 128, "));
+  assert_non_null (strstr (def, "TernaryOp(IsEqual(Mod(s0, 16), 0), TernaryOp(IsEqual(Mod(s0, 128), 0)"));
+  inlined = msperf_expr_str_inlined (F->m.expression, NULL);
+  assert_true (g_str_has_prefix (inlined, "TernaryOp(s0 < 64, "));
+  /* the zero-count rows of other branches stay in the union ledger as ternaries */
+  assert_string_equal (msperf_expr_str (row (F, "VfGenIndex.Arange")->call_count),
+                       "TernaryOp(s0 < 64, 1, 0)");
+  for (size_t i = 0; i < G_N_ELEMENTS (s0); i++)
+    {
+      g_autoptr (GHashTable) b = g_hash_table_new (g_str_hash, g_str_equal);
+      fx *st = fx_new ();
+      g_autofree char *dst = g_strdup_printf ("[8, 16, %" G_GINT64_FORMAT "]", s0[i]);
+      g_autofree char *src = g_strdup_printf ("[8, 1, %" G_GINT64_FORMAT "]", s0[i]);
+      g_autofree char *diff = NULL;
+
+      g_hash_table_insert (b, (gpointer) "s0", msperf_expr_int (F->ctx, s0[i]));
+      ext (st, "float16", dst, src);
+      diff = compare_models (F, st, b);
+      if (diff != NULL)
+        fail_msg ("s0 = %" G_GINT64_FORMAT ": %s", s0[i], diff);
+      fx_free (st);
+    }
+}
+
+/* Rank-4 leading-1 skip with symbolic shapes: IsEqual(a, 1) decides between the 3-D and the 4-D
+ * wrapper; both specialise to the static model. Rank 5..9 symbolic axis kinds too. */
+static void
+test_symbolic_rank4_skip_and_rank9_kinds (void **state)
+{
+  static const struct { const char *sym, *bind, *st; } cases[] = {
+    { "\"dst_shapes\": [\"a\", 3, 4, 100], \"src_shapes\": [\"a\", 3, 4, 1]", "{\"a\": 1}",
+      "\"dst_shapes\": [1, 3, 4, 100], \"src_shapes\": [1, 3, 4, 1]" },
+    { "\"dst_shapes\": [\"a\", 3, 4, 100], \"src_shapes\": [\"a\", 3, 4, 1]", "{\"a\": 2}",
+      "\"dst_shapes\": [2, 3, 4, 100], \"src_shapes\": [2, 3, 4, 1]" },
+    { "\"dst_shapes\": [\"a\", 3, 4, 100], \"src_shapes\": [1, 1, 4, 100]", "{\"a\": 1}",
+      "\"dst_shapes\": [1, 3, 4, 100], \"src_shapes\": [1, 1, 4, 100]" },
+    { "\"dst_shapes\": [\"a\", 3, 4, 100], \"src_shapes\": [1, 1, 4, 100]", "{\"a\": 5}",
+      "\"dst_shapes\": [5, 3, 4, 100], \"src_shapes\": [1, 1, 4, 100]" },
+    /* rank 9: whether axis 0 and 8 are broadcast changes the merged rank and the leaf */
+    { "\"dst_shapes\": [\"a\", 2, 2, 2, 2, 2, 2, 2, \"b\"], \"src_shapes\": [1, 2, 1, 2, 1, 2, 1, 2, 1]",
+      "{\"a\": 1, \"b\": 1}",
+      "\"dst_shapes\": [1, 2, 2, 2, 2, 2, 2, 2, 1], \"src_shapes\": [1, 2, 1, 2, 1, 2, 1, 2, 1]" },
+    { "\"dst_shapes\": [\"a\", 2, 2, 2, 2, 2, 2, 2, \"b\"], \"src_shapes\": [1, 2, 1, 2, 1, 2, 1, 2, 1]",
+      "{\"a\": 3, \"b\": 40}",
+      "\"dst_shapes\": [3, 2, 2, 2, 2, 2, 2, 2, 40], \"src_shapes\": [1, 2, 1, 2, 1, 2, 1, 2, 1]" },
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      for (int d = 0; d < 2; d++)
+        {
+          const char *dtype = d == 0 ? "float16" : "int64";
+          g_autofree char *sj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", "
+                                                 "%s, \"bind\": %s}", dtype, cases[i].sym,
+                                                 cases[i].bind);
+          g_autofree char *tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", "
+                                                 "%s}", dtype, cases[i].st);
+          g_autofree char *diff = NULL;
+          fx *st = fx_new ();
+
+          att (F, sj);
+          att (st, tj);
+          assert_true (F->m.branches->len > 1);
+          diff = compare_models (F, st, F->p.bindings);
+          if (diff != NULL)
+            fail_msg ("%s: %s", sj, diff);
+          fx_free (st);
+        }
+    }
+  /* the static 3-D skip really happened for a = 1 */
+  att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", \"dst_shapes\": [1, 3, 4, 100], "
+          "\"src_shapes\": [1, 3, 4, 1]}");
+  assert_non_null (strstr (branch (F), "SkipLeading1"));
+}
+
+/* Rank 9 with nine independent symbols exceeds the documented branch limit: refused with a
+ * message, never a truncated formula. */
+static void
+test_symbolic_branch_limit_is_refused (void **state)
+{
+  g_autoptr (GError) error = NULL;
+
+  assert_false (try_att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+                            "\"dst_shapes\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"], "
+                            "\"src_shapes\": [1, \"b\", 1, \"d\", 1, \"f\", 1, \"h\", 1]}", &error));
+  assert_non_null (strstr (error->message, "more than 512 static branches"));
+}
+
+/* ------------------------------------------------------------------ the module */
+
+static msperf_result *
+module_query (const char *device, const char *att_json, msperf_status *status)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  g_autofree char *line = g_strdup_printf ("{\"op\": \"ascir.Broadcast\", \"att\": %s}", att_json);
+  g_autoptr (msperf_op) op = msperf_trace_parse_op (line, "test", 1, &error);
+  msperf_result *r = msperf_result_new ();
+  msperf_query q = { 0 };
+  void *st = NULL;
+
+  assert_non_null (op);
+  msperf_engine_set_plugin_search_defaults (e, FALSE);
+  if ((device != NULL && !msperf_engine_set_device_profile (e, device, &error))
+      || !msperf_engine_start (e, &error))
+    fail_msg ("%s", error->message);
+  q.engine = e;
+  q.op = op;
+  q.mode = "broadcast_att";
+  if (!msperf_plugin_v1.init (e, &st, &error))
+    fail_msg ("%s", error->message);
+  *status = msperf_plugin_v1.model (st, &q, r);
+  msperf_plugin_v1.fini (st);
+  return r;
+}
+
+static void
+test_module_answers_with_details_and_refuses_with_error (void **state)
+{
+  msperf_status status;
+  g_autoptr (msperf_result) a = NULL, b = NULL, c = NULL, d = NULL;
+
+  (void) state;
+  /* 71 cycles (the E2B case above) at the A3 profile's 1.85 GHz vector clock */
+  a = module_query ("ascend-a3", "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+                                 "\"dst_shapes\": [64, 16], \"src_shapes\": [64, 1]}", &status);
+  assert_int_equal (status, MSPERF_HIT);
+  assert_int_equal (a->source, MSPERF_SOURCE_ANALYTIC);
+  assert_string_equal (a->method, "att");
+  assert_null (a->miss_reason);
+  assert_int_equal (msperf_value_lookup (a->details, "cycles")->i, 71);
+  assert_int_equal (msperf_value_lookup (a->details, "value")->i, 71);
+  assert_float_equal (a->latency_us, 71.0 / 1.85 / 1e3, 1e-12);
+  assert_int_equal (msperf_value_lookup (a->details, "vf_launches")->i, 1);
+  assert_non_null (msperf_value_lookup (a->details, "ledger"));
+  assert_string_equal (msperf_value_get_string (msperf_value_lookup (a->details, "att_branch")),
+                       "Last/LastWrap2D/BrcLastE2B2D");
+  /* no clock: cycles only */
+  b = module_query ("nvidia-h200", "{\"kind\": \"duplicate\", \"dtype\": \"float16\", "
+                                   "\"count\": 300}", &status);
+  assert_int_equal (status, MSPERF_HIT);
+  assert_true (isnan (b->latency_us));
+  assert_string_equal (b->miss_reason, "no_vector_clock");
+  assert_int_equal (msperf_value_lookup (b->details, "cycles")->i, 31);
+  /* unbound symbols: the expression in cycles, value null */
+  c = module_query ("ascend-a3", "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+                                 "\"dst_shapes\": [8, 16, \"s0\"], \"src_shapes\": [8, 1, \"s0\"]}",
+                    &status);
+  assert_int_equal (status, MSPERF_HIT);
+  assert_string_equal (c->miss_reason, "symbolic_cost");
+  assert_int_equal (msperf_value_lookup (c->details, "value")->kind, MSPERF_VALUE_NONE);
+  assert_string_equal (msperf_value_get_string (msperf_value_lookup (c->details, "cycles")),
+                       "broadcast_cost");
+  /* refused parameters: MSPERF_ERROR with the message */
+  d = module_query (NULL, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+                          "\"dst_shapes\": [4, 8], \"src_shapes\": [4, 3]}", &status);
+  assert_int_equal (status, MSPERF_ERROR);
+  assert_non_null (strstr (d->miss_reason, "must be 1 or equal"));
+}
+
+/* The parameters a user writes reach the model unchanged: the engine routes att.kind to this
+ * module's model slot, which answers from exactly the att object (seed acceptance: the
+ * codegen → ATT parameter chain, here trace → engine → module). */
+static void
+test_engine_routes_att_kinds_to_the_module (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  const char *dir = g_getenv ("MSPERF_TEST_PLUGINDIR");
+  g_autoptr (msperf_op) op = NULL, bad = NULL;
+  g_autoptr (msperf_result) r = NULL, rb = NULL;
+
+  (void) state;
+  if (dir == NULL)
+    skip ();
+  msperf_engine_set_plugin_search_defaults (e, FALSE);
+  msperf_engine_add_plugin_dir (e, dir);
+  assert_true (msperf_engine_set_device_profile (e, "nvidia-h200", &error));
+  assert_true (msperf_engine_start (e, &error));
+  op = msperf_trace_parse_op ("{\"op\": \"ascir.Broadcast\", \"att\": {\"kind\": \"duplicate\", "
+                              "\"dtype\": \"uint8\", \"count\": 300, \"dst_view_size\": 320, "
+                              "\"source_kind\": \"kTensorVecIn\"}}", "test", 1, &error);
+  assert_non_null (op);
+  r = msperf_engine_query (e, op);
+  assert_string_equal (r->method, "att");
+  assert_int_equal (msperf_value_lookup (r->details, "cycles")->i, 30);
+  assert_int_equal (msperf_value_lookup (r->details, "ledger")->items->len, 8);
+  bad = msperf_trace_parse_op ("{\"op\": \"ascir.Broadcast\", \"att\": {\"kind\": "
+                               "\"broadcast_extend\", \"dtype\": \"float16\", \"dst_shapes\": [0], "
+                               "\"src_shapes\": [1]}}", "test", 1, &error);
+  assert_non_null (bad);
+  rb = msperf_engine_query (e, bad);
+  assert_int_equal (rb->source, MSPERF_SOURCE_REJECTED);
+  assert_non_null (strstr (rb->miss_reason, "att.dst_shapes[0] is 0"));
+}
+
 int
 main (void)
 {
@@ -708,6 +1081,12 @@ main (void)
     cmocka_unit_test_setup_teardown (test_duplicate_source_kinds_and_b8_overloads, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refusals_name_the_problem, setup, teardown),
     cmocka_unit_test_setup_teardown (test_domain_limits_edge_and_one_past, setup, teardown),
+    cmocka_unit_test (test_symbolic_model_specialises_to_static_model),
+    cmocka_unit_test_setup_teardown (test_symbolic_expression_nests_in_source_order, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_symbolic_rank4_skip_and_rank9_kinds, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_symbolic_branch_limit_is_refused, setup, teardown),
+    cmocka_unit_test (test_module_answers_with_details_and_refuses_with_error),
+    cmocka_unit_test (test_engine_routes_att_kinds_to_the_module),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
