@@ -218,9 +218,15 @@ print_text (GString *out, const char *title, const msperf_op *op, const msperf_r
       const msperf_value *bind = msperf_value_lookup (op->att, "bind");
       g_autofree char *joined = NULL;
 
+      /* the sizes: shape lists and the Duplicate sizes (not dtypes or kinds) */
       for (guint i = 0; i < op->att->items->len; i++)
-        if (strcmp (g_ptr_array_index (op->att->keys, i), "bind") != 0)
-          unbound_symbols (g_ptr_array_index (op->att->items, i), bind, names);
+        {
+          const char *key = g_ptr_array_index (op->att->keys, i);
+          const msperf_value *v = g_ptr_array_index (op->att->items, i);
+          if (v->kind == MSPERF_VALUE_LIST || strcmp (key, "count") == 0
+              || strcmp (key, "dst_view_size") == 0)
+            unbound_symbols (v, bind, names);
+        }
       g_ptr_array_add (names, NULL);
       joined = g_strjoinv (", ", (char **) names->pdata);
       g_string_append_printf (out, "unbound symbols: %s (bind them with --bind SYM=VALUE)\n",

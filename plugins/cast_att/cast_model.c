@@ -96,6 +96,8 @@ table_dtype (const msperf_value *att, const char *key, GError **error)
   return g_strdup (msperf_dtype_torch_name (d));
 }
 
+#define CAST_ATT_MAX_RANK 9
+
 gboolean
 cast_att_params_from_value (msperf_expr_ctx *ctx, const msperf_value *att, cast_att_params *p,
                             GError **error)
@@ -117,6 +119,20 @@ cast_att_params_from_value (msperf_expr_ctx *ctx, const msperf_value *att, cast_
       || !entry_list (ctx, att, "output_strides", p->output_strides, &has_os, error)
       || !entry_list (ctx, att, "input_strides", p->input_strides, &has_is, error))
     return FALSE;
+  /* ATT kernels are generated for ranks 1..9 (the same domain as Broadcast's params). */
+  for (size_t k = 0; k < 4; k++)
+    {
+      static const char *const names[] = { "shape", "output_dims", "output_strides",
+                                           "input_strides" };
+      const GPtrArray *list = k == 0 ? p->shape : k == 1 ? p->output_dims
+                              : k == 2 ? p->output_strides : p->input_strides;
+      if (list->len > CAST_ATT_MAX_RANK)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "'%s' has rank %u, outside 1..%d", names[k], list->len, CAST_ATT_MAX_RANK);
+          return FALSE;
+        }
+    }
   /* Absent codegen parameters mean upstream's fallback to the shape product (FORMATS §2). */
   p->valid = has_dims;
   valid = msperf_value_lookup (att, "valid");
