@@ -42,7 +42,8 @@ cmp_strings (const void *a, const void *b)
 static void
 append_sorted (GString *out, GPtrArray *strs, const char *delim)
 {
-  qsort (strs->pdata, strs->len, sizeof (char *), cmp_strings);
+  if (strs->len > 1) /* pdata may be NULL when empty */
+    qsort (strs->pdata, strs->len, sizeof (char *), cmp_strings);
   for (guint i = 0; i < strs->len; i++)
     {
       if (i > 0)

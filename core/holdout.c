@@ -122,7 +122,8 @@ compute_stats (const GPtrArray *samples, guint from, guint to, const char *kerne
     }
   st->recovered = errs->len;
   st->coverage = st->samples ? (double) st->recovered / (double) st->samples : NAN;
-  qsort (errs->data, errs->len, sizeof (double), cmp_double);
+  if (errs->len > 1) /* qsort on an empty array passes NULL: undefined behaviour */
+    qsort (errs->data, errs->len, sizeof (double), cmp_double);
   st->median_rel = msperf_holdout_quantile ((double *) (void *) errs->data, errs->len, 0.5);
   st->p90_rel = msperf_holdout_quantile ((double *) (void *) errs->data, errs->len, 0.9);
   st->max_rel = errs->len ? g_array_index (errs, double, errs->len - 1) : NAN;

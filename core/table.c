@@ -483,8 +483,9 @@ build_numel_index (msperf_table *table)
       e.row = r;
       g_array_append_val (table->numel_index, e);
     }
-  qsort (table->numel_index->data, table->numel_index->len, sizeof (numel_entry),
-         cmp_numel_entry);
+  if (table->numel_index->len > 1) /* qsort (NULL, 0, …) is undefined behaviour */
+    qsort (table->numel_index->data, table->numel_index->len, sizeof (numel_entry),
+           cmp_numel_entry);
 }
 
 /* First index of the sorted entries whose key is >= key. */
