@@ -536,7 +536,7 @@ static gboolean
 json_text_ok (const char *text, gsize len, GError **error)
 {
   guint depth = 0;
-  gboolean in_string = FALSE;
+  gboolean in_string = FALSE, closed = FALSE;
 
   for (gsize k = 0; k < len; k++)
     {
@@ -546,6 +546,14 @@ json_text_ok (const char *text, gsize len, GError **error)
         {
           path_error (error, NULL, "binary content (control byte 0x%02x at byte %" G_GSIZE_FORMAT
                       ")", c, k + 1);
+          return FALSE;
+        }
+      /* json-glib accepts several values in one text (and leaks the extra nodes): an op
+       * line holds exactly one. */
+      if (closed && !g_ascii_isspace (c))
+        {
+          path_error (error, NULL, "unexpected content after the JSON value at byte %"
+                      G_GSIZE_FORMAT, k + 1);
           return FALSE;
         }
       if (in_string)
@@ -566,7 +574,7 @@ json_text_ok (const char *text, gsize len, GError **error)
             }
         }
       else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
+        closed = --depth == 0;
     }
   return TRUE;
 }
