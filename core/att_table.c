@@ -75,7 +75,8 @@ dtype_list (const msperf_value *row, const char *key, const char *file, GError *
                              "key '%s': expected a non-empty list of dtypes", key);
       return NULL;
     }
-  out = g_ptr_array_new ();
+  /* Owns its strings until the list is handed over: an error frees those read so far. */
+  out = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < v->items->len; i++)
     {
       const msperf_value *item = g_ptr_array_index (v->items, i);
@@ -525,42 +526,17 @@ msperf_att_vf_ledger (const msperf_att_vf *vf)
 
 /* ------------------------------------------------------------------ ledger as values */
 
-static msperf_value *
-str_value (const char *s)
-{
-  msperf_value *v;
-
-  if (s == NULL)
-    return msperf_value_new (MSPERF_VALUE_NONE);
-  v = msperf_value_new (MSPERF_VALUE_STRING);
-  v->s = g_strdup (s);
-  return v;
-}
-
-static msperf_value *
-int_value (int64_t i)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-  v->i = i;
-  return v;
-}
-
 msperf_value *
 msperf_att_expr_value (const msperf_expr *e)
 {
   int64_t i;
   double d;
-  msperf_value *v;
 
   if (msperf_expr_get_int (e, &i))
-    return int_value (i);
+    return msperf_value_new_int (i);
   if (msperf_expr_get_kind (e) == MSPERF_EXPR_DOUBLE && msperf_expr_get_double (e, &d))
-    {
-      v = msperf_value_new (MSPERF_VALUE_FLOAT);
-      v->f = d;
-      return v;
-    }
-  return str_value (msperf_expr_str (e));
+    return msperf_value_new_double (d);
+  return msperf_value_new_string (msperf_expr_str (e));
 }
 
 msperf_value *
@@ -574,31 +550,29 @@ msperf_att_ledger_to_value (GPtrArray *rows)
       msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
       msperf_value *comps = msperf_value_new (MSPERF_VALUE_LIST);
 
-      msperf_value_map_set (m, "call_site", str_value (r->call_site));
-      msperf_value_map_set (m, "real_api", str_value (r->real_api));
-      msperf_value_map_set (m, "data_dtype", str_value (r->data_dtype));
-      msperf_value_map_set (m, "index_dtype", str_value (r->index_dtype));
-      msperf_value_map_set (m, "mode", str_value (r->mode));
-      msperf_value_map_set (m, "api_params", str_value (r->api_params));
+      msperf_value_map_set (m, "call_site", msperf_value_new_string (r->call_site));
+      msperf_value_map_set (m, "real_api", msperf_value_new_string (r->real_api));
+      msperf_value_map_set (m, "data_dtype", msperf_value_new_string (r->data_dtype));
+      msperf_value_map_set (m, "index_dtype", msperf_value_new_string (r->index_dtype));
+      msperf_value_map_set (m, "mode", msperf_value_new_string (r->mode));
+      msperf_value_map_set (m, "api_params", msperf_value_new_string (r->api_params));
       msperf_value_map_set (m, "call_count", msperf_att_expr_value (r->call_count));
       for (guint j = 0; j < r->components->len; j++)
         {
           msperf_att_component *c = g_ptr_array_index (r->components, j);
           msperf_value *cm = msperf_value_new (MSPERF_VALUE_MAP);
-          msperf_value *nb = msperf_value_new (MSPERF_VALUE_BOOL);
           g_autofree char *dt = c->perf_out_dtype != NULL
             ? g_strdup_printf ("%s->%s", c->perf_dtype, c->perf_out_dtype)
             : g_strdup (c->perf_dtype);
 
-          nb->b = c->no_table_entry;
-          msperf_value_map_set (cm, "perf_type", str_value (c->perf_type));
-          msperf_value_map_set (cm, "perf_dtype", str_value (dt));
+          msperf_value_map_set (cm, "perf_type", msperf_value_new_string (c->perf_type));
+          msperf_value_map_set (cm, "perf_dtype", msperf_value_new_string (dt));
           msperf_value_map_set (cm, "component_count", msperf_att_expr_value (c->count));
-          msperf_value_map_set (cm, "latency", int_value (c->latency));
-          msperf_value_map_set (cm, "throughput", int_value (c->throughput));
-          msperf_value_map_set (cm, "no_table_entry", nb);
+          msperf_value_map_set (cm, "latency", msperf_value_new_int (c->latency));
+          msperf_value_map_set (cm, "throughput", msperf_value_new_int (c->throughput));
+          msperf_value_map_set (cm, "no_table_entry", msperf_value_new_bool (c->no_table_entry));
           if (c->matched != NULL)
-            msperf_value_map_set (cm, "matched", str_value (c->matched));
+            msperf_value_map_set (cm, "matched", msperf_value_new_string (c->matched));
           msperf_value_list_append (comps, cm);
         }
       msperf_value_map_set (m, "perf_components", comps);

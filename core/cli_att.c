@@ -331,11 +331,17 @@ answer (const msperf_cli_global *g, const att_common *o, msperf_op *op, const ch
   return MSPERF_EXIT_OK;
 }
 
+/* Parses a subcommand's options; FALSE (after a message) on a parse error, an extra argument
+ * or a required option left unset (required: NULL-terminated, names: how the message lists
+ * them). */
 static gboolean
-parse (GOptionContext *octx, char ***args, const char *cmd)
+parse (char ***args, const GOptionEntry *entries, const char *summary, const char *cmd,
+       char **const *required, const char *names)
 {
+  g_autoptr (GOptionContext) octx = g_option_context_new (summary);
   g_autoptr (GError) error = NULL;
 
+  g_option_context_add_main_entries (octx, entries, NULL);
   if (!g_option_context_parse_strv (octx, args, &error))
     {
       fprintf (stderr, "%s: %s\n", cmd, error->message);
@@ -346,7 +352,23 @@ parse (GOptionContext *octx, char ***args, const char *cmd)
       fprintf (stderr, "%s: unexpected argument '%s'\n", cmd, (*args)[1]);
       return FALSE;
     }
+  for (size_t k = 0; required[k] != NULL; k++)
+    if (*required[k] == NULL)
+      {
+        fprintf (stderr, "%s: %s are required\n", cmd, names);
+        return FALSE;
+      }
   return TRUE;
+}
+
+/* A new ATT parameter MAP of the given kind on op. Transfer none. */
+static msperf_value *
+att_of_kind (msperf_op *op, const char *kind)
+{
+  msperf_value_free (op->att);
+  op->att = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (op->att, "kind", msperf_value_new_string (kind));
+  return op->att;
 }
 
 #define COMMON_ENTRIES(o)                                                                      \
@@ -382,29 +404,24 @@ att_cast (const msperf_cli_global *g, char **owned_args)
     COMMON_ENTRIES (o),
     G_OPTION_ENTRY_NULL
   };
-  g_autoptr (GOptionContext) octx = g_option_context_new ("— the ATT Cast V2 cost of one Cast");
+  char **const required[] = { &in, &out_dtype, &shape, NULL };
   g_autoptr (msperf_op) op = msperf_op_new ("ascir.Cast");
   int status = MSPERF_EXIT_USAGE;
+  msperf_value *att;
 
-  g_option_context_add_main_entries (octx, entries, NULL);
-  if (!parse (octx, &args, o.cmd))
+  if (!parse (&args, entries, "— the ATT Cast V2 cost of one Cast", o.cmd, required,
+              "--in-dtype, --out-dtype and --shape"))
     goto out;
-  if (in == NULL || out_dtype == NULL || shape == NULL)
-    {
-      fprintf (stderr, "%s: --in-dtype, --out-dtype and --shape are required\n", o.cmd);
-      goto out;
-    }
-  op->att = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("cast"));
-  msperf_value_map_set (op->att, "in_dtype", msperf_value_new_string (in));
-  msperf_value_map_set (op->att, "out_dtype", msperf_value_new_string (out_dtype));
-  msperf_value_map_set (op->att, "shape", list_value (shape));
+  att = att_of_kind (op, "cast");
+  msperf_value_map_set (att, "in_dtype", msperf_value_new_string (in));
+  msperf_value_map_set (att, "out_dtype", msperf_value_new_string (out_dtype));
+  msperf_value_map_set (att, "shape", list_value (shape));
   if (dims != NULL)
-    msperf_value_map_set (op->att, "output_dims", list_value (dims));
+    msperf_value_map_set (att, "output_dims", list_value (dims));
   if (ostrides != NULL)
-    msperf_value_map_set (op->att, "output_strides", list_value (ostrides));
+    msperf_value_map_set (att, "output_strides", list_value (ostrides));
   if (istrides != NULL)
-    msperf_value_map_set (op->att, "input_strides", list_value (istrides));
+    msperf_value_map_set (att, "input_strides", list_value (istrides));
   title = g_strdup_printf ("ATT Cast V2: %s -> %s", in, out_dtype);
   status = answer (g, &o, op, title);
 out:
@@ -427,24 +444,18 @@ att_broadcast (const msperf_cli_global *g, char **owned_args)
     COMMON_ENTRIES (o),
     G_OPTION_ENTRY_NULL
   };
-  g_autoptr (GOptionContext) octx =
-    g_option_context_new ("— the ATT Broadcast V2 cost of one BroadcastExtend");
+  char **const required[] = { &dtype, &dst, &src, NULL };
   g_autoptr (msperf_op) op = msperf_op_new ("ascir.Broadcast");
   int status = MSPERF_EXIT_USAGE;
+  msperf_value *att;
 
-  g_option_context_add_main_entries (octx, entries, NULL);
-  if (!parse (octx, &args, o.cmd))
+  if (!parse (&args, entries, "— the ATT Broadcast V2 cost of one BroadcastExtend", o.cmd,
+              required, "--dtype, --dst-shape and --src-shape"))
     goto out;
-  if (dtype == NULL || dst == NULL || src == NULL)
-    {
-      fprintf (stderr, "%s: --dtype, --dst-shape and --src-shape are required\n", o.cmd);
-      goto out;
-    }
-  op->att = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("broadcast_extend"));
-  msperf_value_map_set (op->att, "dtype", msperf_value_new_string (dtype));
-  msperf_value_map_set (op->att, "dst_shapes", list_value (dst));
-  msperf_value_map_set (op->att, "src_shapes", list_value (src));
+  att = att_of_kind (op, "broadcast_extend");
+  msperf_value_map_set (att, "dtype", msperf_value_new_string (dtype));
+  msperf_value_map_set (att, "dst_shapes", list_value (dst));
+  msperf_value_map_set (att, "src_shapes", list_value (src));
   title = g_strdup_printf ("ATT Broadcast V2: BroadcastExtend<%s> dst [%s] src [%s]", dtype, dst,
                            src);
   status = answer (g, &o, op, title);
@@ -469,27 +480,21 @@ att_duplicate (const msperf_cli_global *g, char **owned_args)
     COMMON_ENTRIES (o),
     G_OPTION_ENTRY_NULL
   };
-  g_autoptr (GOptionContext) octx =
-    g_option_context_new ("— the ATT Broadcast V2 cost of one standalone Duplicate");
+  char **const required[] = { &dtype, &count, NULL };
   g_autoptr (msperf_op) op = msperf_op_new ("ascir.Broadcast");
   int status = MSPERF_EXIT_USAGE;
+  msperf_value *att;
 
-  g_option_context_add_main_entries (octx, entries, NULL);
-  if (!parse (octx, &args, o.cmd))
+  if (!parse (&args, entries, "— the ATT Broadcast V2 cost of one standalone Duplicate", o.cmd,
+              required, "--dtype and --count"))
     goto out;
-  if (dtype == NULL || count == NULL)
-    {
-      fprintf (stderr, "%s: --dtype and --count are required\n", o.cmd);
-      goto out;
-    }
-  op->att = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value_map_set (op->att, "kind", msperf_value_new_string ("duplicate"));
-  msperf_value_map_set (op->att, "dtype", msperf_value_new_string (dtype));
-  msperf_value_map_set (op->att, "count", msperf_value_new_string (count));
+  att = att_of_kind (op, "duplicate");
+  msperf_value_map_set (att, "dtype", msperf_value_new_string (dtype));
+  msperf_value_map_set (att, "count", msperf_value_new_string (count));
   if (view != NULL)
-    msperf_value_map_set (op->att, "dst_view_size", msperf_value_new_string (view));
+    msperf_value_map_set (att, "dst_view_size", msperf_value_new_string (view));
   if (kind != NULL)
-    msperf_value_map_set (op->att, "source_kind", msperf_value_new_string (kind));
+    msperf_value_map_set (att, "source_kind", msperf_value_new_string (kind));
   title = g_strdup_printf ("ATT Broadcast V2: Duplicate<%s> count %s", dtype, count);
   status = answer (g, &o, op, title);
 out:

@@ -32,36 +32,12 @@
 /* ------------------------------------------------------------------ value helpers */
 
 static msperf_value *
-v_string (const char *s)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_STRING);
-  v->s = g_strdup (s ? s : "");
-  return v;
-}
-
-static msperf_value *
-v_int (int64_t i)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-  v->i = i;
-  return v;
-}
-
-static msperf_value *
-v_double (double f)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_FLOAT);
-  v->f = f;
-  return v;
-}
-
-static msperf_value *
 v_shape (const msperf_tensor *t)
 {
   msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (int d = 0; d < t->rank; d++)
-    msperf_value_list_append (list, v_int (t->dims[d]));
+    msperf_value_list_append (list, msperf_value_new_int (t->dims[d]));
   return list;
 }
 
@@ -104,8 +80,8 @@ v_duration (const char *kernel, double latency_us)
 {
   msperf_value *pair = msperf_value_new (MSPERF_VALUE_LIST);
 
-  msperf_value_list_append (pair, v_string (kernel));
-  msperf_value_list_append (pair, v_double (round2 (latency_us)));
+  msperf_value_list_append (pair, msperf_value_new_string (kernel ? kernel : ""));
+  msperf_value_list_append (pair, msperf_value_new_double (round2 (latency_us)));
   return pair;
 }
 
@@ -116,10 +92,10 @@ v_sub_shape (const char *kernel, msperf_value *simulation, msperf_value *kernel_
 {
   msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
 
-  msperf_value_map_set (m, "kernel_type", v_string (kernel));
+  msperf_value_map_set (m, "kernel_type", msperf_value_new_string (kernel ? kernel : ""));
   msperf_value_map_set (m, "simulation_shapes", simulation);
   msperf_value_map_set (m, "kernel_shapes", kernel_shapes);
-  msperf_value_map_set (m, "shape_match_rule", v_string (rule));
+  msperf_value_map_set (m, "shape_match_rule", msperf_value_new_string (rule ? rule : ""));
   return m;
 }
 
@@ -195,7 +171,7 @@ v_names (GPtrArray *names)
   msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (guint k = 0; k < names->len; k++)
-    msperf_value_list_append (list, v_string (g_ptr_array_index (names, k)));
+    msperf_value_list_append (list, msperf_value_new_string (g_ptr_array_index (names, k)));
   return list;
 }
 
@@ -566,11 +542,12 @@ comm_part (msperf_engine *e, const msperf_op *op, const char *kernel, const comm
 
   sq = msperf_subquery_new ("communication", kernel);
   sq->params = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value_map_set (sq->params, "message_bytes", v_int (mb));
-  msperf_value_map_set (sq->params, "num_devices", v_int (nd));
+  msperf_value_map_set (sq->params, "message_bytes", msperf_value_new_int (mb));
+  msperf_value_map_set (sq->params, "num_devices", msperf_value_new_int (nd));
   msperf_value_map_set (sq->params, "rank_group", msperf_value_copy (group));
   if (plan->method)
-    msperf_value_map_set (sq->params, "interpolation_method", v_string (plan->method));
+    msperf_value_map_set (sq->params, "interpolation_method",
+                          msperf_value_new_string (plan->method));
   sub = msperf_result_new ();
   st = msperf_engine_subquery (e, op, sq, sub);
   msperf_subquery_free (sq);
@@ -676,7 +653,7 @@ static_composite (msperf_engine *e, const msperf_op *op, const msperf_mapping_en
       msperf_value_list_append (shapes, v_sub_shape (kernel, msperf_value_new (MSPERF_VALUE_LIST),
                                                      msperf_value_new (MSPERF_VALUE_LIST),
                                                      "comm"));
-      msperf_value_list_append (comm_names, v_string (kernel));
+      msperf_value_list_append (comm_names, msperf_value_new_string (kernel));
     }
 
   interpolated |= csub->source == MSPERF_SOURCE_INTERPOLATED;

@@ -222,7 +222,8 @@ load_aliases (msperf_device *d, const msperf_value *v, const char *file, GError 
                              "key 'aliases': expected a list of strings, got %s", got);
       return FALSE;
     }
-  out = g_ptr_array_new ();
+  /* Owns the strings until they move into d->aliases: a bad item frees those before it. */
+  out = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; k < v->items->len; k++)
     {
       const char *s = NULL;

@@ -73,10 +73,18 @@ msperf_engine_new (void)
   e->override_keys = g_ptr_array_new_with_free_func (g_free);
   e->override_values = g_ptr_array_new_with_free_func (g_free);
   e->warnings = g_ptr_array_new_with_free_func (g_free);
-  e->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                      (GDestroyNotify) msperf_result_free);
+  e->answers = msperf_dispatch_answers_new ();
   e->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
   return e;
+}
+
+static void
+option_memo_clear (msperf_option_memo *m)
+{
+  g_free (m->block);
+  g_free (m->kernel);
+  g_free (m->key);
+  *m = (msperf_option_memo){ 0 };
 }
 
 void
@@ -86,6 +94,9 @@ msperf_engine_free (msperf_engine *e)
     return;
   /* Cached answers may hold strings from modules' static data: drop them first. */
   g_hash_table_unref (e->answers);
+  msperf_dispatch_scratch_free (e);
+  for (guint k = 0; k < e->option_memo_len; k++)
+    option_memo_clear (&e->option_memo[k]);
   msperf_index_cache_free (e->index_cache);
   msperf_registry_free (e->registry);
   msperf_database_free (e->db);
@@ -394,15 +405,43 @@ const msperf_value *
 msperf_engine_kernel_option (msperf_engine *e, const char *block, const char *kernel,
                              const char *key)
 {
+  msperf_option_memo *m;
+  const msperf_value *v;
+
   g_return_val_if_fail (e != NULL && block != NULL && kernel != NULL && key != NULL, NULL);
+  /* Every exact hit asks a few of these (the latency policy); each walked the database
+   * document or printed a policy path. A run asks few distinct ones: remember them. */
+  for (guint k = 0; e->started && k < e->option_memo_len; k++)
+    {
+      m = &e->option_memo[k];
+      if (strcmp (m->key, key) == 0 && strcmp (m->kernel, kernel) == 0
+          && strcmp (m->block, block) == 0)
+        return m->value;
+    }
   /* The effective policy already holds the database's interpolation_policy beneath the
    * --policy file; the other blocks exist only in the database. */
   if (strcmp (block, "interpolation_policy") == 0 && e->policy)
     {
       g_autofree char *path = g_strdup_printf ("interpolation.kernel_overrides.%s.%s", kernel, key);
-      return msperf_policy_get (e->policy, path);
+      v = msperf_policy_get (e->policy, path);
     }
-  return e->db ? msperf_database_kernel_option (e->db, block, kernel, key) : NULL;
+  else
+    v = e->db ? msperf_database_kernel_option (e->db, block, kernel, key) : NULL;
+  if (!e->started)
+    return v;
+  if (e->option_memo_len < MSPERF_OPTION_MEMO_SIZE)
+    m = &e->option_memo[e->option_memo_len++];
+  else
+    {
+      m = &e->option_memo[e->option_memo_next];
+      e->option_memo_next = (e->option_memo_next + 1) % MSPERF_OPTION_MEMO_SIZE;
+      option_memo_clear (m);
+    }
+  m->block = g_strdup (block);
+  m->kernel = g_strdup (kernel);
+  m->key = g_strdup (key);
+  m->value = v;
+  return v;
 }
 
 gboolean

@@ -9,6 +9,16 @@
 #include "policy.h"
 #include "registry.h"
 
+/* A remembered msperf_engine_kernel_option answer (engine.c). */
+typedef struct msperf_option_memo {
+  char *block;
+  char *kernel;
+  char *key;
+  const msperf_value *value;     /* borrowed from the policy or the database document */
+} msperf_option_memo;
+
+#define MSPERF_OPTION_MEMO_SIZE 16
+
 struct msperf_engine {
   /* configuration (before start) */
   GPtrArray *plugin_dirs;        /* char* */
@@ -32,6 +42,12 @@ struct msperf_engine {
   GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
   GHashTable *values_cache;      /* dotted policy path → const msperf_value* (borrowed) */
   msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
+  guint8 *key_scratch;           /* dispatch.c: the answer-cache key being built, reused */
+  size_t key_scratch_cap;
+  /* kernel options asked after start (the policy and database no longer change) */
+  msperf_option_memo option_memo[MSPERF_OPTION_MEMO_SIZE];
+  guint option_memo_len;
+  guint option_memo_next;        /* the entry replaced next once the memo is full */
 };
 
 /* The device profile of the roofline (resolved on first use). */
@@ -43,7 +59,9 @@ void msperf_engine_drop_tables (msperf_engine *engine);
 
 /* dispatch.c */
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);
-/* A copy of a result (the answer cache hands out copies). Transfer full. */
-msperf_result *msperf_result_copy (const msperf_result *r);
+/* The answer cache (binary op key → shared msperf_result*). Transfer full. */
+GHashTable *msperf_dispatch_answers_new (void);
+/* Frees the key scratch buffer of msperf_dispatch_query. */
+void msperf_dispatch_scratch_free (msperf_engine *engine);
 
 #endif

@@ -504,12 +504,6 @@ num_or_null (double v)
   return isfinite (v) ? msperf_value_new_double (v) : msperf_value_new (MSPERF_VALUE_NONE);
 }
 
-static msperf_value *
-str_or_null (const char *s)
-{
-  return s ? msperf_value_new_string (s) : msperf_value_new (MSPERF_VALUE_NONE);
-}
-
 /* Axis coordinates are counts: integral values as integers. */
 static msperf_value *
 axis_value (double v)
@@ -556,10 +550,10 @@ sample_value (const msperf_holdout_sample *s)
   msperf_value_map_set (m, "rel_error", num_or_null (s->rel_error));
   msperf_value_map_set (m, "source", msperf_value_new_string (s->source));
   msperf_value_map_set (m, "confidence", num_or_null (s->confidence));
-  msperf_value_map_set (m, "method", str_or_null (s->method));
+  msperf_value_map_set (m, "method", msperf_value_new_string (s->method));
   msperf_value_map_set (m, "interpolation_dim", msperf_value_new_int (s->dim));
   msperf_value_map_set (m, "candidate_count", msperf_value_new_int (s->candidate_count));
-  msperf_value_map_set (m, "reason", str_or_null (s->reason));
+  msperf_value_map_set (m, "reason", msperf_value_new_string (s->reason));
   return m;
 }
 
@@ -605,8 +599,8 @@ msperf_holdout_report_value (const msperf_holdout_report *r)
   for (guint k = 0; k < r->samples->len; k++)
     msperf_value_list_append (samples, sample_value (g_ptr_array_index (r->samples, k)));
   msperf_value_map_set (doc, "schema_version", msperf_value_new_int (1));
-  msperf_value_map_set (doc, "database", str_or_null (r->database));
-  msperf_value_map_set (doc, "policy_hash", str_or_null (r->policy_hash));
+  msperf_value_map_set (doc, "database", msperf_value_new_string (r->database));
+  msperf_value_map_set (doc, "policy_hash", msperf_value_new_string (r->policy_hash));
   msperf_value_map_set (doc, "selection", msperf_value_new_string (r->leave_one_out
                                                                      ? "leave_one_out"
                                                                      : "fraction"));
@@ -675,6 +669,39 @@ axes_text (GString *out, const msperf_holdout_sample *s)
     g_string_append_printf (out, " %s=%" G_GINT64_FORMAT, s->field_names[f], s->fields[f]);
 }
 
+/* The printed cells of one sample row, shared by the Markdown and HTML tables. */
+typedef struct {
+  GString *axes;
+  char *measured;
+  char *predicted;
+  char *abs_error;
+  char *rel_error;
+  char *confidence;
+} sample_cells;
+
+static void
+sample_cells_init (sample_cells *c, const msperf_holdout_sample *x)
+{
+  c->axes = g_string_new (NULL);
+  axes_text (c->axes, x);
+  c->measured = num (x->measured_us, 4);
+  c->predicted = num (x->predicted_us, 4);
+  c->abs_error = num (x->abs_error_us, 4);
+  c->rel_error = pct (x->rel_error);
+  c->confidence = num (x->confidence, 2);
+}
+
+static void
+sample_cells_clear (sample_cells *c)
+{
+  g_string_free (c->axes, TRUE);
+  g_free (c->measured);
+  g_free (c->predicted);
+  g_free (c->abs_error);
+  g_free (c->rel_error);
+  g_free (c->confidence);
+}
+
 /* ------------------------------------------------------------------ Markdown */
 
 static void
@@ -725,22 +752,20 @@ render_md (const msperf_holdout_report *r)
   for (guint k = 0; k < r->samples->len; k++)
     {
       const msperf_holdout_sample *x = g_ptr_array_index (r->samples, k);
-      g_autoptr (GString) axes = g_string_new (NULL);
-      g_autofree char *meas = num (x->measured_us, 4), *pred = num (x->predicted_us, 4);
-      g_autofree char *abs_e = num (x->abs_error_us, 4), *rel = pct (x->rel_error);
-      g_autofree char *conf = num (x->confidence, 2);
+      sample_cells c;
 
-      axes_text (axes, x);
+      sample_cells_init (&c, x);
       g_string_append (s, "| ");
       msperf_doc_md_cell (s, x->kernel);
       g_string_append_printf (s, " | %u | ", x->line);
-      msperf_doc_md_cell (s, axes->str);
-      g_string_append_printf (s, " | %s | %s | %s | %s | %s | %s | ", meas, pred, abs_e, rel,
-                              x->source, conf);
+      msperf_doc_md_cell (s, c.axes->str);
+      g_string_append_printf (s, " | %s | %s | %s | %s | %s | %s | ", c.measured, c.predicted,
+                              c.abs_error, c.rel_error, x->source, c.confidence);
       msperf_doc_md_cell (s, x->method ? x->method : "-");
       g_string_append_printf (s, " | %" G_GINT64_FORMAT " | ", x->candidate_count);
       msperf_doc_md_cell (s, x->reason ? x->reason : "");
       g_string_append (s, " |\n");
+      sample_cells_clear (&c);
     }
   return g_string_free (s, FALSE);
 }
@@ -881,25 +906,23 @@ render_html (const msperf_holdout_report *r)
   for (guint k = 0; k < r->samples->len; k++)
     {
       const msperf_holdout_sample *x = g_ptr_array_index (r->samples, k);
-      g_autoptr (GString) axes = g_string_new (NULL);
-      g_autofree char *meas = num (x->measured_us, 4), *pred = num (x->predicted_us, 4);
-      g_autofree char *abs_e = num (x->abs_error_us, 4), *rel = pct (x->rel_error);
-      g_autofree char *conf = num (x->confidence, 2);
+      sample_cells c;
 
-      axes_text (axes, x);
+      sample_cells_init (&c, x);
       g_string_append (s, "<tr><td>");
       msperf_doc_html_escape (s, x->kernel);
       g_string_append_printf (s, "</td><td class=\"n\">%u</td><td>", x->line);
-      msperf_doc_html_escape (s, axes->str);
+      msperf_doc_html_escape (s, c.axes->str);
       g_string_append_printf (s, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
                               "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>"
-                              "<td class=\"n\">%s</td><td>", meas, pred, abs_e, rel, x->source,
-                              conf);
+                              "<td class=\"n\">%s</td><td>", c.measured, c.predicted,
+                              c.abs_error, c.rel_error, x->source, c.confidence);
       msperf_doc_html_escape (s, x->method ? x->method : "-");
       g_string_append_printf (s, "</td><td class=\"n\">%" G_GINT64_FORMAT "</td><td>",
                               x->candidate_count);
       msperf_doc_html_escape (s, x->reason ? x->reason : "");
       g_string_append (s, "</td></tr>\n");
+      sample_cells_clear (&c);
     }
   g_string_append (s, "</table>\n</body></html>\n");
   return g_string_free (s, FALSE);

@@ -38,7 +38,9 @@ typedef struct msperf_index_bucket {
   GArray *fields;                                /* int64_t, n × n_fields */
   GArray *latency;                               /* double, n */
   GArray *lines;                                 /* guint: CSV line of each point */
-  GHashTable *sets;                              /* filter key → msperf_index_set* */
+  GPtrArray *partitions;                         /* per axis group: the points grouped by
+                                                  * their other axes' values, and the
+                                                  * cached sets (index.c) */
   msperf_matcher field_matchers[MSPERF_POINT_MAX_FIELDS]; /* as the first row described them */
 } msperf_index_bucket;
 
@@ -55,6 +57,8 @@ typedef struct msperf_index_set {
   double *coords;                                /* n_unique × dim, transformed, aggregated */
   double *values;                                /* n_unique latencies (median or mean) */
   msperf_interp_counts counts;
+  double *axis_values[MSPERF_DELAUNAY_MAX_DIM];  /* per axis: the distinct coords, ascending */
+  size_t n_axis_values[MSPERF_DELAUNAY_MAX_DIM];
   gboolean tri_done;
   msperf_delaunay *tri;                          /* NULL when the build failed */
   msperf_interp_status tri_status;
@@ -78,6 +82,11 @@ msperf_index *msperf_index_cache_get (msperf_index_cache *cache, const msperf_pl
                                       const char *policy_hash, int64_t tc_input_count,
                                       gboolean *hit);
 
+/* One value the interpolation stage derives from the index key alone (the kernel's policy),
+ * kept with the index and freed with it or when replaced. Transfer none / full. */
+gpointer msperf_index_get_stage_data (const msperf_index *index);
+void msperf_index_set_stage_data (msperf_index *index, gpointer data, GDestroyNotify destroy);
+
 /* Rows described / rows that became points. */
 size_t msperf_index_n_rows (const msperf_index *index);
 size_t msperf_index_n_points (const msperf_index *index);
@@ -92,11 +101,17 @@ const GPtrArray *msperf_index_all_buckets (const msperf_index *index);
  * sides counts as equal), whose exact fields match the target's by the target's matcher and
  * whose selected axes are known; the selected coordinates go through sqrt when sqrt_seq and the
  * axis is named "seq"; duplicates are aggregated with kind. axes holds dim bucket axis indices.
- * Cached in the bucket per (axes, filter values, kind, transform). Transfer none. */
+ * Cached in the bucket per (axes, filter values, kind, transform); the bucket's points are
+ * grouped once per axes by their other axes' values, so a request touches only the points of
+ * its group, and every request whose group is empty shares one empty set. Transfer none. */
 msperf_index_set *msperf_index_bucket_set (msperf_index_cache *cache, msperf_index_bucket *b,
                                            const size_t *axes, int dim,
                                            const msperf_point *target,
                                            msperf_interp_aggregate_kind kind, gboolean sqrt_seq);
+
+/* msperf_interp_find_boundary over column j of s->coords (same answer, by binary search). */
+gboolean msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *lo,
+                                    double *hi);
 
 /* The set's Delaunay triangulation (dim 2 or 3), built once; NULL with *status (and a message,
  * transfer none) when it cannot be built. */

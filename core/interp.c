@@ -301,6 +301,14 @@ msperf_interp_aggregate (const double *coords, const double *latencies, size_t n
 
 /* ====================================================================== Delaunay */
 
+/* The brute-force grid (see build_grid): the largest eps / eps_broad its margins cover
+ * (scipy's are 2.2e-14 and 1.5e-7 or 1.5e-8), triangulations too small to need it, the
+ * cells per axis, and the list length (per simplex) above which it is not worth keeping. */
+#define GRID_TOL_MAX 1e-6
+#define GRID_MIN_SIMPLICES 8
+#define GRID_MAX_AXIS_CELLS 4096
+#define GRID_MAX_ITEMS_PER_SIMPLEX 64
+
 struct msperf_delaunay {
   int ndim;
   int nsimplex;
@@ -315,6 +323,14 @@ struct msperf_delaunay {
   double paraboloid_scale;
   double paraboloid_shift;
   int *id_map;          /* Qhull facet id → simplex index, only while extracting */
+  /* The brute-force accelerator (see "brute force" below): a uniform grid over the points'
+   * bounding box; cell c lists, in ascending index order, every simplex whose brute-force
+   * test can accept a point of that cell. grid_start is NULL when there is no grid. */
+  int grid_n[MSPERF_DELAUNAY_MAX_DIM];
+  double grid_origin[MSPERF_DELAUNAY_MAX_DIM];
+  double grid_inv[MSPERF_DELAUNAY_MAX_DIM];  /* cells per unit of coordinate */
+  size_t *grid_start;   /* n_cells + 1 offsets into grid_items */
+  int *grid_items;
 };
 
 void
@@ -328,6 +344,8 @@ msperf_delaunay_free (msperf_delaunay *tri)
   g_free (tri->equations);
   g_free (tri->transform);
   g_free (tri->id_map);
+  g_free (tri->grid_start);
+  g_free (tri->grid_items);
   g_free (tri);
 }
 
@@ -779,6 +797,8 @@ run_qhull (msperf_delaunay *tri, GError **error)
   return ok;
 }
 
+static void build_grid (msperf_delaunay *tri);
+
 msperf_delaunay *
 msperf_delaunay_new (const double *points, size_t n, int dim, GError **error)
 {
@@ -845,6 +865,7 @@ msperf_delaunay_new (const double *points, size_t n, int dim, GError **error)
   for (int s = 0; s < tri->nsimplex; s++)
     barycentric_transform (tri, tri->simplices + (size_t) s * (size_t) (dim + 1),
                            tri->transform + (size_t) s * block);
+  build_grid (tri);
   return g_steal_pointer (&tri);
 }
 
@@ -914,48 +935,352 @@ fully_outside (const msperf_delaunay *tri, const double *x, double eps)
   return FALSE;
 }
 
+/* One step of scipy's _find_simplex_bruteforce: the simplex it returns when it reaches s in
+ * its scan (s itself, or for a degenerate s the first neighbour that accepts x), else -1. */
+static int
+bruteforce_step (const msperf_delaunay *tri, int s, const double *x, double *c, double eps,
+                 double eps_broad)
+{
+  int nd = tri->ndim;
+  const double *tr = transform_of (tri, s);
+
+  if (!isnan (tr[0]))
+    return bary_inside (nd, tr, x, c, eps) ? s : -1;
+  /* A degenerate simplex: accept a neighbour that (almost) contains x, with extra leeway
+   * toward the degenerate one. */
+  for (int k = 0; k < nd + 1; k++)
+    {
+      int m = tri->neighbors[(size_t) s * (size_t) (nd + 1) + (size_t) k];
+      gboolean inside = TRUE;
+      const double *trm;
+      if (m == -1)
+        continue;
+      trm = transform_of (tri, m);
+      if (isnan (trm[0]))
+        continue;
+      bary_all (nd, trm, x, c);
+      for (int i = 0; i < nd + 1 && inside; i++)
+        {
+          if (tri->neighbors[(size_t) m * (size_t) (nd + 1) + (size_t) i] == s)
+            inside = -eps_broad <= c[i] && c[i] <= 1.0 + eps;
+          else
+            inside = -eps <= c[i] && c[i] <= 1.0 + eps;
+        }
+      if (inside)
+        return m;
+    }
+  return -1;
+}
+
+/* The grid's cell of coordinate v on axis k. Monotone in v (a subtraction, a product by a
+ * positive constant and floor all are), and clamped to the grid, so a point inside a box
+ * [lo, hi] always falls in a cell of the box's cell range, even outside the grid. */
+static int
+grid_cell (const msperf_delaunay *tri, int k, double v)
+{
+  double f = floor ((v - tri->grid_origin[k]) * tri->grid_inv[k]);
+
+  if (!(f >= 0.0))
+    return 0;
+  if (f >= (double) tri->grid_n[k])
+    return tri->grid_n[k] - 1;
+  return (int) f;
+}
+
+static size_t
+grid_index (const msperf_delaunay *tri, const int *cell)
+{
+  size_t idx = 0;
+
+  for (int k = tri->ndim - 1; k >= 0; k--)
+    idx = idx * (size_t) tri->grid_n[k] + (size_t) cell[k];
+  return idx;
+}
+
+/* scipy's _find_simplex_bruteforce. The plain scan tries every simplex in index order; with
+ * the grid only the simplices listed in x's cell are tried, in the same (ascending) order.
+ * Every simplex whose step can accept x is listed there (proof at build_grid), and a step
+ * that cannot accept returns -1 in both scans, so the first acceptance — simplex and
+ * coordinates in c — is the plain scan's. */
+static int
+find_bruteforce_mode (const msperf_delaunay *tri, const double *x, double *c, double eps,
+                      double eps_broad, gboolean use_grid)
+{
+  int cell[MSPERF_DELAUNAY_MAX_DIM];
+  gboolean finite = TRUE;
+  size_t at, end;
+
+  if (fully_outside (tri, x, eps))
+    return -1;
+  for (int k = 0; k < tri->ndim; k++)
+    finite = finite && isfinite (x[k]);
+  /* The grid's margins cover tolerances up to GRID_TOL_MAX only. */
+  if (!use_grid || tri->grid_start == NULL || !finite || !(eps <= GRID_TOL_MAX)
+      || !(eps_broad <= GRID_TOL_MAX))
+    {
+      for (int s = 0; s < tri->nsimplex; s++)
+        {
+          int r = bruteforce_step (tri, s, x, c, eps, eps_broad);
+          if (r >= 0)
+            return r;
+        }
+      return -1;
+    }
+  for (int k = 0; k < tri->ndim; k++)
+    cell[k] = grid_cell (tri, k, x[k]);
+  at = grid_index (tri, cell);
+  end = tri->grid_start[at + 1];
+  for (at = tri->grid_start[at]; at < end; at++)
+    {
+      int r = bruteforce_step (tri, tri->grid_items[at], x, c, eps, eps_broad);
+      if (r >= 0)
+        return r;
+    }
+  return -1;
+}
+
 static int
 find_bruteforce (const msperf_delaunay *tri, const double *x, double *c, double eps,
                  double eps_broad)
 {
-  int nd = tri->ndim;
+  return find_bruteforce_mode (tri, x, c, eps, eps_broad, TRUE);
+}
 
-  if (fully_outside (tri, x, eps))
-    return -1;
-  for (int s = 0; s < tri->nsimplex; s++)
+int
+msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x, double eps,
+                                 double eps_broad, gboolean use_grid, double *bary)
+{
+  double c[MSPERF_DELAUNAY_MAX_DIM + 1];
+  int s;
+
+  g_return_val_if_fail (tri != NULL && x != NULL, -1);
+  s = find_bruteforce_mode (tri, x, c, eps, eps_broad, use_grid);
+  if (s >= 0 && bary)
+    memcpy (bary, c, sizeof (double) * (size_t) (tri->ndim + 1));
+  return s;
+}
+
+size_t
+msperf_delaunay_grid_cells (const msperf_delaunay *tri)
+{
+  size_t n = 1;
+
+  g_return_val_if_fail (tri != NULL, 0);
+  if (tri->grid_start == NULL)
+    return 0;
+  for (int k = 0; k < tri->ndim; k++)
+    n *= (size_t) tri->grid_n[k];
+  return n;
+}
+
+/* ---------------------------------------------------------------- the brute-force grid */
+
+/* The box, in point coordinates, outside of which bruteforce_step (tri, s, …) can accept no
+ * point, for any eps, eps_broad ≤ τ = GRID_TOL_MAX. FALSE when s can accept nothing.
+ *
+ * Non-degenerate s, vertices v_0 … v_n (n = ndim), r = v_n, T = [v_j − r] (n × n), M the
+ * stored Tinv, κ = ‖T‖∞·‖M‖∞ (u = DBL_EPSILON/2). Its transform passed scipy's condition test,
+ * so κ ≤ 1/(1000·DBL_EPSILON) ≈ 4.5e12.
+ * (1) M came from LU with partial pivoting of Tᵀ and two triangular solves (n ≤ 3), so
+ *     E = M·T − I obeys ‖E‖∞ ≤ γ_3n·‖|L||U|‖·‖M‖ ≤ 9.1u·n²·ρ_n·κ ≤ 330·u·κ (growth ρ_3 ≤ 4;
+ *     Higham, Accuracy and Stability, §14.3), ≤ 0.17 here.
+ * (2) bary_inside/bary_all compute c̃_i = fl(Σ_j M_ij·fl(x_j − r_j)); with a = M·(x − r)
+ *     (exact), |c̃_i − a_i| ≤ γ_(n+1)·‖M‖·‖x − r‖ =: δ.
+ * (3) An acceptance needs c̃_i ≥ −τ for every i ≤ n (c̃_n = fl(1 − Σ c̃_i)), all ≤ 1 + τ.
+ *     So ‖a‖ ≤ 1 + τ + δ, ‖x − r‖ = ‖T·(I + E)⁻¹·a‖ ≤ ‖T‖·‖a‖/0.83, hence δ ≤ 6·u·κ·‖a‖ and
+ *     ‖a‖ ≤ 1.01. The exact barycentric coordinates of x in the simplex, b = (I + E)⁻¹·a,
+ *     satisfy ‖b − a‖ ≤ ‖E‖·‖a‖/0.83 ≤ 410·u·κ; with the rounding of the final subtraction
+ *     (≤ 4n·u), every exact barycentric coordinate β_j of x (Σ β_j = 1) is ≥ −ν with
+ *     ν = τ + n·(6 + 410)·u·κ + 16·u ≤ τ + 1000·DBL_EPSILON·κ + 8·DBL_EPSILON.
+ * (4) x_k − min_j v_jk = Σ β_j·(v_jk − min_j v_jk) ≥ −(n + 1)·ν·extent_k, and likewise below
+ *     the maximum: x lies in the vertices' bounding box widened by (n + 1)·ν·extent_k on
+ *     axis k. We widen by twice that (slack for the rounding of κ and of the margin itself;
+ *     lo − m rounded to nearest is still ≤ every double ≥ lo − m).
+ * Degenerate s (NaN transform): its step accepts only inside a non-degenerate neighbour m,
+ * with the test above (eps_broad toward s, eps elsewhere, both ≤ τ): the union of those
+ * neighbours' boxes. */
+static gboolean
+step_box (const msperf_delaunay *tri, int s, double *lo, double *hi)
+{
+  int nd = tri->ndim;
+  const int *sv = tri->simplices + (size_t) s * (size_t) (nd + 1);
+  const double *tr = transform_of (tri, s);
+  const double *rn = tri->points + (size_t) sv[nd] * (size_t) nd;
+  double anorm = 0.0, ainvnm = 0.0, nu;
+
+  if (isnan (tr[0]))
     {
-      const double *tr = transform_of (tri, s);
-      if (!isnan (tr[0]))
-        {
-          if (bary_inside (nd, tr, x, c, eps))
-            return s;
-          continue;
-        }
-      /* A degenerate simplex: accept a neighbour that (almost) contains x, with extra leeway
-       * toward the degenerate one. */
+      gboolean any = FALSE;
+
       for (int k = 0; k < nd + 1; k++)
         {
           int m = tri->neighbors[(size_t) s * (size_t) (nd + 1) + (size_t) k];
-          gboolean inside = TRUE;
-          const double *trm;
-          if (m == -1)
+          double mlo[MSPERF_DELAUNAY_MAX_DIM], mhi[MSPERF_DELAUNAY_MAX_DIM];
+
+          if (m == -1 || isnan (transform_of (tri, m)[0]) || !step_box (tri, m, mlo, mhi))
             continue;
-          trm = transform_of (tri, m);
-          if (isnan (trm[0]))
-            continue;
-          bary_all (nd, trm, x, c);
-          for (int i = 0; i < nd + 1 && inside; i++)
+          for (int i = 0; i < nd; i++)
             {
-              if (tri->neighbors[(size_t) m * (size_t) (nd + 1) + (size_t) i] == s)
-                inside = -eps_broad <= c[i] && c[i] <= 1.0 + eps;
-              else
-                inside = -eps <= c[i] && c[i] <= 1.0 + eps;
+              lo[i] = any ? MIN (lo[i], mlo[i]) : mlo[i];
+              hi[i] = any ? MAX (hi[i], mhi[i]) : mhi[i];
             }
-          if (inside)
-            return m;
+          any = TRUE;
         }
+      return any;
     }
-  return -1;
+  for (int i = 0; i < nd; i++)
+    {
+      double rowsum = 0.0, invsum = 0.0;
+
+      lo[i] = hi[i] = rn[i];
+      for (int j = 0; j < nd; j++)
+        {
+          double v = tri->points[(size_t) sv[j] * (size_t) nd + (size_t) i];
+
+          lo[i] = MIN (lo[i], v);
+          hi[i] = MAX (hi[i], v);
+          rowsum += fabs (v - rn[i]);
+          invsum += fabs (tr[nd * i + j]);
+        }
+      anorm = MAX (anorm, rowsum);
+      ainvnm = MAX (ainvnm, invsum);
+    }
+  nu = GRID_TOL_MAX + 1000.0 * DBL_EPSILON * (anorm * ainvnm) + 8.0 * DBL_EPSILON;
+  for (int i = 0; i < nd; i++)
+    {
+      double margin = 2.0 * (double) (nd + 1) * nu * (hi[i] - lo[i]);
+
+      lo[i] -= margin;
+      hi[i] += margin;
+    }
+  return TRUE;
+}
+
+/* Visits every cell of the box's cell range: counts[cell]++ (counting pass) or appends item
+ * to the cell's list at fill[cell] (filling pass). Returns the number of cells. */
+static size_t
+box_cells (const msperf_delaunay *tri, const double *lo, const double *hi, size_t *counts,
+           int *items, size_t *fill, int item)
+{
+  int a[MSPERF_DELAUNAY_MAX_DIM], b[MSPERF_DELAUNAY_MAX_DIM], cell[MSPERF_DELAUNAY_MAX_DIM];
+  int nd = tri->ndim;
+  size_t n = 0;
+
+  for (int k = 0; k < nd; k++)
+    {
+      a[k] = grid_cell (tri, k, lo[k]);
+      b[k] = grid_cell (tri, k, hi[k]);
+      cell[k] = a[k];
+    }
+  for (;;)
+    {
+      size_t idx = grid_index (tri, cell);
+      int k;
+
+      if (counts)
+        counts[idx]++;
+      else
+        items[fill[idx]++] = item;
+      n++;
+      for (k = 0; k < nd && cell[k] == b[k]; k++)
+        cell[k] = a[k];
+      if (k == nd)
+        break;
+      cell[k]++;
+    }
+  return n;
+}
+
+/* Builds the accelerator; leaves none (plain scan) for tiny triangulations or when the lists
+ * would be unreasonably long. About one cell per simplex, cells shaped like the bounding box
+ * (anisotropic axes get proportionally fewer cells). */
+static void
+build_grid (msperf_delaunay *tri)
+{
+  int nd = tri->ndim;
+  size_t ncells = 1, total = 0;
+  double volume = 1.0, h = 0.0;
+  gboolean short_axis[MSPERF_DELAUNAY_MAX_DIM] = { FALSE };
+  g_autofree double *boxes = NULL;
+  g_autofree guint8 *has_box = NULL;
+  g_autofree size_t *fill = NULL;
+
+  if (tri->nsimplex < GRID_MIN_SIMPLICES)
+    return;
+  /* Cube-like cells of side h with about nsimplex cells in all; an axis shorter than h gets a
+   * single cell and h is recomputed over the others (very anisotropic boxes). */
+  for (int pass = 0; pass < nd; pass++)
+    {
+      int nfree = 0;
+      gboolean changed = FALSE;
+
+      volume = 1.0;
+      for (int k = 0; k < nd; k++)
+        if (!short_axis[k])
+          {
+            volume *= tri->max_bound[k] - tri->min_bound[k];
+            nfree++;
+          }
+      if (nfree == 0)
+        break;
+      h = pow (volume / (double) tri->nsimplex, 1.0 / (double) nfree);
+      for (int k = 0; k < nd; k++)
+        if (!short_axis[k] && tri->max_bound[k] - tri->min_bound[k] < h)
+          short_axis[k] = changed = TRUE;
+      if (!changed)
+        break;
+    }
+  if (!(h > 0.0) || !isfinite (h))
+    return;
+  for (int k = 0; k < nd; k++)
+    {
+      double extent = tri->max_bound[k] - tri->min_bound[k];
+      double n = short_axis[k] ? 1.0 : floor (extent / h);
+
+      tri->grid_n[k] = (int) CLAMP (n, 1.0, (double) GRID_MAX_AXIS_CELLS);
+      tri->grid_origin[k] = tri->min_bound[k];
+      tri->grid_inv[k] = (double) tri->grid_n[k] / extent;
+      if (!(extent > 0.0) || !isfinite (tri->grid_inv[k]))
+        return;
+      ncells *= (size_t) tri->grid_n[k];
+    }
+  if (ncells > 8 * (size_t) tri->nsimplex + 64)
+    return;
+
+  boxes = g_new (double, (size_t) tri->nsimplex * 2 * (size_t) nd);
+  has_box = g_new0 (guint8, (size_t) tri->nsimplex);
+  tri->grid_start = g_new0 (size_t, ncells + 1);
+  for (int s = 0; s < tri->nsimplex; s++)
+    {
+      double *lo = boxes + (size_t) s * 2 * (size_t) nd, *hi = lo + nd;
+
+      if (!step_box (tri, s, lo, hi))
+        continue;
+      has_box[s] = 1;
+      total += box_cells (tri, lo, hi, tri->grid_start, NULL, NULL, s);
+    }
+  if (total > GRID_MAX_ITEMS_PER_SIMPLEX * (size_t) tri->nsimplex + ncells)
+    {
+      g_clear_pointer (&tri->grid_start, g_free);
+      return;
+    }
+  /* Counts → offsets; then fill in index order, so every cell's list is ascending. */
+  for (size_t c = 0, sum = 0; c <= ncells; c++)
+    {
+      size_t n = c < ncells ? tri->grid_start[c] : 0;
+
+      tri->grid_start[c] = sum;
+      sum += n;
+    }
+  fill = g_memdup2 (tri->grid_start, ncells * sizeof (size_t));
+  tri->grid_items = g_new (int, total + 1);
+  for (int s = 0; s < tri->nsimplex; s++)
+    if (has_box[s])
+      {
+        double *lo = boxes + (size_t) s * 2 * (size_t) nd;
+
+        box_cells (tri, lo, lo + nd, NULL, tri->grid_items, fill, s);
+      }
 }
 
 static int

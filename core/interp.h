@@ -116,6 +116,17 @@ const int *msperf_delaunay_simplex (const msperf_delaunay *tri, int s);
 int msperf_delaunay_find_simplex (const msperf_delaunay *tri, const double *x, int *start,
                                   double eps, double eps_broad, double *bary);
 
+/* scipy's _find_simplex_bruteforce alone (the fallback of the directed walk): the first
+ * simplex in index order that accepts x, or -1. With use_grid, only the simplices listed in
+ * x's cell of the triangulation's grid are tried (in index order); without, every simplex is
+ * (scipy's plain scan). Both return the same simplex and bary (dim + 1 doubles, may be NULL)
+ * for every x; tests check it. */
+int msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x, double eps,
+                                     double eps_broad, gboolean use_grid, double *bary);
+
+/* Cells of the brute-force grid (0 when the triangulation has none: too few simplices). */
+size_t msperf_delaunay_grid_cells (const msperf_delaunay *tri);
+
 /* Delaunay.find_simplex([x]) for one point (walk from simplex 0, find_simplex tolerances).
  * On success *simplex and bary (dim + 1 doubles, may be NULL) are set; FALSE when x is outside
  * the convex hull (*simplex = -1). */

@@ -18,11 +18,12 @@ static const double confidence_by_dim[] = { 0.0, 0.70, 0.65, 0.60 };
 #define MAX_GROUP_DIM MSPERF_DELAUNAY_MAX_DIM
 
 typedef struct {
+  char *kernel;
   int max_dim;
   msperf_interp_aggregate_kind aggregate;
   gboolean sqrt_seq;
-  const msperf_value *axes;           /* LIST of axis names allowed to vary, or NULL = all */
-  const msperf_value *exact_fields;   /* LIST of axis names pinned to the target, or NULL */
+  GStrv axes;                         /* axis names allowed to vary, or NULL = all */
+  GStrv exact_fields;                 /* axis names pinned to the target, or NULL */
 } kernel_policy;
 
 /* One successful group attempt. */
@@ -52,26 +53,6 @@ kernel_option (msperf_engine *e, const char *kernel, const char *key)
   return msperf_engine_policy_value (e, path);
 }
 
-static void
-read_kernel_policy (msperf_engine *e, const char *kernel, kernel_policy *kp)
-{
-  int64_t dim;
-  const char *agg = msperf_value_get_string (kernel_option (e, kernel, "aggregate"));
-  const char *transform = msperf_value_get_string (kernel_option (e, kernel, "axis_transform"));
-
-  kp->max_dim = msperf_value_get_int (kernel_option (e, kernel, "max_interpolation_dim"), &dim)
-                ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : MAX_GROUP_DIM;
-  kp->aggregate = g_strcmp0 (agg, "mean") == 0 ? MSPERF_INTERP_AGGREGATE_MEAN
-                                                : MSPERF_INTERP_AGGREGATE_MEDIAN;
-  kp->sqrt_seq = g_strcmp0 (transform, "sqrt_seq") == 0;
-  kp->axes = kernel_option (e, kernel, "axes");
-  if (kp->axes && kp->axes->kind != MSPERF_VALUE_LIST)
-    kp->axes = NULL;
-  kp->exact_fields = kernel_option (e, kernel, "exact_fields");
-  if (kp->exact_fields && kp->exact_fields->kind != MSPERF_VALUE_LIST)
-    kp->exact_fields = NULL;
-}
-
 static gboolean
 list_has (const msperf_value *list, const char *name)
 {
@@ -79,6 +60,74 @@ list_has (const msperf_value *list, const char *name)
     if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (list->items, k)), name) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* The names of a LIST value (copied: the policy cached in an index must not point into the
+ * engine's policy), NULL when the value is not a list. */
+static GStrv
+name_list (const msperf_value *v)
+{
+  GStrvBuilder *sb;
+  GStrv out;
+
+  if (v == NULL || v->kind != MSPERF_VALUE_LIST)
+    return NULL;
+  sb = g_strv_builder_new ();
+  for (guint k = 0; k < v->items->len; k++)
+    {
+      const char *name = msperf_value_get_string (g_ptr_array_index (v->items, k));
+      /* A non-string item matches no axis (as list_has compared it). */
+      if (name)
+        g_strv_builder_add (sb, name);
+    }
+  out = g_strv_builder_end (sb);
+  g_strv_builder_unref (sb);
+  return out;
+}
+
+static void
+kernel_policy_free (kernel_policy *kp)
+{
+  if (kp == NULL)
+    return;
+  g_free (kp->kernel);
+  g_strfreev (kp->axes);
+  g_strfreev (kp->exact_fields);
+  g_free (kp);
+}
+
+static kernel_policy *
+read_kernel_policy (msperf_engine *e, const char *kernel)
+{
+  kernel_policy *kp = g_new0 (kernel_policy, 1);
+  int64_t dim;
+  const char *agg = msperf_value_get_string (kernel_option (e, kernel, "aggregate"));
+  const char *transform = msperf_value_get_string (kernel_option (e, kernel, "axis_transform"));
+
+  kp->kernel = g_strdup (kernel);
+  kp->max_dim = msperf_value_get_int (kernel_option (e, kernel, "max_interpolation_dim"), &dim)
+                ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : MAX_GROUP_DIM;
+  kp->aggregate = g_strcmp0 (agg, "mean") == 0 ? MSPERF_INTERP_AGGREGATE_MEAN
+                                                : MSPERF_INTERP_AGGREGATE_MEDIAN;
+  kp->sqrt_seq = g_strcmp0 (transform, "sqrt_seq") == 0;
+  kp->axes = name_list (kernel_option (e, kernel, "axes"));
+  kp->exact_fields = name_list (kernel_option (e, kernel, "exact_fields"));
+  return kp;
+}
+
+/* The kernel's policy, read once per index: the index key holds the policy hash and the
+ * engine's policy never changes, so it stays valid as long as the index. Transfer none. */
+static const kernel_policy *
+index_kernel_policy (msperf_engine *e, msperf_index *idx, const char *kernel)
+{
+  kernel_policy *kp = msperf_index_get_stage_data (idx);
+
+  if (kp == NULL || strcmp (kp->kernel, kernel) != 0)
+    {
+      kp = read_kernel_policy (e, kernel);
+      msperf_index_set_stage_data (idx, kp, (GDestroyNotify) kernel_policy_free);
+    }
+  return kp;
 }
 
 gboolean
@@ -160,18 +209,14 @@ untransformed (const msperf_index_set *s, size_t u, double *out)
 
 /* ------------------------------------------------------------------ one group */
 
+/* find_boundary on each selected axis of the unique points (by binary search over the set's
+ * sorted axis values: the same bracket, without a pass over every point per query). */
 static const char *
 boundary_reason (const msperf_index_set *s, const double *x, outcome *o)
 {
-  g_autofree double *col = g_new (double, s->n_unique + 1);
-
   for (int j = 0; j < s->dim; j++)
-    {
-      for (size_t u = 0; u < s->n_unique; u++)
-        col[u] = s->coords[u * (size_t) s->dim + (size_t) j];
-      if (!msperf_interp_find_boundary (col, s->n_unique, x[j], &o->lo[j], &o->hi[j]))
-        return msperf_interp_status_name (MSPERF_INTERP_OUTSIDE_AXIS_BOUNDARY);
-    }
+    if (!msperf_index_set_boundary (s, j, x[j], &o->lo[j], &o->hi[j]))
+      return msperf_interp_status_name (MSPERF_INTERP_OUTSIDE_AXIS_BOUNDARY);
   return NULL;
 }
 
@@ -461,9 +506,10 @@ free_axes (const msperf_index_bucket *b, const kernel_policy *kp, size_t *out)
 
   for (size_t a = 0; a < b->n_axes; a++)
     {
-      if (kp->axes && !list_has (kp->axes, b->axis_names[a]))
+      if (kp->axes && !g_strv_contains ((const char *const *) kp->axes, b->axis_names[a]))
         continue;
-      if (list_has (kp->exact_fields, b->axis_names[a]))
+      if (kp->exact_fields
+          && g_strv_contains ((const char *const *) kp->exact_fields, b->axis_names[a]))
         continue;
       out[n++] = a;
     }
@@ -474,12 +520,19 @@ static void
 add_reason (GPtrArray *reasons, const msperf_index_bucket *b, const size_t *axes, int dim,
             const char *why)
 {
-  GString *s = g_string_new (NULL);
+  GString *s = g_string_sized_new (64);
 
-  g_string_printf (s, "%dd(", dim);
+  /* "<dim>d(<axis>,…): <why>", without printf (six of these per 3-D query). */
+  g_string_append_c (s, (char) ('0' + dim));
+  g_string_append (s, "d(");
   for (int j = 0; j < dim; j++)
-    g_string_append_printf (s, "%s%s", j ? "," : "", b->axis_names[axes[j]]);
-  g_string_append_printf (s, "): %s", why);
+    {
+      if (j)
+        g_string_append_c (s, ',');
+      g_string_append (s, b->axis_names[axes[j]]);
+    }
+  g_string_append (s, "): ");
+  g_string_append (s, why);
   g_ptr_array_add (reasons, g_string_free (s, FALSE));
 }
 
@@ -557,7 +610,7 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
       const msperf_table *table;
       const GPtrArray *buckets;
       msperf_index *idx;
-      kernel_policy kp;
+      const kernel_policy *kp;
       gboolean hit = FALSE;
       g_autoptr (GError) error = NULL;
 
@@ -584,13 +637,13 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
           continue;
         }
       any_regime = TRUE;
-      read_kernel_policy (e, *k, &kp);
+      kp = index_kernel_policy (e, idx, *k);
       for (guint bi = 0; bi < buckets->len; bi++)
         {
           msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
           size_t free[MSPERF_POINT_MAX_AXES];
-          size_t n_free = free_axes (b, &kp, free);
-          success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = &kp, .reasons = reasons,
+          size_t n_free = free_axes (b, kp, free);
+          success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = kp, .reasons = reasons,
                         .base_reason = base_reason, .fallback_from = fallback_from,
                         .index_hit = hit };
 
@@ -735,7 +788,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
   msperf_query q = { 0 };
   const GPtrArray *buckets;
   g_autoptr (GPtrArray) reasons = g_ptr_array_new_with_free_func (g_free);
-  kernel_policy kp;
+  const kernel_policy *kp;
 
   g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && mode != NULL
                         && t != NULL && r != NULL, FALSE);
@@ -746,15 +799,15 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
   q.kernel_types = one;
   q.tc_input_count = t->input_limit;
   msperf_result_reset (r);
-  read_kernel_policy (e, kernel, &kp);
+  kp = index_kernel_policy (e, index, kernel);
   buckets = msperf_index_buckets (index, t->regime->str);
   /* The same bucket and group order as run_stage, with the target's points left out. */
   for (guint bi = 0; buckets && bi < buckets->len; bi++)
     {
       msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
       size_t free[MSPERF_POINT_MAX_AXES];
-      size_t n_free = free_axes (b, &kp, free);
-      success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = &kp, .reasons = reasons,
+      size_t n_free = free_axes (b, kp, free);
+      success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
                     .fallback_from = "holdout", .index_hit = TRUE, .holdout = TRUE };
 
       for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)

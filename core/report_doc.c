@@ -138,6 +138,52 @@ op_facts (const op_row *row)
   return f;
 }
 
+/* The run's header lines, "label: value" each between open and close, value escaped. */
+static void
+append_run_header (GString *s, const msperf_run *run, void (*escape) (GString *, const char *),
+                   const char *open, const char *close)
+{
+  const char *const facts[] = {
+    "database", run->database ? run->database : "(none: analytic only)",
+    "policy hash", run->policy_hash ? run->policy_hash : "-",
+    "device profile", run->device_profile ? run->device_profile : "-",
+  };
+
+  for (size_t k = 0; k + 1 < G_N_ELEMENTS (facts); k += 2)
+    {
+      g_string_append_printf (s, "%s%s: ", open, facts[k]);
+      escape (s, facts[k + 1]);
+      g_string_append (s, close);
+    }
+}
+
+/* The printed numbers of one row of the ops table ("-" / blank for a rejected line). */
+typedef struct {
+  char *confidence;
+  char *latency;
+  char *total;
+  const char *method;
+} row_cells;
+
+static void
+row_cells_init (row_cells *c, const op_row *row)
+{
+  const msperf_result *res = row->record->op ? row->record->result : NULL;
+
+  c->confidence = res ? num (res->confidence, 2) : g_strdup ("-");
+  c->latency = num (res ? res->latency_us : NAN, 3);
+  c->total = num (res ? row->total_us : NAN, 3);
+  c->method = res && res->method ? res->method : "-";
+}
+
+static void
+row_cells_clear (row_cells *c)
+{
+  g_free (c->confidence);
+  g_free (c->latency);
+  g_free (c->total);
+}
+
 /* ------------------------------------------------------------------ Markdown */
 
 static void
@@ -157,13 +203,8 @@ render_md (const msperf_run *run, GArray *rows)
   GString *s = g_string_new ("# msperf report\n\n");
   g_autofree char *summary = msperf_report_summary_text (run);
 
-  g_string_append (s, "- database: ");
-  md_cell (s, run->database ? run->database : "(none: analytic only)");
-  g_string_append (s, "\n- policy hash: ");
-  md_cell (s, run->policy_hash ? run->policy_hash : "-");
-  g_string_append (s, "\n- device profile: ");
-  md_cell (s, run->device_profile ? run->device_profile : "-");
-  g_string_append (s, "\n\n## Summary\n\n```text\n");
+  append_run_header (s, run, md_cell, "- ", "\n");
+  g_string_append (s, "\n## Summary\n\n```text\n");
   g_string_append (s, summary);
   g_string_append (s, "```\n\n## Ops\n\n"
                    "| # | op | count | source | confidence | latency_us | total_us | method |\n"
@@ -171,17 +212,16 @@ render_md (const msperf_run *run, GArray *rows)
   for (guint k = 0; k < rows->len; k++)
     {
       const op_row *row = &g_array_index (rows, op_row, k);
-      const msperf_result *res = row->record->op ? row->record->result : NULL;
-      g_autofree char *conf = res ? num (res->confidence, 2) : g_strdup ("-");
-      g_autofree char *lat = num (res ? res->latency_us : NAN, 3);
-      g_autofree char *tot = num (res ? row->total_us : NAN, 3);
+      row_cells c;
 
+      row_cells_init (&c, row);
       g_string_append_printf (s, "| %u | ", k + 1);
       md_cell (s, row_name (row));
       g_string_append_printf (s, " | %" G_GINT64_FORMAT " | %s | %s | %s | %s | ", row->count,
-                              row_source (row), conf, lat, tot);
-      md_cell (s, res && res->method ? res->method : "-");
+                              row_source (row), c.confidence, c.latency, c.total);
+      md_cell (s, c.method);
       g_string_append (s, " |\n");
+      row_cells_clear (&c);
     }
   g_string_append (s, "\n## Op details\n");
   for (guint k = 0; k < rows->len; k++)
@@ -397,13 +437,9 @@ render_html (const msperf_run *run, GArray *rows)
 
   g_string_append_printf (s, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                           "<title>msperf report</title><style>%s</style></head><body>\n"
-                          "<h1>msperf report</h1>\n<ul><li>database: ", html_css);
-  esc (s, run->database ? run->database : "(none: analytic only)");
-  g_string_append (s, "</li><li>policy hash: ");
-  esc (s, run->policy_hash ? run->policy_hash : "-");
-  g_string_append (s, "</li><li>device profile: ");
-  esc (s, run->device_profile ? run->device_profile : "-");
-  g_string_append (s, "</li></ul>\n<h2>Summary</h2>\n<pre>");
+                          "<h1>msperf report</h1>\n<ul>", html_css);
+  append_run_header (s, run, esc, "<li>", "</li>");
+  g_string_append (s, "</ul>\n<h2>Summary</h2>\n<pre>");
   esc (s, summary);
   g_string_append (s, "</pre>\n<h2>Charts</h2>\n");
   html_charts (s, run, rows);
@@ -413,19 +449,18 @@ render_html (const msperf_run *run, GArray *rows)
   for (guint k = 0; k < rows->len; k++)
     {
       const op_row *row = &g_array_index (rows, op_row, k);
-      const msperf_result *res = row->record->op ? row->record->result : NULL;
-      g_autofree char *conf = res ? num (res->confidence, 2) : g_strdup ("-");
-      g_autofree char *lat = num (res ? res->latency_us : NAN, 3);
-      g_autofree char *tot = num (res ? row->total_us : NAN, 3);
+      row_cells c;
 
+      row_cells_init (&c, row);
       g_string_append_printf (s, "<tr><td class=\"n\">%u</td><td>", k + 1);
       esc (s, row_name (row));
       g_string_append_printf (s, "</td><td class=\"n\">%" G_GINT64_FORMAT "</td><td>%s</td>"
                               "<td class=\"n\">%s</td><td class=\"n\">%s</td>"
                               "<td class=\"n\">%s</td><td>", row->count, row_source (row),
-                              conf, lat, tot);
-      esc (s, res && res->method ? res->method : "-");
+                              c.confidence, c.latency, c.total);
+      esc (s, c.method);
       g_string_append (s, "</td></tr>\n");
+      row_cells_clear (&c);
     }
   g_string_append (s, "</table>\n<h2>Op details</h2>\n");
   for (guint k = 0; k < rows->len; k++)

@@ -2,6 +2,7 @@
 #include <config.h>
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 #include <msperf/result.h>
 
 const char *
@@ -20,6 +21,19 @@ msperf_source_name (msperf_source source)
     }
 }
 
+/* The reference count lives outside the public struct (every result comes from
+ * msperf_result_new), so the struct and its users are unchanged. */
+typedef struct {
+  msperf_result pub;
+  gint ref_count;
+} result_private;
+
+#define PRIV(r) ((result_private *) (void *) (r))
+
+/* A result the answer cache shares with a caller must not change under either of them:
+ * the setters refuse it (a caller bug, like a NULL result). */
+#define NOT_SHARED(r) (g_atomic_int_get (&PRIV (r)->ref_count) == 1)
+
 static void
 tensor_free (gpointer p)
 {
@@ -27,21 +41,47 @@ tensor_free (gpointer p)
   g_free (p);
 }
 
+/* Results get a handful of details and kernel shapes: room for them up front spares the
+ * arrays' regrowth (a fifth of an exact hit's mallocs were array growth, doc/performance.md). */
+#define DETAILS_RESERVE 8
+#define SHAPES_RESERVE 4
+
+static msperf_value *
+details_new (void)
+{
+  msperf_value *v = g_new0 (msperf_value, 1);
+
+  v->kind = MSPERF_VALUE_MAP;
+  v->items = g_ptr_array_new_full (DETAILS_RESERVE, (GDestroyNotify) msperf_value_free);
+  v->keys = g_ptr_array_new_full (DETAILS_RESERVE, g_free);
+  return v;
+}
+
 msperf_result *
 msperf_result_new (void)
 {
-  msperf_result *r = g_new0 (msperf_result, 1);
+  result_private *p = g_new0 (result_private, 1);
+  msperf_result *r = &p->pub;
 
+  p->ref_count = 1;
   r->latency_us = NAN;
-  r->kernel_shapes = g_ptr_array_new_with_free_func (tensor_free);
-  r->details = msperf_value_new (MSPERF_VALUE_MAP);
+  r->kernel_shapes = g_ptr_array_new_full (SHAPES_RESERVE, tensor_free);
+  r->details = details_new ();
+  return r;
+}
+
+msperf_result *
+msperf_result_ref (msperf_result *r)
+{
+  g_return_val_if_fail (r != NULL, NULL);
+  g_atomic_int_inc (&PRIV (r)->ref_count);
   return r;
 }
 
 void
-msperf_result_free (msperf_result *r)
+msperf_result_unref (msperf_result *r)
 {
-  if (r == NULL)
+  if (r == NULL || !g_atomic_int_dec_and_test (&PRIV (r)->ref_count))
     return;
   g_free (r->kernel_type);
   g_free (r->method);
@@ -49,30 +89,69 @@ msperf_result_free (msperf_result *r)
   g_free (r->miss_reason);
   g_ptr_array_unref (r->kernel_shapes);
   msperf_value_free (r->details);
-  g_free (r);
+  g_free (PRIV (r));
+}
+
+void
+msperf_result_free (msperf_result *r)
+{
+  msperf_result_unref (r);
+}
+
+gboolean
+msperf_result_is_shared (const msperf_result *r)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+  return !NOT_SHARED (r);
+}
+
+msperf_result *
+msperf_result_copy (const msperf_result *r)
+{
+  msperf_result *c;
+
+  g_return_val_if_fail (r != NULL, NULL);
+  c = msperf_result_new ();
+  c->source = r->source;
+  c->latency_us = r->latency_us;
+  c->confidence = r->confidence;
+  c->kernel_type = g_strdup (r->kernel_type);
+  c->method = g_strdup (r->method);
+  c->shape_match_rule = g_strdup (r->shape_match_rule);
+  c->miss_reason = g_strdup (r->miss_reason);
+  c->interpolation_dim = r->interpolation_dim;
+  for (guint k = 0; k < r->kernel_shapes->len; k++)
+    msperf_result_add_kernel_shape (c, g_ptr_array_index (r->kernel_shapes, k));
+  msperf_value_free (c->details);
+  c->details = msperf_value_copy (r->details);
+  return c;
 }
 
 void
 msperf_result_reset (msperf_result *r)
 {
-  g_return_if_fail (r != NULL);
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
   g_clear_pointer (&r->kernel_type, g_free);
   g_clear_pointer (&r->method, g_free);
   g_clear_pointer (&r->shape_match_rule, g_free);
   g_clear_pointer (&r->miss_reason, g_free);
   g_ptr_array_set_size (r->kernel_shapes, 0);
   msperf_value_free (r->details);
-  r->details = msperf_value_new (MSPERF_VALUE_MAP);
+  r->details = details_new ();
   r->source = MSPERF_SOURCE_NONE;
   r->latency_us = NAN;
   r->confidence = 0.0;
   r->interpolation_dim = 0;
 }
 
+/* Modules often set the value already there (set_hit, then the method "exact"): keep it. */
 static void
 replace (char **slot, const char *value)
 {
   char *old = *slot;
+
+  if (old != NULL && value != NULL && strcmp (old, value) == 0)
+    return;
   *slot = g_strdup (value);
   g_free (old);
 }
@@ -81,7 +160,7 @@ void
 msperf_result_set_hit (msperf_result *r, msperf_source source, double latency_us,
                        double confidence, const char *kernel_type, const char *rule)
 {
-  g_return_if_fail (r != NULL);
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
   r->source = source;
   r->latency_us = latency_us;
   r->confidence = confidence;
@@ -99,7 +178,7 @@ msperf_result_set_miss (msperf_result *r, const char *fmt, ...)
 {
   va_list ap;
 
-  g_return_val_if_fail (r != NULL, MSPERF_MISS);
+  g_return_val_if_fail (r != NULL && NOT_SHARED (r), MSPERF_MISS);
   va_start (ap, fmt);
   g_free (r->miss_reason);
   r->miss_reason = g_strdup_vprintf (fmt, ap);
@@ -112,16 +191,17 @@ msperf_result_set_miss (msperf_result *r, const char *fmt, ...)
 void
 msperf_result_set_method (msperf_result *r, const char *method)
 {
-  g_return_if_fail (r != NULL);
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
   replace (&r->method, method);
 }
 
 void
 msperf_result_add_kernel_shape (msperf_result *r, const msperf_tensor *shape)
 {
-  msperf_tensor *t = g_new0 (msperf_tensor, 1);
+  msperf_tensor *t;
 
-  g_return_if_fail (r != NULL && shape != NULL);
+  g_return_if_fail (r != NULL && shape != NULL && NOT_SHARED (r));
+  t = g_new (msperf_tensor, 1);
   msperf_tensor_copy (t, shape);
   g_ptr_array_add (r->kernel_shapes, t);
 }
@@ -129,7 +209,10 @@ msperf_result_add_kernel_shape (msperf_result *r, const msperf_tensor *shape)
 void
 msperf_result_detail_value (msperf_result *r, const char *key, msperf_value *value)
 {
-  g_return_if_fail (r != NULL && key != NULL);
+  /* value was handed over: a refused call must not leak it */
+  if (r == NULL || key == NULL || !NOT_SHARED (r))
+    msperf_value_free (value);
+  g_return_if_fail (r != NULL && NOT_SHARED (r) && key != NULL);
   msperf_value_map_set (r->details, key, value);
 }
 

@@ -16,12 +16,21 @@ msperf_value_new (msperf_value_kind kind)
   return v;
 }
 
+/* msperf_value_new_string keeps the text in the value's own block, right after the struct
+ * (one allocation instead of two: result details are mostly strings, doc/performance.md). */
+static gboolean
+string_is_inline (const msperf_value *v)
+{
+  return v->s == (const char *) (const void *) (v + 1);
+}
+
 void
 msperf_value_free (msperf_value *v)
 {
   if (v == NULL)
     return;
-  g_free (v->s);
+  if (!string_is_inline (v))
+    g_free (v->s);
   msperf_tensor_clear (&v->tensor);
   if (v->items)
     g_ptr_array_unref (v->items);
@@ -78,8 +87,16 @@ msperf_value_new_bool (gboolean b)
 msperf_value *
 msperf_value_new_string (const char *s)
 {
-  msperf_value *v = msperf_value_new (s ? MSPERF_VALUE_STRING : MSPERF_VALUE_NONE);
-  v->s = g_strdup (s);
+  msperf_value *v;
+  size_t n;
+
+  if (s == NULL)
+    return msperf_value_new (MSPERF_VALUE_NONE);
+  n = strlen (s) + 1;
+  v = g_malloc (sizeof *v + n);
+  memset (v, 0, sizeof *v);
+  v->kind = MSPERF_VALUE_STRING;
+  v->s = memcpy (v + 1, s, n);
   return v;
 }
 

@@ -28,23 +28,6 @@ setup_default (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
 static void
 add_int_list (msperf_op *op, int n)
 {
@@ -125,7 +108,7 @@ assert_miss_reason (const msperf_result *r, const char *reason)
 static void
 test_composite_mc2_golden_sums_compute_and_allreduce (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mc2 ("144,512", "512,5120", 2));
+  g_autoptr (msperf_result) r = tu_run (*state, mc2 ("144,512", "512,5120", 2));
   const msperf_value *shapes, *compute;
 
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -165,7 +148,7 @@ test_composite_static_compute_only_takes_best_single_kernel (void **state)
 
   tu_op_add_tensor (op, BF16, "128,7168");
   tu_op_add_tensor (op, BF16, "7168");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 5.0, 1e-12);
   assert_float_equal (r->confidence, 0.8, 1e-12);
@@ -185,7 +168,7 @@ test_composite_compute_miss_diagnoses_input_count (void **state)
   tu_op_add_tensor (op, BF16, "128,7168");
   tu_op_add_tensor (op, BF16, "7168");
   tu_op_add_tensor (op, BF16, "7168");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss_reason (r, "input_count_mismatch");
 }
 
@@ -197,7 +180,7 @@ test_composite_compute_miss_is_shape_mismatch_when_counts_agree (void **state)
 
   tu_op_add_tensor (op, BF16, "4,7168");
   tu_op_add_tensor (op, BF16, "7168");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss_reason (r, "shape_mismatch");
 }
 
@@ -205,7 +188,7 @@ test_composite_compute_miss_is_shape_mismatch_when_counts_agree (void **state)
 static void
 test_composite_comm_failure_misses_whole_op (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mc2 ("144,512", "512,5120", 4));
+  g_autoptr (msperf_result) r = tu_run (*state, mc2 ("144,512", "512,5120", 4));
 
   assert_miss_reason (r, "comm_sub_kernel_miss");
   assert_string_equal (tu_detail_string (r, "comm_miss_reason"), "shape_mismatch");
@@ -216,7 +199,7 @@ test_composite_comm_failure_misses_whole_op (void **state)
 static void
 test_composite_quant_mc2_counts_bf16_message_bytes (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, quant_mc2 (2));
+  g_autoptr (msperf_result) r = tu_run (*state, quant_mc2 (2));
 
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 200.0, 1e-9);
@@ -231,7 +214,7 @@ static void
 test_composite_sequence_parallel_variant_reduce_scatters_per_rank (void **state)
 {
   g_autoptr (msperf_engine) e = tu_engine_new ("composite", sp_tp2);
-  g_autoptr (msperf_result) r = run (e, quant_mc2 (2));
+  g_autoptr (msperf_result) r = tu_run (e, quant_mc2 (2));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_INTERPOLATED);
@@ -250,7 +233,7 @@ test_composite_tensor_parallel_group_must_match_tp_size (void **state)
   static const char *const sp_tp4[] = { "parallel.tp_size", "4", "parallel.sequence_parallel",
                                         "true", NULL };
   g_autoptr (msperf_engine) e = tu_engine_new ("composite", sp_tp4);
-  g_autoptr (msperf_result) r = run (e, quant_mc2 (2));
+  g_autoptr (msperf_result) r = tu_run (e, quant_mc2 (2));
 
   (void) state;
   assert_miss_reason (r, "comm_sub_kernel_miss");
@@ -265,7 +248,7 @@ test_composite_per_rank_output_must_divide (void **state)
   static const char *const sp_tp7[] = { "parallel.tp_size", "7", "parallel.sequence_parallel",
                                         "true", NULL };
   g_autoptr (msperf_engine) e = tu_engine_new ("composite", sp_tp7);
-  g_autoptr (msperf_result) r = run (e, quant_mc2 (7));
+  g_autoptr (msperf_result) r = tu_run (e, quant_mc2 (7));
 
   (void) state;
   assert_miss_reason (r, "nondivisible_per_rank_output:message_bytes=1392640,num_devices=7");
@@ -275,7 +258,7 @@ static void
 test_composite_per_rank_output_rejects_empty_group (void **state)
 {
   g_autoptr (msperf_engine) e = tu_engine_new ("composite", sp_tp2);
-  g_autoptr (msperf_result) r = run (e, quant_mc2 (0));
+  g_autoptr (msperf_result) r = tu_run (e, quant_mc2 (0));
 
   (void) state;
   assert_miss_reason (r, "invalid_per_rank_output_group_size");
@@ -291,7 +274,7 @@ test_composite_variant_without_kernel_is_invalid (void **state)
   (void) state;
   g_free (op->name);
   op->name = g_strdup ("test.variant_without_kernel.default");
-  r = run (e, op);
+  r = tu_run (e, op);
   assert_miss_reason (r, "invalid_runtime_comm_variant");
 }
 
@@ -305,7 +288,7 @@ test_composite_variant_source_must_be_a_sub_kernel (void **state)
   (void) state;
   g_free (op->name);
   op->name = g_strdup ("test.variant_source_missing.default");
-  r = run (e, op);
+  r = tu_run (e, op);
   assert_miss_reason (r, "runtime_comm_variant_source_missing");
 }
 
@@ -319,7 +302,7 @@ test_composite_variant_ignored_without_sequence_parallel (void **state)
 
   g_free (op->name);
   op->name = g_strdup ("test.variant_without_kernel.default");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 214.156, 1e-9);
 }
@@ -327,13 +310,13 @@ test_composite_variant_ignored_without_sequence_parallel (void **state)
 static void
 test_composite_without_parts_misses_no_sub_kernels (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mc2 ("144,512", "512,5120", 2));
+  g_autoptr (msperf_result) r = tu_run (*state, mc2 ("144,512", "512,5120", 2));
   msperf_op *op = tu_op ("test.empty_composite.default");
   g_autoptr (msperf_result) e = NULL;
 
   assert_null (r->miss_reason);
   tu_op_add_tensor (op, BF16, "8,8");
-  e = run (*state, op);
+  e = tu_run (*state, op);
   assert_miss_reason (e, "no_sub_kernels");
 }
 
@@ -348,10 +331,10 @@ test_composite_decomposer_unsupported (void **state)
   g_autoptr (msperf_result) r2 = NULL;
 
   tu_op_add_tensor (op, BF16, "8,8");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss_reason (r, "decomposer_unsupported");
   tu_op_add_tensor (mlapo, BF16, "8,7168");
-  r2 = run (*state, mlapo);
+  r2 = tu_run (*state, mlapo);
   assert_miss_reason (r2, "decomposer_unsupported");
 }
 
@@ -395,7 +378,7 @@ static void
 test_composite_decomposed_all_hit_sums_specs (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, mla_decode ("tensor_cast.multihead_latent_attention.default", "16,512,128",
+    = tu_run (*state, mla_decode ("tensor_cast.multihead_latent_attention.default", "16,512,128",
                                1000));
 
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -454,7 +437,7 @@ static void
 test_composite_require_all_sub_kernels_turns_partial_into_miss (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, mla_decode ("tensor_cast.multihead_latent_attention_quant.default",
+    = tu_run (*state, mla_decode ("tensor_cast.multihead_latent_attention_quant.default",
                                "16,512,128", 1000));
 
   assert_miss_reason (r, "sub_kernel_miss:QuantBatchMatmulV3");
@@ -466,7 +449,7 @@ static void
 test_composite_attention_miss_sends_op_to_roofline (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, mla_decode ("tensor_cast.multihead_latent_attention.default", "16,512,128",
+    = tu_run (*state, mla_decode ("tensor_cast.multihead_latent_attention.default", "16,512,128",
                                5000));
 
   assert_miss_reason (r, "attention_sub_kernel_miss:FusedInferAttentionScore:shape_mismatch;"
@@ -487,7 +470,7 @@ test_composite_mixed_mla_batch_fails_decomposition (void **state)
   msperf_value_list_append (flags, msperf_value_new_bool (TRUE));
   msperf_value_list_append (flags, msperf_value_new_bool (FALSE));
   msperf_value_map_set (op->kwargs, "is_decode_values", flags);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss_reason (r, "decompose_failed");
 }
 
@@ -496,18 +479,18 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_composite_mc2_golden_sums_compute_and_allreduce,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_static_compute_only_takes_best_single_kernel,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_compute_miss_diagnoses_input_count,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (
       test_composite_compute_miss_is_shape_mismatch_when_counts_agree, setup_default,
-      teardown_engine),
+      tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_comm_failure_misses_whole_op,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_quant_mc2_counts_bf16_message_bytes,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test (test_composite_sequence_parallel_variant_reduce_scatters_per_rank),
     cmocka_unit_test (test_composite_tensor_parallel_group_must_match_tp_size),
     cmocka_unit_test (test_composite_per_rank_output_must_divide),
@@ -515,21 +498,21 @@ main (void)
     cmocka_unit_test (test_composite_variant_without_kernel_is_invalid),
     cmocka_unit_test (test_composite_variant_source_must_be_a_sub_kernel),
     cmocka_unit_test_setup_teardown (test_composite_variant_ignored_without_sequence_parallel,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_without_parts_misses_no_sub_kernels,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_decomposer_unsupported,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_decomposed_all_hit_sums_specs,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_partial_counts_as_metrics_miss,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_require_all_sub_kernels_turns_partial_into_miss,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_attention_miss_sends_op_to_roofline,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_composite_mixed_mla_batch_fails_decomposition,
-                                     setup_default, teardown_engine),
+                                     setup_default, tu_teardown_engine),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "test_util.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <msperf/database.h>
@@ -18,40 +19,6 @@
 #include <msperf/table.h>
 #include "cli.h"
 #include "device.h"
-
-static char *
-data_path (const char *rel)
-{
-  const char *dir = g_getenv ("MSPERF_TEST_DATADIR");
-  return g_build_filename (dir ? dir : "tests/data", rel, NULL);
-}
-
-static char *
-src_path (const char *rel)
-{
-  const char *dir = g_getenv ("MSPERF_TOP_SRCDIR");
-  return g_build_filename (dir ? dir : ".", rel, NULL);
-}
-
-static void
-rm_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      GDir *dir = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (dir && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_tree (child);
-        }
-      if (dir)
-        g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static void
 write_file (const char *dir, const char *name, const char *text)
@@ -118,7 +85,7 @@ test_database_real_ascend_mappings_load_with_reference_counts (void **state)
   (void) state;
   for (size_t d = 0; d < G_N_ELEMENTS (dbs); d++)
     {
-      g_autofree char *dir = data_path (dbs[d].dir);
+      g_autofree char *dir = tu_data_path (dbs[d].dir);
       g_autoptr (GError) error = NULL;
       g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
       int kinds[K_N] = { 0 };
@@ -146,7 +113,7 @@ test_database_real_ascend_mappings_load_with_reference_counts (void **state)
 static void
 test_database_missing_comm_dir_warning_names_it (void **state)
 {
-  g_autofree char *dir = data_path ("database/ascend/vllm0.13.0_torch2.8.0_cann8.3");
+  g_autofree char *dir = tu_data_path ("database/ascend/vllm0.13.0_torch2.8.0_cann8.3");
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
   const msperf_table *t;
@@ -165,7 +132,7 @@ test_database_missing_comm_dir_warning_names_it (void **state)
 static void
 test_database_entry_fields_decode (void **state)
 {
-  g_autofree char *dir = data_path ("database/ascend/vllm0.18.0_torch2.9.0_cann8.5");
+  g_autofree char *dir = tu_data_path ("database/ascend/vllm0.18.0_torch2.9.0_cann8.5");
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
   const msperf_mapping_entry *e;
@@ -209,7 +176,7 @@ test_database_entry_fields_decode (void **state)
 static void
 test_database_h200_sample_loads_and_tables_resolve (void **state)
 {
-  g_autofree char *dir = src_path ("doc/examples/h200-db");
+  g_autofree char *dir = tu_srcdir_path ("doc/examples/h200-db");
   g_autoptr (GError) error = NULL;
   g_autoptr (GError) error2 = NULL;
   g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
@@ -244,7 +211,7 @@ test_database_h200_sample_loads_and_tables_resolve (void **state)
 static void
 test_database_path_rules_reject_entries_and_keep_the_rest (void **state)
 {
-  g_autofree char *dir = data_path ("database/bad-paths");
+  g_autofree char *dir = tu_data_path ("database/bad-paths");
   g_autofree char *yaml = g_build_filename (dir, "op_mapping.yaml", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
@@ -347,14 +314,14 @@ test_database_symlink_escape_is_refused (void **state)
     assert_null (db);
     assert_true (g_error_matches (e, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
   }
-  rm_tree (top);
+  tu_rm_tree (top);
 }
 
 static void
 test_database_communication_data_ref_resolution (void **state)
 {
-  g_autofree char *top = data_path ("database/comm-ref");
-  g_autofree char *dir = data_path ("database/comm-ref/db");
+  g_autofree char *top = tu_data_path ("database/comm-ref");
+  g_autofree char *dir = tu_data_path ("database/comm-ref/db");
   g_autoptr (GError) error = NULL;
   g_autoptr (GError) e2 = NULL;
   g_autoptr (GError) e3 = NULL;
@@ -429,7 +396,7 @@ test_database_load_warnings_for_q15_absolute_ref_and_bad_fields (void **state)
   /* an absolute communication_data_ref makes communication lookups fail */
   assert_null (msperf_database_table (db, "hcom_allReduce_", &e1));
   assert_true (g_error_matches (e1, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
-  rm_tree (dir);
+  tu_rm_tree (dir);
 }
 
 static void
@@ -449,7 +416,7 @@ test_database_open_errors (void **state)
   db2 = msperf_database_open (dir, NULL, &e2);
   assert_null (db2);
   assert_non_null (strstr (e2->message, "op_mapping.yaml:3: duplicate key 'a'"));
-  rm_tree (dir);
+  tu_rm_tree (dir);
 }
 
 /* ------------------------------------------------------------------ device profiles */
@@ -458,8 +425,8 @@ static void
 test_device_shipped_profiles_load_with_their_figures (void **state)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *h200_path = src_path ("policies/devices/nvidia-h200.yaml");
-  g_autofree char *a3_path = src_path ("policies/devices/ascend-a3.yaml");
+  g_autofree char *h200_path = tu_srcdir_path ("policies/devices/nvidia-h200.yaml");
+  g_autofree char *a3_path = tu_srcdir_path ("policies/devices/ascend-a3.yaml");
   g_autoptr (msperf_device) h200 = msperf_device_load (h200_path, &error);
   g_autoptr (msperf_device) a3 = msperf_device_load (a3_path, &error);
 
@@ -506,10 +473,10 @@ static void
 test_device_find_by_name_path_and_alias (void **state)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *devdir = data_path ("device");
-  g_autofree char *shipped = src_path ("policies/devices");
+  g_autofree char *devdir = tu_data_path ("device");
+  g_autofree char *shipped = tu_srcdir_path ("policies/devices");
   const char *const dirs[] = { devdir, shipped, NULL };
-  g_autofree char *good = data_path ("device/good.yaml");
+  g_autofree char *good = tu_data_path ("device/good.yaml");
   g_autoptr (msperf_device) by_name = msperf_device_find ("ascend-a3", dirs, &error);
   g_autoptr (msperf_device) by_path = msperf_device_find (good, dirs, &error);
   g_autoptr (msperf_device) by_alias = msperf_device_find_alias ("OTHER_NAME", dirs);
@@ -545,8 +512,8 @@ test_device_errors_name_file_line_and_key (void **state)
   g_autoptr (GError) e2 = NULL;
   g_autoptr (GError) e3 = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *unknown = data_path ("device/unknown-key.yaml");
-  g_autofree char *bad = data_path ("device/bad-number.yaml");
+  g_autofree char *unknown = tu_data_path ("device/unknown-key.yaml");
+  g_autofree char *bad = tu_data_path ("device/bad-number.yaml");
   g_autofree char *want1 = g_strdup_printf ("%s:3: unknown key 'memory_bandwith_gbps'", unknown);
   g_autofree char *want2 = g_strdup_printf ("%s:3: key 'memory_bandwidth_gbps': expected a "
                                             "number, got 'fast'", bad);
@@ -566,7 +533,7 @@ test_device_errors_name_file_line_and_key (void **state)
   d3 = msperf_device_load (grid, &e3);
   assert_null (d3);
   assert_non_null (strstr (e3->message, ":2: unknown key 'fp4' in 'peak_tflops'"));
-  rm_tree (dir);
+  tu_rm_tree (dir);
 }
 
 /* ------------------------------------------------------------------ msperf validate */
@@ -599,7 +566,7 @@ run_validate (const char *dir, char **out)
 static void
 test_validate_h200_sample_has_no_errors (void **state)
 {
-  g_autofree char *dir = src_path ("doc/examples/h200-db");
+  g_autofree char *dir = tu_srcdir_path ("doc/examples/h200-db");
   g_autofree char *out = NULL;
 
   (void) state;
@@ -614,7 +581,7 @@ test_validate_h200_sample_has_no_errors (void **state)
 static void
 test_validate_missing_compute_csv_is_an_error (void **state)
 {
-  g_autofree char *dir = data_path ("database/missing-csv");
+  g_autofree char *dir = tu_data_path ("database/missing-csv");
   g_autofree char *out = NULL;
 
   (void) state;
@@ -629,7 +596,7 @@ test_validate_missing_compute_csv_is_an_error (void **state)
 static void
 test_validate_reports_duplicate_rows_and_skipped_rows (void **state)
 {
-  g_autofree char *dir = data_path ("database/dup-rows");
+  g_autofree char *dir = tu_data_path ("database/dup-rows");
   g_autofree char *out = NULL;
 
   (void) state;
@@ -643,7 +610,7 @@ test_validate_reports_duplicate_rows_and_skipped_rows (void **state)
 static void
 test_validate_path_rules_and_unreadable_database (void **state)
 {
-  g_autofree char *bad = data_path ("database/bad-paths");
+  g_autofree char *bad = tu_data_path ("database/bad-paths");
   g_autofree char *out = NULL;
   g_autofree char *out2 = NULL;
 

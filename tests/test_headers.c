@@ -18,8 +18,9 @@ test_headers_each_compiles_alone (void **state)
                       + msperf_test_header_shape () + msperf_test_header_table ()
                       + msperf_test_header_select () + msperf_test_header_result ()
                       + msperf_test_header_point () + msperf_test_header_database ()
-                      + msperf_test_header_engine () + msperf_test_header_plugin (),
-                    12);
+                      + msperf_test_header_engine () + msperf_test_header_plugin ()
+                      + msperf_test_header_latency (),
+                    13);
 }
 
 /* Fields are only ever appended (ARCHITECTURE § Module ABI): the v1 prefix must not move. */

@@ -31,13 +31,6 @@ setup_attention (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
 static msperf_holdout_report *
 run_loo (msperf_engine *e, const char *kernel)
 {
@@ -370,8 +363,8 @@ test_attention_2d_holdout_equals_scipy_griddata (void **state)
 int
 main (void)
 {
-#define COMPUTE(t) cmocka_unit_test_setup_teardown (t, setup_compute, teardown_engine)
-#define ATTENTION(t) cmocka_unit_test_setup_teardown (t, setup_attention, teardown_engine)
+#define COMPUTE(t) cmocka_unit_test_setup_teardown (t, setup_compute, tu_teardown_engine)
+#define ATTENTION(t) cmocka_unit_test_setup_teardown (t, setup_attention, tu_teardown_engine)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_quantile_is_numpy_linear),
     COMPUTE (test_leave_one_out_compute_known_answers),

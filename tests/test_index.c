@@ -44,16 +44,6 @@ op2 (const char *name, msperf_dtype dtype, const char *x, const char *w)
   return op;
 }
 
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
 static const msperf_value *
 detail (const msperf_result *r, const char *key)
 {
@@ -103,7 +93,7 @@ static void
 test_golden_1d_matmul_h200_equals_numpy (void **state)
 {
   msperf_engine *e = h200_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("aten.mm.default", BF16, "3000,4096", "4096,4096"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("aten.mm.default", BF16, "3000,4096", "4096,4096"));
   const msperf_value *axes;
 
   (void) state;
@@ -136,7 +126,7 @@ static void
 test_golden_3d_matmul_h200_equals_scipy_griddata (void **state)
 {
   msperf_engine *e = h200_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("aten.mm.default", BF16, "6055,3840", "1152,3840"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("aten.mm.default", BF16, "6055,3840", "1152,3840"));
 
   (void) state;
   assert_interpolated (r, 3, 0x1.422efa594af4fp+6, 0.0);
@@ -162,8 +152,8 @@ test_max_interpolation_dim_1_blocks_2d_and_3d (void **state)
   const char *const ov[] = { "interpolation.kernel_overrides.MatMulV2.max_interpolation_dim", "1",
                              NULL };
   msperf_engine *e = h200_engine (ov);
-  g_autoptr (msperf_result) r = run (e, op2 ("aten.mm.default", BF16, "6055,3840", "1152,3840"));
-  g_autoptr (msperf_result) r1 = run (e, op2 ("aten.mm.default", BF16, "3000,4096", "4096,4096"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("aten.mm.default", BF16, "6055,3840", "1152,3840"));
+  g_autoptr (msperf_result) r1 = tu_run (e, op2 ("aten.mm.default", BF16, "3000,4096", "4096,4096"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
@@ -186,7 +176,7 @@ static void
 test_group_order_1d_before_2d_across_layouts (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
 
   (void) state;
   assert_interpolated (r, 1, 9.0, 1e-12);
@@ -200,7 +190,7 @@ static void
 test_2d_griddata_after_1d_failures (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
   const msperf_value *points;
 
   (void) state;
@@ -222,7 +212,7 @@ static void
 test_exact_hit_stays_measured (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "64,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "64,64", "32,64"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -235,7 +225,7 @@ static void
 test_status_outside_axis_boundary (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "200,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "200,64", "32,64"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
@@ -249,7 +239,7 @@ static void
 test_status_insufficient_filtered_candidates (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,80", "32,80"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,80", "32,80"));
 
   (void) state;
   assert_true (has_reason (r, "1d(M): insufficient_filtered_candidates"));
@@ -262,7 +252,7 @@ static void
 test_status_outside_convex_hull (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.hull.default", BF16, "120,120", "32,120"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.hull.default", BF16, "120,120", "32,120"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
@@ -275,7 +265,7 @@ static void
 test_status_degenerate_point_cloud (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.hull.default", BF16, "80,80", "48,80"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.hull.default", BF16, "80,80", "48,80"));
 
   (void) state;
   assert_true (has_reason (r, "2d(M,K): degenerate_point_cloud"));
@@ -288,7 +278,7 @@ test_status_interpolation_dim_disabled_by_kernel_override (void **state)
   const char *const ov[] = { "interpolation.kernel_overrides.MatMulV3.max_interpolation_dim", "1",
                              NULL };
   msperf_engine *e = basic_engine (ov);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
@@ -306,8 +296,8 @@ test_duplicates_aggregated_by_median_with_counts (void **state)
   const char *const ov[] = { "interpolation.aggregate", "mean", NULL };
   msperf_engine *e = basic_engine (NULL);
   msperf_engine *m = basic_engine (ov);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.dup.default", BF16, "96,64", "32,64"));
-  g_autoptr (msperf_result) rm = run (m, op2 ("test.dup.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.dup.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) rm = tu_run (m, op2 ("test.dup.default", BF16, "96,64", "32,64"));
 
   (void) state;
   assert_interpolated (r, 1, 16.5, 1e-12);
@@ -329,7 +319,7 @@ test_disable_switch_gives_exact_behaviour (void **state)
 {
   const char *const ov[] = { "interpolation.enabled", "false", NULL };
   msperf_engine *e = basic_engine (ov);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
 
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
@@ -346,7 +336,7 @@ test_mode_not_listed_is_not_interpolated (void **state)
 {
   const char *const ov[] = { "interpolation.modes", "[attention_special]", NULL };
   msperf_engine *e = basic_engine (ov);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
 
   (void) state;
   assert_string_equal (r->miss_reason, "shape_mismatch");
@@ -368,7 +358,7 @@ test_communication_untouched (void **state)
   msperf_value_list_append (group, msperf_value_new_int (0));
   msperf_value_list_append (group, msperf_value_new_int (1));
   g_ptr_array_add (op->args, group);
-  r = run (e, op);
+  r = tu_run (e, op);
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
   assert_string_equal (r->miss_reason, "csv_not_found");
   assert_null (detail (r, "fallback_reasons"));
@@ -384,8 +374,8 @@ static void
 test_index_cache_hit_on_second_query (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) a = run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
-  g_autoptr (msperf_result) b = run (e, op2 ("test.grid.default", BF16, "100,90", "90,32"));
+  g_autoptr (msperf_result) a = tu_run (e, op2 ("test.grid.default", BF16, "96,96", "96,32"));
+  g_autoptr (msperf_result) b = tu_run (e, op2 ("test.grid.default", BF16, "100,90", "90,32"));
   msperf_index_stats st;
 
   (void) state;
@@ -440,13 +430,13 @@ test_cache_invalidated_when_csv_changes (void **state)
   write_file (csv, v1);
   e = tu_engine_new (dir, NULL);
   {
-    g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
+    g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
     assert_interpolated (r, 1, 15.0, 1e-12);
   }
   write_file (csv, v2);
   msperf_engine_drop_tables (e);
   {
-    g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
+    g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
     assert_interpolated (r, 1, 35.0, 1e-12);
     assert_string_equal (tu_detail_string (r, "index_cache"), "miss");
   }
@@ -454,7 +444,7 @@ test_cache_invalidated_when_csv_changes (void **state)
   write_file (csv, v3);
   msperf_database_clear_cache (msperf_engine_database (e));
   {
-    g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "80,64", "32,64"));
+    g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "80,64", "32,64"));
     assert_interpolated (r, 1, 52.5, 1e-12);
   }
   msperf_engine_index_stats (e, &st);
@@ -472,9 +462,9 @@ static void
 test_batched_matmul_h_in_regime (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r8 = run (e, op2 ("aten.bmm.default", BF16, "8,96,64", "8,64,32"));
-  g_autoptr (msperf_result) r16 = run (e, op2 ("aten.bmm.default", BF16, "16,96,64", "16,64,32"));
-  g_autoptr (msperf_result) r4 = run (e, op2 ("aten.bmm.default", BF16, "4,96,64", "4,64,32"));
+  g_autoptr (msperf_result) r8 = tu_run (e, op2 ("aten.bmm.default", BF16, "8,96,64", "8,64,32"));
+  g_autoptr (msperf_result) r16 = tu_run (e, op2 ("aten.bmm.default", BF16, "16,96,64", "16,64,32"));
+  g_autoptr (msperf_result) r4 = tu_run (e, op2 ("aten.bmm.default", BF16, "4,96,64", "4,64,32"));
 
   (void) state;
   assert_interpolated (r8, 1, 7.0, 1e-12);
@@ -489,7 +479,7 @@ static void
 test_nd_group_preferred_over_nz (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.nz.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.nz.default", BF16, "96,64", "32,64"));
 
   (void) state;
   assert_interpolated (r, 1, 7.0, 1e-12);
@@ -506,7 +496,7 @@ test_swiglu_has_no_axis_extractor (void **state)
 
   (void) state;
   tu_op_add_tensor (op, BF16, "96,256");
-  r = run (e, op);
+  r = tu_run (e, op);
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
   assert_string_equal (r->miss_reason, "compute_target_unavailable");
   assert_string_equal (tu_detail_string (r, "base_reason"), "shape_mismatch");
@@ -519,8 +509,8 @@ static void
 test_matmul_batch_not_flattened (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", BF16, "2,48,64", "32,64"));
-  g_autoptr (msperf_result) r1 = run (e, op2 ("test.grid.default", BF16, "1,96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "2,48,64", "32,64"));
+  g_autoptr (msperf_result) r1 = tu_run (e, op2 ("test.grid.default", BF16, "1,96,64", "32,64"));
 
   (void) state;
   assert_string_equal (r->miss_reason, "regime_key_unmatched");
@@ -533,7 +523,7 @@ static void
 test_dtype_is_part_of_the_regime (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.grid.default", FP32, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", FP32, "96,64", "32,64"));
 
   (void) state;
   /* MatMulV3 is not dtype-relaxed: float rows would be another regime, and there are none. */
@@ -547,8 +537,8 @@ static void
 test_generic_axis_0 (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.gen.default", BF16, "96,4096", "4096"));
-  g_autoptr (msperf_result) r3 = run (e, op2 ("test.gen.default", BF16, "1,112,4096", "4096"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.gen.default", BF16, "96,4096", "4096"));
+  g_autoptr (msperf_result) r3 = tu_run (e, op2 ("test.gen.default", BF16, "1,112,4096", "4096"));
 
   (void) state;
   assert_interpolated (r, 1, 6.0, 1e-12);
@@ -570,7 +560,7 @@ test_generic_output_numel_by_policy (void **state)
   tu_op_add_tensor (op, BF16, "1000,64");
   tu_op_add_tensor (op, I64, "20");
   tu_op_add_out (op, BF16, "20,64");
-  r = run (e, op);
+  r = tu_run (e, op);
   assert_interpolated (r, 1, 3.0, 1e-12);
   assert_string_equal (g_ptr_array_index (detail (r, "axes")->keys, 0), "output_numel");
   msperf_engine_free (e);
@@ -583,7 +573,7 @@ static void
 test_composite_part_interpolated (void **state)
 {
   msperf_engine *e = basic_engine (NULL);
-  g_autoptr (msperf_result) r = run (e, op2 ("test.composite.default", BF16, "96,64", "32,64"));
+  g_autoptr (msperf_result) r = tu_run (e, op2 ("test.composite.default", BF16, "96,64", "32,64"));
   msperf_op *parent = op2 ("test.composite.default", BF16, "96,64", "32,64");
   msperf_subquery *sq = msperf_subquery_new ("compute", "MatMulV3");
   g_autoptr (msperf_result) sub = msperf_result_new ();
@@ -682,6 +672,158 @@ test_sqrt_seq_transform_in_the_index (void **state)
   msperf_index_cache_free (c);
 }
 
+/* A module stub with three axes A, B, C (a "-" cell is unknown) and one exact field F. */
+static gboolean
+abc_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
+{
+  static const char *const names[] = { "A", "B", "C" };
+
+  (void) state;
+  msperf_point_regime_add (p, "abc");
+  for (int k = 0; k < 3; k++)
+    {
+      const char *cell = msperf_table_cell_by_name (t, row, names[k]);
+      gboolean known = strcmp (cell, "-") != 0;
+
+      msperf_point_add_axis (p, names[k], known ? g_ascii_strtod (cell, NULL) : 0.0, known);
+    }
+  msperf_point_add_field (p, "F", g_ascii_strtoll (msperf_table_cell_by_name (t, row, "F"),
+                                                   NULL, 10), MSPERF_MATCH_EXACT);
+  return TRUE;
+}
+
+/* The filter as index.h states it, on every point of the bucket (the reference the grouped
+ * lookup must equal): other axes equal to the target's (unknown on both sides counts as
+ * equal), the field equal, the selected axes known. */
+static gboolean
+reference_passes (const msperf_index_bucket *b, size_t i, const size_t *axes, int dim,
+                  const msperf_point *t)
+{
+  for (size_t a = 0; a < b->n_axes; a++)
+    {
+      gboolean selected = FALSE, known = g_array_index (b->known, guint8, i * b->n_axes + a);
+      double v = g_array_index (b->coords, double, i * b->n_axes + a);
+
+      for (int j = 0; j < dim; j++)
+        selected = selected || axes[j] == a;
+      if (selected)
+        {
+          if (!known)
+            return FALSE;
+          continue;
+        }
+      if (t->axis_known[a] != known || (known && v != t->axes[a]))
+        return FALSE;
+    }
+  return g_array_index (b->fields, int64_t, i * b->n_fields) == t->fields[0];
+}
+
+/* Every axis group and every target built from the bucket's values (plus values and unknowns
+ * no point has): the set holds exactly the reference filter's points, in point order, and its
+ * boundaries are msperf_interp_find_boundary's. */
+static void
+test_grouped_sets_equal_reference_filter (void **state)
+{
+  GString *csv = g_string_new ("A,B,C,F,Average Duration(us)\n");
+  static const char *const avals[] = { "1", "2", "3", "-" };
+  static const char *const bvals[] = { "10", "20", "-" };
+  static const char *const cvals[] = { "-0", "0", "5", "7" };
+  static const double tvals[] = { 1, 2, 3, 10, 20, 0, 5, 7, 4, NAN };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_table) t = NULL;
+  msperf_plugin plugin = { .abi = MSPERF_PLUGIN_ABI, .size = sizeof (msperf_plugin),
+                           .name = "abc", .describe_target = stub_target,
+                           .describe_row = abc_row };
+  msperf_index_cache *c = msperf_index_cache_new ();
+  msperf_index_bucket *b;
+  const GPtrArray *buckets;
+  msperf_index *idx;
+  size_t checked = 0, nonempty = 0, row = 0;
+  static const size_t groups[][3] = { { 0 }, { 1 }, { 2 }, { 0, 1 }, { 0, 2 }, { 1, 2 },
+                                      { 0, 1, 2 } };
+  static const int group_dim[] = { 1, 1, 1, 2, 2, 2, 3 };
+  (void) state;
+
+  /* Every combination twice (duplicates), fields 0/1 alternating, latencies 1, 2, 3, … */
+  for (int rep = 0; rep < 2; rep++)
+    for (size_t a = 0; a < G_N_ELEMENTS (avals); a++)
+      for (size_t bb = 0; bb < G_N_ELEMENTS (bvals); bb++)
+        for (size_t cc = 0; cc < G_N_ELEMENTS (cvals); cc++)
+          g_string_append_printf (csv, "%s,%s,%s,%zu,%zu\n", avals[a], bvals[bb], cvals[cc],
+                                  row % 2, row + 1), row++;
+  t = msperf_table_load_data (csv->str, csv->len, "abc.csv", "Abc", &error);
+  assert_non_null (t);
+  idx = msperf_index_cache_get (c, &plugin, NULL, t, "abc", "h", -1, NULL);
+  buckets = msperf_index_buckets (idx, "|abc");
+  assert_non_null (buckets);
+  b = g_ptr_array_index (buckets, 0);
+  assert_int_equal (b->n, row);
+  for (size_t gi = 0; gi < G_N_ELEMENTS (groups); gi++)
+    for (size_t ta = 0; ta <= G_N_ELEMENTS (tvals); ta++)
+      for (size_t tb = 0; tb <= G_N_ELEMENTS (tvals); tb++)
+        for (size_t tc = 0; tc <= G_N_ELEMENTS (tvals); tc++)
+          for (int64_t f = 0; f < 3; f++)
+            {
+              const size_t *axes = groups[gi];
+              int dim = group_dim[gi];
+              size_t tv[3] = { ta, tb, tc }, n = 0;
+              msperf_point target;
+              msperf_index_set *s;
+
+              msperf_point_init (&target);
+              for (int k = 0; k < 3; k++)
+                {
+                  gboolean known = tv[k] < G_N_ELEMENTS (tvals);
+                  msperf_point_add_axis (&target, k == 0 ? "A" : k == 1 ? "B" : "C",
+                                         known ? tvals[tv[k]] : 0.0, known);
+                }
+              msperf_point_add_field (&target, "F", f, MSPERF_MATCH_EXACT);
+              s = msperf_index_bucket_set (c, b, axes, dim, &target,
+                                           MSPERF_INTERP_AGGREGATE_MEDIAN, FALSE);
+              for (size_t i = 0; i < b->n; i++)
+                if (reference_passes (b, i, axes, dim, &target))
+                  {
+                    assert_true (n < s->n_filtered);
+                    assert_int_equal (s->raw_lines[n], g_array_index (b->lines, guint, i));
+                    for (int j = 0; j < dim; j++)
+                      assert_true (s->raw[n * (size_t) dim + (size_t) j]
+                                   == g_array_index (b->coords, double,
+                                                     i * b->n_axes + axes[j]));
+                    n++;
+                  }
+              assert_int_equal (n, s->n_filtered);
+              nonempty += n > 0;
+              /* Boundaries: the binary search equals find_boundary over the unique points
+               * (bits included: -0 and 0 are both coordinates of C). */
+              for (int j = 0; j < dim; j++)
+                for (size_t q = 0; q < G_N_ELEMENTS (tvals); q++)
+                  {
+                    g_autofree double *col = g_new (double, s->n_unique + 1);
+                    double lo1 = 99, hi1 = 99, lo2 = 99, hi2 = 99;
+                    gboolean ok1, ok2;
+
+                    for (size_t u = 0; u < s->n_unique; u++)
+                      col[u] = s->coords[u * (size_t) dim + (size_t) j];
+                    ok1 = msperf_interp_find_boundary (col, s->n_unique, tvals[q] - 0.5 * (q % 2),
+                                                       &lo1, &hi1);
+                    ok2 = msperf_index_set_boundary (s, j, tvals[q] - 0.5 * (q % 2), &lo2, &hi2);
+                    assert_int_equal (ok1, ok2);
+                    if (ok1)
+                      {
+                        assert_memory_equal (&lo1, &lo2, sizeof lo1);
+                        assert_memory_equal (&hi1, &hi2, sizeof hi1);
+                      }
+                  }
+              checked++;
+              msperf_point_clear (&target);
+            }
+  print_message ("grouped sets: %zu requests, %zu non-empty\n", checked, nonempty);
+  assert_true (checked > 5000);
+  assert_true (nonempty > 500);
+  msperf_index_cache_free (c);
+  g_string_free (csv, TRUE);
+}
+
 int
 main (void)
 {
@@ -712,6 +854,7 @@ main (void)
     cmocka_unit_test (test_generic_output_numel_by_policy),
     cmocka_unit_test (test_composite_part_interpolated),
     cmocka_unit_test (test_sqrt_seq_transform_in_the_index),
+    cmocka_unit_test (test_grouped_sets_equal_reference_filter),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -741,6 +741,207 @@ test_griddata_at_duplicated_point_uses_vertex_copy (void **state)
   assert_true (v == g->values[5] || v == g->values[11] || v == g->values[12]);
 }
 
+/* ====================================================================== brute-force grid */
+
+/* The grid-accelerated brute force against scipy's plain scan for one query, with both sets of
+ * tolerances scipy uses (griddata: eps_broad = sqrt(DBL_EPSILON); Delaunay.find_simplex:
+ * sqrt(eps)): the same simplex and the same barycentric bits. Returns the mismatches. */
+static size_t
+bruteforce_mismatches (const msperf_delaunay *tri, const double *x)
+{
+  size_t bad = 0;
+  int nd = msperf_delaunay_dim (tri);
+
+  for (int t = 0; t < 2; t++)
+    {
+      double cg[4] = { 0 }, cp[4] = { 0 };
+      double eb = t == 0 ? sqrt (DBL_EPSILON) : sqrt (MSPERF_DELAUNAY_EPS);
+      int sg = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, TRUE, cg);
+      int sp = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, FALSE, cp);
+
+      if (sg != sp || (sp >= 0 && memcmp (cg, cp, sizeof (double) * (size_t) (nd + 1)) != 0))
+        {
+          bad++;
+          print_message ("x = (%a, %a, %a): grid %d, plain scan %d\n", x[0], x[1],
+                         nd > 2 ? x[2] : 0.0, sg, sp);
+        }
+    }
+  return bad;
+}
+
+static void
+test_bruteforce_grid_matches_plain_scan_on_golden_queries (void **state)
+{
+  static const char *const names[] = {
+    "random2d_50", "random2d_400_aniso", "random3d_60", "random3d_900_normal", "grid2d_8x8",
+    "grid2d_5x4_aniso", "grid3d_6x6x6", "duplicates2d", "duplicates3d", "matmul3d",
+    "matmul2d_mn",
+  };
+  size_t compared = 0, bad = 0, gridded = 0;
+  (void) state;
+
+  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (golden) g = golden_load (names[i]);
+      g_autoptr (msperf_delaunay) tri = msperf_delaunay_new (g->points, g->npoints, g->dim,
+                                                             NULL);
+
+      assert_non_null (tri);
+      if (msperf_delaunay_grid_cells (tri) > 0)
+        gridded++;
+      for (size_t q = 0; q < g->nqueries; q++)
+        {
+          bad += bruteforce_mismatches (tri, g->x + q * (size_t) g->dim);
+          compared++;
+        }
+      /* The points themselves: every vertex of the triangulation. */
+      for (size_t p = 0; p < g->npoints; p++)
+        {
+          bad += bruteforce_mismatches (tri, g->points + p * (size_t) g->dim);
+          compared++;
+        }
+    }
+  print_message ("brute force: %zu golden queries and points, %zu on a grid\n", compared,
+                 gridded);
+  assert_true (compared > 2000);
+  assert_true (gridded >= 9);
+  assert_int_equal (bad, 0);
+}
+
+static uint64_t
+lcg (uint64_t *state)
+{
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return *state >> 11;
+}
+
+static double
+unit (uint64_t *state)
+{
+  return (double) lcg (state) / 9007199254740992.0;
+}
+
+/* Queries on a regular grid of n[k] values per axis (origin[k] + i·step[k]): every grid
+ * point, every midpoint between neighbouring grid values (edges, face diagonals, cell
+ * centres), grid values nudged by 1–4 ulps and by ±1e-14 relative (the eps band), random
+ * interior points, random points snapped to grid values on some axes, and points just outside
+ * the hull. */
+static size_t
+grid_mismatches (int dim, const int *n, const double *origin, const double *step,
+                 uint64_t seed, size_t *compared)
+{
+  size_t np = 1, bad = 0;
+  g_autofree double *pts = NULL;
+  g_autoptr (msperf_delaunay) tri = NULL;
+  double x[3];
+  uint64_t st = seed;
+
+  for (int k = 0; k < dim; k++)
+    np *= (size_t) n[k];
+  pts = g_new (double, np * (size_t) dim);
+  for (size_t p = 0; p < np; p++)
+    {
+      size_t r = p;
+
+      for (int k = dim - 1; k >= 0; k--)
+        {
+          pts[p * (size_t) dim + (size_t) k] = origin[k] + (double) (r % (size_t) n[k]) * step[k];
+          r /= (size_t) n[k];
+        }
+    }
+  tri = msperf_delaunay_new (pts, np, dim, NULL);
+  assert_non_null (tri);
+  assert_true (msperf_delaunay_grid_cells (tri) > 0);
+  /* Half-steps: every grid point and every midpoint. */
+  {
+    int h[3] = { 0, 0, 0 };
+    for (;;)
+      {
+        int k;
+
+        for (k = 0; k < dim; k++)
+          x[k] = origin[k] + (double) h[k] * step[k] / 2.0;
+        bad += bruteforce_mismatches (tri, x);
+        (*compared)++;
+        for (k = 0; k < dim && h[k] == 2 * (n[k] - 1); k++)
+          h[k] = 0;
+        if (k == dim)
+          break;
+        h[k]++;
+      }
+  }
+  for (int q = 0; q < 3000; q++)
+    {
+      int kind = q % 5;
+
+      for (int k = 0; k < dim; k++)
+        {
+          int i = (int) (lcg (&st) % (uint64_t) n[k]);
+          double v = origin[k] + (double) i * step[k];
+
+          switch (kind)
+            {
+            case 0:   /* random interior point */
+              v = origin[k] + unit (&st) * (double) (n[k] - 1) * step[k];
+              break;
+            case 1:   /* grid value nudged by a few ulps */
+              {
+                int ulps = (int) (lcg (&st) % 9) - 4;
+                for (; ulps > 0; ulps--)
+                  v = nextafter (v, INFINITY);
+                for (; ulps < 0; ulps++)
+                  v = nextafter (v, -INFINITY);
+              }
+              break;
+            case 2:   /* inside the eps band around a grid value */
+              v += (unit (&st) - 0.5) * 4e-14 * (fabs (v) + step[k]);
+              break;
+            case 3:   /* snapped on some axes, random on the others */
+              if (lcg (&st) % 2)
+                v = origin[k] + unit (&st) * (double) (n[k] - 1) * step[k];
+              break;
+            default:  /* around the hull, partly outside */
+              v = origin[k] + (unit (&st) * 1.2 - 0.1) * (double) (n[k] - 1) * step[k];
+              break;
+            }
+          x[k] = v;
+        }
+      bad += bruteforce_mismatches (tri, x);
+      (*compared)++;
+    }
+  return bad;
+}
+
+static void
+test_bruteforce_grid_matches_plain_scan_on_regular_grids (void **state)
+{
+  size_t compared = 0, bad = 0;
+  (void) state;
+
+  /* Cospherical grids (degenerate simplices, the walk falls back to the brute force): a
+   * matmul-like anisotropic M × K × N grid (the bench's spacing), a cube, and 2-D grids. */
+  bad += grid_mismatches (3, (const int[]){ 7, 6, 5 }, (const double[]){ 64, 256, 128 },
+                          (const double[]){ 64, 256, 128 }, 1, &compared);
+  bad += grid_mismatches (3, (const int[]){ 5, 5, 5 }, (const double[]){ 0, 0, 0 },
+                          (const double[]){ 1, 1, 1 }, 2, &compared);
+  bad += grid_mismatches (3, (const int[]){ 4, 9, 3 }, (const double[]){ -1.5, 1e6, 0.001 },
+                          (const double[]){ 0.25, 4096, 0.001 }, 3, &compared);
+  bad += grid_mismatches (2, (const int[]){ 12, 9 }, (const double[]){ 0, 0 },
+                          (const double[]){ 1, 1 }, 4, &compared);
+  bad += grid_mismatches (2, (const int[]){ 10, 6 }, (const double[]){ 128, 1 },
+                          (const double[]){ 128, 30 }, 5, &compared);
+  /* A strip 9 × 2 with a short second axis: the grid gets one cell across it and 2 cells per
+   * unit along the first axis (nsimplex = 16 cells over 8 units), so cell boundaries fall
+   * exactly on grid lines and a point a few ulps outside a triangle's bounding box, which the
+   * triangle still accepts within eps, lies in the neighbouring cell: only the grid's
+   * margins keep that triangle listed there. */
+  bad += grid_mismatches (2, (const int[]){ 9, 2 }, (const double[]){ 0, 0 },
+                          (const double[]){ 1, 0.25 }, 6, &compared);
+  print_message ("brute force on regular grids: %zu queries\n", compared);
+  assert_true (compared > 15000);
+  assert_int_equal (bad, 0);
+}
+
 int
 main (void)
 {
@@ -786,6 +987,8 @@ main (void)
   T (test_triangulation_built_once_answers_like_rebuilt);
   T (test_triangulation_is_shareable_between_threads);
   T (test_griddata_at_duplicated_point_uses_vertex_copy);
+  T (test_bruteforce_grid_matches_plain_scan_on_golden_queries);
+  T (test_bruteforce_grid_matches_plain_scan_on_regular_grids);
 #undef T
   {
     int rc = _cmocka_run_group_tests ("interp", tests, nt, NULL, NULL);

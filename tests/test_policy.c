@@ -8,26 +8,13 @@
 #include <math.h>
 #include <string.h>
 #include <cmocka.h>
+#include "test_util.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <msperf/database.h>
 #include <msperf/error.h>
 #include "policy.h"
 #include "yaml_doc.h"
-
-static char *
-data_path (const char *rel)
-{
-  const char *dir = g_getenv ("MSPERF_TEST_DATADIR");
-  return g_build_filename (dir ? dir : "tests/data", rel, NULL);
-}
-
-static char *
-src_path (const char *rel)
-{
-  const char *dir = g_getenv ("MSPERF_TOP_SRCDIR");
-  return g_build_filename (dir ? dir : ".", rel, NULL);
-}
 
 static msperf_value *
 load (const char *text, GError **error)
@@ -46,26 +33,6 @@ assert_load_fails (const char *text, const char *want)
   assert_non_null (error);
   if (strstr (error->message, want) == NULL)
     fail_msg ("'%s' does not contain '%s'", error->message, want);
-}
-
-static void
-rm_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      GDir *dir = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (dir && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_tree (child);
-        }
-      if (dir)
-        g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 /* ------------------------------------------------------------------ yaml_doc */
@@ -276,7 +243,7 @@ test_policy_default_yaml_equals_builtin_defaults (void **state)
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (msperf_policy) fresh = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = src_path ("policies/default.yaml");
+  g_autofree char *path = tu_srcdir_path ("policies/default.yaml");
   g_autofree char *h1 = msperf_policy_hash (builtin);
   g_autofree char *h2 = NULL;
 
@@ -301,7 +268,7 @@ test_policy_unknown_key_is_an_error_with_its_line (void **state)
 {
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = data_path ("policy/unknown-key.yaml");
+  g_autofree char *path = tu_data_path ("policy/unknown-key.yaml");
   g_autofree char *want = g_strdup_printf ("%s:4: unknown key 'max_interp_dim' in 'interpolation'",
                                            path);
   g_autofree char *before = msperf_policy_hash (p);
@@ -320,7 +287,7 @@ test_policy_bad_number_is_an_error_with_its_line (void **state)
 {
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = data_path ("policy/bad-number.yaml");
+  g_autofree char *path = tu_data_path ("policy/bad-number.yaml");
   g_autofree char *want = g_strdup_printf (
     "%s:5: key 'interpolation.kernel_overrides.MatMulV2.max_interpolation_dim': expected an "
     "integer from 1 to 3, got 'abc'", path);
@@ -336,8 +303,8 @@ test_policy_duplicate_and_merge_keys_are_errors (void **state)
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
   g_autoptr (GError) error2 = NULL;
-  g_autofree char *dup = data_path ("policy/duplicate-key.yaml");
-  g_autofree char *merge = data_path ("policy/merge-key.yaml");
+  g_autofree char *dup = tu_data_path ("policy/duplicate-key.yaml");
+  g_autofree char *merge = tu_data_path ("policy/merge-key.yaml");
   g_autofree char *want = g_strdup_printf ("%s:4: duplicate key 'parallel'", dup);
   g_autofree char *want2 = g_strdup_printf ("%s:5: merge keys are not supported", merge);
 
@@ -487,7 +454,7 @@ test_policy_disable_att_example_disables_both_att_modules (void **state)
 {
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = src_path ("policies/examples/disable-att.yaml");
+  g_autofree char *path = tu_srcdir_path ("policies/examples/disable-att.yaml");
   g_autoptr (GHashTable) off = NULL;
 
   (void) state;
@@ -503,8 +470,8 @@ test_policy_precedence_defaults_database_file_flags (void **state)
 {
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *dbdir = data_path ("database/ascend/vllm0.18.0_torch2.9.0_cann8.5");
-  g_autofree char *file = data_path ("policy/override.yaml");
+  g_autofree char *dbdir = tu_data_path ("database/ascend/vllm0.18.0_torch2.9.0_cann8.5");
+  g_autofree char *file = tu_data_path ("policy/override.yaml");
   g_autoptr (msperf_database) db = msperf_database_open (dbdir, NULL, &error);
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   const char *k = "interpolation.kernel_overrides.MatMulV2.max_interpolation_dim";
@@ -567,7 +534,7 @@ test_policy_database_unknown_keys_are_warnings (void **state)
   assert_int_equal (msperf_policy_get (p, "interpolation.kernel_overrides.MatMulV2."
                                           "max_interpolation_dim")->i, 1);
   assert_null (msperf_policy_get (p, "interpolation.kernel_overrides.Bad.max_interpolation_dim"));
-  rm_tree (dir);
+  tu_rm_tree (dir);
 }
 
 static void

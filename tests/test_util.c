@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <glib/gstdio.h>
 #include "test_util.h"
 
 static const char *
@@ -49,6 +50,52 @@ tu_engine_new (const char *db_dir, const char *const *overrides)
   if (!msperf_engine_start (e, &error))
     fail_msg ("start: %s", error->message);
   return e;
+}
+
+int
+tu_teardown_engine (void **state)
+{
+  msperf_engine_free (*state);
+  return 0;
+}
+
+msperf_result *
+tu_run (msperf_engine *e, msperf_op *op)
+{
+  msperf_result *r = msperf_engine_query (e, op);
+
+  msperf_op_free (op);
+  assert_non_null (r);
+  return r;
+}
+
+void
+tu_assert_source (const msperf_result *r, msperf_source source)
+{
+  if (r->source != source)
+    fail_msg ("expected %s, got %s (reason %s)", msperf_source_name (source),
+              msperf_source_name (r->source), r->miss_reason ? r->miss_reason : "-");
+}
+
+void
+tu_rm_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      GDir *dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          tu_rm_tree (child);
+        }
+      if (dir)
+        g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
 }
 
 void

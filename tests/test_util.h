@@ -16,6 +16,15 @@ char *tu_srcdir_path (const char *relative);
  * only from MSPERF_TEST_PLUGINDIR. overrides: NULL or NULL-terminated key, value pairs for
  * msperf_engine_set_override ("parallel.tp_size", "2", NULL). Fails the test on error. */
 msperf_engine *tu_engine_new (const char *db_dir, const char *const *overrides);
+/* cmocka teardown of a group whose state is an engine (frees it). */
+int tu_teardown_engine (void **state);
+/* Queries op through e, frees op and returns the result (never NULL). Transfer full. */
+msperf_result *tu_run (msperf_engine *e, msperf_op *op);
+/* Fails the test unless r->source is source (the message names the miss reason). */
+void tu_assert_source (const msperf_result *r, msperf_source source);
+
+/* Removes path and, for a directory, everything below it (links are removed, not followed). */
+void tu_rm_tree (const char *path);
 
 /* Parses "136,5120" ("" or "()" = scalar) into t with dtype; format ND. Aborts on bad text. */
 void tu_tensor (msperf_tensor *t, msperf_dtype dtype, const char *dims);

@@ -14,6 +14,8 @@
 #include <msperf/error.h>
 #include <msperf/op.h>
 #include <msperf/expr.h>
+#include <msperf/result.h>
+#include <msperf/engine.h>
 
 G_BEGIN_DECLS
 
@@ -121,6 +123,33 @@ GPtrArray *msperf_att_vf_ledger (const msperf_att_vf *vf);
 msperf_value *msperf_att_ledger_to_value (GPtrArray *rows);
 /* An expression as a value: INT for an integer, FLOAT for another number, else STRING. */
 msperf_value *msperf_att_expr_value (const msperf_expr *e);
+
+/* ---- the answer of an ATT model module (core/att_report.c) */
+
+/* The ATT JSON object of FORMATS §5 for a model whose total cost is cost: a MAP with
+ * expression (msperf_expr_str), expression_inlined, value (cost evaluated under bindings,
+ * char* → const msperf_expr*, may be NULL; null while a symbol is unbound), ternaries (every
+ * variable of ctx by name, printed), ledger (msperf_att_ledger_to_value of vf's ledger) and
+ * vf_launches (msperf_att_expr_value of launches). A model appends its own keys after these.
+ * NULL + error when cost cannot be inlined or evaluating it fails for another reason than an
+ * unbound symbol (a zero divisor). Transfer full. */
+msperf_value *msperf_att_report_new (msperf_expr_ctx *ctx, const msperf_expr *cost,
+                                     GHashTable *bindings, const msperf_att_vf *vf,
+                                     const msperf_expr *launches, GError **error);
+
+/* First half of an ATT module's answer: method "att", an ANALYTIC hit (latency NAN for now)
+ * of kernel_type with rule "att" and confidence, and the `cycles` detail: the report's value
+ * when it is a number, else the printed cost. Returns the cycles, NAN while symbolic. The
+ * module then adds its own details (att_branch, …) and calls msperf_att_result_finish. */
+double msperf_att_result_begin (msperf_result *result, const char *kernel_type,
+                                double confidence, const msperf_expr *cost,
+                                const msperf_value *report);
+/* Second half: copies every key of report into the details (in report order), then sets the
+ * latency cycles / (vector clock GHz) / 1e3 µs, or keeps the ANALYTIC answer without a
+ * latency and the miss reason "symbolic_cost" (cycles NAN) or "no_vector_clock" (the device
+ * profile gives no clock). */
+void msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
+                               const msperf_value *report, double cycles);
 
 G_END_DECLS
 

@@ -13,5 +13,6 @@
 #include <msperf/database.h>
 #include <msperf/engine.h>
 #include <msperf/plugin.h>
+#include <msperf/latency.h>
 
 #endif /* MSPERF_MSPERF_H */

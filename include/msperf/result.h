@@ -41,11 +41,26 @@ typedef struct msperf_result {
   msperf_value *details;      /* MAP, ordered, never NULL */
 } msperf_result;
 
+/* Results are reference counted: msperf_result_new gives the caller the one reference, and
+ * msperf_result_free drops a reference (the result is freed with the last one), so every
+ * "transfer full" result is released with msperf_result_free as before. A result whose
+ * reference is shared (msperf_engine_query's answers share theirs with the engine's answer
+ * cache) is read-only: the setters below refuse it; msperf_result_copy gives a private,
+ * modifiable copy. */
 msperf_result *msperf_result_new (void);
 void msperf_result_free (msperf_result *result);
 /* Back to the state of msperf_result_new (for reuse). */
 void msperf_result_reset (msperf_result *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_result, msperf_result_free)
+
+/* Another reference to result (returns it). */
+msperf_result *msperf_result_ref (msperf_result *result);
+/* Drops one reference (the same as msperf_result_free). NULL is ignored. */
+void msperf_result_unref (msperf_result *result);
+/* TRUE when more than one reference is held: the result must not be modified. */
+gboolean msperf_result_is_shared (const msperf_result *result);
+/* A deep copy with a single reference (modifiable). Transfer full. */
+msperf_result *msperf_result_copy (const msperf_result *result);
 
 /* A hit: sets source, latency, confidence, rule and method, clears miss_reason. */
 void msperf_result_set_hit (msperf_result *result, msperf_source source, double latency_us,

@@ -28,6 +28,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include <msperf/latency.h>
 #include "attention_private.h"
 
 /* A blank strict-filter cell: never equal to a known target value. */
@@ -301,6 +302,6 @@ attention_describe_row (void *state, const msperf_table *t, size_t row, msperf_p
     msperf_point_add_field (p, "sparse_mode", v, MSPERF_MATCH_EXACT);
   if (c.kv_heads >= 0 && row_strict_int (t, row, c.kv_heads, &v))
     msperf_point_add_field (p, "kv_heads", v, MSPERF_MATCH_EXACT);
-  p->latency_us = attn_row_latency (e, t, row);
+  p->latency_us = msperf_latency_policy_apply (e, t, row, NULL, NULL);
   return TRUE;
 }

@@ -39,8 +39,6 @@ gboolean attn_cell_int (const char *cell, int64_t *out);
 msperf_dtype attn_parse_dtype0 (const char *cell);
 /* Q shape to (T, N, D): 3-D as is; 4-D (B, N, 1, D) squeezed; 2-D (T, H) split by head_dim. */
 gboolean attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3]);
-/* The row latency the exact lookup answers with (core-envelope fallback included). */
-double attn_row_latency (msperf_engine *engine, const msperf_table *table, size_t row);
 
 /* attention_axes.c: the describe slots (state is the engine). */
 gboolean attention_describe_target (void *state, const msperf_query *query, msperf_point *point);

@@ -51,6 +51,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include <msperf/latency.h>
 #include "attention_private.h"
 
 /* ±16 inclusive (upstream _AVG_SEQ_LEN_TOLERANCE, quirk Q7). */
@@ -407,45 +408,6 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
   return TRUE;
 }
 
-/* ---- latency (§1.3), shared with compute's conventions ---- */
-
-static double
-envelope_ratio (msperf_engine *engine, const char *k)
-{
-  const msperf_value *v = msperf_engine_kernel_option (engine, "latency_policy", k,
-                                                       "profiling_core_envelope_fallback");
-  double r;
-
-  if (v && msperf_value_get_double (msperf_value_lookup (v, "max_duration_to_core_ratio"), &r)
-      && r > 0)
-    return r;
-  return NAN;
-}
-
-static double
-row_latency (const msperf_table *t, size_t row, double ratio, gboolean *fallback)
-{
-  double lat = msperf_table_row_latency (t, row);
-  const char *core;
-  double aic, aiv, envelope;
-
-  *fallback = FALSE;
-  if (isnan (ratio)
-      || msperf_table_row_latency_column (t, row) != MSPERF_LATENCY_PROFILING_AVERAGE)
-    return lat;
-  core = msperf_table_cell_by_name (t, row, "Accelerator Core");
-  if (core == NULL || strcmp (core, "MIX_AIC") != 0)
-    return lat;
-  aic = cell_number (msperf_table_cell_by_name (t, row, "Profiling Average aicore_time(us)"));
-  aiv = cell_number (msperf_table_cell_by_name (t, row, "Profiling Average aiv_time(us)"));
-  envelope = isnan (aic) ? aiv : isnan (aiv) ? aic : MAX (aic, aiv);
-  /* A mixed-core kernel whose wall time dwarfs its busiest core measured launch gaps. */
-  if (!(envelope > 0) || !(lat / envelope > ratio))
-    return lat;
-  *fallback = TRUE;
-  return envelope;
-}
-
 /* ---- the scan (§2.3) ---- */
 
 /* TRUE when item is one of the comma-separated items of list. */
@@ -504,8 +466,7 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       const char *k = kernels[ki];
       g_autoptr (GError) error = NULL;
       const msperf_table *t = msperf_engine_table (engine, k, &error);
-      gboolean prefer_profiling;
-      double ratio;
+      msperf_latency_policy policy;
       table_cols c;
 
       /* An absent (or unusable) CSV only removes this kernel from the list. */
@@ -519,25 +480,16 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       if (!required_columns_present (&c, tg, missing_columns))
         continue;
       any_complete = TRUE;
-      prefer_profiling = msperf_engine_kernel_flag (engine, "latency_policy", k,
-                                                    "prefer_profiling_rows");
-      ratio = envelope_ratio (engine, k);
+      msperf_latency_policy_init (&policy, engine, k);
       for (size_t row = 0; row < msperf_table_n_rows (t); row++)
         {
-          msperf_latency_column col;
-          gboolean fallback;
           double distance, lat;
           int priority;
 
           if (!msperf_table_row_valid (t, row)
               || !row_matches (t, row, &c, tg, want_dtype, &distance))
             continue;
-          lat = row_latency (t, row, ratio, &fallback);
-          col = msperf_table_row_latency_column (t, row);
-          if (prefer_profiling)
-            priority = col == MSPERF_LATENCY_PROFILING_AVERAGE ? 0 : 1;
-          else
-            priority = (int) col;
+          lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
           msperf_selector_offer (sel, distance, ki, priority, t, row, lat, "attention");
         }
     }
@@ -817,9 +769,11 @@ detail_int_or_null (msperf_result *r, const char *key, const target_value *tv)
 }
 
 static void
-set_hit (const msperf_selector *sel, const target *tg, gboolean aliased, msperf_result *r)
+set_hit (msperf_engine *engine, const msperf_selector *sel, const target *tg, gboolean aliased,
+         msperf_result *r)
 {
   const char *k = msperf_table_kernel_type (sel->table);
+  const char *selection = NULL;
   table_cols c;
   msperf_tensor q;
   int64_t csv_avg;
@@ -827,6 +781,10 @@ set_hit (const msperf_selector *sel, const target *tg, gboolean aliased, msperf_
   msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, sel->latency, ATTENTION_CONFIDENCE, k,
                          "attention");
   msperf_result_set_method (r, "exact");
+  /* reference §1.3: a hit whose latency came from the core envelope says so */
+  msperf_latency_policy_apply (engine, sel->table, sel->row, NULL, &selection);
+  if (selection)
+    msperf_result_detail_string (r, "latency_selection", selection);
   msperf_result_detail_int (r, "avg_seq_len", tg->avg_seq_len);
   detail_int_or_null (r, "sparse_mode", &tg->v[F_SPARSE_MODE]);
   detail_int_or_null (r, "num_kv_heads", &tg->v[F_NUM_KV_HEADS]);
@@ -887,7 +845,7 @@ attention_lookup (void *state, const msperf_query *q, msperf_result *r)
   switch (st)
     {
     case SCAN_HIT:
-      set_hit (&sel, &tg, aliased, r);
+      set_hit (q->engine, &sel, &tg, aliased, r);
       status = MSPERF_HIT;
       break;
     case SCAN_NO_CSV:
@@ -943,14 +901,6 @@ gboolean
 attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
 {
   return normalize_q (q, head_dim, out);
-}
-
-double
-attn_row_latency (msperf_engine *engine, const msperf_table *t, size_t row)
-{
-  gboolean fallback;
-
-  return row_latency (t, row, envelope_ratio (engine, msperf_table_kernel_type (t)), &fallback);
 }
 
 static int64_t

@@ -271,39 +271,12 @@ msperf_value *
 brc_model_report (msperf_expr_ctx *ctx, const brc_model *m, GHashTable *bindings,
                   GError **error)
 {
-  g_autoptr (msperf_value) obj = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *ternaries, *names;
-  g_autofree char *inlined = msperf_expr_str_inlined (m->expression, error);
-  g_autoptr (GError) eval_error = NULL;
-  msperf_expr *value;
+  msperf_value *obj = msperf_att_report_new (ctx, m->expression, bindings, m->ledger,
+                                             m->launches, error);
+  msperf_value *names;
 
-  if (inlined == NULL)
+  if (obj == NULL)
     return NULL;
-  /* Unbound symbols leave the value null; any other evaluation error is reported. */
-  value = msperf_expr_evaluate (m->expression, bindings, &eval_error);
-  if (value == NULL && !g_error_matches (eval_error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_UNBOUND))
-    {
-      g_propagate_error (error, g_steal_pointer (&eval_error));
-      return NULL;
-    }
-  msperf_value_map_set (obj, "expression",
-                        msperf_value_new_string (msperf_expr_str (m->expression)));
-  msperf_value_map_set (obj, "expression_inlined", msperf_value_new_string (inlined));
-  msperf_value_map_set (obj, "value", value != NULL ? msperf_att_expr_value (value)
-                                                    : msperf_value_new (MSPERF_VALUE_NONE));
-  ternaries = msperf_value_new (MSPERF_VALUE_MAP);
-  for (size_t i = 0; i < msperf_expr_ctx_n_variables (ctx); i++)
-    {
-      const char *name;
-      const msperf_expr *def;
-
-      msperf_expr_ctx_variable (ctx, i, &name, &def, NULL);
-      msperf_value_map_set (ternaries, name, msperf_value_new_string (msperf_expr_str (def)));
-    }
-  msperf_value_map_set (obj, "ternaries", ternaries);
-  msperf_value_map_set (obj, "ledger",
-                        msperf_att_ledger_to_value (msperf_att_vf_ledger (m->ledger)));
-  msperf_value_map_set (obj, "vf_launches", msperf_att_expr_value (m->launches));
   names = msperf_value_new (MSPERF_VALUE_LIST);
   for (guint i = 0; i < m->branches->len; i++)
     {
@@ -313,5 +286,5 @@ brc_model_report (msperf_expr_ctx *ctx, const brc_model *m, GHashTable *bindings
       msperf_value_list_append (names, msperf_value_new_string (name));
     }
   msperf_value_map_set (obj, "branches", names);
-  return g_steal_pointer (&obj);
+  return obj;
 }

@@ -31,8 +31,6 @@ broadcast_fini (void *state)
 static msperf_status
 broadcast_model (void *state, const msperf_query *query, msperf_result *result)
 {
-  static const char *const keys[] = { "expression", "expression_inlined", "value", "ternaries",
-                                      "ledger", "vf_launches", "branches" };
   const msperf_att_table *table = state;
   g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
   g_autoptr (GError) error = NULL;
@@ -42,8 +40,7 @@ broadcast_model (void *state, const msperf_query *query, msperf_result *result)
   brc_params p;
   brc_model m = { 0 };
   msperf_status status = MSPERF_ERROR;
-  const msperf_value *value;
-  double cyc = NAN, clock;
+  double cyc;
 
   if (att == NULL || kind == NULL
       || (strcmp (kind, "broadcast_extend") != 0 && strcmp (kind, "duplicate") != 0))
@@ -56,33 +53,13 @@ broadcast_model (void *state, const msperf_query *query, msperf_result *result)
       msperf_result_set_miss (result, "att %s: %s", kind, error->message);
       goto out;
     }
-  value = msperf_value_lookup (report, "value");
-  clock = msperf_engine_vector_clock_ghz (query->engine);
-  msperf_result_set_method (result, "att");
-  msperf_result_set_hit (result, MSPERF_SOURCE_ANALYTIC, NAN, BROADCAST_ATT_CONFIDENCE,
-                         "Broadcast", "att");
-  if (msperf_value_get_double (value, &cyc))
-    msperf_result_detail_value (result, "cycles", msperf_value_copy (value));
-  else
-    msperf_result_detail_string (result, "cycles", msperf_expr_str (m.expression));
+  cyc = msperf_att_result_begin (result, "Broadcast", BROADCAST_ATT_CONFIDENCE, m.expression,
+                                 report);
   msperf_result_detail_string (result, "att_kind", m.kind);
   msperf_result_detail_string (result, "att_branch", m.branches->len == 1
                                ? ((brc_branch *) g_ptr_array_index (m.branches, 0))->name
                                : "symbolic");
-  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
-    {
-      const msperf_value *v = msperf_value_lookup (report, keys[i]);
-      if (v != NULL)
-        msperf_result_detail_value (result, keys[i], msperf_value_copy (v));
-    }
-  if (isnan (cyc))
-    msperf_result_set_miss (result, "symbolic_cost");
-  else if (!(clock > 0.0))
-    msperf_result_set_miss (result, "no_vector_clock");
-  else
-    result->latency_us = cyc / clock / 1e3;
-  if (result->miss_reason != NULL)
-    result->source = MSPERF_SOURCE_ANALYTIC;  /* still the model's answer, without a latency */
+  msperf_att_result_finish (result, query->engine, report, cyc);
   status = MSPERF_HIT;
 out:
   brc_model_clear (&m);

@@ -27,20 +27,6 @@ cast_fini (void *state)
   msperf_att_table_free (state);
 }
 
-static void
-copy_report (msperf_result *result, msperf_value *report)
-{
-  static const char *const keys[] = { "expression", "expression_inlined", "value", "ternaries",
-                                      "ledger", "vf_launches" };
-
-  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
-    {
-      const msperf_value *v = msperf_value_lookup (report, keys[i]);
-      if (v != NULL)
-        msperf_result_detail_value (result, keys[i], msperf_value_copy (v));
-    }
-}
-
 /* att.bind {"sym": number, …}: symbol values for `value` and `cycles` (the expression stays
  * symbolic). NULL + error when malformed. */
 static GHashTable *
@@ -88,8 +74,7 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   cast_att_params p;
   cast_att_model m = { 0 };
   msperf_status status = MSPERF_ERROR;
-  const msperf_value *cycles;
-  double cyc = NAN, clock;
+  double cyc;
 
   if (att == NULL || kind == NULL || strcmp (kind, "cast") != 0)
     return msperf_result_set_miss (result, "no_att_cast_params");
@@ -102,27 +87,11 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
       msperf_result_set_miss (result, "att cast: %s", error->message);
       goto out;
     }
-  cycles = msperf_value_lookup (report, "value");
-  clock = msperf_engine_vector_clock_ghz (query->engine);
-  msperf_result_set_method (result, "att");
-  msperf_result_set_hit (result, MSPERF_SOURCE_ANALYTIC, NAN, CAST_ATT_CONFIDENCE, "Cast",
-                         "att");
-  if (msperf_value_get_double (cycles, &cyc))
-    msperf_result_detail_value (result, "cycles", msperf_value_copy (cycles));
-  else
-    msperf_result_detail_string (result, "cycles", msperf_expr_str (m.cost));
+  cyc = msperf_att_result_begin (result, "Cast", CAST_ATT_CONFIDENCE, m.cost, report);
   msperf_result_detail_string (result, "att_branch", m.branch);
   msperf_result_detail_string (result, "repeat_time", msperf_expr_str (m.repeat));
   msperf_result_detail_string (result, "call_count", msperf_expr_str (m.call_count));
-  copy_report (result, report);
-  if (isnan (cyc))
-    msperf_result_set_miss (result, "symbolic_cost");
-  else if (!(clock > 0.0))
-    msperf_result_set_miss (result, "no_vector_clock");
-  else
-    result->latency_us = cyc / clock / 1e3;
-  if (result->miss_reason != NULL)
-    result->source = MSPERF_SOURCE_ANALYTIC;  /* still the model's answer, without a latency */
+  msperf_att_result_finish (result, query->engine, report, cyc);
   status = MSPERF_HIT;
 out:
   cast_att_model_clear (&m);

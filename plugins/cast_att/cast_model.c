@@ -443,49 +443,5 @@ msperf_value *
 cast_att_report (msperf_expr_ctx *ctx, const cast_att_model *m, GHashTable *bindings,
                  GError **error)
 {
-  msperf_value *obj = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *ternaries = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *s;
-  g_autofree char *inlined = msperf_expr_str_inlined (m->cost, error);
-  g_autoptr (GError) eval_error = NULL;
-  msperf_expr *value;
-
-  if (inlined == NULL)
-    {
-      msperf_value_free (obj);
-      msperf_value_free (ternaries);
-      return NULL;
-    }
-  s = msperf_value_new (MSPERF_VALUE_STRING);
-  s->s = g_strdup (msperf_expr_str (m->cost));
-  msperf_value_map_set (obj, "expression", s);
-  s = msperf_value_new (MSPERF_VALUE_STRING);
-  s->s = g_steal_pointer (&inlined);
-  msperf_value_map_set (obj, "expression_inlined", s);
-  /* Unbound symbols leave the value null; other evaluation errors (a zero divisor) too, but
-   * they are reported. */
-  value = msperf_expr_evaluate (m->cost, bindings, &eval_error);
-  if (value == NULL && !g_error_matches (eval_error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_UNBOUND))
-    {
-      g_propagate_error (error, g_steal_pointer (&eval_error));
-      msperf_value_free (obj);
-      msperf_value_free (ternaries);
-      return NULL;
-    }
-  msperf_value_map_set (obj, "value", value != NULL ? msperf_att_expr_value (value)
-                                                    : msperf_value_new (MSPERF_VALUE_NONE));
-  for (size_t i = 0; i < msperf_expr_ctx_n_variables (ctx); i++)
-    {
-      const char *name;
-      const msperf_expr *def;
-
-      msperf_expr_ctx_variable (ctx, i, &name, &def, NULL);
-      s = msperf_value_new (MSPERF_VALUE_STRING);
-      s->s = g_strdup (msperf_expr_str (def));
-      msperf_value_map_set (ternaries, name, s);
-    }
-  msperf_value_map_set (obj, "ternaries", ternaries);
-  msperf_value_map_set (obj, "ledger", msperf_att_ledger_to_value (msperf_att_vf_ledger (m->vf)));
-  msperf_value_map_set (obj, "vf_launches", msperf_att_expr_value (m->call_count));
-  return obj;
+  return msperf_att_report_new (ctx, m->cost, bindings, m->vf, m->call_count, error);
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include <msperf/latency.h>
 #include "compute_match.h"
 #include "compute_keys.h"
 #include "compute_axes.h"
@@ -40,66 +41,6 @@ add_kernel (GPtrArray *kernels, const char *k)
   g_ptr_array_add (kernels, (gpointer) k);
 }
 
-/* profiling_core_envelope_fallback.max_duration_to_core_ratio of kernel k, or NAN. */
-static double
-envelope_ratio (msperf_engine *engine, const char *k)
-{
-  const msperf_value *v = msperf_engine_kernel_option (engine, "latency_policy", k,
-                                                       "profiling_core_envelope_fallback");
-  double r;
-
-  if (v && msperf_value_get_double (msperf_value_lookup (v, "max_duration_to_core_ratio"), &r)
-      && r > 0)
-    return r;
-  return NAN;
-}
-
-static double
-cell_double (const msperf_table *t, size_t row, const char *column)
-{
-  const char *s = msperf_table_cell_by_name (t, row, column);
-  char *end;
-  double v;
-
-  if (s == NULL || *s == '\0')
-    return NAN;
-  v = g_ascii_strtod (s, &end);
-  return end != s && *end == '\0' && isfinite (v) ? v : NAN;
-}
-
-/* The row latency (§1.3) with the latency-quality fallback; *fallback says whether it applied. */
-static double
-row_latency (const msperf_table *t, size_t row, double ratio, gboolean *fallback)
-{
-  double lat = msperf_table_row_latency (t, row);
-  const char *core;
-  double aic, aiv, envelope;
-
-  *fallback = FALSE;
-  if (isnan (ratio)
-      || msperf_table_row_latency_column (t, row) != MSPERF_LATENCY_PROFILING_AVERAGE)
-    return lat;
-  core = msperf_table_cell_by_name (t, row, "Accelerator Core");
-  if (core == NULL || strcmp (core, "MIX_AIC") != 0)
-    return lat;
-  aic = cell_double (t, row, "Profiling Average aicore_time(us)");
-  aiv = cell_double (t, row, "Profiling Average aiv_time(us)");
-  envelope = isnan (aic) ? aiv : isnan (aiv) ? aic : MAX (aic, aiv);
-  /* A mixed-core kernel whose wall time dwarfs its busiest core measured launch gaps. */
-  if (!(envelope > 0) || !(lat / envelope > ratio))
-    return lat;
-  *fallback = TRUE;
-  return envelope;
-}
-
-double
-compute_row_latency (msperf_engine *engine, const msperf_table *t, size_t row)
-{
-  gboolean fallback;
-
-  return row_latency (t, row, envelope_ratio (engine, msperf_table_kernel_type (t)), &fallback);
-}
-
 /* Offers the rows of the kernel list that match: only the exact-key candidates of scope
  * (compute_keys.h), or every row when the inputs cannot be keyed. */
 static scan_status
@@ -114,17 +55,15 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
       const char *k = g_ptr_array_index (a->kernels, ki);
       g_autoptr (GError) error = NULL;
       const msperf_table *t = msperf_engine_table (engine, k, &error);
-      gboolean prefer_profiling, keyed;
-      double ratio;
+      msperf_latency_policy policy;
+      gboolean keyed;
       size_t n;
 
       /* An absent (or unusable) CSV only removes this kernel from the list. */
       if (t == NULL)
         continue;
       any_table = TRUE;
-      prefer_profiling = msperf_engine_kernel_flag (engine, "latency_policy", k,
-                                                    "prefer_profiling_rows");
-      ratio = envelope_ratio (engine, k);
+      msperf_latency_policy_init (&policy, engine, k);
       g_array_set_size (candidates, 0);
       keyed = compute_keys_candidates (k, t, a->tc, a->n_tc, tc_input_count, scope, candidates);
       n = keyed ? candidates->len : msperf_table_n_rows (t);
@@ -133,8 +72,6 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
           size_t row = keyed ? g_array_index (candidates, size_t, c) : c;
           const msperf_slots *slots;
           compute_row_match m;
-          msperf_latency_column col;
-          gboolean fallback;
           double lat;
           int priority;
 
@@ -145,12 +82,7 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
               || !compute_inputs_match (k, a->tc, a->n_tc, slots, tc_input_count, fp16_as_bf16,
                                         &m))
             continue;
-          lat = row_latency (t, row, ratio, &fallback);
-          col = msperf_table_row_latency_column (t, row);
-          if (prefer_profiling)
-            priority = col == MSPERF_LATENCY_PROFILING_AVERAGE ? 0 : 1;
-          else
-            priority = (int) col;
+          lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
           msperf_selector_offer (sel, m.distance, (int) ki, priority, t, row, lat, m.rule);
         }
     }
@@ -188,15 +120,15 @@ set_hit (msperf_engine *engine, const msperf_selector *sel, msperf_result *r)
 {
   const char *k = msperf_table_kernel_type (sel->table);
   const msperf_slots *slots = msperf_table_row_inputs (sel->table, sel->row);
-  gboolean fallback;
+  const char *selection;
 
   msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, sel->latency, 1.0, k, sel->rule);
   msperf_result_set_method (r, "exact");
   for (size_t i = 0; slots && i < slots->n; i++)
     msperf_result_add_kernel_shape (r, &slots->t[i]);
-  row_latency (sel->table, sel->row, envelope_ratio (engine, k), &fallback);
-  if (fallback)
-    msperf_result_detail_string (r, "latency_selection", "profiling_core_envelope_fallback");
+  msperf_latency_policy_apply (engine, sel->table, sel->row, NULL, &selection);
+  if (selection)
+    msperf_result_detail_string (r, "latency_selection", selection);
 }
 
 /* Scans the attempt's kernel list with the Q3 retry: a float16 input first matches DT_FLOAT16

@@ -11,6 +11,7 @@
  * does not compare it); the CSV input formats are the regime's group, ND groups first. */
 #include <config.h>
 #include <string.h>
+#include <msperf/latency.h>
 #include "compute_match.h"
 #include "compute_axes.h"
 
@@ -303,6 +304,6 @@ compute_describe_row (void *state, const msperf_table *t, size_t row, msperf_poi
   if (!describe (e, kernel, in, n, outs && outs->n ? &outs->t[0] : NULL, p))
     return FALSE;
   msperf_point_set_group (p, group->str, all_nd ? 0 : 1);
-  p->latency_us = compute_row_latency (e, t, row);
+  p->latency_us = msperf_latency_policy_apply (e, t, row, NULL, NULL);
   return TRUE;
 }

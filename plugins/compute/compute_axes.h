@@ -13,9 +13,6 @@ gboolean compute_describe_target (void *state, const msperf_query *query, msperf
 gboolean compute_describe_row (void *state, const msperf_table *table, size_t row,
                                msperf_point *point);
 
-/* compute.c: the row latency the exact lookup uses (latency policy, core-envelope fallback). */
-double compute_row_latency (msperf_engine *engine, const msperf_table *table, size_t row);
-
 G_END_DECLS
 
 #endif /* MSPERF_PLUGINS_COMPUTE_COMPUTE_AXES_H */

@@ -56,28 +56,12 @@ arg_tensor (const msperf_op *op, int i, int rank)
 }
 
 static msperf_value *
-v_int (int64_t i)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-  v->i = i;
-  return v;
-}
-
-static msperf_value *
-v_string (const char *s)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_STRING);
-  v->s = g_strdup (s);
-  return v;
-}
-
-static msperf_value *
 v_int_list (const int64_t *items, size_t n)
 {
   msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (size_t k = 0; k < n; k++)
-    msperf_value_list_append (list, v_int (items[k]));
+    msperf_value_list_append (list, msperf_value_new_int (items[k]));
   return list;
 }
 
@@ -118,9 +102,9 @@ attention_spec (const char *kernel, msperf_dtype dtype, int64_t t, int64_t n, in
   add_input (sq, dtype, 3, t, n, d);
   sq->params = msperf_value_new (MSPERF_VALUE_MAP);
   msperf_value_map_set (sq->params, "q_shape_3d", v_int_list (q3, 3));
-  msperf_value_map_set (sq->params, "avg_seq_len", v_int (avg_seq_len));
-  msperf_value_map_set (sq->params, "sparse_mode", v_int (sparse_mode));
-  msperf_value_map_set (sq->params, "num_kv_heads", v_int (kv_heads));
+  msperf_value_map_set (sq->params, "avg_seq_len", msperf_value_new_int (avg_seq_len));
+  msperf_value_map_set (sq->params, "sparse_mode", msperf_value_new_int (sparse_mode));
+  msperf_value_map_set (sq->params, "num_kv_heads", msperf_value_new_int (kv_heads));
   return sq;
 }
 
@@ -134,13 +118,13 @@ add_sparse_params (msperf_subquery *sq, const msperf_op *op, const msperf_tensor
 
   if (topk == NULL)
     topk = msperf_value_lookup (op->kwargs, "index_topk");
-  msperf_value_map_set (sq->params, "input_layout", v_string ("TND"));
-  msperf_value_map_set (sq->params, "cache_layout", v_string ("PA_BSND"));
-  msperf_value_map_set (sq->params, "kv_cache_mode", v_string ("paged"));
+  msperf_value_map_set (sq->params, "input_layout", msperf_value_new_string ("TND"));
+  msperf_value_map_set (sq->params, "cache_layout", msperf_value_new_string ("PA_BSND"));
+  msperf_value_map_set (sq->params, "kv_cache_mode", msperf_value_new_string ("paged"));
   if (kv_cache->rank >= 3)
-    msperf_value_map_set (sq->params, "block_size", v_int (kv_cache->dims[1]));
+    msperf_value_map_set (sq->params, "block_size", msperf_value_new_int (kv_cache->dims[1]));
   if (topk && msperf_value_get_int (topk, &k))
-    msperf_value_map_set (sq->params, "topk", v_int (k));
+    msperf_value_map_set (sq->params, "topk", msperf_value_new_int (k));
   msperf_value_map_set (sq->params, "actual_seq_lengths_kv",
                         v_int_list (seq_lens->values, seq_lens->n_values));
 }

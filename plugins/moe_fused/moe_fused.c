@@ -514,33 +514,6 @@ embedded_compute (const msperf_query *q, GPtrArray *parts)
 
 /* ------------------------------------------------------------------ result */
 
-static msperf_value *
-value_int (int64_t i)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-
-  v->i = i;
-  return v;
-}
-
-static msperf_value *
-value_string (const char *s)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_STRING);
-
-  v->s = g_strdup (s);
-  return v;
-}
-
-static msperf_value *
-value_double (double d)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_FLOAT);
-
-  v->f = d;
-  return v;
-}
-
 /* [[kernel, round(µs, 2)], ...] as upstream's sub_kernel_durations tuples. */
 static msperf_value *
 durations (const GPtrArray *parts, const char *extra_kernel, double extra_latency)
@@ -558,8 +531,8 @@ durations (const GPtrArray *parts, const char *extra_kernel, double extra_latenc
       if (kernel == NULL)
         break;
       pair = msperf_value_new (MSPERF_VALUE_LIST);
-      msperf_value_list_append (pair, value_string (kernel));
-      msperf_value_list_append (pair, value_double (nearbyint (lat * 100.0) / 100.0));
+      msperf_value_list_append (pair, msperf_value_new_string (kernel));
+      msperf_value_list_append (pair, msperf_value_new_double (nearbyint (lat * 100.0) / 100.0));
       msperf_value_list_append (list, pair);
     }
   return list;
@@ -583,12 +556,12 @@ sub_kernel_shapes (const GPtrArray *parts)
           msperf_value *dims = msperf_value_new (MSPERF_VALUE_LIST);
 
           for (int d = 0; d < t->rank; d++)
-            msperf_value_list_append (dims, value_int (t->dims[d]));
+            msperf_value_list_append (dims, msperf_value_new_int (t->dims[d]));
           msperf_value_list_append (shapes, dims);
         }
-      msperf_value_map_set (m, "kernel_type", value_string (p->kernel));
+      msperf_value_map_set (m, "kernel_type", msperf_value_new_string (p->kernel));
       msperf_value_map_set (m, "kernel_shapes", shapes);
-      msperf_value_map_set (m, "shape_match_rule", value_string (p->rule));
+      msperf_value_map_set (m, "shape_match_rule", msperf_value_new_string (p->rule));
       msperf_value_list_append (list, m);
     }
   return list;
@@ -648,10 +621,10 @@ comm_context (const msperf_query *q, const msperf_value *spec, msperf_value *ctx
   if (g_strcmp0 (group_type, "expert_parallel") == 0
       && (ep <= 0 || (int64_t) group->items->len != ep))
     return FALSE;
-  msperf_value_map_set (ctx, "message_bytes", value_int (bytes));
-  msperf_value_map_set (ctx, "message_bytes_mode", value_string ("routed_input"));
-  msperf_value_map_set (ctx, "topk", value_int (topk));
-  msperf_value_map_set (ctx, "num_devices", value_int (group->items->len));
+  msperf_value_map_set (ctx, "message_bytes", msperf_value_new_int (bytes));
+  msperf_value_map_set (ctx, "message_bytes_mode", msperf_value_new_string ("routed_input"));
+  msperf_value_map_set (ctx, "topk", msperf_value_new_int (topk));
+  msperf_value_map_set (ctx, "num_devices", msperf_value_new_int (group->items->len));
   *group_out = group;
   return TRUE;
 }
@@ -662,7 +635,11 @@ string_list (const GPtrArray *parts)
   msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (guint k = 0; k < parts->len; k++)
-    msperf_value_list_append (list, value_string (((part *) g_ptr_array_index (parts, k))->kernel));
+    {
+      const part *p = g_ptr_array_index (parts, k);
+
+      msperf_value_list_append (list, msperf_value_new_string (p->kernel));
+    }
   return list;
 }
 
@@ -673,7 +650,6 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
 {
   gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
   const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
-  msperf_value *flag = msperf_value_new (MSPERF_VALUE_BOOL);
 
   r->latency_us = base + cr->latency_us;
   r->confidence = interpolated ? 0.8 : 0.9;
@@ -683,10 +659,9 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
   msperf_result_detail_value (r, "sub_kernel_durations", durations (parts, kernel, cr->latency_us));
   msperf_value_map_set (ctx, "topology_tier",
                         tier ? msperf_value_copy (tier) : msperf_value_new (MSPERF_VALUE_NONE));
-  msperf_value_map_set (ctx, "kernel_type", value_string (kernel));
-  msperf_value_map_set (ctx, "interpolation_method", value_string (method));
-  flag->b = interpolated;
-  msperf_value_map_set (ctx, "interpolated", flag);
+  msperf_value_map_set (ctx, "kernel_type", msperf_value_new_string (kernel));
+  msperf_value_map_set (ctx, "interpolation_method", msperf_value_new_string (method));
+  msperf_value_map_set (ctx, "interpolated", msperf_value_new_bool (interpolated));
   msperf_result_detail_value (r, "embedded_communication", ctx);
 }
 
@@ -701,7 +676,7 @@ set_partial (msperf_result *r, const GPtrArray *parts, const char *kernel, const
 
   r->source = MSPERF_SOURCE_PARTIAL;
   r->confidence = CONFIDENCE_PARTIAL;
-  msperf_value_list_append (missed, value_string (kernel));
+  msperf_value_list_append (missed, msperf_value_new_string (kernel));
   msperf_result_detail_value (r, "hit_kernels", string_list (parts));
   msperf_result_detail_value (r, "missed_kernels", missed);
   msperf_result_detail_string (r, "partial_miss_reason", reason);
@@ -754,7 +729,7 @@ add_communication (const msperf_query *q, const GPtrArray *parts, double base,
                         msperf_value_copy (msperf_value_lookup (ctx, "num_devices")));
   /* the group's ranks give the topology tier when the device has a comm grid */
   msperf_value_map_set (sq->params, "rank_group", msperf_value_copy (group));
-  msperf_value_map_set (sq->params, "interpolation_method", value_string (method));
+  msperf_value_map_set (sq->params, "interpolation_method", msperf_value_new_string (method));
   cr = msperf_result_new ();
   status = msperf_engine_subquery (q->engine, q->op, sq, cr);
   msperf_subquery_free (sq);
@@ -764,11 +739,11 @@ add_communication (const msperf_query *q, const GPtrArray *parts, double base,
   else if (g_strcmp0 (cr->miss_reason, "shape_mismatch") == 0 || is_optional)
     {
       /* Outside the measured message range: upstream keeps the compute part only. */
-      msperf_value_map_set (ctx, "kernel_type", value_string (kernel));
+      msperf_value_map_set (ctx, "kernel_type", msperf_value_new_string (kernel));
       msperf_value_map_set (ctx, "reason",
-                            value_string (g_strcmp0 (cr->miss_reason, "shape_mismatch") == 0
-                                            ? "outside_measured_range"
-                                            : "optional_lookup_failed"));
+                            msperf_value_new_string (
+                              g_strcmp0 (cr->miss_reason, "shape_mismatch") == 0
+                                ? "outside_measured_range" : "optional_lookup_failed"));
       msperf_result_detail_bool (r, "embedded_communication_active", FALSE);
       msperf_result_detail_value (r, "embedded_communication", g_steal_pointer (&ctx));
     }

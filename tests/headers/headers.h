@@ -14,4 +14,5 @@ int msperf_test_header_point (void);
 int msperf_test_header_database (void);
 int msperf_test_header_engine (void);
 int msperf_test_header_plugin (void);
+int msperf_test_header_latency (void);
 #endif

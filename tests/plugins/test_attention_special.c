@@ -41,13 +41,6 @@ setup_h200 (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
 /* ---- building queries ---- */
 
 static void
@@ -98,16 +91,6 @@ set_kwarg_int (msperf_op *op, const char *key, int64_t value)
 }
 
 /* Queries op (freed) and returns the result. */
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
 static void
 assert_hit (const msperf_result *r, double latency, const char *kernel)
 {
@@ -243,7 +226,7 @@ test_sfa_golden_avg_5000_gives_100 (void **state)
   g_autoptr (msperf_result) r = NULL;
 
   set_kwarg_int (op, "sparse_mode", 0);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 100.0, "SparseFlashAttention");
   assert_float_equal (tu_detail_double (r, "avg_seq_len"), 5000, 0);
   assert_float_equal (tu_detail_double (r, "sparse_mode"), 0, 0);
@@ -267,7 +250,7 @@ test_sfa_golden_avg_10000_gives_200 (void **state)
   add_seq_lens (op, seq, 2);
   tu_op_add_none (op);
   set_kwarg_int (op, "sparse_mode", 0);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 200.0, "SparseFlashAttention");
 }
 
@@ -309,7 +292,7 @@ test_tc_fewer_than_7_args_is_insufficient_args (void **state)
   tu_op_add_none (op);
   tu_op_add_none (op);
   tu_op_add_none (op);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "insufficient_args");
 }
 
@@ -321,14 +304,14 @@ test_tc_query_not_tensor (void **state)
 
   msperf_value_free (g_ptr_array_index (op->args, 0));
   g_ptr_array_index (op->args, 0) = msperf_value_new (MSPERF_VALUE_NONE);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "query_not_tensor");
 }
 
 static void
 test_tc_unmapped_dtype_is_dtype_unmapped (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_named (ATTN, FP8, "128,8,64", "128,8,64",
+  g_autoptr (msperf_result) r = tu_run (*state, attn_named (ATTN, FP8, "128,8,64", "128,8,64",
                                                          128));
 
   assert_miss (r, "dtype_unmapped");
@@ -338,11 +321,11 @@ static void
 test_tc_q_shape_normalize_failed (void **state)
 {
   /* 4-D with dim 2 != 1 */
-  g_autoptr (msperf_result) r1 = run (*state, attn ("4,8,2,64", "4,2,256,64", 256));
+  g_autoptr (msperf_result) r1 = tu_run (*state, attn ("4,8,2,64", "4,2,256,64", 256));
   /* 2-D (T, H) with H not a multiple of head_dim 64 */
-  g_autoptr (msperf_result) r2 = run (*state, attn ("128,500", "128,8,64", 128));
+  g_autoptr (msperf_result) r2 = tu_run (*state, attn ("128,500", "128,8,64", 128));
   /* 5-D */
-  g_autoptr (msperf_result) r3 = run (*state, attn ("1,4,8,1,64", "4,2,256,64", 256));
+  g_autoptr (msperf_result) r3 = tu_run (*state, attn ("1,4,8,1,64", "4,2,256,64", 256));
 
   assert_miss (r1, "q_shape_normalize_failed");
   assert_miss (r2, "q_shape_normalize_failed");
@@ -361,14 +344,14 @@ test_tc_seq_lens_missing (void **state)
   /* seq_lens None */
   msperf_value_free (g_ptr_array_index (op->args, 6));
   g_ptr_array_index (op->args, 6) = msperf_value_new (MSPERF_VALUE_NONE);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "missing_seq_lens");
 
   /* seq_lens a tensor without values */
   v = g_ptr_array_index (op2->args, 6);
   g_clear_pointer (&v->tensor.values, g_free);
   v->tensor.n_values = 0;
-  r2 = run (*state, op2);
+  r2 = tu_run (*state, op2);
   assert_miss (r2, "missing_seq_lens");
 }
 
@@ -384,9 +367,9 @@ test_tc_seq_lens_empty_or_negative_is_invalid (void **state)
   /* values present but empty: mean of nothing */
   v->tensor.n_values = 0;
   v->tensor.dims[0] = 0;
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "invalid_seq_lens");
-  r2 = run (*state, op2);
+  r2 = tu_run (*state, op2);
   assert_miss (r2, "invalid_seq_lens");
 }
 
@@ -395,7 +378,7 @@ test_tc_seq_lens_empty_or_negative_is_invalid (void **state)
 static void
 test_prefill_tnd_hits_row (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn ("128,8,64", "128,8,64", 128));
+  g_autoptr (msperf_result) r = tu_run (*state, attn ("128,8,64", "128,8,64", 128));
 
   assert_hit (r, 10.0, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
@@ -408,7 +391,7 @@ static void
 test_2d_query_splits_by_key_head_dim (void **state)
 {
   /* (128, 512) with head_dim 64 from the key -> (128, 8, 64); no layout filter */
-  g_autoptr (msperf_result) r = run (*state, attn ("128,512", "128,8,64", 128));
+  g_autoptr (msperf_result) r = tu_run (*state, attn ("128,512", "128,8,64", 128));
 
   assert_hit (r, 10.0, "FusedInferAttentionScore");
   assert_null (tu_detail_string (r, "input_layout"));
@@ -418,8 +401,8 @@ test_2d_query_splits_by_key_head_dim (void **state)
 static void
 test_bnsd_decode_kv_heads_from_key_dim_1 (void **state)
 {
-  g_autoptr (msperf_result) r2 = run (*state, attn ("4,8,1,64", "4,2,256,64", 256));
-  g_autoptr (msperf_result) r8 = run (*state, attn ("4,8,1,64", "4,8,256,64", 256));
+  g_autoptr (msperf_result) r2 = tu_run (*state, attn ("4,8,1,64", "4,2,256,64", 256));
+  g_autoptr (msperf_result) r8 = tu_run (*state, attn ("4,8,1,64", "4,8,256,64", 256));
 
   assert_hit (r2, 20.0, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r2, "num_kv_heads"), 2, 0);
@@ -434,15 +417,15 @@ test_sparse_mode_policy_default_and_kwarg (void **state)
 {
   const char *const overrides[] = { "interpolation.attention.sparse_mode_default", "3", NULL };
   g_autoptr (msperf_engine) e = tu_engine_new ("attention/rules", overrides);
-  g_autoptr (msperf_result) r = run (e, attn ("4,8,1,64", "4,2,256,64", 256));
+  g_autoptr (msperf_result) r = tu_run (e, attn ("4,8,1,64", "4,2,256,64", 256));
   msperf_op *op = attn ("4,8,1,64", "4,2,256,64", 256);
   g_autoptr (msperf_result) r2 = NULL;
-  g_autoptr (msperf_result) r3 = run (e, attn ("128,8,64", "128,8,64", 128));
+  g_autoptr (msperf_result) r3 = tu_run (e, attn ("128,8,64", "128,8,64", 128));
 
   (void) state;
   assert_miss (r, "shape_mismatch");
   set_kwarg_int (op, "sparse_mode", 0);
-  r2 = run (e, op);
+  r2 = tu_run (e, op);
   assert_hit (r2, 20.0, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r2, "sparse_mode"), 0, 0);
   /* prefill rows carry sparse_mode 3 and still hit */
@@ -454,10 +437,10 @@ test_sparse_mode_policy_default_and_kwarg (void **state)
 static void
 test_avg_seq_len_tolerance_16_inclusive (void **state)
 {
-  g_autoptr (msperf_result) up16 = run (*state, attn ("128,4,64", "128,4,64", 1016));
-  g_autoptr (msperf_result) up17 = run (*state, attn ("128,4,64", "128,4,64", 1017));
-  g_autoptr (msperf_result) down16 = run (*state, attn ("128,4,64", "128,4,64", 984));
-  g_autoptr (msperf_result) down17 = run (*state, attn ("128,4,64", "128,4,64", 983));
+  g_autoptr (msperf_result) up16 = tu_run (*state, attn ("128,4,64", "128,4,64", 1016));
+  g_autoptr (msperf_result) up17 = tu_run (*state, attn ("128,4,64", "128,4,64", 1017));
+  g_autoptr (msperf_result) down16 = tu_run (*state, attn ("128,4,64", "128,4,64", 984));
+  g_autoptr (msperf_result) down17 = tu_run (*state, attn ("128,4,64", "128,4,64", 983));
 
   assert_hit (up16, 40.0, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (up16, "avg_seq_len_gap"), 16, 0);
@@ -481,7 +464,7 @@ test_tc_avg_seq_len_truncates_mean (void **state)
   tu_op_add_none (op);
   tu_op_add_none (op);
   add_seq_lens (op, seq, 2);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 40.0, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r, "avg_seq_len"), 1016, 0);
 }
@@ -490,9 +473,9 @@ test_tc_avg_seq_len_truncates_mean (void **state)
 static void
 test_token_padding_both_directions (void **state)
 {
-  g_autoptr (msperf_result) tc144 = run (*state, attn ("144,2,64", "144,2,64", 500));
-  g_autoptr (msperf_result) tc136 = run (*state, attn ("136,2,64", "136,2,64", 700));
-  g_autoptr (msperf_result) tc140 = run (*state, attn ("140,2,64", "140,2,64", 500));
+  g_autoptr (msperf_result) tc144 = tu_run (*state, attn ("144,2,64", "144,2,64", 500));
+  g_autoptr (msperf_result) tc136 = tu_run (*state, attn ("136,2,64", "136,2,64", 700));
+  g_autoptr (msperf_result) tc140 = tu_run (*state, attn ("140,2,64", "140,2,64", 500));
 
   assert_hit (tc144, 50.0, "FusedInferAttentionScore");  /* row T 136 */
   assert_true (tu_detail_bool (tc144, "token_padded"));
@@ -505,8 +488,8 @@ test_token_padding_both_directions (void **state)
 static void
 test_exact_token_count_beats_padded_on_tie (void **state)
 {
-  g_autoptr (msperf_result) b16 = run (*state, attn ("16,20,1,64", "16,4,512,64", 512));
-  g_autoptr (msperf_result) b8 = run (*state, attn ("8,20,1,64", "8,4,512,64", 512));
+  g_autoptr (msperf_result) b16 = tu_run (*state, attn ("16,20,1,64", "16,4,512,64", 512));
+  g_autoptr (msperf_result) b8 = tu_run (*state, attn ("8,20,1,64", "8,4,512,64", 512));
 
   assert_hit (b16, 111.0, "FusedInferAttentionScore");
   assert_false (tu_detail_bool (b16, "token_padded"));
@@ -520,8 +503,8 @@ test_exact_token_count_beats_padded_on_tie (void **state)
 static void
 test_legacy_penalty_orders_candidates (void **state)
 {
-  g_autoptr (msperf_result) same_gap = run (*state, attn ("64,6,64", "64,6,64", 300));
-  g_autoptr (msperf_result) smaller_gap = run (*state, attn ("64,6,64", "64,6,64", 320));
+  g_autoptr (msperf_result) same_gap = tu_run (*state, attn ("64,6,64", "64,6,64", 300));
+  g_autoptr (msperf_result) smaller_gap = tu_run (*state, attn ("64,6,64", "64,6,64", 320));
 
   assert_hit (same_gap, 61.0, "FusedInferAttentionScore");
   assert_hit (smaller_gap, 62.0, "FusedInferAttentionScore");
@@ -534,15 +517,15 @@ test_blank_filter_cells (void **state)
 {
   msperf_op *with_sparse = attn ("100,10,64", "100,10,64", 100);
   g_autoptr (msperf_result) sparse_known = NULL;
-  g_autoptr (msperf_result) sparse_unknown = run (*state, attn ("100,10,64", "100,10,64", 100));
-  g_autoptr (msperf_result) kvh_known = run (*state, attn ("200,10,64", "200,10,64", 100));
+  g_autoptr (msperf_result) sparse_unknown = tu_run (*state, attn ("100,10,64", "100,10,64", 100));
+  g_autoptr (msperf_result) kvh_known = tu_run (*state, attn ("200,10,64", "200,10,64", 100));
   /* a 1-D key gives head_dim 64 but no KV-head count; a 2-D query gives no layout */
-  g_autoptr (msperf_result) kvh_unknown = run (*state, attn ("200,640", "64", 100));
-  g_autoptr (msperf_result) layout_known = run (*state, attn ("300,10,64", "300,10,64", 100));
-  g_autoptr (msperf_result) layout_unknown = run (*state, attn ("300,640", "300,10,64", 100));
+  g_autoptr (msperf_result) kvh_unknown = tu_run (*state, attn ("200,640", "64", 100));
+  g_autoptr (msperf_result) layout_known = tu_run (*state, attn ("300,10,64", "300,10,64", 100));
+  g_autoptr (msperf_result) layout_unknown = tu_run (*state, attn ("300,640", "300,10,64", 100));
 
   set_kwarg_int (with_sparse, "sparse_mode", 3);
-  sparse_known = run (*state, with_sparse);
+  sparse_known = tu_run (*state, with_sparse);
   assert_miss (sparse_known, "shape_mismatch");
   assert_hit (sparse_unknown, 100.0, "FusedInferAttentionScore");
   assert_miss (kvh_known, "shape_mismatch");
@@ -557,11 +540,11 @@ test_blank_filter_cells (void **state)
 static void
 test_dtype_fp16_exact_then_bf16_retry (void **state)
 {
-  g_autoptr (msperf_result) fp16 = run (*state, attn_named (ATTN, FP16, "64,12,64", "64,12,64",
+  g_autoptr (msperf_result) fp16 = tu_run (*state, attn_named (ATTN, FP16, "64,12,64", "64,12,64",
                                                             100));
-  g_autoptr (msperf_result) alias = run (*state, attn_named (ATTN, FP16, "64,14,64", "64,14,64",
+  g_autoptr (msperf_result) alias = tu_run (*state, attn_named (ATTN, FP16, "64,14,64", "64,14,64",
                                                              100));
-  g_autoptr (msperf_result) bf16 = run (*state, attn ("64,12,64", "64,12,64", 100));
+  g_autoptr (msperf_result) bf16 = tu_run (*state, attn ("64,12,64", "64,12,64", 100));
 
   assert_hit (fp16, 95.0, "FusedInferAttentionScore");
   assert_null (tu_detail_string (fp16, "dtype_alias"));
@@ -576,12 +559,26 @@ static void
 test_alternates_nearest_then_primary_on_tie (void **state)
 {
   g_autoptr (msperf_result) nearer_alt =
-    run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 1000));
+    tu_run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 1000));
   g_autoptr (msperf_result) tie =
-    run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 2000));
+    tu_run (*state, attn_named ("test.attention_alt.default", BF16, "32,16,64", "32,16,64", 2000));
 
   assert_hit (nearer_alt, 81.0, "AttnAlternate");   /* gap 0 beats the primary's gap 10 */
   assert_hit (tie, 83.0, "AttnPrimary");            /* equal distance: primary first */
+}
+
+/* reference §1.3: a MIX_AIC row whose duration exceeds 1.5× max(aicore, aiv) answers with
+ * max(aicore, aiv) = 120.0 (not 300.0) and says so in latency_selection. */
+static void
+test_envelope_fallback_sets_latency_selection (void **state)
+{
+  g_autoptr (msperf_result) r =
+    tu_run (*state, attn_named ("test.attention_envelope.default", BF16, "32,20,64", "32,20,64",
+                                1000));
+
+  assert_hit (r, 120.0, "EnvelopeAttn");
+  assert_string_equal (tu_detail_string (r, "latency_selection"),
+                       "profiling_core_envelope_fallback");
 }
 
 /* Q22: require_semantic_unique refuses tied rows with different latencies. */
@@ -589,13 +586,13 @@ static void
 test_require_semantic_unique (void **state)
 {
   g_autoptr (msperf_result) ambiguous =
-    run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
+    tu_run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
                              1000));
   g_autoptr (msperf_result) same_latency =
-    run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
+    tu_run (*state, attn_named ("test.attention_ambiguous.default", BF16, "32,16,64", "32,16,64",
                              500));
   g_autoptr (msperf_result) no_flag =
-    run (*state, attn_named ("test.attention_tie.default", BF16, "32,16,64", "32,16,64", 1000));
+    tu_run (*state, attn_named ("test.attention_tie.default", BF16, "32,16,64", "32,16,64", 1000));
 
   assert_miss (ambiguous, "ambiguous_semantic_match:AmbiguousAttn");
   assert_hit (same_latency, 92.0, "AmbiguousAttn");
@@ -606,7 +603,7 @@ static void
 test_missing_csv_is_csv_not_found (void **state)
 {
   g_autoptr (msperf_result) r =
-    run (*state, attn_named ("test.attention_nocsv.default", BF16, "32,16,64", "32,16,64", 1));
+    tu_run (*state, attn_named ("test.attention_nocsv.default", BF16, "32,16,64", "32,16,64", 1));
 
   assert_miss (r, "csv_not_found");
 }
@@ -615,7 +612,7 @@ static void
 test_csv_without_avg_column_is_semantic_context_missing (void **state)
 {
   g_autoptr (msperf_result) r =
-    run (*state, attn_named ("test.attention_noavg.default", BF16, "32,16,64", "32,16,64", 1));
+    tu_run (*state, attn_named ("test.attention_noavg.default", BF16, "32,16,64", "32,16,64", 1));
 
   assert_miss (r, "semantic_context_missing:csv:Runtime avg_seq_len");
 }
@@ -626,9 +623,9 @@ static void
 test_legacy_avg_column_truncates_and_skips_bad_rows (void **state)
 {
   g_autoptr (msperf_result) trunc_hit =
-    run (*state, attn_named ("test.attention_legacy.default", BF16, "64,5,32", "64,5,32", 99));
+    tu_run (*state, attn_named ("test.attention_legacy.default", BF16, "64,5,32", "64,5,32", 99));
   g_autoptr (msperf_result) skipped =
-    run (*state, attn_named ("test.attention_legacy.default", BF16, "64,3,32", "64,3,32", 0));
+    tu_run (*state, attn_named ("test.attention_legacy.default", BF16, "64,3,32", "64,3,32", 0));
 
   assert_hit (trunc_hit, 73.0, "LegacyAttn");
   assert_miss (skipped, "shape_mismatch");
@@ -751,7 +748,7 @@ test_h200_llama3_decode_bnsd_exact (void **state)
   add_seq_lens (op, seq, 16);
   add_seq_lens (op, ql, 16);
   tu_op_add_out (op, BF16, "16,32,1,128");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 64.2978, "FusedInferAttentionScore");
   assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
   assert_float_equal (tu_detail_double (r, "avg_seq_len"), 4096, 0);
@@ -781,7 +778,7 @@ test_h200_llama3_prefill_tnd_exact (void **state)
   add_seq_lens (op, &seq, 1);
   add_seq_lens (op, &seq, 1);
   tu_op_add_out (op, BF16, "2048,32,128");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 83.3577, "FusedInferAttentionScore");
   assert_string_equal (tu_detail_string (r, "input_layout"), "TND");
 }
@@ -940,7 +937,7 @@ test_axes_rows_seq_batch_heads_query_len (void **state)
 static void
 test_prefill_no_cache_skips_query_length_filter (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
+  g_autoptr (msperf_result) r = tu_run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
 
   assert_interpolated (r, 20.0, "linear_1d");
   assert_int_equal (detail_int (r, "candidate_count"), 2);
@@ -956,7 +953,7 @@ test_prefill_no_cache_skips_query_length_filter (void **state)
 static void
 test_literal_tokens_rule_filters_total_tokens (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
+  g_autoptr (msperf_result) r = tu_run (*state, attn_batch (2048, 8, 8, 64, 1, 2048));
   const msperf_value *reasons;
 
   assert_int_not_equal (r->source, MSPERF_SOURCE_INTERPOLATED);
@@ -973,7 +970,7 @@ test_literal_tokens_rule_filters_total_tokens (void **state)
 static void
 test_chunked_prefill_filters_per_sequence_query_length (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
+  g_autoptr (msperf_result) r = tu_run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
 
   assert_interpolated (r, 6.0, "linear_1d");
   assert_int_equal (detail_int (r, "exact_fields.query_len"), 32);
@@ -986,7 +983,7 @@ test_chunked_prefill_filters_per_sequence_query_length (void **state)
 static void
 test_literal_tokens_rule_chunked (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
+  g_autoptr (msperf_result) r = tu_run (*state, attn_batch (64, 8, 8, 64, 2, 1500));
 
   assert_interpolated (r, 6.0, "linear_1d");
   assert_int_equal (detail_int (r, "exact_fields.tokens"), 64);
@@ -1000,7 +997,7 @@ test_literal_tokens_rule_chunked (void **state)
 static void
 test_h200_prefill_interpolates_in_sqrt_seq (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, attn_batch (3000, 32, 8, 128, 1, 3000));
+  g_autoptr (msperf_result) r = tu_run (*state, attn_batch (3000, 32, 8, 128, 1, 3000));
   const msperf_value *bounds, *points;
 
   assert_interpolated (r, 172.78442052866308, "linear_1d_sqrt");
@@ -1045,7 +1042,7 @@ test_h200_decode_2d_equals_scipy_griddata (void **state)
   add_seq_lens (op, seq, 8);
   add_seq_lens (op, ql, 8);
   tu_op_add_out (op, BF16, "8,32,1,128");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_interpolated (r, 25.381209660169304, "griddata_linear_sqrt");
   assert_true (r->latency_us == 25.381209660169304);
   assert_int_equal (r->interpolation_dim, 2);
@@ -1083,9 +1080,9 @@ int
 main (void)
 {
   /* One plan for the TAP driver; each test gets a fresh engine on its fixture database. */
-#define SFA(t) cmocka_unit_test_setup_teardown (t, setup_sfa, teardown_engine)
-#define RULES(t) cmocka_unit_test_setup_teardown (t, setup_rules, teardown_engine)
-#define H200(t) cmocka_unit_test_setup_teardown (t, setup_h200, teardown_engine)
+#define SFA(t) cmocka_unit_test_setup_teardown (t, setup_sfa, tu_teardown_engine)
+#define RULES(t) cmocka_unit_test_setup_teardown (t, setup_rules, tu_teardown_engine)
+#define H200(t) cmocka_unit_test_setup_teardown (t, setup_h200, tu_teardown_engine)
   const struct CMUnitTest tests[] = {
     SFA (test_sfa_golden_avg_5000_gives_100),
     SFA (test_sfa_golden_avg_10000_gives_200),
@@ -1104,6 +1101,7 @@ main (void)
     RULES (test_tc_avg_seq_len_truncates_mean),
     RULES (test_token_padding_both_directions),
     RULES (test_exact_token_count_beats_padded_on_tie),
+    RULES (test_envelope_fallback_sets_latency_selection),
     RULES (test_legacy_penalty_orders_candidates),
     RULES (test_blank_filter_cells),
     RULES (test_dtype_fp16_exact_then_bf16_retry),
@@ -1119,15 +1117,15 @@ main (void)
     H200 (test_h200_llama3_decode_bnsd_exact),
     H200 (test_h200_llama3_prefill_tnd_exact),
     cmocka_unit_test_setup_teardown (test_axes_rows_seq_batch_heads_query_len, setup_axes,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_prefill_no_cache_skips_query_length_filter, setup_axes,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_literal_tokens_rule_filters_total_tokens,
-                                     setup_axes_literal, teardown_engine),
+                                     setup_axes_literal, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_chunked_prefill_filters_per_sequence_query_length,
-                                     setup_axes, teardown_engine),
+                                     setup_axes, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_literal_tokens_rule_chunked, setup_axes_literal,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     H200 (test_h200_prefill_interpolates_in_sqrt_seq),
     H200 (test_h200_decode_2d_equals_scipy_griddata),
     H200 (test_h200_params_subquery_interpolates),

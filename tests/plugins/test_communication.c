@@ -55,13 +55,6 @@ setup_grid (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
 /* Appends the int list [first, first + step, ...] (n items). */
 static void
 add_int_list (msperf_op *op, int n, int64_t first, int64_t step)
@@ -92,28 +85,10 @@ collective (const char *name, msperf_dtype dtype, const char *dims, int n, int64
   return op;
 }
 
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
-static void
-assert_source (const msperf_result *r, msperf_source source)
-{
-  if (r->source != source)
-    fail_msg ("expected %s, got %s (reason %s)", msperf_source_name (source),
-              msperf_source_name (r->source), r->miss_reason ? r->miss_reason : "-");
-}
-
 static void
 assert_miss (const msperf_result *r, const char *reason)
 {
-  assert_source (r, MSPERF_SOURCE_ANALYTIC);
+  tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
   assert_non_null (r->miss_reason);
   assert_string_equal (r->miss_reason, reason);
 }
@@ -134,11 +109,11 @@ test_comm_exact_row_golden_689_96 (void **state)
 {
   /* 655360 bf16 elements = 1310720 bytes */
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 16, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 16, 0, 1));
   const msperf_value *tier;
   const msperf_tensor *shape;
 
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 689.96, 1e-9);
   assert_float_equal (r->confidence, 0.9, 1e-12);
   assert_string_equal (r->kernel_type, "hcom_allReduce_");
@@ -162,9 +137,9 @@ static void
 test_comm_alpha_beta_golden_551_23 (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "491520", 16, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "491520", 16, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, 551.23, 1.0);
   assert_float_equal (r->confidence, 0.8, 1e-12);
   assert_string_equal (r->method, "comm_alpha_beta");
@@ -179,7 +154,7 @@ static void
 test_comm_above_range_misses_without_extrapolation (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "1310720", 16, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "1310720", 16, 0, 1));
 
   assert_miss (r, "shape_mismatch");
 }
@@ -188,7 +163,7 @@ static void
 test_comm_below_range_misses (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "1000", 16, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "1000", 16, 0, 1));
 
   assert_miss (r, "shape_mismatch");
 }
@@ -198,7 +173,7 @@ static void
 test_comm_unknown_device_count_misses (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 8, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 8, 0, 1));
 
   assert_miss (r, "shape_mismatch");
 }
@@ -212,9 +187,9 @@ static void
 test_comm_alpha_beta_latency_dominated_group (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("test.all_reduce_latdom.default", BF16, "81920", 16, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_latdom.default", BF16, "81920", 16, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_true (r->latency_us >= 120.0 && r->latency_us <= 125.0);
   assert_float_equal (r->latency_us, 121.54, 0.01);
   assert_float_equal (tu_detail_double (r, "alpha_us"), 119.9025, 1e-3);
@@ -229,9 +204,9 @@ test_comm_alpha_beta_is_clamped_to_bracket (void **state)
 {
   /* 1025 int8 elements = 1025 bytes */
   g_autoptr (msperf_result) r
-    = run (*state, collective ("test.all_reduce_latdom.default", I8, "1025", 16, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_latdom.default", I8, "1025", 16, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, 120.0, 1e-9);
 }
 
@@ -248,8 +223,8 @@ test_comm_bracket_linear_from_entry_option (void **state)
   add_int_list (op, 2, 1, 0); /* in_splits */
   tu_op_add_int (op, 0);
   add_int_list (op, 2, 0, 1);
-  r = run (*state, op);
-  assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  r = tu_run (*state, op);
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, 10.0 + 1024.0 / 3072.0 * 10.0, 1e-9);
   assert_float_equal (r->confidence, 0.8, 1e-12);
   assert_string_equal (r->method, "comm_bracket_linear");
@@ -261,12 +236,12 @@ static void
 test_comm_unknown_method_misses_only_when_interpolating (void **state)
 {
   g_autoptr (msperf_result) miss
-    = run (*state, collective ("test.all_reduce_bad_method.default", I8, "2048", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_bad_method.default", I8, "2048", 2, 0, 1));
   g_autoptr (msperf_result) exact
-    = run (*state, collective ("test.all_reduce_bad_method.default", I8, "4096", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_bad_method.default", I8, "4096", 2, 0, 1));
 
   assert_miss (miss, "invalid_comm_interpolation_method");
-  assert_source (exact, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (exact, MSPERF_SOURCE_MEASURED);
   assert_float_equal (exact->latency_us, 20.0, 1e-9);
 }
 
@@ -276,9 +251,9 @@ static void
 test_comm_first_valid_row_of_a_size_answers (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "1024", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "1024", 2, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 4.0, 1e-9);
   assert_float_equal (r->confidence, 0.9, 1e-12);
 }
@@ -289,9 +264,9 @@ static void
 test_comm_reduce_scatter_divides_by_devices (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.reduce_scatter.default", I8, "262147", 4, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.reduce_scatter.default", I8, "262147", 4, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 30.0, 1e-9);
   assert_int_equal (detail_int (r, "message_bytes"), 65536);
 }
@@ -302,9 +277,9 @@ static void
 test_comm_all_gather_uses_per_rank_input (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_gather.default", BF16, "128,1024", 4, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_gather.default", BF16, "128,1024", 4, 0, 1));
 
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, 40.0, 1e-9);
   assert_int_equal (detail_int (r, "message_bytes"), 262144);
 }
@@ -316,11 +291,11 @@ test_comm_no_grid_first_row_wins_and_warns_once (void **state)
 {
   int before = tier_warnings;
   g_autoptr (msperf_result) a
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 1));
   g_autoptr (msperf_result) b
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 2));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 2));
 
-  assert_source (a, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (a, MSPERF_SOURCE_MEASURED);
   assert_float_equal (a->latency_us, 50.0, 1e-9);
   assert_float_equal (b->latency_us, 50.0, 1e-9);
   assert_int_equal (tier_warnings - before, 1);
@@ -334,13 +309,13 @@ test_comm_grid_selects_topology_tier (void **state)
 {
   int before = tier_warnings;
   g_autoptr (msperf_result) die
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 1));
   g_autoptr (msperf_result) node
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 2));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 2));
   g_autoptr (msperf_result) pod
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 16));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "2048", 2, 0, 16));
   g_autoptr (msperf_result) interp
-    = run (*state, collective ("test.all_reduce_tiers.default", BF16, "3072", 2, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_tiers.default", BF16, "3072", 2, 0, 1));
 
   assert_float_equal (die->latency_us, 5.0, 1e-9);
   assert_int_equal (detail_int (die, "topology_tier"), 2);
@@ -348,7 +323,7 @@ test_comm_grid_selects_topology_tier (void **state)
   assert_int_equal (detail_int (node, "topology_tier"), 1);
   assert_float_equal (pod->latency_us, 50.0, 1e-9);
   assert_int_equal (detail_int (pod, "topology_tier"), 0);
-  assert_source (interp, MSPERF_SOURCE_INTERPOLATED);
+  tu_assert_source (interp, MSPERF_SOURCE_INTERPOLATED);
   /* tier-2 group: 4096 → 5.0, 8192 → 6.0, 2048 → 4.0 (the blank row is skipped); in units of
    * 2048 B the OLS line is 3.5 + 9/14·x, so 6144 B (x = 3) → 38/7, inside the clamp [5, 6].
    * The tier-0/1 rows at 4096 B would pull the fit if the tier were not filtered. */
@@ -362,13 +337,13 @@ static void
 test_comm_grid_tp16_is_tier_1 (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 16, 0, 1));
+    = tu_run (*state, collective ("tensor_cast.all_reduce.default", BF16, "655360", 16, 0, 1));
   /* the latency-dominated rows are tier 1: 1024 B over ranks 0..15 is the exact first row */
   g_autoptr (msperf_result) tier1
-    = run (*state, collective ("test.all_reduce_latdom.default", I8, "1024", 16, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_latdom.default", I8, "1024", 16, 0, 1));
 
   assert_miss (r, "shape_mismatch");
-  assert_source (tier1, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (tier1, MSPERF_SOURCE_MEASURED);
   assert_float_equal (tier1->latency_us, 120.0, 1e-9);
   assert_int_equal (detail_int (tier1, "topology_tier"), 1);
 }
@@ -377,7 +352,7 @@ static void
 test_comm_raw_profiling_csv_is_csv_format_raw (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("test.all_reduce_raw.default", BF16, "655360", 16, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_raw.default", BF16, "655360", 16, 0, 1));
 
   assert_miss (r, "csv_format_raw");
 }
@@ -386,7 +361,7 @@ static void
 test_comm_missing_csv_is_csv_not_found (void **state)
 {
   g_autoptr (msperf_result) r
-    = run (*state, collective ("test.all_reduce_missing.default", BF16, "655360", 16, 0, 1));
+    = tu_run (*state, collective ("test.all_reduce_missing.default", BF16, "655360", 16, 0, 1));
 
   assert_miss (r, "csv_not_found");
 }
@@ -400,7 +375,7 @@ test_comm_non_tensor_first_arg_is_invalid_args (void **state)
   tu_op_add_int (op, 7);
   tu_op_add_int (op, 0);
   add_int_list (op, 16, 0, 1);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "invalid_args");
 }
 
@@ -413,7 +388,7 @@ test_comm_non_list_last_arg_is_invalid_args (void **state)
   tu_op_add_tensor (op, BF16, "655360");
   tu_op_add_int (op, 0);
   tu_op_add_int (op, 16);
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "invalid_args");
 }
 
@@ -425,7 +400,7 @@ test_comm_sample_database_all_reduce_is_analytic_csv_not_found (void **state)
   g_autofree char *db = tu_srcdir_path ("doc/examples/h200-db");
   g_autoptr (msperf_engine) e = tu_engine_new (db, NULL);
   g_autoptr (msperf_result) r
-    = run (e, collective ("tensor_cast.all_reduce.default", BF16, "4096,4096", 2, 0, 1));
+    = tu_run (e, collective ("tensor_cast.all_reduce.default", BF16, "4096,4096", 2, 0, 1));
 
   (void) state;
   assert_miss (r, "csv_not_found");
@@ -534,8 +509,8 @@ test_comm_subquery_without_message_bytes_is_invalid_args (void **state)
   assert_string_equal (r->miss_reason, "invalid_args");
 }
 
-#define FIXTURE(t) cmocka_unit_test_setup_teardown (t, setup_fixture, teardown_engine)
-#define GRID(t) cmocka_unit_test_setup_teardown (t, setup_grid, teardown_engine)
+#define FIXTURE(t) cmocka_unit_test_setup_teardown (t, setup_fixture, tu_teardown_engine)
+#define GRID(t) cmocka_unit_test_setup_teardown (t, setup_grid, tu_teardown_engine)
 
 int
 main (void)

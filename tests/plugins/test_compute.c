@@ -25,24 +25,7 @@ setup_rules (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
 /* Queries op (freed) and returns the result. */
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
 static void
 assert_hit (const msperf_result *r, double latency, const char *kernel, const char *rule)
 {
@@ -90,7 +73,7 @@ generic (msperf_dtype dtype, const char *x)
 static void
 test_compute_nz_restore_hits_golden_45_3 (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (BF16, "136,5120", "5120,768"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (BF16, "136,5120", "5120,768"));
 
   assert_hit (r, 45.3, "MatMulV2", "identity");
   /* kernel shapes are the CSV shapes as written (NZ tiles kept) */
@@ -102,7 +85,7 @@ test_compute_nz_restore_hits_golden_45_3 (void **state)
 static void
 test_compute_identity_rule_matches_equal_shapes (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, generic (BF16, "7,7"));
+  g_autoptr (msperf_result) r = tu_run (*state, generic (BF16, "7,7"));
 
   assert_hit (r, 1.0, "Generic", "identity");
 }
@@ -110,7 +93,7 @@ test_compute_identity_rule_matches_equal_shapes (void **state)
 static void
 test_compute_batch_strip_rule_drops_leading_one (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, generic (BF16, "1,32,128"));
+  g_autoptr (msperf_result) r = tu_run (*state, generic (BF16, "1,32,128"));
 
   assert_hit (r, 2.75, "Generic", "batch_strip");
 }
@@ -118,7 +101,7 @@ test_compute_batch_strip_rule_drops_leading_one (void **state)
 static void
 test_compute_transpose_rule_matches_nk_weight (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (BF16, "64,1024", "1024,2048"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (BF16, "64,1024", "1024,2048"));
 
   assert_hit (r, 11.0, "MatMulV2", "transpose");
 }
@@ -131,7 +114,7 @@ test_compute_batched_transpose_rule_matches_bmm (void **state)
 
   tu_op_add_tensor (op, BF16, "8,64,128");
   tu_op_add_tensor (op, BF16, "8,128,256");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 6.5, "BatchMatMulV2", "batched_transpose");
 }
 
@@ -139,8 +122,8 @@ test_compute_batched_transpose_rule_matches_bmm (void **state)
 static void
 test_compute_padding_rule_matches_block_padded_tokens (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (BF16, "144,4096", "4096,1024"));
-  g_autoptr (msperf_result) g = run (*state, generic (BF16, "144,300"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (BF16, "144,4096", "4096,1024"));
+  g_autoptr (msperf_result) g = tu_run (*state, generic (BF16, "144,300"));
 
   assert_hit (r, 20.0, "MatMulV2", "padding");
   assert_hit (g, 5.5, "Generic", "padding");
@@ -149,7 +132,7 @@ test_compute_padding_rule_matches_block_padded_tokens (void **state)
 static void
 test_compute_batch_strip_padding_rule_strips_both_sides (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, generic (BF16, "1,144,400"));
+  g_autoptr (msperf_result) r = tu_run (*state, generic (BF16, "1,144,400"));
 
   assert_hit (r, 6.5, "Generic", "batch_strip+padding");
 }
@@ -162,7 +145,7 @@ test_compute_flatten_3d_rule_matches_rms_norm (void **state)
 
   tu_op_add_tensor (op, BF16, "2,2048,7168");
   tu_op_add_tensor (op, BF16, "7168");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 12.0, "RmsNorm", "flatten_3d");
 }
 
@@ -182,8 +165,8 @@ dynamic_quant (const char *x)
 static void
 test_compute_kernel_types_by_input_rank_and_merge_last_dims (void **state)
 {
-  g_autoptr (msperf_result) r3 = run (*state, dynamic_quant ("128,8,128"));
-  g_autoptr (msperf_result) r2 = run (*state, dynamic_quant ("128,1024"));
+  g_autoptr (msperf_result) r3 = tu_run (*state, dynamic_quant ("128,8,128"));
+  g_autoptr (msperf_result) r2 = tu_run (*state, dynamic_quant ("128,1024"));
 
   assert_hit (r3, 6.0, "AscendQuantV2", "merge_last_dims");
   assert_hit (r2, 5.0, "DynamicQuant", "identity");
@@ -196,7 +179,7 @@ test_compute_index_singleton_axis_transpose (void **state)
   g_autoptr (msperf_result) r = NULL;
 
   tu_op_add_tensor (op, I64, "1,9");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 2.25, "Index", "singleton_axis_transpose");
 }
 
@@ -212,7 +195,7 @@ test_compute_rope_swaps_qk_and_transposes (void **state)
   tu_op_add_tensor (op, BF16, "2,2,16,64");
   tu_op_add_tensor (op, BF16, "1,16,64");
   tu_op_add_tensor (op, BF16, "1,16,64");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 4.75, "ApplyRotaryPosEmb", "identity");
 }
 
@@ -224,7 +207,7 @@ test_compute_swiglu_merges_gate_and_up (void **state)
 
   tu_op_add_tensor (op, BF16, "1,128,2048");
   tu_op_add_tensor (op, BF16, "1,128,2048");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 7.0, "SwiGlu", "identity");
 }
 
@@ -238,7 +221,7 @@ test_compute_reshape_and_cache_splits_kv_cache (void **state)
   tu_op_add_tensor (op, BF16, "64,128");
   tu_op_add_tensor (op, BF16, "2,100,128,1,128");
   tu_op_add_tensor (op, I32, "64");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 5.25, "ReshapeAndCacheNdKernel", "identity");
 }
 
@@ -246,9 +229,9 @@ test_compute_reshape_and_cache_splits_kv_cache (void **state)
 static void
 test_compute_dtype_relaxed_only_for_listed_kernels (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (FP32, "48,256", "256,256"));
-  g_autoptr (msperf_result) strict = run (*state, generic (FP32, "11,11"));
-  g_autoptr (msperf_result) unmapped = run (*state, generic (MSPERF_DTYPE_UINT8, "11,11"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (FP32, "48,256", "256,256"));
+  g_autoptr (msperf_result) strict = tu_run (*state, generic (FP32, "11,11"));
+  g_autoptr (msperf_result) unmapped = tu_run (*state, generic (MSPERF_DTYPE_UINT8, "11,11"));
 
   assert_hit (r, 3.25, "MatMulV2", "identity");
   assert_miss (strict, "shape_mismatch");
@@ -264,7 +247,7 @@ test_compute_tc_input_count_truncates_both_sides (void **state)
   tu_op_add_tensor (op, BF16, "16,32");
   tu_op_add_tensor (op, BF16, "32,64");
   tu_op_add_tensor (op, FP32, "999");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 2.5, "Counted", "identity");
 }
 
@@ -277,7 +260,7 @@ test_compute_alternates_tried_in_order (void **state)
   g_autoptr (msperf_result) r = NULL;
 
   tu_op_add_tensor (op, BF16, "3,5");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 5.0, "AltSecond", "identity");
 }
 
@@ -286,7 +269,7 @@ test_compute_alternates_tried_in_order (void **state)
 static void
 test_compute_padding_distance_loses_to_exact_alternate (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (BF16, "144,2048", "2048,512"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (BF16, "144,2048", "2048,512"));
 
   assert_hit (r, 33.0, "MatMulV3", "identity");
 }
@@ -294,7 +277,7 @@ test_compute_padding_distance_loses_to_exact_alternate (void **state)
 static void
 test_compute_rule_name_joins_distinct_input_rules (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, mm (BF16, "144,2048", "2048,640"));
+  g_autoptr (msperf_result) r = tu_run (*state, mm (BF16, "144,2048", "2048,640"));
 
   assert_hit (r, 31.0, "MatMulV2", "padding+transpose");
 }
@@ -304,8 +287,8 @@ test_compute_rule_name_joins_distinct_input_rules (void **state)
 static void
 test_compute_ties_keep_earliest_row (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, generic (BF16, "1,5,6"));
-  g_autoptr (msperf_result) r2 = run (*state, generic (BF16, "7,7"));
+  g_autoptr (msperf_result) r = tu_run (*state, generic (BF16, "1,5,6"));
+  g_autoptr (msperf_result) r2 = tu_run (*state, generic (BF16, "7,7"));
 
   assert_hit (r, 3.0, "Generic", "batch_strip");
   assert_hit (r2, 1.0, "Generic", "identity");
@@ -321,8 +304,8 @@ test_compute_require_semantic_unique_refuses_ambiguous_tie (void **state)
 
   tu_op_add_tensor (op, BF16, "3,3");
   tu_op_add_tensor (op2, BF16, "4,4");
-  r = run (*state, op);
-  r2 = run (*state, op2);
+  r = tu_run (*state, op);
+  r2 = tu_run (*state, op2);
   assert_miss (r, "ambiguous_semantic_match:AmbiguousKernel");
   /* tied rows with the same latency are not ambiguous */
   assert_hit (r2, 1.0, "AmbiguousKernel", "identity");
@@ -336,7 +319,7 @@ test_compute_degenerate_bmm_appends_kernel (void **state)
 
   tu_op_add_tensor (op, BF16, "1,32,1");
   tu_op_add_tensor (op, BF16, "1,1,1000");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_hit (r, 3.5, "Mul", "identity");
 }
 
@@ -355,9 +338,9 @@ test_compute_latency_core_envelope_fallback (void **state)
   tu_op_add_tensor (a, BF16, "8,8");
   tu_op_add_tensor (b, BF16, "9,9");
   tu_op_add_tensor (c, BF16, "10,10");
-  ra = run (*state, a);
-  rb = run (*state, b);
-  rc = run (*state, c);
+  ra = tu_run (*state, a);
+  rb = tu_run (*state, b);
+  rc = tu_run (*state, c);
   assert_hit (ra, 12.0, "EnvelopeKernel", "identity");
   assert_string_equal (tu_detail_string (ra, "latency_selection"),
                        "profiling_core_envelope_fallback");
@@ -380,8 +363,8 @@ test_compute_prefer_profiling_rows_changes_latency_priority (void **state)
 
   tu_op_add_tensor (a, BF16, "6,6");
   tu_op_add_tensor (b, BF16, "6,6");
-  ra = run (*state, a);
-  rb = run (*state, b);
+  ra = tu_run (*state, a);
+  rb = tu_run (*state, b);
   assert_hit (ra, 5.0, "ProfilingDefault", "identity");
   assert_hit (rb, 7.0, "ProfilingPreferred", "identity");
 }
@@ -401,9 +384,9 @@ test_compute_fp16_prefers_float16_rows_then_retries_bf16 (void **state)
   tu_op_add_tensor (a, FP16, "20,20");
   tu_op_add_tensor (b, FP16, "10,10");
   tu_op_add_tensor (c, BF16, "20,20");
-  ra = run (*state, a);
-  rb = run (*state, b);
-  rc = run (*state, c);
+  ra = tu_run (*state, a);
+  rb = tu_run (*state, b);
+  rc = tu_run (*state, c);
   assert_hit (ra, 3.0, "Half", "identity");
   assert_null (tu_detail_string (ra, "dtype_alias"));
   assert_hit (rb, 2.0, "Half", "identity");
@@ -416,10 +399,10 @@ test_compute_csv_not_found_and_shape_mismatch (void **state)
 {
   msperf_op *op = tu_op ("test.missing.default");
   g_autoptr (msperf_result) r = NULL;
-  g_autoptr (msperf_result) r2 = run (*state, generic (BF16, "99,99"));
+  g_autoptr (msperf_result) r2 = tu_run (*state, generic (BF16, "99,99"));
 
   tu_op_add_tensor (op, BF16, "3,5");
-  r = run (*state, op);
+  r = tu_run (*state, op);
   assert_miss (r, "csv_not_found");
   assert_miss (r2, "shape_mismatch");
 }
@@ -443,9 +426,9 @@ test_compute_tp_linear_projection_divides_listed_dim (void **state)
 {
   static const char *const tp2[] = { "parallel.tp_size", "2", NULL };
   g_autoptr (msperf_engine) e = tu_engine_new ("compute/rules", tp2);
-  g_autoptr (msperf_result) r = run (e, quant_linear ("32,16384", "16384,7168", "32,7168"));
-  g_autoptr (msperf_result) local = run (e, quant_linear ("32,4096", "4096,7168", "32,7168"));
-  g_autoptr (msperf_result) tp1 = run (*state, quant_linear ("32,16384", "16384,7168",
+  g_autoptr (msperf_result) r = tu_run (e, quant_linear ("32,16384", "16384,7168", "32,7168"));
+  g_autoptr (msperf_result) local = tu_run (e, quant_linear ("32,4096", "4096,7168", "32,7168"));
+  g_autoptr (msperf_result) tp1 = tu_run (*state, quant_linear ("32,16384", "16384,7168",
                                                              "32,7168"));
 
   (void) state;
@@ -461,13 +444,13 @@ test_compute_tp_linear_projection_invalid (void **state)
 {
   static const char *const tp3[] = { "parallel.tp_size", "3", NULL };
   g_autoptr (msperf_engine) e = tu_engine_new ("compute/rules", tp3);
-  g_autoptr (msperf_result) r = run (e, quant_linear ("32,16384", "16384,7168", "32,7168"));
+  g_autoptr (msperf_result) r = tu_run (e, quant_linear ("32,16384", "16384,7168", "32,7168"));
   msperf_op *bad = tu_op ("test.bad_tp.default");
   g_autoptr (msperf_result) rb = NULL;
 
   tu_op_add_tensor (bad, I8, "32,16384");
   tu_op_add_tensor (bad, I8, "16384,7168");
-  rb = run (*state, bad);
+  rb = tu_run (*state, bad);
   assert_int_not_equal (r->source, MSPERF_SOURCE_MEASURED);
   assert_true (g_str_has_prefix (tu_detail_string (r, "base_reason"), "tp_projection_invalid:"));
   assert_miss (rb, "invalid_tp_linear_projection_rule");
@@ -478,8 +461,8 @@ test_compute_tp_linear_projection_invalid (void **state)
 static void
 test_compute_mtp_projection_uses_bf16_matmul (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, quant_linear ("16,2048", "2048,1024", "16,1024"));
-  g_autoptr (msperf_result) nk = run (*state, quant_linear ("16,2048", "1024,2048", "16,1024"));
+  g_autoptr (msperf_result) r = tu_run (*state, quant_linear ("16,2048", "2048,1024", "16,1024"));
+  g_autoptr (msperf_result) nk = tu_run (*state, quant_linear ("16,2048", "1024,2048", "16,1024"));
 
   assert_hit (r, 8.5, "MatMulV2", "identity");
   assert_true (tu_detail_bool (r, "mtp_projection"));
@@ -550,7 +533,7 @@ test_compute_self_lookup_h200_matmul_every_row (void **state)
       g_snprintf (w, sizeof w, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, keys[row].k,
                   keys[row].n);
       op = mm (keys[row].dtype, x, w);
-      r = run (e, op);
+      r = tu_run (e, op);
       if (r->source != MSPERF_SOURCE_MEASURED
           || fabs (r->latency_us - msperf_table_row_latency (t, first)) > 1e-9)
         fail_msg ("row %zu (line %u) %s x %s: got %s %.6f, expected %.6f (row %zu)", row,
@@ -595,5 +578,5 @@ main (void)
     cmocka_unit_test (test_compute_mtp_projection_uses_bf16_matmul),
     cmocka_unit_test (test_compute_self_lookup_h200_matmul_every_row),
   };
-  return cmocka_run_group_tests (tests, setup_rules, teardown_engine);
+  return cmocka_run_group_tests (tests, setup_rules, tu_teardown_engine);
 }

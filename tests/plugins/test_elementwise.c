@@ -22,23 +22,6 @@ setup_basic (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
 /* A binary elementwise op x ⊙ y with output out, as TensorCast records it. */
 static msperf_op *
 binary (const char *name, msperf_dtype dtype, const char *shape, msperf_dtype out_dtype,
@@ -73,7 +56,7 @@ assert_elementwise_hit (const msperf_result *r, double latency, double confidenc
 static void
 test_elementwise_same_dtype_golden_10_5 (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.mul.Tensor", BF16, "256,7168", BF16,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.mul.Tensor", BF16, "256,7168", BF16,
                                                      "256,7168"));
 
   assert_elementwise_hit (r, 10.5, 1.0, "Mul");
@@ -85,7 +68,7 @@ test_elementwise_same_dtype_golden_10_5 (void **state)
 static void
 test_elementwise_fp32_scaled_golden_21_0 (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.mul.Tensor", FP32, "256,7168", FP32,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.mul.Tensor", FP32, "256,7168", FP32,
                                                      "256,7168"));
 
   assert_elementwise_hit (r, 21.0, 0.9, "Mul");
@@ -97,7 +80,7 @@ test_elementwise_fp32_scaled_golden_21_0 (void **state)
 static void
 test_elementwise_prefers_row_with_same_output_dtype (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.add.Tensor", FP32, "1024", FP32,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.add.Tensor", FP32, "1024", FP32,
                                                      "1024"));
 
   assert_elementwise_hit (r, 1.5, 1.0, "Add");
@@ -108,7 +91,7 @@ test_elementwise_prefers_row_with_same_output_dtype (void **state)
 static void
 test_elementwise_scans_primary_kernel_only (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.mul.Tensor", BF16, "512,512", BF16,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.mul.Tensor", BF16, "512,512", BF16,
                                                      "512,512"));
 
   assert_int_not_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -119,11 +102,11 @@ test_elementwise_scans_primary_kernel_only (void **state)
 static void
 test_elementwise_output_strip_flatten_and_padding (void **state)
 {
-  g_autoptr (msperf_result) strip = run (*state, binary ("aten.mul.Tensor", BF16, "7168", BF16,
+  g_autoptr (msperf_result) strip = tu_run (*state, binary ("aten.mul.Tensor", BF16, "7168", BF16,
                                                          "1,256,7168"));
-  g_autoptr (msperf_result) flat = run (*state, binary ("aten.mul.Tensor", BF16, "2,128,7168",
+  g_autoptr (msperf_result) flat = tu_run (*state, binary ("aten.mul.Tensor", BF16, "2,128,7168",
                                                         BF16, "2,128,7168"));
-  g_autoptr (msperf_result) pad = run (*state, binary ("aten.add.Tensor", BF16, "144,4096", BF16,
+  g_autoptr (msperf_result) pad = tu_run (*state, binary ("aten.add.Tensor", BF16, "144,4096", BF16,
                                                        "144,4096"));
 
   assert_elementwise_hit (strip, 10.5, 1.0, "Mul");
@@ -136,7 +119,7 @@ test_elementwise_output_strip_flatten_and_padding (void **state)
 static void
 test_elementwise_fp16_uses_bf16_row_with_alias (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.add.Tensor", FP16, "1024", FP16,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.add.Tensor", FP16, "1024", FP16,
                                                      "1024"));
 
   assert_elementwise_hit (r, 1.0, 1.0, "Add");
@@ -146,9 +129,9 @@ test_elementwise_fp16_uses_bf16_row_with_alias (void **state)
 static void
 test_elementwise_unmapped_dtype_and_missing_csv_miss (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.add.Tensor", MSPERF_DTYPE_UINT8, "1024",
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.add.Tensor", MSPERF_DTYPE_UINT8, "1024",
                                                      MSPERF_DTYPE_UINT8, "1024"));
-  g_autoptr (msperf_result) m = run (*state, binary ("test.missing_elementwise.default", BF16,
+  g_autoptr (msperf_result) m = tu_run (*state, binary ("test.missing_elementwise.default", BF16,
                                                      "1024", BF16, "1024"));
 
   assert_int_not_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -162,7 +145,7 @@ test_elementwise_unmapped_dtype_and_missing_csv_miss (void **state)
 static void
 test_elementwise_without_output_falls_back_to_compute (void **state)
 {
-  g_autoptr (msperf_result) r = run (*state, binary ("aten.mul.Tensor", BF16, "256,7168", BF16,
+  g_autoptr (msperf_result) r = tu_run (*state, binary ("aten.mul.Tensor", BF16, "256,7168", BF16,
                                                      NULL));
 
   assert_int_equal (r->source, MSPERF_SOURCE_MEASURED);
@@ -219,7 +202,7 @@ test_elementwise_self_lookup_h200_every_row (void **state)
           for (int a = 0; a < kinds[k].n_args; a++)
             tu_op_add_tensor (op, out->dtype, dims + 1);
           tu_op_add_out (op, out->dtype, dims + 1);
-          r = run (e, op);
+          r = tu_run (e, op);
           if (r->source != MSPERF_SOURCE_MEASURED
               || fabs (r->latency_us - msperf_table_row_latency (t, first)) > 1e-9
               || r->confidence != 1.0)
@@ -248,5 +231,5 @@ main (void)
     cmocka_unit_test (test_elementwise_without_output_falls_back_to_compute),
     cmocka_unit_test (test_elementwise_self_lookup_h200_every_row),
   };
-  return cmocka_run_group_tests (tests, setup_basic, teardown_engine);
+  return cmocka_run_group_tests (tests, setup_basic, tu_teardown_engine);
 }

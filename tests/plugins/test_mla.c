@@ -26,13 +26,6 @@ setup_mla (void **state)
   return 0;
 }
 
-static int
-teardown_engine (void **state)
-{
-  msperf_engine_free (*state);
-  return 0;
-}
-
 static void
 add_values (msperf_op *op, const int64_t *values, size_t n)
 {
@@ -380,21 +373,21 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_mla_lists_the_seven_registry_ops, setup_mla,
-                                     teardown_engine),
-    cmocka_unit_test_setup_teardown (test_mla_decode_specs, setup_mla, teardown_engine),
+                                     tu_teardown_engine),
+    cmocka_unit_test_setup_teardown (test_mla_decode_specs, setup_mla, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_quant_decode_uses_quant_bmm, setup_mla,
-                                     teardown_engine),
-    cmocka_unit_test_setup_teardown (test_mla_prefill_specs, setup_mla, teardown_engine),
+                                     tu_teardown_engine),
+    cmocka_unit_test_setup_teardown (test_mla_prefill_specs, setup_mla, tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_phase_kwargs_decide_phase, setup_mla,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_mixed_batch_and_short_args_fail, setup_mla,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_sparse_decode_uses_sfa_runtime_params, setup_mla,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_unspecified_ops_are_unsupported, setup_mla,
-                                     teardown_engine),
+                                     tu_teardown_engine),
     cmocka_unit_test_setup_teardown (test_mla_decode_and_prefill_answer_from_fixture, setup_mla,
-                                     teardown_engine),
+                                     tu_teardown_engine),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);

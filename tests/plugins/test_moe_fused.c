@@ -88,28 +88,10 @@ dfc (const char *name, msperf_dtype weight_dtype, int group)
   return op;
 }
 
-static msperf_result *
-run (msperf_engine *e, msperf_op *op)
-{
-  msperf_result *r = msperf_engine_query (e, op);
-
-  msperf_op_free (op);
-  assert_non_null (r);
-  return r;
-}
-
-static void
-assert_source (const msperf_result *r, msperf_source source)
-{
-  if (r->source != source)
-    fail_msg ("expected %s, got %s (reason %s)", msperf_source_name (source),
-              msperf_source_name (r->source), r->miss_reason ? r->miss_reason : "-");
-}
-
 static void
 assert_miss (const msperf_result *r, const char *reason)
 {
-  assert_source (r, MSPERF_SOURCE_ANALYTIC);
+  tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
   assert_non_null (r->miss_reason);
   assert_string_equal (r->miss_reason, reason);
 }
@@ -129,10 +111,10 @@ static void
 test_moe_projected_shapes_hit_without_ep_column (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep (NULL);
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine.default", BF16, 4));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine.default", BF16, 4));
 
   (void) state;
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, DFC_NO_EP, 1e-9);
   assert_float_equal (r->confidence, 1.0, 1e-12);
   assert_string_equal (r->kernel_type, "DispatchFFNCombineNoEp");
@@ -153,12 +135,12 @@ test_moe_ep_size_selects_row (void **state)
   g_autoptr (msperf_engine) e16 = engine_ep ("16");
   g_autoptr (msperf_engine) e8 = engine_ep ("8");
   g_autoptr (msperf_result) r16
-    = run (e16, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 16));
-  g_autoptr (msperf_result) r8 = run (e8, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 8));
+    = tu_run (e16, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 16));
+  g_autoptr (msperf_result) r8 = tu_run (e8, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 8));
   int64_t ep = 0;
 
   (void) state;
-  assert_source (r16, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r16, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r16->latency_us, DFC_EP16, 1e-9);
   assert_float_equal (r16->confidence, 1.0, 1e-12);
   assert_string_equal (r16->shape_match_rule, "projected_full_shape");
@@ -171,7 +153,7 @@ static void
 test_moe_ep_size_mismatch_misses (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("32");
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 32));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 32));
 
   (void) state;
   assert_miss (r, "shape_mismatch");
@@ -182,7 +164,7 @@ static void
 test_moe_ep_size_not_configured (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep (NULL);
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 16));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", I8, 16));
 
   (void) state;
   assert_miss (r, "ep_size_not_configured");
@@ -193,7 +175,7 @@ static void
 test_moe_weight_dtype_must_match (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("16");
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", BF16, 16));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_fp8.default", BF16, 16));
 
   (void) state;
   assert_miss (r, "shape_mismatch");
@@ -210,9 +192,9 @@ test_moe_without_projection_uses_tc_input_count (void **state)
 
   tu_op_add_tensor (op, BF16, "1,120,256");
   tu_op_add_tensor (op, I32, "120,8");
-  r = run (e, op);
+  r = tu_run (e, op);
   (void) state;
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, DFC_NO_EP, 1e-9);
   assert_string_equal (r->shape_match_rule, "batch_strip");
 }
@@ -226,7 +208,7 @@ test_moe_missing_csv (void **state)
 
   g_free (op->name);
   op->name = g_strdup ("test.moe_missing.default");
-  r = run (e, op);
+  r = tu_run (e, op);
   (void) state;
   assert_miss (r, "csv_not_found");
 }
@@ -240,12 +222,12 @@ test_moe_embedded_parts_with_interpolated_communication (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("16");
   g_autoptr (msperf_result) r
-    = run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 16));
+    = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 16));
   const msperf_value *comm, *durs;
   int64_t mb = 0;
 
   (void) state;
-  assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, DFC_EP16 + ADD_RMS_NORM_BIAS + CAST_TO_FLOAT + 170.0, 1e-9);
   assert_float_equal (r->confidence, 0.8, 1e-12);
   assert_string_equal (r->kernel_type, "DispatchFFNCombine");
@@ -266,10 +248,10 @@ static void
 test_moe_embedded_parts_with_measured_communication (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("8");
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 8));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 8));
 
   (void) state;
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, DFC_EP8 + ADD_RMS_NORM_BIAS + CAST_TO_FLOAT + 120.0, 1e-9);
   assert_float_equal (r->confidence, 0.9, 1e-12);
 }
@@ -280,11 +262,11 @@ static void
 test_moe_out_of_range_communication_keeps_compute_only (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("4");
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 4));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 4));
   const msperf_value *active;
 
   (void) state;
-  assert_source (r, MSPERF_SOURCE_MEASURED);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, DFC_EP4 + ADD_RMS_NORM_BIAS + CAST_TO_FLOAT, 1e-9);
   assert_float_equal (r->confidence, 1.0, 1e-12);
   active = msperf_value_lookup (r->details, "embedded_communication_active");
@@ -300,11 +282,11 @@ test_moe_failed_communication_is_partial (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("16");
   g_autoptr (msperf_result) r
-    = run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant_int4.default", I8, 16));
+    = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant_int4.default", I8, 16));
   const msperf_value *missed;
 
   (void) state;
-  assert_source (r, MSPERF_SOURCE_PARTIAL);
+  tu_assert_source (r, MSPERF_SOURCE_PARTIAL);
   assert_float_equal (r->latency_us, DFC_EP16, 1e-9);
   assert_float_equal (r->confidence, 0.5, 1e-12);
   missed = msperf_value_lookup (r->details, "missed_kernels");
@@ -320,7 +302,7 @@ static void
 test_moe_group_size_other_than_ep_is_context_mismatch (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("16");
-  g_autoptr (msperf_result) r = run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 8));
+  g_autoptr (msperf_result) r = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_quant.default", I8, 8));
 
   (void) state;
   assert_miss (r, "moe_embedded_communication_context_mismatch");
@@ -331,7 +313,7 @@ test_moe_non_hcom_embedded_kernel_is_invalid (void **state)
 {
   g_autoptr (msperf_engine) e = engine_ep ("16");
   g_autoptr (msperf_result) r
-    = run (e, dfc ("tensor_cast.dispatch_ffn_combine_mxfp4.default", I8, 16));
+    = tu_run (e, dfc ("tensor_cast.dispatch_ffn_combine_mxfp4.default", I8, 16));
 
   (void) state;
   assert_miss (r, "invalid_moe_embedded_communication");
