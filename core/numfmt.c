@@ -1,5 +1,6 @@
 /* msperf — number and string formatting shared by every output. */
 #include <config.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,22 @@ shortest_digits (double value, char digits[32], int *exp10)
    * (not a power of two) and no rounding boundary has 16 or fewer significant digits, true
    * below 2^53 (a boundary there has 17 or more): the p+1-digit rounding is never farther
    * from value than the p-digit one. Elsewhere, the scan. */
-  if (fabs (value) < 9007199254740992.0 && frexp (value, &mant_exp) != 0.5
-      && frexp (value, &mant_exp) != -0.5)
+  if (fabs (value) >= DBL_MIN && fabs (value) <= DBL_MAX
+      && (reads_back (value, DBL_DIG - 1, buf) || reads_back (value, DBL_DIG, buf)))
+    {
+      /* Normal doubles: a decimal of at most DBL_DIG (15) significant digits converts to a
+       * double and rounds back to itself (C11 5.2.4.2.2). So when the shortest round-trip
+       * string S has d <= 15 digits, rounding value to 15 digits gives S padded with zeros,
+       * and those read back; conversely if the 15-digit rounding reads back the shortest has
+       * at most 15 digits and is that rounding without its trailing zeros (which the loop
+       * below strips). Otherwise the shortest has 16 digits if the 16-digit rounding reads
+       * back, else 17 (always reads back). Same digits as the scan, in 1 to 2 printf/strtod
+       * pairs (the JSONL writer's floats, doc/performance.md). */
+    }
+  else if (value != 0.0 && fabs (value) <= DBL_MAX && fabs (value) >= DBL_MIN)
+    snprintf (buf, sizeof buf, "%.*e", DBL_DIG + 1, value);
+  else if (fabs (value) < 9007199254740992.0 && frexp (value, &mant_exp) != 0.5
+           && frexp (value, &mant_exp) != -0.5)
     {
       int lo = 0, hi = 16;  /* 17 significant digits always read back */
 

@@ -39,6 +39,9 @@ void msperf_record_free (msperf_record *record);
 /* Per-op outputs (stdout). */
 void msperf_report_table (const msperf_run *run, FILE *out);
 void msperf_report_jsonl_record (const msperf_record *record, FILE *out);
+/* Appends record's JSONL object (no newline) to s: the same bytes as formatting
+ * msperf_report_record_value compactly, without building the tree. */
+void msperf_report_jsonl_write (GString *s, const msperf_record *record);
 void msperf_report_json (const msperf_run *run, FILE *out);
 void msperf_report_csv (const msperf_run *run, FILE *out);
 /* Summary: total time, time and op count by source, M1–M5 (table format: on stdout after the

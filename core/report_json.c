@@ -61,15 +61,103 @@ msperf_report_record_value (const msperf_record *r)
   return o;
 }
 
+/* One detail value as msperf_report_record_value copies it: absent is null. */
+static void
+jsonl_detail (GString *s, const msperf_result *res, const char *key)
+{
+  msperf_fmt_json_value (s, res ? msperf_value_lookup (res->details, key) : NULL, -1, 0);
+}
+
+static void
+jsonl_string_or_null (GString *s, const char *text)
+{
+  if (text)
+    msperf_fmt_json_string (s, text);
+  else
+    g_string_append (s, "null");
+}
+
+static void
+jsonl_latency (GString *s, double us, gboolean rejected)
+{
+  if (rejected)
+    g_string_append (s, "null");
+  else
+    msperf_fmt_json_double (s, us);
+}
+
+/* The bytes msperf_fmt_json_value (msperf_report_record_value (record), -1, 0) gives, written
+ * straight into s: building and freeing that tree (copies of the details) was a third of the
+ * JSONL writer (doc/performance.md). Keys are plain ASCII, so they need no escaping; keep the
+ * two functions in step (tests/test_reports.c compares them). */
+void
+msperf_report_jsonl_write (GString *s, const msperf_record *r)
+{
+  const msperf_result *res = r->result;
+  gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
+  double lat = (res && !rejected) ? res->latency_us : NAN;
+  const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
+
+  g_string_append_printf (s, "{\"index\": %" G_GINT64_FORMAT ", \"op\": ", (int64_t) r->index);
+  msperf_fmt_json_string (s, r->op ? r->op->name : (r->op_name ? r->op_name : ""));
+  g_string_append_printf (s, ", \"count\": %" G_GINT64_FORMAT ", \"source\": ", (int64_t) r->count);
+  msperf_fmt_json_string (s, rejected ? "REJECTED"
+                          : msperf_source_name (res ? res->source : MSPERF_SOURCE_NONE));
+  g_string_append (s, ", \"confidence\": ");
+  if (rejected || res == NULL)
+    g_string_append (s, "null");
+  else
+    msperf_fmt_json_double (s, res->confidence);
+  g_string_append (s, ", \"latency_us\": ");
+  jsonl_latency (s, lat, rejected);
+  g_string_append (s, ", \"total_us\": ");
+  jsonl_latency (s, lat * (double) r->count, rejected);
+  g_string_append (s, ", \"analytic_latency_us\": ");
+  jsonl_latency (s, r->analytic_us, rejected);
+  g_string_append (s, ", \"kernel_type\": ");
+  jsonl_string_or_null (s, res ? res->kernel_type : NULL);
+  g_string_append (s, ", \"method\": ");
+  jsonl_string_or_null (s, res ? res->method : NULL);
+  g_string_append (s, ", \"interpolation_dim\": ");
+  if (res && res->interpolation_dim > 0)
+    g_string_append_printf (s, "%" G_GINT64_FORMAT, (int64_t) res->interpolation_dim);
+  else
+    g_string_append (s, "null");
+  g_string_append (s, ", \"shape_match_rule\": ");
+  jsonl_string_or_null (s, res ? res->shape_match_rule : NULL);
+  g_string_append (s, ", \"axes\": ");
+  jsonl_detail (s, res, "axes");
+  g_string_append (s, ", \"candidate_count\": ");
+  jsonl_detail (s, res, "candidate_count");
+  g_string_append (s, ", \"miss_reason\": ");
+  jsonl_string_or_null (s, res ? res->miss_reason : NULL);
+  g_string_append (s, ", \"base_reason\": ");
+  jsonl_detail (s, res, "base_reason");
+  g_string_append (s, ", \"fallback_reasons\": ");
+  if (fallback)
+    msperf_fmt_json_value (s, fallback, -1, 0);
+  else
+    g_string_append (s, "[]");
+  g_string_append (s, ", \"details\": ");
+  if (res)
+    msperf_fmt_json_value (s, res->details, -1, 0);
+  else
+    g_string_append (s, "{}");
+  if (rejected)
+    {
+      g_string_append (s, ", \"error\": ");
+      msperf_fmt_json_string (s, r->error ? r->error : "rejected");
+    }
+  g_string_append_c (s, '}');
+}
+
 void
 msperf_report_jsonl_record (const msperf_record *record, FILE *out)
 {
-  g_autoptr (msperf_value) v = NULL;
-  g_autoptr (GString) s = g_string_new (NULL);
+  g_autoptr (GString) s = g_string_sized_new (1024);
 
   g_return_if_fail (record != NULL && out != NULL);
-  v = msperf_report_record_value (record);
-  msperf_fmt_json_value (s, v, -1, 0);
+  msperf_report_jsonl_write (s, record);
   g_string_append_c (s, '\n');
   fwrite (s->str, 1, s->len, out);
   /* Streaming contract: a consumer piping records sees each line as soon as it exists. */

@@ -72,9 +72,11 @@ struct msperf_table {
   gboolean have_header;
 };
 
-/* One row of the exact-key index: the key of its first input slot. */
+/* One row of the exact-key index: the keys of its first two input slots (key1 is 0 when the
+ * row has one slot; a real key is never 0 for the lookups that use it: their dims are > 0). */
 typedef struct {
   uint64_t key;
+  uint64_t key1;
   size_t row;
 } numel_entry;
 
@@ -463,6 +465,8 @@ cmp_numel_entry (const void *a, const void *b)
 
   if (x->key != y->key)
     return x->key < y->key ? -1 : 1;
+  if (x->key1 != y->key1)
+    return x->key1 < y->key1 ? -1 : 1;
   return x->row < y->row ? -1 : x->row > y->row;
 }
 
@@ -480,6 +484,7 @@ build_numel_index (msperf_table *table)
       if (row->latency_column == MSPERF_LATENCY_NONE || row->inputs.n == 0)
         continue;
       e.key = msperf_tensor_numel_key (&row->inputs.t[0]);
+      e.key1 = row->inputs.n > 1 ? msperf_tensor_numel_key (&row->inputs.t[1]) : 0;
       e.row = r;
       g_array_append_val (table->numel_index, e);
     }
@@ -488,22 +493,30 @@ build_numel_index (msperf_table *table)
            cmp_numel_entry);
 }
 
-/* First index of the sorted entries whose key is >= key. */
+/* First index of the sorted entries whose (key, key1) is >= (key, key1). */
 static guint
-numel_lower_bound (const GArray *index, uint64_t key)
+numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
 {
   guint lo = 0, hi = index->len;
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
+      const numel_entry *e = &g_array_index (index, numel_entry, mid);
 
-      if (g_array_index (index, numel_entry, mid).key < key)
+      if (e->key < key || (e->key == key && e->key1 < key1))
         lo = mid + 1;
       else
         hi = mid;
     }
   return lo;
+}
+
+/* First index of the sorted entries whose key is >= key. */
+static guint
+numel_lower_bound (const GArray *index, uint64_t key)
+{
+  return numel_lower_bound2 (index, key, 0);
 }
 
 static int
@@ -536,9 +549,35 @@ msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64
   entries = (const numel_entry *) (const void *) table->numel_index->data;
   for (guint k = first; k < end; k++)
     *out++ = entries[k].row;
-  /* One key's run is already in row order; a range of keys is not. */
-  if (entries[first].key != entries[end - 1].key)
+  /* One (key, key1) run is already in row order; anything wider is not. */
+  if (entries[first].key != entries[end - 1].key || entries[first].key1 != entries[end - 1].key1)
     qsort (&g_array_index (rows, size_t, start), end - first, sizeof (size_t), cmp_size);
+  return end - first;
+}
+
+size_t
+msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0, uint64_t key1,
+                                   GArray *rows)
+{
+  const numel_entry *entries;
+  guint start, first, end;
+  size_t *out;
+
+  g_return_val_if_fail (table != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  first = numel_lower_bound2 (table->numel_index, key0, key1);
+  end = key1 == UINT64_MAX ? numel_lower_bound (table->numel_index, key0 + 1)
+    : numel_lower_bound2 (table->numel_index, key0, key1 + 1);
+  if (key0 == UINT64_MAX && key1 == UINT64_MAX)
+    end = table->numel_index->len;
+  if (end <= first)
+    return 0;
+  start = rows->len;
+  g_array_set_size (rows, start + (end - first));
+  out = &g_array_index (rows, size_t, start);
+  entries = (const numel_entry *) (const void *) table->numel_index->data;
+  for (guint k = first; k < end; k++)
+    *out++ = entries[k].row;
   return end - first;
 }
 

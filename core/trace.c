@@ -24,6 +24,18 @@ struct msperf_trace_reader {
   JsonParser *parser;  /* reused for every line: one allocation per trace, not per line */
   GPtrArray *items;    /* op-summary: every item, built at open (msperf_trace_item*) */
   guint next_item;
+  struct line_slot *cache; /* JSON Lines: recent line texts -> parsed op (LINE_CACHE_SLOTS) */
+};
+
+/* Traces repeat lines (a layer's ops, every layer): a line seen recently is copied from its
+ * parsed op instead of going through json-glib again (a copy costs a fraction of a parse,
+ * doc/performance.md). Direct-mapped on the text's hash, so memory stays bounded. Only
+ * accepted lines are kept; the op depends on nothing but the text (index and line are set
+ * per item). */
+#define LINE_CACHE_SLOTS 16384
+struct line_slot {
+  char *text;
+  msperf_op *op;
 };
 
 /* ------------------------------------------------------------------ error paths */
@@ -1253,6 +1265,39 @@ msperf_trace_reader_open_data (const char *data, gssize len, const char *name, G
   return r;
 }
 
+static void
+op_tensor_free (gpointer p)
+{
+  msperf_tensor_clear (p);
+  g_free (p);
+}
+
+/* A deep copy: nothing is shared with src. */
+static msperf_op *
+op_copy (const msperf_op *src)
+{
+  msperf_op *op = g_new0 (msperf_op, 1);
+
+  op->name = g_strdup (src->name);
+  op->args = g_ptr_array_new_full (src->args->len, (GDestroyNotify) msperf_value_free);
+  for (guint k = 0; k < src->args->len; k++)
+    g_ptr_array_add (op->args, msperf_value_copy (g_ptr_array_index (src->args, k)));
+  op->kwargs = msperf_value_copy (src->kwargs);
+  op->out = g_ptr_array_new_full (src->out->len, op_tensor_free);
+  for (guint k = 0; k < src->out->len; k++)
+    {
+      msperf_tensor *t = g_new0 (msperf_tensor, 1);
+
+      msperf_tensor_copy (t, g_ptr_array_index (src->out, k));
+      g_ptr_array_add (op->out, t);
+    }
+  op->att = msperf_value_copy (src->att);
+  op->count = src->count;
+  op->index = src->index;
+  op->line = src->line;
+  return op;
+}
+
 gboolean
 msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
 {
@@ -1293,7 +1338,26 @@ msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
   memset (item, 0, sizeof *item);
   item->index = reader->index++;
   item->line = reader->line;
-  item->op = op_from_text (reader->parser, text, &op_name, &err);
+  {
+    struct line_slot *slot;
+
+    if (reader->cache == NULL)
+      reader->cache = g_new0 (struct line_slot, LINE_CACHE_SLOTS);
+    slot = &reader->cache[g_str_hash (text) % LINE_CACHE_SLOTS];
+    if (slot->text && strcmp (slot->text, text) == 0)
+      item->op = op_copy (slot->op);
+    else
+      {
+        item->op = op_from_text (reader->parser, text, &op_name, &err);
+        if (item->op)
+          {
+            g_free (slot->text);
+            msperf_op_free (slot->op);
+            slot->text = g_strdup (text);
+            slot->op = op_copy (item->op);
+          }
+      }
+  }
   if (item->op == NULL)
     {
       item->error = g_strdup_printf ("%s:%u: %s", reader->name, reader->line, err->message);
@@ -1321,6 +1385,13 @@ msperf_trace_reader_free (msperf_trace_reader *reader)
   g_clear_object (&reader->parser);
   if (reader->items)
     g_ptr_array_unref (reader->items);
+  if (reader->cache)
+    for (guint k = 0; k < LINE_CACHE_SLOTS; k++)
+      {
+        g_free (reader->cache[k].text);
+        msperf_op_free (reader->cache[k].op);
+      }
+  g_free (reader->cache);
   g_free (reader->name);
   g_free (reader);
 }

@@ -290,6 +290,44 @@ test_jsonl_keys_in_documented_order (void **state)
   msperf_run_free (run);
 }
 
+/* The direct writer must give the very bytes of the value tree it replaced (perf2,
+ * doc/performance.md): every record kind of the sample run, plus records with no result, a
+ * NULL op name, an interpolated answer with axes/candidate_count, and non-finite latencies. */
+static void
+test_jsonl_direct_writer_equals_value_tree (void **state)
+{
+  msperf_run *run = sample_run ();
+  msperf_record *extra[3];
+  msperf_value *axes = msperf_value_new (MSPERF_VALUE_LIST);
+
+  (void) state;
+  extra[0] = msperf_record_new ();
+  extra[0]->index = 4;
+  extra[1] = mm_record (5, "aten.mm.default", NAN, 3);
+  extra[1]->analytic_us = INFINITY;
+  extra[2] = mm_record (6, "aten.mm.default", 1.0 / 3.0, 7);
+  msperf_value_list_append (axes, msperf_rv_string ("M"));
+  extra[2]->result->source = MSPERF_SOURCE_INTERPOLATED;
+  extra[2]->result->interpolation_dim = 1;
+  extra[2]->result->confidence = 0.1 + 0.2;
+  msperf_result_detail_value (extra[2]->result, "axes", axes);
+  msperf_result_detail_int (extra[2]->result, "candidate_count", 12);
+  for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+    msperf_run_add (run, extra[k]);
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+      g_autoptr (msperf_value) v = msperf_report_record_value (r);
+      g_autoptr (GString) tree = g_string_new (NULL);
+      g_autoptr (GString) direct = g_string_new (NULL);
+
+      msperf_fmt_json_value (tree, v, -1, 0);
+      msperf_report_jsonl_write (direct, r);
+      assert_string_equal (direct->str, tree->str);
+    }
+  msperf_run_free (run);
+}
+
 static void
 test_jsonl_rejected_line_has_error_and_null_latencies (void **state)
 {
@@ -691,6 +729,7 @@ main (void)
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_python_str_of_values),
     cmocka_unit_test (test_jsonl_keys_in_documented_order),
+    cmocka_unit_test (test_jsonl_direct_writer_equals_value_tree),
     cmocka_unit_test (test_jsonl_rejected_line_has_error_and_null_latencies),
     cmocka_unit_test (test_jsonl_analytic_carries_reasons),
     cmocka_unit_test (test_json_document_parses_with_every_op),

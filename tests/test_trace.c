@@ -597,11 +597,61 @@ test_trace_sample_traces_parse_without_rejections (void **state)
   assert_sample_trace ("llama3-8b-decode.jsonl", 15, 16);
 }
 
+/* Repeated lines are served from the reader's line cache (perf2, doc/performance.md): each
+ * item must still be its own op, equal to a fresh parse, with its own index and line; a
+ * rejected line is never cached. */
+static void
+test_trace_repeated_lines_parse_into_independent_equal_ops (void **state)
+{
+  const char *mm = "{\"op\": \"aten.mm.default\", \"args\": [{\"shape\": [2, 3], \"dtype\": "
+                   "\"bfloat16\", \"values\": [1, 2, 3, 4, 5, 6]}, {\"shape\": [3, 4], \"dtype\": \"bfloat16\"}], "
+                   "\"kwargs\": {\"alpha\": 0.5}, \"out\": [{\"shape\": [2, 4], \"dtype\": "
+                   "\"bfloat16\"}], \"count\": 3}";
+  g_autofree char *text = g_strdup_printf ("%s\n{\"op\": 1}\n%s\n{\"op\": 1}\n%s\n", mm, mm, mm);
+  g_autoptr (GArray) items = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_op) fresh = msperf_trace_parse_op (mm, "x", 1, &error);
+  g_autofree char *sig = NULL;
+
+  (void) state;
+  assert_non_null (fresh);
+  sig = msperf_op_signature (fresh);
+  items = read_data (text, "rep.jsonl");
+  assert_int_equal (items->len, 5);
+  for (guint k = 0; k < 5; k += 2)
+    {
+      msperf_trace_item *it = item_at (items, k);
+      g_autofree char *s = NULL;
+
+      assert_non_null (it->op);
+      s = msperf_op_signature (it->op);
+      assert_string_equal (s, sig);
+      assert_int_equal (it->op->count, 3);
+      assert_int_equal (it->index, k);
+      assert_int_equal (it->op->index, k);
+      assert_int_equal (it->line, k + 1);
+      assert_int_equal (it->op->line, k + 1);
+      assert_int_equal (arg (it->op, 0)->tensor.n_values, 6);
+    }
+  /* Independent: changing one op leaves the others as parsed. */
+  arg (item_at (items, 0)->op, 0)->tensor.values[0] = 99;
+  assert_int_equal (arg (item_at (items, 2)->op, 0)->tensor.values[0], 1);
+  assert_ptr_not_equal (item_at (items, 2)->op->out, item_at (items, 4)->op->out);
+  for (guint k = 1; k < 5; k += 2)
+    {
+      g_autofree char *where = g_strdup_printf ("rep.jsonl:%u:", k + 1);
+
+      assert_null (item_at (items, k)->op);
+      assert_true (g_str_has_prefix (item_at (items, k)->error, where));
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_trace_formats_examples_parse_into_expected_ops),
+    cmocka_unit_test (test_trace_repeated_lines_parse_into_independent_equal_ops),
     cmocka_unit_test (test_trace_bad_lines_are_rejected_and_the_rest_parses),
     cmocka_unit_test (test_trace_tensor_field_errors_are_precise),
     cmocka_unit_test (test_trace_lone_malformed_line_and_crlf),

@@ -81,6 +81,11 @@ uint64_t msperf_tensor_numel_key (const msperf_tensor *t);
  * returned. */
 size_t msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
                                          GArray *rows);
+/* Appends the valid rows with at least two input slots whose first two slots have the keys
+ * key0 and key1 (key1 > 0: 0 also stands for "no second slot"), in ascending row order;
+ * returns how many (binary searches, no filtering). */
+size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
+                                          uint64_t key1, GArray *rows);
 
 G_END_DECLS
 

@@ -91,11 +91,17 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
     }
 
   start = rows->len;
-  msperf_table_rows_by_input_numel (t, key0, key0, rows);
   /* Unpadded: every input's key and the slot count must agree as well. */
   n_keys = MIN (n_tc, G_N_ELEMENTS (keys));
   for (size_t i = 0; i < n_keys; i++)
     keys[i] = msperf_tensor_numel_key (&tc[i]);
+  /* With two or more TC inputs a matching row has a second slot of the second key: the
+   * index's (key0, key1) run holds exactly those rows (a matmul's K×N run instead of every
+   * row of the M×K run, doc/performance.md); the loop below checks the rest. */
+  if (n_tc >= 2)
+    msperf_table_rows_by_input_numels (t, key0, keys[1], rows);
+  else
+    msperf_table_rows_by_input_numel (t, key0, key0, rows);
   {
     size_t kept = start;
 

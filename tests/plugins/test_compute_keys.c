@@ -195,6 +195,54 @@ test_keys_cover_every_match_of_the_sample_matmul_tables (void **state)
   assert_true (check_table (bmm, -1, 13) >= 1302);
 }
 
+/* msperf_table_rows_by_input_numels (perf2, doc/performance.md) against a filter of every row:
+ * the same rows, ascending, for the (key0, key1) of every two-slot row of the sample tables. */
+static void
+test_two_key_runs_equal_a_filter_of_every_row (void **state)
+{
+  const char *files[] = { "doc/examples/h200-db/MatMulV2.csv", "doc/examples/h200-db/BatchMatMulV2.csv" };
+  const char *kernels[] = { "MatMulV2", "BatchMatMulV2" };
+  size_t checked = 0;
+
+  (void) state;
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autoptr (msperf_table) t = load (files[f], kernels[f]);
+      g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (size_t));
+      g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (size_t));
+
+      for (size_t row = 0; row < msperf_table_n_rows (t); row++)
+        {
+          const msperf_slots *s = msperf_table_row_inputs (t, row);
+          uint64_t k0, k1;
+          size_t n;
+
+          if (!msperf_table_row_valid (t, row) || s == NULL || s->n < 2)
+            continue;
+          k0 = msperf_tensor_numel_key (&s->t[0]);
+          k1 = msperf_tensor_numel_key (&s->t[1]);
+          g_array_set_size (got, 0);
+          g_array_set_size (want, 0);
+          n = msperf_table_rows_by_input_numels (t, k0, k1, got);
+          assert_int_equal (n, got->len);
+          for (size_t r = 0; r < msperf_table_n_rows (t); r++)
+            {
+              const msperf_slots *o = msperf_table_row_inputs (t, r);
+
+              if (msperf_table_row_valid (t, r) && o != NULL && o->n >= 2
+                  && msperf_tensor_numel_key (&o->t[0]) == k0
+                  && msperf_tensor_numel_key (&o->t[1]) == k1)
+                g_array_append_val (want, r);
+            }
+          assert_true (want->len >= 1);
+          assert_int_equal (got->len, want->len);
+          assert_memory_equal (got->data, want->data, want->len * sizeof (size_t));
+          checked++;
+        }
+    }
+  assert_true (checked >= 1092 + 1302);
+}
+
 /* Every rule fixture of tests/data/compute/rules (padding, NZ, flatten, merge, Index, SwiGlu,
  * RoPE, ReshapeAndCache, quantised matmuls), with and without a tc_input_count. */
 static void
@@ -323,6 +371,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_keys_cover_every_match_of_the_sample_matmul_tables),
+    cmocka_unit_test (test_two_key_runs_equal_a_filter_of_every_row),
     cmocka_unit_test (test_keys_cover_every_match_of_the_rule_fixtures),
     cmocka_unit_test (test_keyed_lookup_equals_full_scan_on_the_sample_matmuls),
   };
