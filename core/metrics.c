@@ -62,59 +62,15 @@ msperf_run_add (msperf_run *run, msperf_record *record)
   g_ptr_array_add (run->records, record);
 }
 
-/* ------------------------------------------------------------------ value constructors */
-
-msperf_value *
-msperf_rv_int (int64_t i)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-  v->i = i;
-  return v;
-}
-
-msperf_value *
-msperf_rv_float (double f)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_FLOAT);
-  v->f = f;
-  return v;
-}
-
-msperf_value *
-msperf_rv_string (const char *s)
-{
-  msperf_value *v = msperf_value_new (s ? MSPERF_VALUE_STRING : MSPERF_VALUE_NONE);
-  v->s = g_strdup (s);
-  return v;
-}
-
-msperf_value *
-msperf_rv_bool (gboolean b)
-{
-  msperf_value *v = msperf_value_new (MSPERF_VALUE_BOOL);
-  v->b = b;
-  return v;
-}
-
-msperf_value *
-msperf_rv_map (void)
-{
-  return msperf_value_new (MSPERF_VALUE_MAP);
-}
-
-msperf_value *
-msperf_rv_list (void)
-{
-  return msperf_value_new (MSPERF_VALUE_LIST);
-}
+/* ------------------------------------------------------------------ shape values */
 
 msperf_value *
 msperf_rv_shape (const msperf_tensor *t)
 {
-  msperf_value *l = msperf_rv_list ();
+  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (int k = 0; t && k < t->rank; k++)
-    msperf_value_list_append (l, msperf_rv_int (t->dims[k]));
+    msperf_value_list_append (l, msperf_value_new_int (t->dims[k]));
   return l;
 }
 
@@ -501,13 +457,13 @@ msperf_metrics_free (msperf_metrics *m)
 static msperf_value *
 ratio_value (double ratio, int64_t denominator, gboolean int_zero)
 {
-  return (denominator == 0 && int_zero) ? msperf_rv_int (0) : msperf_rv_float (ratio);
+  return (denominator == 0 && int_zero) ? msperf_value_new_int (0) : msperf_value_new_double (ratio);
 }
 
 static msperf_value *
 shapes_value (const GPtrArray *shapes)
 {
-  msperf_value *l = msperf_rv_list ();
+  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (guint k = 0; k < shapes->len; k++)
     msperf_value_list_append (l, msperf_rv_shape (g_ptr_array_index (shapes, k)));
@@ -520,53 +476,53 @@ msperf_metrics_to_value (const msperf_metrics *m, gboolean with_misses)
   msperf_value *root, *sec, *list;
 
   g_return_val_if_fail (m != NULL, NULL);
-  root = msperf_rv_map ();
+  root = msperf_value_new (MSPERF_VALUE_MAP);
 
-  sec = msperf_rv_map ();
-  msperf_value_map_set (sec, "m1_hit", msperf_rv_int (m->m1_hit));
-  msperf_value_map_set (sec, "m1_miss", msperf_rv_int (m->m1_miss));
-  msperf_value_map_set (sec, "m1_total", msperf_rv_int (m->m1_total));
+  sec = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (sec, "m1_hit", msperf_value_new_int (m->m1_hit));
+  msperf_value_map_set (sec, "m1_miss", msperf_value_new_int (m->m1_miss));
+  msperf_value_map_set (sec, "m1_total", msperf_value_new_int (m->m1_total));
   msperf_value_map_set (sec, "m1_raw_op_count_hr", ratio_value (m->m1_hr, m->m1_total, TRUE));
   msperf_value_map_set (root, "m1", sec);
 
   /* m2_fused_miss is computed but not exported (Q21). */
-  sec = msperf_rv_map ();
-  msperf_value_map_set (sec, "m2_fused_hit", msperf_rv_int (m->m2_fused_hit));
-  msperf_value_map_set (sec, "m2_fused_total", msperf_rv_int (m->m2_fused_total));
+  sec = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (sec, "m2_fused_hit", msperf_value_new_int (m->m2_fused_hit));
+  msperf_value_map_set (sec, "m2_fused_total", msperf_value_new_int (m->m2_fused_total));
   msperf_value_map_set (sec, "m2_fused_op_hr", ratio_value (m->m2_hr, m->m2_fused_total, TRUE));
   msperf_value_map_set (root, "m2", sec);
 
-  sec = msperf_rv_map ();
-  msperf_value_map_set (sec, "m3_fused_hit_no_zc", msperf_rv_int (m->m3_hit));
-  msperf_value_map_set (sec, "m3_fused_total_no_zc", msperf_rv_int (m->m3_total));
+  sec = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (sec, "m3_fused_hit_no_zc", msperf_value_new_int (m->m3_hit));
+  msperf_value_map_set (sec, "m3_fused_total_no_zc", msperf_value_new_int (m->m3_total));
   msperf_value_map_set (sec, "m3_fused_op_hr_no_zc", ratio_value (m->m3_hr, m->m3_total, TRUE));
   msperf_value_map_set (root, "m3", sec);
 
-  sec = msperf_rv_map ();
-  msperf_value_map_set (sec, "m4_hit_shapes", msperf_rv_int (m->m4_hit_shapes));
-  msperf_value_map_set (sec, "m4_total_shapes", msperf_rv_int (m->m4_total_shapes));
-  msperf_value_map_set (sec, "m4_per_shape_hr", msperf_rv_float (m->m4_hr));
-  list = msperf_rv_list ();
+  sec = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (sec, "m4_hit_shapes", msperf_value_new_int (m->m4_hit_shapes));
+  msperf_value_map_set (sec, "m4_total_shapes", msperf_value_new_int (m->m4_total_shapes));
+  msperf_value_map_set (sec, "m4_per_shape_hr", msperf_value_new_double (m->m4_hr));
+  list = msperf_value_new (MSPERF_VALUE_LIST);
   for (guint k = 0; k < m->m4_miss_shapes->len; k++)
     {
       const msperf_metric_record *mr = g_ptr_array_index (m->m4_miss_shapes, k);
-      msperf_value *item = msperf_rv_map ();
-      msperf_value_map_set (item, "func_name", msperf_rv_string (record_func_name (mr->record)));
+      msperf_value *item = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value_map_set (item, "func_name", msperf_value_new_string (record_func_name (mr->record)));
       msperf_value_map_set (item, "shape", shapes_value (mr->tc_shapes));
       msperf_value_list_append (list, item);
     }
   msperf_value_map_set (sec, "m4_miss_shape_list", list);
   msperf_value_map_set (root, "m4", sec);
 
-  sec = msperf_rv_map ();
-  msperf_value_map_set (sec, "m5_hit_latency_sum_s", msperf_rv_float (m->m5_hit_s));
-  msperf_value_map_set (sec, "m5_total_latency_sum_s", msperf_rv_float (m->m5_total_s));
-  msperf_value_map_set (sec, "m5_simulated_latency_coverage", msperf_rv_float (m->m5_coverage));
+  sec = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value_map_set (sec, "m5_hit_latency_sum_s", msperf_value_new_double (m->m5_hit_s));
+  msperf_value_map_set (sec, "m5_total_latency_sum_s", msperf_value_new_double (m->m5_total_s));
+  msperf_value_map_set (sec, "m5_simulated_latency_coverage", msperf_value_new_double (m->m5_coverage));
   msperf_value_map_set (root, "m5", sec);
 
   if (!with_misses)
     return root;
-  list = msperf_rv_list ();
+  list = msperf_value_new (MSPERF_VALUE_LIST);
   for (guint k = 0; k < m->records->len; k++)
     {
       const msperf_metric_record *mr = g_ptr_array_index (m->records, k);
@@ -574,11 +530,11 @@ msperf_metrics_to_value (const msperf_metrics *m, gboolean with_misses)
 
       if (mr->hit)
         continue;
-      item = msperf_rv_map ();
-      msperf_value_map_set (item, "func_name", msperf_rv_string (record_func_name (mr->record)));
-      msperf_value_map_set (item, "reason", msperf_rv_string (mr->reason));
+      item = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value_map_set (item, "func_name", msperf_value_new_string (record_func_name (mr->record)));
+      msperf_value_map_set (item, "reason", msperf_value_new_string (mr->reason));
       msperf_value_map_set (item, "tc_shapes", shapes_value (mr->tc_shapes));
-      msperf_value_map_set (item, "analytic_latency_s", msperf_rv_float (mr->analytic_s));
+      msperf_value_map_set (item, "analytic_latency_s", msperf_value_new_double (mr->analytic_s));
       msperf_value_list_append (list, item);
     }
   msperf_value_map_set (root, "misses", list);
@@ -676,46 +632,46 @@ static const msperf_source summary_sources[] = {
 msperf_value *
 msperf_summary_to_value (const msperf_summary *s, const msperf_metrics *m)
 {
-  msperf_value *root = msperf_rv_map (), *by = msperf_rv_map (), *v;
+  msperf_value *root = msperf_value_new (MSPERF_VALUE_MAP), *by = msperf_value_new (MSPERF_VALUE_MAP), *v;
 
   g_return_val_if_fail (s != NULL, root);
-  msperf_value_map_set (root, "total_us", msperf_rv_float (s->total_us));
-  msperf_value_map_set (root, "analytic_total_us", msperf_rv_float (s->analytic_total_us));
-  msperf_value_map_set (root, "lines", msperf_rv_int (s->lines));
-  msperf_value_map_set (root, "invocations", msperf_rv_int (s->invocations));
-  msperf_value_map_set (root, "distinct_ops", msperf_rv_int (s->distinct));
-  msperf_value_map_set (root, "rejected", msperf_rv_int (s->rejected));
+  msperf_value_map_set (root, "total_us", msperf_value_new_double (s->total_us));
+  msperf_value_map_set (root, "analytic_total_us", msperf_value_new_double (s->analytic_total_us));
+  msperf_value_map_set (root, "lines", msperf_value_new_int (s->lines));
+  msperf_value_map_set (root, "invocations", msperf_value_new_int (s->invocations));
+  msperf_value_map_set (root, "distinct_ops", msperf_value_new_int (s->distinct));
+  msperf_value_map_set (root, "rejected", msperf_value_new_int (s->rejected));
   msperf_value_map_set (root, "unknown_latency_invocations",
-                        msperf_rv_int (s->unknown_latency_invocations));
+                        msperf_value_new_int (s->unknown_latency_invocations));
   for (gsize k = 0; k < G_N_ELEMENTS (summary_sources); k++)
     {
       const msperf_source_total *t = &s->by_source[summary_sources[k]];
       if (t->distinct == 0 && summary_sources[k] == MSPERF_SOURCE_NONE)
         continue;
-      v = msperf_rv_map ();
-      msperf_value_map_set (v, "invocations", msperf_rv_int (t->invocations));
-      msperf_value_map_set (v, "distinct", msperf_rv_int (t->distinct));
-      msperf_value_map_set (v, "time_us", msperf_rv_float (t->time_us));
+      v = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value_map_set (v, "invocations", msperf_value_new_int (t->invocations));
+      msperf_value_map_set (v, "distinct", msperf_value_new_int (t->distinct));
+      msperf_value_map_set (v, "time_us", msperf_value_new_double (t->time_us));
       msperf_value_map_set (by, msperf_source_name (summary_sources[k]), v);
     }
   msperf_value_map_set (root, "by_source", by);
-  v = msperf_rv_map ();
+  v = msperf_value_new (MSPERF_VALUE_MAP);
   for (int d = 1; d <= 3; d++)
     {
       char key[8];
       g_snprintf (key, sizeof key, "%dd", d);
-      msperf_value_map_set (v, key, msperf_rv_int (s->interpolated_by_dim[d]));
+      msperf_value_map_set (v, key, msperf_value_new_int (s->interpolated_by_dim[d]));
     }
   msperf_value_map_set (root, "interpolated_by_dim", v);
   if (m != NULL)
     {
-      v = msperf_rv_map ();
-      msperf_value_map_set (v, "hit", msperf_rv_int (m->inv_hit));
-      msperf_value_map_set (v, "miss", msperf_rv_int (m->inv_miss));
-      msperf_value_map_set (v, "m1_invocation_hr", msperf_rv_float (m->inv_m1_hr));
-      msperf_value_map_set (v, "m5_hit_latency_sum_s", msperf_rv_float (m->inv_m5_hit_s));
-      msperf_value_map_set (v, "m5_total_latency_sum_s", msperf_rv_float (m->inv_m5_total_s));
-      msperf_value_map_set (v, "m5_invocation_coverage", msperf_rv_float (m->inv_m5_coverage));
+      v = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value_map_set (v, "hit", msperf_value_new_int (m->inv_hit));
+      msperf_value_map_set (v, "miss", msperf_value_new_int (m->inv_miss));
+      msperf_value_map_set (v, "m1_invocation_hr", msperf_value_new_double (m->inv_m1_hr));
+      msperf_value_map_set (v, "m5_hit_latency_sum_s", msperf_value_new_double (m->inv_m5_hit_s));
+      msperf_value_map_set (v, "m5_total_latency_sum_s", msperf_value_new_double (m->inv_m5_total_s));
+      msperf_value_map_set (v, "m5_invocation_coverage", msperf_value_new_double (m->inv_m5_coverage));
       msperf_value_map_set (root, "metrics_by_invocation", v);
     }
   return root;

@@ -80,14 +80,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_summary, msperf_summary_free)
 msperf_value *msperf_summary_to_value (const msperf_summary *summary,
                                        const msperf_metrics *metrics);
 
-/* Small constructors for the msperf_value trees the outputs serialise (transfer full). */
-msperf_value *msperf_rv_int (int64_t i);
-msperf_value *msperf_rv_float (double f);
-msperf_value *msperf_rv_string (const char *s);   /* NULL gives a NONE value */
-msperf_value *msperf_rv_bool (gboolean b);
-msperf_value *msperf_rv_map (void);
-msperf_value *msperf_rv_list (void);
-/* The dims of t as an INT list. */
+/* The dims of t as an INT list (transfer full); scalars use msperf_value_new_* (op.h). */
 msperf_value *msperf_rv_shape (const msperf_tensor *t);
 
 /* Distinct signatures in first-occurrence order: the first record of each (transfer

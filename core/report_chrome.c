@@ -87,7 +87,7 @@ static msperf_value *
 event_args (const msperf_record *r)
 {
   const msperf_result *res = r->result;
-  msperf_value *args = msperf_rv_map ();
+  msperf_value *args = msperf_value_new (MSPERF_VALUE_MAP);
   gboolean analytic = res->source != MSPERF_SOURCE_MEASURED
     && res->source != MSPERF_SOURCE_INTERPOLATED && res->source != MSPERF_SOURCE_PARTIAL;
   g_autoptr (GPtrArray) top = msperf_op_top_level_tensors (r->op);
@@ -98,12 +98,12 @@ event_args (const msperf_record *r)
     set_str (args, "Output", output_repr (r->op));
   set_str (args, "simulation_shapes", shapes_repr (top));
   /* Upstream omits source on a miss; msperf labels it so M6-style scripts can tell. */
-  msperf_value_map_set (args, "source", msperf_rv_string (analytic ? "ANALYTIC"
+  msperf_value_map_set (args, "source", msperf_value_new_string (analytic ? "ANALYTIC"
                                                           : msperf_source_name (res->source)));
   msperf_fmt_py_float (s, res->confidence);
   set_str (args, "confidence", g_strdup (s->str));
   if (res->miss_reason)
-    msperf_value_map_set (args, "miss_reason", msperf_rv_string (res->miss_reason));
+    msperf_value_map_set (args, "miss_reason", msperf_value_new_string (res->miss_reason));
   for (guint k = 0; k < res->details->items->len; k++)
     {
       g_string_truncate (s, 0);
@@ -111,12 +111,12 @@ event_args (const msperf_record *r)
       set_str (args, g_ptr_array_index (res->details->keys, k), g_strdup (s->str));
     }
   if (analytic)
-    msperf_value_map_set (args, "shape_match_rule", msperf_rv_string ("analytic"));
+    msperf_value_map_set (args, "shape_match_rule", msperf_value_new_string ("analytic"));
   else
     {
       set_str (args, "kernel_shapes", shapes_repr (res->kernel_shapes));
       msperf_value_map_set (args, "shape_match_rule",
-                            msperf_rv_string (res->shape_match_rule ? res->shape_match_rule : ""));
+                            msperf_value_new_string (res->shape_match_rule ? res->shape_match_rule : ""));
     }
   g_string_free (s, TRUE);
   return args;

@@ -247,17 +247,17 @@ render_md (const msperf_run *run, GArray *rows)
 static char *
 render_json (const msperf_run *run, GArray *rows)
 {
-  g_autoptr (msperf_value) root = msperf_rv_map ();
+  g_autoptr (msperf_value) root = msperf_value_new (MSPERF_VALUE_MAP);
   g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
   g_autoptr (msperf_metrics) metrics = msperf_metrics_compute (run);
-  msperf_value *ops = msperf_rv_list ();
+  msperf_value *ops = msperf_value_new (MSPERF_VALUE_LIST);
   GString *s = g_string_new (NULL);
 
-  msperf_value_map_set (root, "schema_version", msperf_rv_int (1));
-  msperf_value_map_set (root, "kind", msperf_rv_string ("msperf-report"));
-  msperf_value_map_set (root, "database", msperf_rv_string (run->database));
-  msperf_value_map_set (root, "policy_hash", msperf_rv_string (run->policy_hash));
-  msperf_value_map_set (root, "device_profile", msperf_rv_string (run->device_profile));
+  msperf_value_map_set (root, "schema_version", msperf_value_new_int (1));
+  msperf_value_map_set (root, "kind", msperf_value_new_string ("msperf-report"));
+  msperf_value_map_set (root, "database", msperf_value_new_string (run->database));
+  msperf_value_map_set (root, "policy_hash", msperf_value_new_string (run->policy_hash));
+  msperf_value_map_set (root, "device_profile", msperf_value_new_string (run->device_profile));
   msperf_value_map_set (root, "summary", msperf_summary_to_value (summary, metrics));
   msperf_value_map_set (root, "metrics", msperf_metrics_to_value (metrics, TRUE));
   for (guint k = 0; k < rows->len; k++)
@@ -266,9 +266,9 @@ render_json (const msperf_run *run, GArray *rows)
       msperf_value *o = msperf_report_record_value (row->record);
 
       /* One object per distinct op: the count and total cover every occurrence. */
-      msperf_value_map_set (o, "count", msperf_rv_int (row->count));
+      msperf_value_map_set (o, "count", msperf_value_new_int (row->count));
       if (row->record->op && row->record->result)
-        msperf_value_map_set (o, "total_us", msperf_rv_float (row->record->result->latency_us
+        msperf_value_map_set (o, "total_us", msperf_value_new_double (row->record->result->latency_us
                                                               * (double) row->count));
       msperf_value_list_append (ops, o);
     }

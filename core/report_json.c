@@ -19,45 +19,45 @@ static msperf_value *
 latency_value (double us, gboolean rejected)
 {
   /* NaN becomes null in the writer; rejected lines have no latency at all. */
-  return rejected ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_rv_float (us);
+  return rejected ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (us);
 }
 
 msperf_value *
 msperf_report_record_value (const msperf_record *r)
 {
-  msperf_value *o = msperf_rv_map ();
+  msperf_value *o = msperf_value_new (MSPERF_VALUE_MAP);
   const msperf_result *res = r->result;
   gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
   double lat = (res && !rejected) ? res->latency_us : NAN;
   const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
 
-  msperf_value_map_set (o, "index", msperf_rv_int ((int64_t) r->index));
-  msperf_value_map_set (o, "op", msperf_rv_string (r->op ? r->op->name
+  msperf_value_map_set (o, "index", msperf_value_new_int ((int64_t) r->index));
+  msperf_value_map_set (o, "op", msperf_value_new_string (r->op ? r->op->name
                                                    : (r->op_name ? r->op_name : "")));
-  msperf_value_map_set (o, "count", msperf_rv_int (r->count));
-  msperf_value_map_set (o, "source", msperf_rv_string (rejected ? "REJECTED"
+  msperf_value_map_set (o, "count", msperf_value_new_int (r->count));
+  msperf_value_map_set (o, "source", msperf_value_new_string (rejected ? "REJECTED"
                                                        : msperf_source_name (res ? res->source
                                                                              : MSPERF_SOURCE_NONE)));
   msperf_value_map_set (o, "confidence", rejected || res == NULL
-                        ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_rv_float (res->confidence));
+                        ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (res->confidence));
   msperf_value_map_set (o, "latency_us", latency_value (lat, rejected));
   msperf_value_map_set (o, "total_us", latency_value (lat * (double) r->count, rejected));
   msperf_value_map_set (o, "analytic_latency_us", latency_value (r->analytic_us, rejected));
-  msperf_value_map_set (o, "kernel_type", msperf_rv_string (res ? res->kernel_type : NULL));
-  msperf_value_map_set (o, "method", msperf_rv_string (res ? res->method : NULL));
+  msperf_value_map_set (o, "kernel_type", msperf_value_new_string (res ? res->kernel_type : NULL));
+  msperf_value_map_set (o, "method", msperf_value_new_string (res ? res->method : NULL));
   msperf_value_map_set (o, "interpolation_dim", res && res->interpolation_dim > 0
-                        ? msperf_rv_int (res->interpolation_dim)
+                        ? msperf_value_new_int (res->interpolation_dim)
                         : msperf_value_new (MSPERF_VALUE_NONE));
-  msperf_value_map_set (o, "shape_match_rule", msperf_rv_string (res ? res->shape_match_rule : NULL));
+  msperf_value_map_set (o, "shape_match_rule", msperf_value_new_string (res ? res->shape_match_rule : NULL));
   msperf_value_map_set (o, "axes", detail_or_null (res, "axes"));
   msperf_value_map_set (o, "candidate_count", detail_or_null (res, "candidate_count"));
-  msperf_value_map_set (o, "miss_reason", msperf_rv_string (res ? res->miss_reason : NULL));
+  msperf_value_map_set (o, "miss_reason", msperf_value_new_string (res ? res->miss_reason : NULL));
   msperf_value_map_set (o, "base_reason", detail_or_null (res, "base_reason"));
   msperf_value_map_set (o, "fallback_reasons", fallback ? msperf_value_copy (fallback)
-                        : msperf_rv_list ());
-  msperf_value_map_set (o, "details", res ? msperf_value_copy (res->details) : msperf_rv_map ());
+                        : msperf_value_new (MSPERF_VALUE_LIST));
+  msperf_value_map_set (o, "details", res ? msperf_value_copy (res->details) : msperf_value_new (MSPERF_VALUE_MAP));
   if (rejected)
-    msperf_value_map_set (o, "error", msperf_rv_string (r->error ? r->error : "rejected"));
+    msperf_value_map_set (o, "error", msperf_value_new_string (r->error ? r->error : "rejected"));
   return o;
 }
 
@@ -167,14 +167,14 @@ msperf_report_jsonl_record (const msperf_record *record, FILE *out)
 msperf_value *
 msperf_report_run_value (const msperf_run *run)
 {
-  msperf_value *root = msperf_rv_map (), *ops = msperf_rv_list ();
+  msperf_value *root = msperf_value_new (MSPERF_VALUE_MAP), *ops = msperf_value_new (MSPERF_VALUE_LIST);
   g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
   g_autoptr (msperf_metrics) metrics = msperf_metrics_compute (run);
 
-  msperf_value_map_set (root, "schema_version", msperf_rv_int (1));
-  msperf_value_map_set (root, "database", msperf_rv_string (run->database));
-  msperf_value_map_set (root, "policy_hash", msperf_rv_string (run->policy_hash));
-  msperf_value_map_set (root, "device_profile", msperf_rv_string (run->device_profile));
+  msperf_value_map_set (root, "schema_version", msperf_value_new_int (1));
+  msperf_value_map_set (root, "database", msperf_value_new_string (run->database));
+  msperf_value_map_set (root, "policy_hash", msperf_value_new_string (run->policy_hash));
+  msperf_value_map_set (root, "device_profile", msperf_value_new_string (run->device_profile));
   for (guint k = 0; k < run->records->len; k++)
     msperf_value_list_append (ops, msperf_report_record_value (g_ptr_array_index (run->records, k)));
   msperf_value_map_set (root, "ops", ops);

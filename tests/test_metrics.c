@@ -282,8 +282,8 @@ test_metrics_partial_is_a_miss_with_partial_reason (void **state)
   (void) state;
   r = add_record (run, "tensor_cast.mlapo_quant.default", "4099x7168", MSPERF_SOURCE_PARTIAL,
                   "QuantBatchMatmulV3", 50.0);
-  msperf_value_list_append (missed, msperf_rv_string ("KvRmsNormRopeCache"));
-  msperf_value_list_append (missed, msperf_rv_string ("X"));
+  msperf_value_list_append (missed, msperf_value_new_string ("KvRmsNormRopeCache"));
+  msperf_value_list_append (missed, msperf_value_new_string ("X"));
   msperf_result_detail_value (r->result, "missed_kernels", missed);
   m = msperf_metrics_compute (run);
   assert_int_equal (m->m1_hit, 0);

@@ -96,7 +96,7 @@ analytic_record (size_t index, const char *name, double latency)
   r->result->confidence = 0.3;
   msperf_result_set_method (r->result, "roofline");
   msperf_result_detail_string (r->result, "base_reason", "unmapped");
-  msperf_value_list_append (fallback, msperf_rv_string ("1d(M): no_candidates"));
+  msperf_value_list_append (fallback, msperf_value_new_string ("1d(M): no_candidates"));
   msperf_result_detail_value (r->result, "fallback_reasons", fallback);
   msperf_result_detail_bool (r->result, "zero_cost", FALSE);
   return r;
@@ -224,23 +224,23 @@ test_numfmt_round_half_to_even (void **state)
 static void
 test_numfmt_python_str_of_values (void **state)
 {
-  g_autoptr (msperf_value) list = msperf_rv_list ();
-  g_autoptr (msperf_value) map = msperf_rv_map ();
-  msperf_value *inner = msperf_rv_list ();
+  g_autoptr (msperf_value) list = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autoptr (msperf_value) map = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *inner = msperf_value_new (MSPERF_VALUE_LIST);
   g_autoptr (GString) s = g_string_new (NULL);
 
   (void) state;
-  msperf_value_list_append (inner, msperf_rv_int (136));
-  msperf_value_list_append (inner, msperf_rv_int (5120));
+  msperf_value_list_append (inner, msperf_value_new_int (136));
+  msperf_value_list_append (inner, msperf_value_new_int (5120));
   msperf_value_list_append (list, inner);
-  msperf_value_list_append (list, msperf_rv_bool (TRUE));
+  msperf_value_list_append (list, msperf_value_new_bool (TRUE));
   msperf_value_list_append (list, msperf_value_new (MSPERF_VALUE_NONE));
-  msperf_value_list_append (list, msperf_rv_float (14.16));
-  msperf_value_list_append (list, msperf_rv_string ("MatMulV2"));
+  msperf_value_list_append (list, msperf_value_new_double (14.16));
+  msperf_value_list_append (list, msperf_value_new_string ("MatMulV2"));
   msperf_fmt_py_str (s, list);
   assert_string_equal (s->str, "[[136, 5120], True, None, 14.16, 'MatMulV2']");
   g_string_truncate (s, 0);
-  msperf_value_map_set (map, "it's", msperf_rv_float (2.0));
+  msperf_value_map_set (map, "it's", msperf_value_new_double (2.0));
   msperf_fmt_py_str (s, map);
   assert_string_equal (s->str, "{\"it's\": 2.0}");
   g_string_truncate (s, 0);
@@ -306,7 +306,7 @@ test_jsonl_direct_writer_equals_value_tree (void **state)
   extra[1] = mm_record (5, "aten.mm.default", NAN, 3);
   extra[1]->analytic_us = INFINITY;
   extra[2] = mm_record (6, "aten.mm.default", 1.0 / 3.0, 7);
-  msperf_value_list_append (axes, msperf_rv_string ("M"));
+  msperf_value_list_append (axes, msperf_value_new_string ("M"));
   extra[2]->result->source = MSPERF_SOURCE_INTERPOLATED;
   extra[2]->result->interpolation_dim = 1;
   extra[2]->result->confidence = 0.1 + 0.2;
