@@ -548,7 +548,7 @@ static gboolean
 json_text_ok (const char *text, gsize len, GError **error)
 {
   guint depth = 0;
-  gboolean in_string = FALSE, closed = FALSE;
+  gboolean in_string = FALSE, closed = FALSE, started = FALSE;
 
   for (gsize k = 0; k < len; k++)
     {
@@ -559,6 +559,25 @@ json_text_ok (const char *text, gsize len, GError **error)
           path_error (error, NULL, "binary content (control byte 0x%02x at byte %" G_GSIZE_FORMAT
                       ")", c, k + 1);
           return FALSE;
+        }
+      /* An op line or summary is an object (or a list): a bare scalar first would let
+       * json-glib read several values, and it leaks the extra nodes. */
+      if (!started && !g_ascii_isspace (c))
+        {
+          started = TRUE;
+          if (c >= 0x80)
+            {
+              /* a UTF-16 BOM, Latin-1 or any non-JSON first byte */
+              path_error (error, NULL, "binary content (byte 0x%02x at byte %" G_GSIZE_FORMAT
+                          ": not UTF-8 JSON)", c, k + 1);
+              return FALSE;
+            }
+          if (c != '{' && c != '[')
+            {
+              path_error (error, NULL, "expected a JSON object, got '%c' at byte %"
+                          G_GSIZE_FORMAT, c, k + 1);
+              return FALSE;
+            }
         }
       /* json-glib accepts several values in one text (and leaks the extra nodes): an op
        * line holds exactly one. */
