@@ -81,6 +81,21 @@ call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
   return plugin->lookup (state, &q, r);
 }
 
+void
+msperf_subquery_query (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
+                       msperf_query *q)
+{
+  *q = (msperf_query){ 0 };
+  q->engine = e;
+  q->op = parent;
+  q->mode = sq->mode;
+  q->kernel_types = (const char *const *) sq->kernel_types;
+  q->inputs = (const msperf_tensor *) (void *) sq->inputs->data;
+  q->n_inputs = sq->inputs->len;
+  q->tc_input_count = sq->tc_input_count;
+  q->params = sq->params;
+}
+
 msperf_status
 msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
                         msperf_result *r)
@@ -100,15 +115,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
                                    sq->mode);
   if (plugin->lookup == NULL)
     return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
-  q.engine = e;
-  q.op = parent;
-  q.entry = NULL;
-  q.mode = sq->mode;
-  q.kernel_types = (const char *const *) sq->kernel_types;
-  q.inputs = (const msperf_tensor *) (void *) sq->inputs->data;
-  q.n_inputs = sq->inputs->len;
-  q.tc_input_count = sq->tc_input_count;
-  q.params = sq->params;
+  msperf_subquery_query (e, parent, sq, &q);
   status = plugin->lookup (state, &q, r);
   /* A composite's part that misses exactly goes through the interpolation stage (reference
    * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the

@@ -58,6 +58,9 @@ const msperf_device *msperf_engine_device (msperf_engine *engine);
 void msperf_engine_drop_tables (msperf_engine *engine);
 
 /* dispatch.c */
+/* The module query a sub-query stands for (borrows everything from parent and sq). */
+void msperf_subquery_query (msperf_engine *engine, const msperf_op *parent,
+                            const msperf_subquery *sq, msperf_query *q);
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);
 /* The answer cache (binary op key → shared msperf_result*). Transfer full. */
 GHashTable *msperf_dispatch_answers_new (void);

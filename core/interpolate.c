@@ -761,15 +761,7 @@ msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
   plugin = describing_module (e, sq->mode, &state);
   if (plugin == NULL)
     return MSPERF_MISS;
-  q.engine = e;
-  q.op = parent;
-  q.entry = NULL;
-  q.mode = sq->mode;
-  q.kernel_types = (const char *const *) sq->kernel_types;
-  q.inputs = (const msperf_tensor *) (void *) sq->inputs->data;
-  q.n_inputs = sq->inputs->len;
-  q.tc_input_count = sq->tc_input_count;
-  q.params = sq->params;
+  msperf_subquery_query (e, parent, sq, &q);
   base = g_strdup (r->miss_reason);
   reasons = g_ptr_array_new_with_free_func (g_free);
   if (run_stage (e, plugin, state, &q, base, "exact_miss", reasons, &wrapper_reason, r))
