@@ -26,8 +26,8 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <msperf/msperf.h>
-#include "interp.h"
-#include "trace.h"
+#include "interp/interp.h"
+#include "app/trace.h"
 #include "gen_grid.h"
 
 typedef struct {

@@ -30,7 +30,7 @@ pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
 pc_cflags=$(pkg-config --cflags $pkgs)
 pc_libs="$(pkg-config --libs $pkgs) -lcsv -lltdl -lm"
 
-cppflags="-I$builddir -I$srcdir/include -I$srcdir/core -I$srcdir/plugins/cast_att
+cppflags="-I$builddir -I$srcdir/include -I$srcdir/core -I$srcdir/tests -I$srcdir/plugins/cast_att
   -DMSPERF_PLUGINDIR=\"$builddir/plugins\" -DMSPERF_DATADIR=\"$srcdir\"
   -DMSPERF_SRCDIR=\"$srcdir\" -DMSPERF_BUILDDIR=\"$builddir\" -DG_LOG_USE_STRUCTURED=1"
 # UBSan findings must stop the fuzzer, not just print.
@@ -38,14 +38,13 @@ san="-fsanitize=$FUZZ_SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 mkdir -p "$obj"
 objs=
-for src in "$srcdir"/core/*.c; do
-  base=$(basename "$src" .c)
-  case $base in
-    msperf|cli_*) continue ;;   # the CLI front end: not part of the library
-  esac
+for src in "$srcdir"/core/{base,io,interp,att,engine,app}/*.c; do
+  # Every library layer and the app layer; the CLI (core/cli) is not linked into a fuzzer.
+  area=$(basename "$(dirname "$src")")
+  base=$area-$(basename "$src" .c)
   o=$obj/$base.o
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ]; then
-    echo "  CC(fuzz) core/$base.c"
+    echo "  CC(fuzz) core/$area/$(basename "$src")"
     # shellcheck disable=SC2086
     $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer-no-link $cppflags $pc_cflags \
       -c "$src" -o "$o"

@@ -1,7 +1,7 @@
 /* msperf fuzzing — a device profile (msperf_device_load; it only reads files, so the input is
  * written to a scratch file first). */
 #include <config.h>
-#include "device.h"
+#include "io/device.h"
 #include "fuzz_common.h"
 
 int

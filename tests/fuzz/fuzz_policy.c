@@ -1,7 +1,7 @@
 /* msperf fuzzing — a --policy file merged over the built-in defaults
  * (msperf_policy_merge_data), then everything computed from the effective policy. */
 #include <config.h>
-#include "policy.h"
+#include "engine/policy.h"
 #include "fuzz_common.h"
 
 int

@@ -2,7 +2,7 @@
  * (msperf_trace_reader_open_data + next), and the single-op form of `query --op`. */
 #include <config.h>
 #include <msperf/op.h>
-#include "trace.h"
+#include "app/trace.h"
 #include "fuzz_common.h"
 
 int

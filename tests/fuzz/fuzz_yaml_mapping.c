@@ -3,8 +3,8 @@
  * <scratch>/op_mapping.yaml; no CSV exists there, which exercises the csv_not_found path). */
 #include <config.h>
 #include <msperf/database.h>
-#include "yaml_doc.h"
-#include "policy.h"
+#include "io/yaml_doc.h"
+#include "engine/policy.h"
 #include "fuzz_common.h"
 
 int

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "../test_util.h"
+#include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define FP16 MSPERF_DTYPE_FLOAT16
@@ -785,8 +785,8 @@ test_h200_llama3_prefill_tnd_exact (void **state)
 
 /* ---- interpolation axes (seed 000 §5.6, reference §4.5, quirk Q26; attention_axes.c) ---- */
 
-#include "holdout.h"
-#include "interpolate.h"
+#include "app/holdout_report.h"
+#include "engine/interpolate.h"
 
 static int
 setup_axes (void **state)

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
-#include "../../core/trace.h"
+#include "app/trace.h"
 #include "../../plugins/broadcast_att/brc_model.h"
 
 extern const msperf_plugin msperf_plugin_v1;

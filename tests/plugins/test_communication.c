@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "../test_util.h"
+#include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define I8 MSPERF_DTYPE_INT8

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "../test_util.h"
+#include "common/test_util.h"
 #include "../../plugins/compute/compute_keys.h"
 #include "../../plugins/compute/compute_match.h"
 

@@ -9,8 +9,8 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "../test_util.h"
-#include "engine_private.h"
+#include "common/test_util.h"
+#include "engine/engine_private.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define I32 MSPERF_DTYPE_INT32

@@ -1,0 +1,311 @@
+/* msperf — JSON Lines, JSON and CSV outputs: one §5.1 object per input line (FORMATS.md). */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "app/report.h"
+#include "app/metrics.h"
+#include "base/numfmt.h"
+#include <msperf/error.h>
+
+/* A details value copied for output, or null. */
+static msperf_value *
+detail_or_null (const msperf_result *res, const char *key)
+{
+  const msperf_value *v = res ? msperf_value_lookup (res->details, key) : NULL;
+  return v ? msperf_value_copy (v) : msperf_value_new (MSPERF_VALUE_NONE);
+}
+
+static msperf_value *
+latency_value (double us, gboolean rejected)
+{
+  /* NaN becomes null in the writer; rejected lines have no latency at all. */
+  return rejected ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (us);
+}
+
+msperf_value *
+msperf_report_record_value (const msperf_record *r)
+{
+  msperf_value *o = msperf_value_new (MSPERF_VALUE_MAP);
+  const msperf_result *res = r->result;
+  gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
+  double lat = (res && !rejected) ? res->latency_us : NAN;
+  const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
+
+  msperf_value_map_set (o, "index", msperf_value_new_int ((int64_t) r->index));
+  msperf_value_map_set (o, "op", msperf_value_new_string (r->op ? r->op->name
+                                                   : (r->op_name ? r->op_name : "")));
+  msperf_value_map_set (o, "count", msperf_value_new_int (r->count));
+  msperf_value_map_set (o, "source", msperf_value_new_string (rejected ? "REJECTED"
+                                                       : msperf_source_name (res ? res->source
+                                                                             : MSPERF_SOURCE_NONE)));
+  msperf_value_map_set (o, "confidence", rejected || res == NULL
+                        ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (res->confidence));
+  msperf_value_map_set (o, "latency_us", latency_value (lat, rejected));
+  msperf_value_map_set (o, "total_us", latency_value (lat * (double) r->count, rejected));
+  msperf_value_map_set (o, "analytic_latency_us", latency_value (r->analytic_us, rejected));
+  msperf_value_map_set (o, "kernel_type", msperf_value_new_string (res ? res->kernel_type : NULL));
+  msperf_value_map_set (o, "method", msperf_value_new_string (res ? res->method : NULL));
+  msperf_value_map_set (o, "interpolation_dim", res && res->interpolation_dim > 0
+                        ? msperf_value_new_int (res->interpolation_dim)
+                        : msperf_value_new (MSPERF_VALUE_NONE));
+  msperf_value_map_set (o, "shape_match_rule", msperf_value_new_string (res ? res->shape_match_rule : NULL));
+  msperf_value_map_set (o, "axes", detail_or_null (res, "axes"));
+  msperf_value_map_set (o, "candidate_count", detail_or_null (res, "candidate_count"));
+  msperf_value_map_set (o, "miss_reason", msperf_value_new_string (res ? res->miss_reason : NULL));
+  msperf_value_map_set (o, "base_reason", detail_or_null (res, "base_reason"));
+  msperf_value_map_set (o, "fallback_reasons", fallback ? msperf_value_copy (fallback)
+                        : msperf_value_new (MSPERF_VALUE_LIST));
+  msperf_value_map_set (o, "details", res ? msperf_value_copy (res->details) : msperf_value_new (MSPERF_VALUE_MAP));
+  if (rejected)
+    msperf_value_map_set (o, "error", msperf_value_new_string (r->error ? r->error : "rejected"));
+  return o;
+}
+
+/* One detail value as msperf_report_record_value copies it: absent is null. */
+static void
+jsonl_detail (GString *s, const msperf_result *res, const char *key)
+{
+  msperf_fmt_json_value (s, res ? msperf_value_lookup (res->details, key) : NULL, -1, 0);
+}
+
+static void
+jsonl_string_or_null (GString *s, const char *text)
+{
+  if (text)
+    msperf_fmt_json_string (s, text);
+  else
+    g_string_append (s, "null");
+}
+
+static void
+jsonl_latency (GString *s, double us, gboolean rejected)
+{
+  if (rejected)
+    g_string_append (s, "null");
+  else
+    msperf_fmt_json_double (s, us);
+}
+
+/* The bytes msperf_fmt_json_value (msperf_report_record_value (record), -1, 0) gives, written
+ * straight into s: building and freeing that tree (copies of the details) was a third of the
+ * JSONL writer (doc/performance.md). Keys are plain ASCII, so they need no escaping; keep the
+ * two functions in step (tests/test_reports.c compares them). */
+void
+msperf_report_jsonl_write (GString *s, const msperf_record *r)
+{
+  const msperf_result *res = r->result;
+  gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
+  double lat = (res && !rejected) ? res->latency_us : NAN;
+  const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
+
+  g_string_append_printf (s, "{\"index\": %" G_GINT64_FORMAT ", \"op\": ", (int64_t) r->index);
+  msperf_fmt_json_string (s, r->op ? r->op->name : (r->op_name ? r->op_name : ""));
+  g_string_append_printf (s, ", \"count\": %" G_GINT64_FORMAT ", \"source\": ", (int64_t) r->count);
+  msperf_fmt_json_string (s, rejected ? "REJECTED"
+                          : msperf_source_name (res ? res->source : MSPERF_SOURCE_NONE));
+  g_string_append (s, ", \"confidence\": ");
+  if (rejected || res == NULL)
+    g_string_append (s, "null");
+  else
+    msperf_fmt_json_double (s, res->confidence);
+  g_string_append (s, ", \"latency_us\": ");
+  jsonl_latency (s, lat, rejected);
+  g_string_append (s, ", \"total_us\": ");
+  jsonl_latency (s, lat * (double) r->count, rejected);
+  g_string_append (s, ", \"analytic_latency_us\": ");
+  jsonl_latency (s, r->analytic_us, rejected);
+  g_string_append (s, ", \"kernel_type\": ");
+  jsonl_string_or_null (s, res ? res->kernel_type : NULL);
+  g_string_append (s, ", \"method\": ");
+  jsonl_string_or_null (s, res ? res->method : NULL);
+  g_string_append (s, ", \"interpolation_dim\": ");
+  if (res && res->interpolation_dim > 0)
+    g_string_append_printf (s, "%" G_GINT64_FORMAT, (int64_t) res->interpolation_dim);
+  else
+    g_string_append (s, "null");
+  g_string_append (s, ", \"shape_match_rule\": ");
+  jsonl_string_or_null (s, res ? res->shape_match_rule : NULL);
+  g_string_append (s, ", \"axes\": ");
+  jsonl_detail (s, res, "axes");
+  g_string_append (s, ", \"candidate_count\": ");
+  jsonl_detail (s, res, "candidate_count");
+  g_string_append (s, ", \"miss_reason\": ");
+  jsonl_string_or_null (s, res ? res->miss_reason : NULL);
+  g_string_append (s, ", \"base_reason\": ");
+  jsonl_detail (s, res, "base_reason");
+  g_string_append (s, ", \"fallback_reasons\": ");
+  if (fallback)
+    msperf_fmt_json_value (s, fallback, -1, 0);
+  else
+    g_string_append (s, "[]");
+  g_string_append (s, ", \"details\": ");
+  if (res)
+    msperf_fmt_json_value (s, res->details, -1, 0);
+  else
+    g_string_append (s, "{}");
+  if (rejected)
+    {
+      g_string_append (s, ", \"error\": ");
+      msperf_fmt_json_string (s, r->error ? r->error : "rejected");
+    }
+  g_string_append_c (s, '}');
+}
+
+void
+msperf_report_jsonl_record (const msperf_record *record, FILE *out)
+{
+  g_autoptr (GString) s = g_string_sized_new (1024);
+
+  g_return_if_fail (record != NULL && out != NULL);
+  msperf_report_jsonl_write (s, record);
+  g_string_append_c (s, '\n');
+  fwrite (s->str, 1, s->len, out);
+  /* Streaming contract: a consumer piping records sees each line as soon as it exists. */
+  fflush (out);
+}
+
+msperf_value *
+msperf_report_run_value (const msperf_run *run)
+{
+  msperf_value *root = msperf_value_new (MSPERF_VALUE_MAP), *ops = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
+  g_autoptr (msperf_metrics) metrics = msperf_metrics_compute (run);
+
+  msperf_value_map_set (root, "schema_version", msperf_value_new_int (1));
+  msperf_value_map_set (root, "database", msperf_value_new_string (run->database));
+  msperf_value_map_set (root, "policy_hash", msperf_value_new_string (run->policy_hash));
+  msperf_value_map_set (root, "device_profile", msperf_value_new_string (run->device_profile));
+  for (guint k = 0; k < run->records->len; k++)
+    msperf_value_list_append (ops, msperf_report_record_value (g_ptr_array_index (run->records, k)));
+  msperf_value_map_set (root, "ops", ops);
+  msperf_value_map_set (root, "summary", msperf_summary_to_value (summary, metrics));
+  msperf_value_map_set (root, "metrics", msperf_metrics_to_value (metrics, FALSE));
+  return root;
+}
+
+void
+msperf_report_json (const msperf_run *run, FILE *out)
+{
+  g_autoptr (msperf_value) v = NULL;
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_return_if_fail (run != NULL && out != NULL);
+  v = msperf_report_run_value (run);
+  msperf_fmt_json_value (s, v, 2, 0);
+  g_string_append_c (s, '\n');
+  fwrite (s->str, 1, s->len, out);
+  fflush (out);
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+static const char *const csv_columns[] = {
+  "index", "op", "count", "source", "confidence", "latency_us", "total_us",
+  "analytic_latency_us", "kernel_type", "method", "interpolation_dim", "shape_match_rule",
+  "axes", "candidate_count", "miss_reason", "base_reason", "fallback_reasons", "error"
+};
+
+/* RFC 4180: quote a field holding a comma, quote, CR or LF (or edge spaces), doubling quotes. */
+static void
+csv_field (GString *line, const char *text)
+{
+  gsize n = strlen (text);
+
+  if (strpbrk (text, ",\"\r\n") == NULL && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' ')))
+    {
+      g_string_append (line, text);
+      return;
+    }
+  g_string_append_c (line, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (line, '"');
+      g_string_append_c (line, *p);
+    }
+  g_string_append_c (line, '"');
+}
+
+/* A scalar cell: null empty, strings bare, numbers as in JSON; maps "k=v;k=v", lists "a; b". */
+static void
+csv_cell_text (GString *cell, const msperf_value *v)
+{
+  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
+    return;
+  if (v->kind == MSPERF_VALUE_STRING)
+    g_string_append (cell, v->s ? v->s : "");
+  else if (v->kind == MSPERF_VALUE_MAP)
+    for (guint k = 0; k < v->items->len; k++)
+      {
+        g_string_append_printf (cell, "%s%s=", k ? ";" : "", (char *) g_ptr_array_index (v->keys, k));
+        csv_cell_text (cell, g_ptr_array_index (v->items, k));
+      }
+  else if (v->kind == MSPERF_VALUE_LIST)
+    for (guint k = 0; k < v->items->len; k++)
+      {
+        if (k > 0)
+          g_string_append (cell, "; ");
+        csv_cell_text (cell, g_ptr_array_index (v->items, k));
+      }
+  else
+    msperf_fmt_json_value (cell, v, -1, 0);
+}
+
+void
+msperf_report_csv (const msperf_run *run, FILE *out)
+{
+  g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) cell = g_string_new (NULL);
+
+  g_return_if_fail (run != NULL && out != NULL);
+  for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
+    g_string_append_printf (line, "%s%s", c ? "," : "", csv_columns[c]);
+  g_string_append (line, "\r\n");
+  fwrite (line->str, 1, line->len, out);
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      g_autoptr (msperf_value) obj = msperf_report_record_value (g_ptr_array_index (run->records, k));
+
+      g_string_truncate (line, 0);
+      for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
+        {
+          g_string_truncate (cell, 0);
+          csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
+          if (c > 0)
+            g_string_append_c (line, ',');
+          csv_field (line, cell->str);
+        }
+      g_string_append (line, "\r\n");
+      fwrite (line->str, 1, line->len, out);
+    }
+  fflush (out);
+}
+
+/* ------------------------------------------------------------------ metrics file */
+
+gboolean
+msperf_report_metrics_file (const msperf_run *run, const char *path, GError **error)
+{
+  g_autoptr (msperf_metrics) metrics = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (run != NULL && path != NULL, FALSE);
+  metrics = msperf_metrics_compute (run);
+  text = msperf_metrics_to_json (metrics);
+  return msperf_report_write_file (path, text, -1, error);
+}
+
+gboolean
+msperf_report_write_file (const char *path, const char *text, gssize len, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  g_return_val_if_fail (path != NULL && text != NULL, FALSE);
+  if (!g_file_set_contents (path, text, len, &local))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
+                   path, local->message);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,374 @@
+/* msperf — the default output: an aligned per-op table and the run summary (FORMATS §5). */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "app/report.h"
+#include "app/metrics.h"
+#include "base/numfmt.h"
+
+#define OP_WIDTH 48      /* long op names are cut with "…" to keep rows on one line */
+#define REASON_WIDTH 32
+
+/* A text table: every cell owned, columns aligned on display width (UTF-8 aware). */
+typedef struct {
+  guint n_cols;
+  const char **headers;
+  gboolean *right;             /* right-align (numbers) */
+  GPtrArray *cells;            /* char*, row-major */
+} text_table;
+
+static glong
+width_of (const char *s)
+{
+  return g_utf8_validate (s, -1, NULL) ? g_utf8_strlen (s, -1) : (glong) strlen (s);
+}
+
+/* s cut to at most max display characters, ending with "…" when cut. Transfer full. */
+static char *
+ellipsize (const char *s, glong max)
+{
+  GString *r;
+
+  s = s ? s : "";
+  if (!g_utf8_validate (s, -1, NULL))
+    return g_strndup (s, (gsize) max);
+  if (g_utf8_strlen (s, -1) <= max)
+    return g_strdup (s);
+  r = g_string_new_len (s, g_utf8_offset_to_pointer (s, max - 1) - s);
+  g_string_append (r, "…");
+  return g_string_free (r, FALSE);
+}
+
+static void
+table_cell (text_table *t, char *owned)
+{
+  g_ptr_array_add (t->cells, owned ? owned : g_strdup (""));
+}
+
+static void
+pad (GString *s, glong n)
+{
+  for (glong k = 0; k < n; k++)
+    g_string_append_c (s, ' ');
+}
+
+static void
+table_print (const text_table *t, const char *indent, GString *out)
+{
+  g_autofree glong *widths = g_new0 (glong, t->n_cols);
+  g_autoptr (GString) line = g_string_new (NULL);
+  guint n_rows = t->cells->len / t->n_cols;
+
+  for (guint c = 0; c < t->n_cols; c++)
+    widths[c] = width_of (t->headers[c]);
+  for (guint k = 0; k < t->cells->len; k++)
+    widths[k % t->n_cols] = MAX (widths[k % t->n_cols],
+                                 width_of (g_ptr_array_index (t->cells, k)));
+  for (guint r = 0; r <= n_rows; r++)
+    {
+      g_string_assign (line, indent);
+      for (guint c = 0; c < t->n_cols; c++)
+        {
+          const char *cell = r == 0 ? t->headers[c]
+            : g_ptr_array_index (t->cells, (r - 1) * t->n_cols + c);
+          glong gap = widths[c] - width_of (cell);
+
+          if (c > 0)
+            g_string_append (line, "  ");
+          if (t->right[c])
+            pad (line, gap);
+          g_string_append (line, cell);
+          if (!t->right[c] && c + 1 < t->n_cols)
+            pad (line, gap);
+        }
+      g_string_append_c (line, '\n');
+      g_string_append (out, line->str);
+    }
+}
+
+static char *
+fixed (double v, int decimals)
+{
+  GString *s = g_string_new (NULL);
+  msperf_fmt_fixed (s, v, decimals);
+  return g_string_free (s, FALSE);
+}
+
+/* details.axes {M: 6055, K: 3840} → "M=6055,K=3840"; "-" when absent. */
+static char *
+axes_text (const msperf_result *res)
+{
+  const msperf_value *axes = res ? msperf_value_lookup (res->details, "axes") : NULL;
+  GString *s;
+
+  if (axes == NULL || axes->kind != MSPERF_VALUE_MAP || axes->items->len == 0)
+    {
+      if (axes && axes->kind == MSPERF_VALUE_LIST && axes->items->len > 0)
+        {
+          s = g_string_new (NULL);
+          for (guint k = 0; k < axes->items->len; k++)
+            {
+              if (k > 0)
+                g_string_append_c (s, ',');
+              msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
+            }
+          return g_string_free (s, FALSE);
+        }
+      return g_strdup ("-");
+    }
+  s = g_string_new (NULL);
+  for (guint k = 0; k < axes->items->len; k++)
+    {
+      g_string_append_printf (s, "%s%s=", k ? "," : "", (char *) g_ptr_array_index (axes->keys, k));
+      msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
+    }
+  return g_string_free (s, FALSE);
+}
+
+static const char *
+or_dash (const char *s)
+{
+  return (s && *s) ? s : "-";
+}
+
+static char *
+input_shapes_text (const msperf_op *op)
+{
+  g_autoptr (GPtrArray) top = NULL;
+  GString *s = g_string_new (NULL);
+
+  if (op == NULL)
+    return g_string_free (s, FALSE);
+  top = msperf_op_top_level_tensors (op);
+  for (guint k = 0; k < top->len; k++)
+    {
+      if (k > 0)
+        g_string_append_c (s, ' ');
+      msperf_fmt_py_shape (s, g_ptr_array_index (top, k));
+    }
+  return g_string_free (s, FALSE);
+}
+
+void
+msperf_report_table (const msperf_run *run, FILE *out)
+{
+  const char *headers[14];
+  gboolean right[14];
+  guint n = 0;
+  gboolean both, shapes;
+  text_table t;
+  g_autoptr (GPtrArray) firsts = NULL;
+  g_autoptr (GArray) counts = NULL;
+  g_autoptr (GString) text = NULL;
+
+  g_return_if_fail (run != NULL && out != NULL);
+  both = run->use_analytic && run->use_profiling;
+  shapes = run->dump_input_shapes;
+#define COL(name, r) (headers[n] = (name), right[n++] = (r))
+  COL ("op", FALSE);
+  if (shapes)
+    COL ("input_shapes", FALSE);
+  COL ("count", TRUE);
+  COL ("kernel_type", FALSE);
+  COL ("source", FALSE);
+  COL ("confidence", TRUE);
+  COL ("latency_us", TRUE);
+  COL ("total_us", TRUE);
+  if (both)
+    COL ("analytic_us", TRUE);
+  COL ("method", FALSE);
+  COL ("axes", FALSE);
+  COL ("shape_match_rule", FALSE);
+  COL ("miss_reason", FALSE);
+#undef COL
+  t.n_cols = n;
+  t.headers = headers;
+  t.right = right;
+  t.cells = g_ptr_array_new_with_free_func (g_free);
+
+  firsts = msperf_run_distinct (run, &counts);
+  for (guint k = 0; k < firsts->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (firsts, k);
+      const msperf_result *res = r->result;
+      int64_t count = g_array_index (counts, int64_t, k);
+      gboolean rejected = r->op == NULL;
+      double lat = (res && !rejected) ? res->latency_us : NAN;
+
+      table_cell (&t, ellipsize (r->op ? r->op->name : or_dash (r->op_name), OP_WIDTH));
+      if (shapes)
+        table_cell (&t, input_shapes_text (r->op));
+      table_cell (&t, g_strdup_printf ("%" G_GINT64_FORMAT, count));
+      table_cell (&t, g_strdup (or_dash (res ? res->kernel_type : NULL)));
+      table_cell (&t, g_strdup (rejected ? "REJECTED"
+                                : msperf_source_name (res ? res->source : MSPERF_SOURCE_NONE)));
+      table_cell (&t, (res && !rejected) ? fixed (res->confidence, 2) : g_strdup ("-"));
+      table_cell (&t, fixed (lat, 3));
+      table_cell (&t, fixed (lat * (double) count, 3));
+      if (both)
+        table_cell (&t, fixed (rejected ? NAN : r->analytic_us, 3));
+      table_cell (&t, g_strdup (or_dash (res ? res->method : NULL)));
+      table_cell (&t, axes_text (res));
+      table_cell (&t, g_strdup (or_dash (res ? res->shape_match_rule : NULL)));
+      table_cell (&t, ellipsize (or_dash (rejected ? r->error : (res ? res->miss_reason : NULL)),
+                                 REASON_WIDTH));
+    }
+  text = g_string_new (NULL);
+  table_print (&t, "", text);
+  g_ptr_array_unref (t.cells);
+  fputs (text->str, out);
+  fputc ('\n', out);
+  msperf_report_summary (run, out);
+}
+
+/* ------------------------------------------------------------------ summary */
+
+static double
+pct (double part, double whole)
+{
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static void
+print_sources (const msperf_summary *s, GString *out)
+{
+  static const msperf_source order[] = {
+    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_PARTIAL,
+    MSPERF_SOURCE_ANALYTIC, MSPERF_SOURCE_NONE, MSPERF_SOURCE_REJECTED
+  };
+  const char *headers[] = { "source", "invocations", "distinct", "time_us", "time_%" };
+  gboolean right[] = { FALSE, TRUE, TRUE, TRUE, TRUE };
+  text_table t = { 5, headers, right, g_ptr_array_new_with_free_func (g_free) };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (order); k++)
+    {
+      const msperf_source_total *st = &s->by_source[order[k]];
+      gboolean rejected = order[k] == MSPERF_SOURCE_REJECTED;
+
+      if (st->distinct == 0 && (order[k] == MSPERF_SOURCE_NONE || rejected))
+        continue;
+      table_cell (&t, g_strdup (msperf_source_name (order[k])));
+      table_cell (&t, g_strdup_printf ("%" G_GINT64_FORMAT, st->invocations));
+      table_cell (&t, g_strdup_printf ("%" G_GINT64_FORMAT, st->distinct));
+      table_cell (&t, rejected ? g_strdup ("-") : fixed (st->time_us, 3));
+      table_cell (&t, rejected ? g_strdup ("-") : fixed (pct (st->time_us, s->total_us), 1));
+    }
+  table_print (&t, "  ", out);
+  g_ptr_array_unref (t.cells);
+}
+
+static void
+print_metrics (const msperf_metrics *m, GString *out)
+{
+  /* Labels as upstream MetricsCollector.log_stats prints them. */
+  g_string_append_printf (out, "Metrics (one record per distinct op, as upstream)\n");
+  g_string_append_printf (out, "  M1 Raw Op-Count Match Rate: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+           " ops matched (%.1f%%)\n", m->m1_hit, m->m1_total, m->m1_hr * 100);
+  g_string_append_printf (out, "  M2 Fused Op Match Rate: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+           " (%.1f%%) [GO/NO-GO]\n", m->m2_fused_hit, m->m2_fused_total, m->m2_hr * 100);
+  g_string_append_printf (out, "  M3 Fused Op Match Rate (excl zero_cost): %" G_GINT64_FORMAT "/%"
+           G_GINT64_FORMAT " (%.1f%%) [Reference]\n", m->m3_hit, m->m3_total, m->m3_hr * 100);
+  g_string_append_printf (out, "  M4 Per-Shape Match Rate: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+           " (%.1f%%)\n", m->m4_hit_shapes, m->m4_total_shapes, m->m4_hr * 100);
+  g_string_append_printf (out, "  M5 Simulated Latency Coverage: %.1f%% (%.3fms / %.3fms)\n",
+           m->m5_coverage * 100, m->m5_hit_s * 1000, m->m5_total_s * 1000);
+  g_string_append_printf (out, "  By invocation (msperf): %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+           " invocations matched (%.1f%%), latency coverage %.1f%%\n",
+           m->inv_hit, m->inv_hit + m->inv_miss, m->inv_m1_hr * 100, m->inv_m5_coverage * 100);
+}
+
+static int
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Seed 000 §7.1 "Profiling interpolation summary": counts, then the interpolated ops. */
+static void
+print_interpolation (const msperf_run *run, const msperf_summary *s, GString *out)
+{
+  const char *headers[] = { "op_name", "source", "confidence", "method", "dim", "axes",
+                            "latency_us" };
+  gboolean right[] = { FALSE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE };
+  text_table t = { 7, headers, right, g_ptr_array_new_with_free_func (g_free) };
+  g_autoptr (GPtrArray) methods = g_ptr_array_new ();
+  g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, NULL);
+  int64_t total = s->by_source[MSPERF_SOURCE_INTERPOLATED].distinct;
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, s->interpolated_by_method);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (methods, key);
+
+  g_string_append_printf (out, "Profiling interpolation summary\n");
+  g_string_append_printf (out, "  interpolated ops: %" G_GINT64_FORMAT " distinct (1d: %" G_GINT64_FORMAT
+           ", 2d: %" G_GINT64_FORMAT ", 3d: %" G_GINT64_FORMAT ")", total,
+           s->interpolated_by_dim[1], s->interpolated_by_dim[2], s->interpolated_by_dim[3]);
+  g_ptr_array_sort (methods, cmp_str);
+  for (guint k = 0; k < methods->len; k++)
+    g_string_append_printf (out, "%s%s: %d", k ? ", " : "; by method: ", (char *) g_ptr_array_index (methods, k),
+             GPOINTER_TO_INT (g_hash_table_lookup (s->interpolated_by_method,
+                                                   g_ptr_array_index (methods, k))));
+  g_string_append_c (out, '\n');
+  for (guint k = 0; k < firsts->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (firsts, k);
+      const msperf_result *res = r->result;
+
+      if (r->op == NULL || res == NULL || res->source != MSPERF_SOURCE_INTERPOLATED)
+        continue;
+      table_cell (&t, ellipsize (r->op->name, OP_WIDTH));
+      table_cell (&t, g_strdup (msperf_source_name (res->source)));
+      table_cell (&t, fixed (res->confidence, 2));
+      table_cell (&t, g_strdup (or_dash (res->method)));
+      table_cell (&t, g_strdup_printf ("%d", res->interpolation_dim));
+      table_cell (&t, axes_text (res));
+      table_cell (&t, fixed (res->latency_us, 3));
+    }
+  if (t.cells->len > 0)
+    table_print (&t, "  ", out);
+  g_ptr_array_unref (t.cells);
+}
+
+char *
+msperf_report_summary_text (const msperf_run *run)
+{
+  g_autoptr (msperf_summary) s = NULL;
+  g_autoptr (msperf_metrics) m = NULL;
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (run != NULL, g_string_free (out, FALSE));
+  s = msperf_summary_compute (run);
+  m = msperf_metrics_compute (run);
+  g_string_append_printf (out, "Summary\n");
+  g_string_append_printf (out, "  total time: %.3f us (%" G_GINT64_FORMAT " invocations, %" G_GINT64_FORMAT
+           " distinct ops, %" G_GINT64_FORMAT " input lines)\n",
+           s->total_us, s->invocations, s->distinct, s->lines);
+  if (run->use_analytic && run->use_profiling)
+    g_string_append_printf (out, "  analytic (roofline) total: %.3f us\n", s->analytic_total_us);
+  if (s->unknown_latency_invocations > 0)
+    g_string_append_printf (out, "  without a latency (not in the total): %" G_GINT64_FORMAT
+             " invocations, %" G_GINT64_FORMAT " distinct ops\n",
+             s->unknown_latency_invocations, s->unknown_latency_distinct);
+  if (s->rejected > 0)
+    g_string_append_printf (out, "  rejected input lines: %" G_GINT64_FORMAT "\n", s->rejected);
+  print_sources (s, out);
+  if (run->use_profiling)
+    {
+      print_metrics (m, out);
+      print_interpolation (run, s, out);
+    }
+  return g_string_free (out, FALSE);
+}
+
+void
+msperf_report_summary (const msperf_run *run, FILE *out)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (run != NULL && out != NULL);
+  text = msperf_report_summary_text (run);
+  fputs (text, out);
+  fflush (out);
+}

@@ -1,0 +1,406 @@
+/* msperf — number and string formatting shared by every output. */
+#include <config.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/numfmt.h"
+
+/* Shortest decimal digits that read back as value (|value| finite, non-zero): the digits
+ * without sign or point, and the exponent of the first digit (value = d.ddd × 10^exp10).
+ * printf rounds correctly, so the first precision that round-trips gives the shortest
+ * correctly rounded string, which is what Python's repr (David Gay's mode 0) prints. */
+static gboolean
+reads_back (double value, int prec, char buf[64])
+{
+  snprintf (buf, 64, "%.*e", prec, value);
+  return strtod (buf, NULL) == value;
+}
+
+static void
+shortest_digits (double value, char digits[32], int *exp10)
+{
+  char buf[64];
+  int mant_exp;
+
+  /* The first precision that reads back, found by bisection (5 printf/strtod pairs instead
+   * of up to 17: the scan was a third of `estimate --format jsonl`, doc/performance.md).
+   * Reading back is monotone in the precision when value's rounding interval is symmetric
+   * (not a power of two) and no rounding boundary has 16 or fewer significant digits, true
+   * below 2^53 (a boundary there has 17 or more): the p+1-digit rounding is never farther
+   * from value than the p-digit one. Elsewhere, the scan. */
+  if (fabs (value) >= DBL_MIN && fabs (value) <= DBL_MAX
+      && (reads_back (value, DBL_DIG - 1, buf) || reads_back (value, DBL_DIG, buf)))
+    {
+      /* Normal doubles: a decimal of at most DBL_DIG (15) significant digits converts to a
+       * double and rounds back to itself (C11 5.2.4.2.2). So when the shortest round-trip
+       * string S has d <= 15 digits, rounding value to 15 digits gives S padded with zeros,
+       * and those read back; conversely if the 15-digit rounding reads back the shortest has
+       * at most 15 digits and is that rounding without its trailing zeros (which the loop
+       * below strips). Otherwise the shortest has 16 digits if the 16-digit rounding reads
+       * back, else 17 (always reads back). Same digits as the scan, in 1 to 2 printf/strtod
+       * pairs (the JSONL writer's floats, doc/performance.md). */
+    }
+  else if (value != 0.0 && fabs (value) <= DBL_MAX && fabs (value) >= DBL_MIN)
+    snprintf (buf, sizeof buf, "%.*e", DBL_DIG + 1, value);
+  else if (fabs (value) < 9007199254740992.0 && frexp (value, &mant_exp) != 0.5
+           && frexp (value, &mant_exp) != -0.5)
+    {
+      int lo = 0, hi = 16;  /* 17 significant digits always read back */
+
+      while (lo < hi)
+        {
+          int mid = (lo + hi) / 2;
+
+          if (reads_back (value, mid, buf))
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+      snprintf (buf, sizeof buf, "%.*e", lo, value);
+    }
+  else
+    for (int prec = 0; prec <= 16; prec++)
+      if (reads_back (value, prec, buf))
+        break;
+  /* buf is "[-]d[.ddd]e[+-]xx" */
+  {
+    const char *p = buf;
+    int n = 0;
+
+    if (*p == '-')
+      p++;
+    for (; *p && *p != 'e'; p++)
+      if (*p != '.')
+        digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+      n--;
+    digits[n] = '\0';
+    *exp10 = (int) strtol (p + 1, NULL, 10);
+  }
+}
+
+void
+msperf_fmt_py_float (GString *out, double value)
+{
+  char digits[32];
+  int exp10, ndigits;
+
+  g_return_if_fail (out != NULL);
+  if (isnan (value))
+    {
+      g_string_append (out, "nan");
+      return;
+    }
+  if (isinf (value))
+    {
+      g_string_append (out, value < 0 ? "-inf" : "inf");
+      return;
+    }
+  if (value == 0.0)
+    {
+      g_string_append (out, signbit (value) ? "-0.0" : "0.0");
+      return;
+    }
+  if (value < 0)
+    g_string_append_c (out, '-');
+  shortest_digits (value, digits, &exp10);
+  ndigits = (int) strlen (digits);
+  /* Python's float_repr_style 'short': exponent form when decpt <= -4 or decpt > 16,
+   * with decpt = exp10 + 1. */
+  if (exp10 < -4 || exp10 >= 16)
+    {
+      g_string_append_c (out, digits[0]);
+      if (ndigits > 1)
+        {
+          g_string_append_c (out, '.');
+          g_string_append (out, digits + 1);
+        }
+      g_string_append_printf (out, "e%c%02d", exp10 < 0 ? '-' : '+', abs (exp10));
+    }
+  else if (exp10 < 0)
+    {
+      g_string_append (out, "0.");
+      for (int k = 0; k < -exp10 - 1; k++)
+        g_string_append_c (out, '0');
+      g_string_append (out, digits);
+    }
+  else if (exp10 + 1 >= ndigits)
+    {
+      g_string_append (out, digits);
+      for (int k = 0; k < exp10 + 1 - ndigits; k++)
+        g_string_append_c (out, '0');
+      g_string_append (out, ".0");
+    }
+  else
+    {
+      g_string_append_len (out, digits, exp10 + 1);
+      g_string_append_c (out, '.');
+      g_string_append (out, digits + exp10 + 1);
+    }
+}
+
+void
+msperf_fmt_json_double (GString *out, double value)
+{
+  g_return_if_fail (out != NULL);
+  if (!isfinite (value))
+    g_string_append (out, "null");
+  else
+    msperf_fmt_py_float (out, value);
+}
+
+void
+msperf_fmt_fixed (GString *out, double value, int decimals)
+{
+  g_return_if_fail (out != NULL);
+  if (isnan (value))
+    g_string_append (out, "-");
+  else
+    g_string_append_printf (out, "%.*f", decimals, value);
+}
+
+int64_t
+msperf_round_half_even (double value)
+{
+  double r;
+
+  if (!isfinite (value))
+    return 0;
+  /* nearbyint honours the current rounding mode, which is round-to-nearest-even unless a
+   * caller changed it; that is Python's round(). */
+  r = nearbyint (value);
+  if (r >= 9223372036854775807.0)
+    return G_MAXINT64;
+  if (r <= -9223372036854775808.0)
+    return G_MININT64;
+  return (int64_t) r;
+}
+
+void
+msperf_fmt_json_string (GString *out, const char *s)
+{
+  g_return_if_fail (out != NULL);
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
+    switch (*p)
+      {
+      case '"': g_string_append (out, "\\\""); break;
+      case '\\': g_string_append (out, "\\\\"); break;
+      case '\n': g_string_append (out, "\\n"); break;
+      case '\r': g_string_append (out, "\\r"); break;
+      case '\t': g_string_append (out, "\\t"); break;
+      case '\b': g_string_append (out, "\\b"); break;
+      case '\f': g_string_append (out, "\\f"); break;
+      default:
+        if (*p < 0x20)
+          g_string_append_printf (out, "\\u%04x", *p);
+        else
+          g_string_append_c (out, (char) *p);
+      }
+  g_string_append_c (out, '"');
+}
+
+void
+msperf_fmt_py_string (GString *out, const char *s)
+{
+  char quote;
+
+  g_return_if_fail (out != NULL);
+  s = s ? s : "";
+  quote = (strchr (s, '\'') != NULL && strchr (s, '"') == NULL) ? '"' : '\'';
+  g_string_append_c (out, quote);
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      if (*p == quote || *p == '\\')
+        {
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, (char) *p);
+        }
+      else if (*p == '\n')
+        g_string_append (out, "\\n");
+      else if (*p == '\r')
+        g_string_append (out, "\\r");
+      else if (*p == '\t')
+        g_string_append (out, "\\t");
+      else if (*p < 0x20 || *p == 0x7f)
+        g_string_append_printf (out, "\\x%02x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  g_string_append_c (out, quote);
+}
+
+void
+msperf_fmt_py_shape (GString *out, const msperf_tensor *t)
+{
+  g_return_if_fail (out != NULL && t != NULL);
+  g_string_append_c (out, '[');
+  for (int k = 0; k < t->rank; k++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->dims[k]);
+  g_string_append_c (out, ']');
+}
+
+static void
+json_newline (GString *out, int indent, int level)
+{
+  g_string_append_c (out, '\n');
+  for (int k = 0; k < indent * level; k++)
+    g_string_append_c (out, ' ');
+}
+
+static void
+json_tensor (GString *out, const msperf_tensor *t)
+{
+  const char *dtype = msperf_dtype_torch_name (t->dtype);
+
+  g_string_append (out, "{\"shape\": ");
+  msperf_fmt_py_shape (out, t);
+  g_string_append (out, ", \"dtype\": ");
+  msperf_fmt_json_string (out, dtype ? dtype : "unknown");
+  if (t->format != MSPERF_FORMAT_ND)
+    {
+      g_string_append (out, ", \"format\": ");
+      msperf_fmt_json_string (out, msperf_format_name (t->format));
+    }
+  if (t->values)
+    {
+      g_string_append (out, ", \"values\": [");
+      for (size_t k = 0; k < t->n_values; k++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->values[k]);
+      g_string_append_c (out, ']');
+    }
+  g_string_append_c (out, '}');
+}
+
+void
+msperf_fmt_json_value (GString *out, const msperf_value *v, int indent, int level)
+{
+  gboolean is_map;
+
+  g_return_if_fail (out != NULL);
+  if (v == NULL)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+  switch (v->kind)
+    {
+    case MSPERF_VALUE_NONE: g_string_append (out, "null"); return;
+    case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "true" : "false"); return;
+    case MSPERF_VALUE_INT: g_string_append_printf (out, "%" G_GINT64_FORMAT, v->i); return;
+    case MSPERF_VALUE_FLOAT: msperf_fmt_json_double (out, v->f); return;
+    case MSPERF_VALUE_STRING: msperf_fmt_json_string (out, v->s); return;
+    case MSPERF_VALUE_TENSOR: json_tensor (out, &v->tensor); return;
+    case MSPERF_VALUE_LIST:
+    case MSPERF_VALUE_MAP:
+      break;
+    default:
+      g_string_append (out, "null");
+      return;
+    }
+  is_map = v->kind == MSPERF_VALUE_MAP;
+  if (v->items->len == 0)
+    {
+      g_string_append (out, is_map ? "{}" : "[]");
+      return;
+    }
+  g_string_append_c (out, is_map ? '{' : '[');
+  for (guint k = 0; k < v->items->len; k++)
+    {
+      if (indent >= 0)
+        {
+          if (k > 0)
+            g_string_append_c (out, ',');
+          json_newline (out, indent, level + 1);
+        }
+      else if (k > 0)
+        g_string_append (out, ", ");
+      if (is_map)
+        {
+          msperf_fmt_json_string (out, g_ptr_array_index (v->keys, k));
+          g_string_append (out, ": ");
+        }
+      msperf_fmt_json_value (out, g_ptr_array_index (v->items, k), indent, level + 1);
+    }
+  if (indent >= 0)
+    json_newline (out, indent, level);
+  g_string_append_c (out, is_map ? '}' : ']');
+}
+
+/* torch's repr of a meta tensor, which is what upstream's str(args) prints. */
+static void
+py_tensor (GString *out, const msperf_tensor *t)
+{
+  const char *dtype = msperf_dtype_torch_name (t->dtype);
+
+  g_string_append (out, "tensor(..., device='meta', size=(");
+  for (int k = 0; k < t->rank; k++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->dims[k]);
+  g_string_append (out, t->rank == 1 ? ",)" : ")");
+  if (t->dtype != MSPERF_DTYPE_FLOAT32)
+    g_string_append_printf (out, ", dtype=torch.%s", dtype ? dtype : "unknown");
+  g_string_append_c (out, ')');
+}
+
+static void
+py_value (GString *out, const msperf_value *v, gboolean quote_strings)
+{
+  if (v == NULL)
+    {
+      g_string_append (out, "None");
+      return;
+    }
+  switch (v->kind)
+    {
+    case MSPERF_VALUE_NONE: g_string_append (out, "None"); break;
+    case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "True" : "False"); break;
+    case MSPERF_VALUE_INT: g_string_append_printf (out, "%" G_GINT64_FORMAT, v->i); break;
+    case MSPERF_VALUE_FLOAT: msperf_fmt_py_float (out, v->f); break;
+    case MSPERF_VALUE_STRING:
+      if (quote_strings)
+        msperf_fmt_py_string (out, v->s);
+      else
+        g_string_append (out, v->s ? v->s : "");
+      break;
+    case MSPERF_VALUE_TENSOR: py_tensor (out, &v->tensor); break;
+    case MSPERF_VALUE_LIST:
+    case MSPERF_VALUE_MAP:
+      {
+        gboolean is_map = v->kind == MSPERF_VALUE_MAP;
+
+        g_string_append_c (out, is_map ? '{' : '[');
+        for (guint k = 0; k < v->items->len; k++)
+          {
+            if (k > 0)
+              g_string_append (out, ", ");
+            if (is_map)
+              {
+                msperf_fmt_py_string (out, g_ptr_array_index (v->keys, k));
+                g_string_append (out, ": ");
+              }
+            py_value (out, g_ptr_array_index (v->items, k), TRUE);
+          }
+        g_string_append_c (out, is_map ? '}' : ']');
+      }
+      break;
+    default:
+      g_string_append (out, "None");
+      break;
+    }
+}
+
+void
+msperf_fmt_py_str (GString *out, const msperf_value *value)
+{
+  g_return_if_fail (out != NULL);
+  py_value (out, value, FALSE);
+}
+
+void
+msperf_fmt_py_repr (GString *out, const msperf_value *value)
+{
+  g_return_if_fail (out != NULL);
+  py_value (out, value, TRUE);
+}

@@ -1,0 +1,360 @@
+/* msperf — `estimate` (a whole trace) and `query` (one inline op). */
+#include <config.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <msperf/msperf.h>
+#include "cli/cli.h"
+#include "base/paths.h"
+#include "app/report.h"
+#include "app/trace.h"
+
+typedef struct {
+  char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
+  char **models;
+  gboolean no_interp, seq_parallel, dump_shapes, strict;
+  int tp, ep, dp, world;
+} estimate_opts;
+
+static void
+opts_clear (estimate_opts *o)
+{
+  g_free (o->database);
+  g_free (o->database_root);
+  g_free (o->ops);
+  g_free (o->op_json);
+  g_free (o->device);
+  g_free (o->format);
+  g_free (o->report);
+  g_free (o->metrics);
+  g_free (o->chrome);
+  g_strfreev (o->models);
+}
+
+/* The upstream list form `--performance-model analytic profiling` gives several words to one
+ * flag; GOption takes one value per flag, so spell the list out as repeated flags. */
+static char **
+expand_model_lists (int argc, char **argv, int *new_argc)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (int k = 0; k < argc; k++)
+    {
+      g_ptr_array_add (out, g_strdup (argv[k]));
+      if (strcmp (argv[k], "--performance-model") != 0 || k + 1 >= argc)
+        continue;
+      g_ptr_array_add (out, g_strdup (argv[++k]));
+      while (k + 1 < argc && (strcmp (argv[k + 1], "analytic") == 0
+                              || strcmp (argv[k + 1], "profiling") == 0))
+        {
+          g_ptr_array_add (out, g_strdup ("--performance-model"));
+          g_ptr_array_add (out, g_strdup (argv[++k]));
+        }
+    }
+  *new_argc = (int) out->len;
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+static gboolean
+parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
+{
+  const GOptionEntry entries[] = {
+    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &o->database,
+      "Profiling database directory (default: the shipped H200 sample)", "DIR" },
+    { "profiling-database-path", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &o->database,
+      "Alias of --profiling-database", "DIR" },
+    { "database-root", 0, 0, G_OPTION_ARG_FILENAME, &o->database_root,
+      "Refuse database files that resolve outside DIR", "DIR" },
+    { "ops", 0, single ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->ops,
+      "Op trace: JSON Lines or op-summary JSON, '-' for stdin (default: the shipped sample)",
+      "FILE" },
+    { "op", 0, single ? 0 : G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &o->op_json,
+      "The op to answer, as one JSON object (FORMATS §2)", "JSON" },
+    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &o->device,
+      "Device profile for the roofline: a name from policies/devices or a YAML path", "NAME|FILE" },
+    { "performance-model", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->models,
+      "analytic and/or profiling (repeatable, or a list; default profiling)", "MODEL" },
+    { "disable-profiling-interpolation", 0, 0, G_OPTION_ARG_NONE, &o->no_interp,
+      "Exact lookups only", NULL },
+    { "tp-size", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel size", "N" },
+    { "ep-size", 0, 0, G_OPTION_ARG_INT, &o->ep, "Expert-parallel size", "N" },
+    { "dp-size", 0, 0, G_OPTION_ARG_INT, &o->dp, "Data-parallel size", "N" },
+    { "world-size", 0, 0, G_OPTION_ARG_INT, &o->world, "World size", "N" },
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->seq_parallel,
+      "Sequence-parallel communication variants", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format,
+      "Output on stdout: table (default), json, jsonl or csv", "FORMAT" },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &o->report,
+      "Write a report: FILE.md, FILE.json or FILE.html", "FILE" },
+    { "export-empirical-metrics", 0, 0, G_OPTION_ARG_FILENAME, &o->metrics,
+      "Write the M1–M5 metrics JSON (upstream schema)", "FILE" },
+    { "export-empirical-metrics-file", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME,
+      &o->metrics, "Alias", "FILE" },
+    { "chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o->chrome,
+      "Write a Chrome trace (one event per invocation)", "FILE" },
+    { "chrome-trace-file", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &o->chrome,
+      "Alias", "FILE" },
+    { "dump-input-shapes", 0, 0, G_OPTION_ARG_NONE, &o->dump_shapes,
+      "Group the table by input shapes", NULL },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &o->strict, "Stop at the first rejected input line",
+      NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (
+    single ? "--op JSON — answer one op" : "— answer every op of a trace");
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse_strv (ctx, args, error))
+    return FALSE;
+  if (g_strv_length (*args) > 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   (*args)[1]);
+      return FALSE;
+    }
+  if (single && o->op_json == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "query needs --op JSON");
+      return FALSE;
+    }
+  if (o->format == NULL)
+    o->format = g_strdup (single ? "jsonl" : "table");
+  if (!g_strv_contains ((const char *const[]){ "table", "json", "jsonl", "csv", NULL }, o->format))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--format must be table, json, jsonl or csv, not '%s'", o->format);
+      return FALSE;
+    }
+  for (char **m = o->models; m && *m; m++)
+    if (strcmp (*m, "analytic") != 0 && strcmp (*m, "profiling") != 0)
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "--performance-model must be analytic or profiling, not '%s'", *m);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+set_int_override (msperf_engine *e, const char *key, int value, GError **error)
+{
+  g_autofree char *text = NULL;
+
+  if (value == 0)
+    return TRUE;
+  text = g_strdup_printf ("%d", value);
+  return msperf_engine_set_override (e, key, text, error);
+}
+
+static gboolean
+configure_engine (msperf_engine *e, const msperf_cli_global *g, const estimate_opts *o,
+                  gboolean profiling, GError **error)
+{
+  g_autofree char *sample = NULL;
+  const char *db = o->database;
+
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
+    return FALSE;
+  if (!set_int_override (e, "parallel.tp_size", o->tp, error)
+      || !set_int_override (e, "parallel.ep_size", o->ep, error)
+      || !set_int_override (e, "parallel.dp_size", o->dp, error)
+      || !set_int_override (e, "parallel.world_size", o->world, error))
+    return FALSE;
+  if (o->seq_parallel && !msperf_engine_set_override (e, "parallel.sequence_parallel", "true", error))
+    return FALSE;
+  if (o->no_interp && !msperf_engine_set_override (e, "interpolation.enabled", "false", error))
+    return FALSE;
+  if (profiling)
+    {
+      if (db == NULL)
+        db = sample = msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+      if (!msperf_engine_open_database (e, db, o->database_root, error))
+        return FALSE;
+    }
+  if (o->device && !msperf_engine_set_device_profile (e, o->device, error))
+    return FALSE;
+  return msperf_engine_start (e, error);
+}
+
+/* Progress on a terminal only, at most a few updates a second: never on the hot path of a
+ * pipe. */
+typedef struct {
+  gboolean on;
+  gint64 last;
+} progress;
+
+static void
+progress_tick (progress *p, size_t done)
+{
+  gint64 now;
+
+  if (!p->on)
+    return;
+  now = g_get_monotonic_time ();
+  if (now - p->last < 250000)
+    return;
+  p->last = now;
+  fprintf (stderr, "\rmsperf: %zu ops answered", done);
+  fflush (stderr);
+}
+
+static void
+progress_end (progress *p, size_t done)
+{
+  if (p->on && p->last)
+    fprintf (stderr, "\rmsperf: %zu ops answered\n", done);
+}
+
+static msperf_record *
+answer_item (msperf_engine *e, msperf_trace_item *item, const char *source)
+{
+  msperf_record *rec = msperf_record_new ();
+
+  rec->index = item->index;
+  rec->line = item->line;
+  if (item->error)
+    {
+      rec->error = g_steal_pointer (&item->error);
+      rec->op_name = g_strdup (item->op_name ? item->op_name : "");
+      rec->count = 1;
+      rec->result = msperf_result_new ();
+      rec->result->source = MSPERF_SOURCE_REJECTED;
+      rec->analytic_us = NAN;
+      return rec;
+    }
+  rec->op = g_steal_pointer (&item->op);
+  rec->op_name = g_strdup (rec->op->name);
+  rec->count = rec->op->count;
+  rec->signature = msperf_op_signature (rec->op);
+  rec->analytic_us = msperf_engine_analytic_latency (e, rec->op);
+  rec->result = msperf_engine_query (e, rec->op);
+  /* An ATT model that refused its parameters rejects the line like a malformed one. */
+  if (rec->result->source == MSPERF_SOURCE_REJECTED)
+    rec->error = g_strdup_printf ("%s:%u: %s", source, rec->line,
+                                  rec->result->miss_reason ? rec->result->miss_reason : "rejected");
+  return rec;
+}
+
+static int
+run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const char *source,
+           const estimate_opts *o)
+{
+  gboolean jsonl = strcmp (o->format, "jsonl") == 0;
+  progress prog = { .on = isatty (STDERR_FILENO) };
+  int status = MSPERF_EXIT_OK;
+  msperf_trace_item item = { 0 };
+
+  while (msperf_trace_reader_next (reader, &item))
+    {
+      msperf_record *rec = answer_item (e, &item, source);
+      msperf_trace_item_clear (&item);
+      if (rec->error)
+        {
+          fprintf (stderr, "msperf: %s\n", rec->error);
+          status = MSPERF_EXIT_PROBLEMS;
+        }
+      if (jsonl)
+        msperf_report_jsonl_record (rec, stdout);
+      msperf_run_add (run, rec);
+      progress_tick (&prog, run->records->len);
+      if (rec->error && o->strict)
+        break;
+    }
+  progress_end (&prog, run->records->len);
+  return status;
+}
+
+static gboolean
+write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
+{
+  gboolean table = strcmp (o->format, "table") == 0;
+
+  if (table)
+    msperf_report_table (run, stdout);
+  else if (strcmp (o->format, "json") == 0)
+    msperf_report_json (run, stdout);
+  else if (strcmp (o->format, "csv") == 0)
+    msperf_report_csv (run, stdout);
+  fflush (stdout);
+  /* Only the chosen format goes to stdout: the table ends with the summary itself; other
+   * formats get it on stderr (a single `query` answer needs none). */
+  if (!single && !table)
+    msperf_report_summary (run, stderr);
+  if (o->metrics && !msperf_report_metrics_file (run, o->metrics, error))
+    return FALSE;
+  if (o->chrome && !msperf_report_chrome_trace (run, o->chrome, error))
+    return FALSE;
+  if (o->report && !msperf_report_document (run, o->report, error))
+    return FALSE;
+  return TRUE;
+}
+
+int
+msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single)
+{
+  estimate_opts o = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_engine) e = NULL;
+  msperf_trace_reader *reader = NULL;
+  msperf_run *run = NULL;
+  g_autofree char *sample = NULL;
+  const char *source = NULL;
+  int n_args = 0, status = MSPERF_EXIT_USAGE;
+  char **args = expand_model_lists (argc, argv, &n_args);
+  gboolean profiling = TRUE, analytic = FALSE;
+
+  if (!parse_options (&o, &args, single, &error))
+    {
+      fprintf (stderr, "msperf %s: %s\n", single ? "query" : "estimate", error->message);
+      goto out;
+    }
+  if (o.models)
+    {
+      profiling = g_strv_contains ((const char *const *) o.models, "profiling");
+      analytic = g_strv_contains ((const char *const *) o.models, "analytic");
+    }
+  e = msperf_engine_new ();
+  if (!configure_engine (e, g, &o, profiling, &error))
+    {
+      fprintf (stderr, "msperf: %s\n", error->message);
+      goto out;
+    }
+  if (single)
+    reader = msperf_trace_reader_open_data (o.op_json, -1, source = "--op", &error);
+  else
+    {
+      source = o.ops;
+      if (source == NULL)
+        source = sample = msperf_paths_data_file ("examples/traces/llama3-8b-prefill.jsonl",
+                                                  "doc/examples/traces/llama3-8b-prefill.jsonl");
+      reader = msperf_trace_reader_open (source, &error);
+    }
+  if (reader == NULL)
+    {
+      fprintf (stderr, "msperf: %s\n", error->message);
+      goto out;
+    }
+  run = msperf_run_new ();
+  run->use_profiling = profiling;
+  run->use_analytic = analytic;
+  run->dump_input_shapes = o.dump_shapes;
+  run->database = profiling ? g_strdup (msperf_database_dir (msperf_engine_database (e))) : NULL;
+  run->policy_hash = g_strdup (msperf_engine_policy_hash (e));
+  run->device_profile = g_strdup (msperf_engine_device_name (e));
+  status = run_items (e, run, reader, strcmp (source, "-") == 0 ? "<stdin>" : source, &o);
+  if (!write_outputs (run, &o, single, &error))
+    {
+      fprintf (stderr, "msperf: %s\n", error->message);
+      status = MSPERF_EXIT_USAGE;
+    }
+out:
+  msperf_trace_reader_free (reader);
+  msperf_run_free (run);
+  opts_clear (&o);
+  g_strfreev (args);
+  return status;
+}

@@ -1,0 +1,97 @@
+/* msperf — command-line entry: global options, then one subcommand (FORMATS §5.2). */
+#include <config.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/logging.h"
+
+static const char commands_help[] =
+  "Commands:\n"
+  "  estimate   answer every op of a trace (default: the shipped Llama-3-8B sample)\n"
+  "  query      answer one op given inline as JSON (--op)\n"
+  "  validate   check a profiling database and list every problem\n"
+  "  plugins    list the query-mode modules, or show one (plugins info NAME)\n"
+  "  att        ATT vector-unit cost formulas: att cast | att broadcast | att duplicate\n"
+  "  holdout    interpolation accuracy: leave coordinates out of the database, report the error\n"
+  "\n"
+  "Run 'msperf COMMAND --help' for the options of a command.";
+
+int
+main (int argc, char **argv)
+{
+  msperf_cli_global g = { 0 };
+  gboolean version = FALSE;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOptionContext) ctx = NULL;
+  const GOptionEntry entries[] = {
+    { "plugins-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &g.plugin_dirs,
+      "Load query-mode modules from DIR first (repeatable, in order)", "DIR" },
+    { "policy", 0, 0, G_OPTION_ARG_FILENAME, &g.policy,
+      "Policy YAML (overrides the database's policy; flags override it)", "FILE" },
+    { "log-format", 0, 0, G_OPTION_ARG_STRING, &g.log_format,
+      "Log lines on stderr as 'text' (default) or 'json'", "FORMAT" },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &g.verbose, "Show debug messages", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  int status = MSPERF_EXIT_USAGE;
+  const char *cmd;
+
+  setlocale (LC_ALL, "");
+  ctx = g_option_context_new ("COMMAND [OPTION…] — predict operator latency on AI accelerators");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx, commands_help);
+  /* Stop at the command name: everything after it belongs to the command. */
+  g_option_context_set_strict_posix (ctx, TRUE);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "msperf: %s\nRun 'msperf --help' for usage.\n", error->message);
+      goto out;
+    }
+  if (version)
+    {
+      printf ("msperf %s (module ABI %u)\n", PACKAGE_VERSION, 1u);
+      status = MSPERF_EXIT_OK;
+      goto out;
+    }
+  if (g.log_format && strcmp (g.log_format, "text") != 0 && strcmp (g.log_format, "json") != 0)
+    {
+      fprintf (stderr, "msperf: --log-format must be 'text' or 'json', not '%s'\n", g.log_format);
+      goto out;
+    }
+  msperf_logging_setup (g.log_format && strcmp (g.log_format, "json") == 0 ? MSPERF_LOG_JSON
+                                                                         : MSPERF_LOG_TEXT,
+                        g.verbose);
+  if (argc < 2)
+    {
+      g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+      fprintf (stderr, "%s", help);
+      goto out;
+    }
+  cmd = argv[1];
+  {
+    /* Each command's --help then reads "Usage: msperf estimate [OPTION…]". */
+    g_autofree char *prgname = g_strdup_printf ("msperf %s", cmd);
+    g_set_prgname (prgname);
+  }
+  if (strcmp (cmd, "estimate") == 0)
+    status = msperf_cli_estimate (&g, argc - 1, argv + 1, FALSE);
+  else if (strcmp (cmd, "query") == 0)
+    status = msperf_cli_estimate (&g, argc - 1, argv + 1, TRUE);
+  else if (strcmp (cmd, "validate") == 0)
+    status = msperf_cli_validate (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "plugins") == 0)
+    status = msperf_cli_plugins (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "att") == 0)
+    status = msperf_cli_att (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "holdout") == 0)
+    status = msperf_cli_holdout (&g, argc - 1, argv + 1);
+  else
+    fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
+out:
+  g_strfreev (g.plugin_dirs);
+  g_free (g.policy);
+  g_free (g.log_format);
+  return status;
+}

@@ -1,0 +1,531 @@
+/* msperf — the stage order of one query (ARCHITECTURE § The query pipeline): resolution in
+ * the upstream precedence, the module's exact lookup, then the fallbacks down to the
+ * roofline. Answers are cached per op signature, as upstream wraps every model in a result
+ * cache (reference §2.1, quirk Q12). */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "engine/engine_private.h"
+#include "engine/composite.h"
+#include "engine/interpolate.h"
+#include "engine/roofline.h"
+
+/* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
+#define ROOFLINE_CONFIDENCE 0.3
+
+static gboolean
+module_disabled (msperf_engine *e, const char *mode)
+{
+  const GPtrArray *infos = msperf_registry_infos (e->registry);
+
+  for (guint k = 0; infos && k < infos->len; k++)
+    {
+      const msperf_plugin_info *info = g_ptr_array_index (infos, k);
+      if (info->status == MSPERF_PLUGIN_DISABLED && g_strcmp0 (info->name, mode) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* msperf_op_tensor_inputs's tensors, by value, in one array (one allocation instead of a
+ * pointer array and a copy). */
+static GArray *
+tensor_inputs (const msperf_op *op)
+{
+  GArray *in = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), op->args->len);
+
+  for (guint k = 0; k < op->args->len; k++)
+    {
+      const msperf_value *v = g_ptr_array_index (op->args, k);
+
+      if (v->kind == MSPERF_VALUE_TENSOR && v->tensor.rank > 0)
+        g_array_append_val (in, v->tensor);
+      else if (v->kind == MSPERF_VALUE_LIST)
+        for (guint j = 0; j < v->items->len; j++)
+          {
+            const msperf_value *item = g_ptr_array_index (v->items, j);
+
+            if (item->kind == MSPERF_VALUE_TENSOR && item->tensor.rank > 0)
+              g_array_append_val (in, item->tensor);
+          }
+    }
+  return in;
+}
+
+/* Runs one module's exact lookup for op (or a sub-query's inputs). */
+static msperf_status
+call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
+             const msperf_mapping_entry *entry, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  g_autoptr (GArray) inputs = NULL;
+  static const char *const no_kernels[] = { NULL };
+  msperf_query q = { 0 };
+
+  if (plugin == NULL)
+    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
+                                                                         : "module_missing", mode);
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", mode);
+  inputs = tensor_inputs (op);
+  q.engine = e;
+  q.op = op;
+  q.entry = entry;
+  q.mode = mode;
+  q.kernel_types = entry && entry->kernel_types ? (const char *const *) entry->kernel_types
+                                                : no_kernels;
+  q.inputs = (const msperf_tensor *) (void *) inputs->data;
+  q.n_inputs = inputs->len;
+  q.tc_input_count = entry ? entry->tc_input_count : -1;
+  return plugin->lookup (state, &q, r);
+}
+
+void
+msperf_subquery_query (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
+                       msperf_query *q)
+{
+  *q = (msperf_query){ 0 };
+  q->engine = e;
+  q->op = parent;
+  q->mode = sq->mode;
+  q->kernel_types = (const char *const *) sq->kernel_types;
+  q->inputs = (const msperf_tensor *) (void *) sq->inputs->data;
+  q->n_inputs = sq->inputs->len;
+  q->tc_input_count = sq->tc_input_count;
+  q->params = sq->params;
+}
+
+msperf_status
+msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
+                        msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin;
+  const msperf_mapping_entry *entry;
+  msperf_status status;
+  msperf_query q = { 0 };
+
+  g_return_val_if_fail (e != NULL && e->started && parent != NULL && sq != NULL && r != NULL,
+                        MSPERF_ERROR);
+  plugin = msperf_registry_lookup (e->registry, sq->mode, &state);
+  if (plugin == NULL)
+    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, sq->mode) ? "module_disabled"
+                                                                             : "module_missing",
+                                   sq->mode);
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
+  msperf_subquery_query (e, parent, sq, &q);
+  status = plugin->lookup (state, &q, r);
+  /* A composite's part that misses exactly goes through the interpolation stage (reference
+   * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
+   * exact behaviour their own confidence rules assume. */
+  entry = e->db ? msperf_database_entry (e->db, parent->name) : NULL;
+  if (status == MSPERF_MISS && entry && entry->composite)
+    status = msperf_interpolate_subquery (e, parent, sq, r);
+  return status;
+}
+
+static msperf_status
+zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
+{
+  gboolean accepted = !entry->zero_cost;
+
+  msperf_result_set_method (r, accepted ? "accepted_miss" : "zero_cost");
+  msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, 0.0, 1.0,
+                         accepted ? "accepted_miss" : (entry->kernel_type ? entry->kernel_type : ""),
+                         accepted ? "accepted_miss" : "zero_cost");
+  msperf_result_detail_bool (r, "zero_cost", TRUE);
+  if (accepted)
+    msperf_result_detail_string (r, "note", entry->accepted_miss);
+  return MSPERF_HIT;
+}
+
+/* The module a mapped op resolves to, in the upstream precedence (reference §2.2), or NULL
+ * when the core answers it itself (zero_cost, accepted_miss). */
+static const char *
+resolve_mode (const msperf_mapping_entry *entry)
+{
+  if (entry->category && strcmp (entry->category, "communication") == 0)
+    return "communication";
+  if (entry->query_mode)
+    return strcmp (entry->query_mode, "mtp_projection") == 0 ? "compute" : entry->query_mode;
+  if (entry->zero_cost || entry->accepted_miss)
+    return NULL;
+  return "compute";
+}
+
+/* *entry_out and *mode_out receive the entry and the module that answered (NULL when the
+ * core answered: unmapped, composite, zero_cost) for the interpolation stage. */
+static msperf_status
+exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
+             const msperf_mapping_entry **entry_out, const char **mode_out)
+{
+  const msperf_mapping_entry *entry = msperf_database_entry (e->db, op->name);
+  const char *mode;
+  msperf_status status;
+
+  *entry_out = entry;
+  *mode_out = NULL;
+
+  if (entry == NULL)
+    {
+      r->shape_match_rule = g_strdup ("unmapped");
+      return msperf_result_set_miss (r, "unmapped");
+    }
+  if (entry->composite)
+    return msperf_composite_answer (e, op, entry, r);
+  mode = resolve_mode (entry);
+  if (mode == NULL)
+    return zero_cost (r, entry);
+  if (strcmp (mode, "compute") == 0 && entry->kernel_type == NULL && !entry->query_mode)
+    return msperf_result_set_miss (r, "no_kernel_type");
+  *mode_out = mode;
+  status = call_lookup (e, mode, op, entry, r);
+  /* elementwise without an output tensor answers through compute (reference §2.6 step 1). */
+  if (status == MSPERF_MISS && g_strcmp0 (r->miss_reason, "elementwise_fallback_compute") == 0)
+    {
+      msperf_result_reset (r);
+      *mode_out = "compute";
+      status = call_lookup (e, "compute", op, entry, r);
+    }
+  return status;
+}
+
+static void
+roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
+{
+  msperf_roofline rf;
+  g_autofree char *reason = g_strdup (r->miss_reason);
+
+  msperf_roofline_estimate (msperf_engine_device (e), op, &rf);
+  /* After a failed interpolation stage base_reason already holds the exact reason. */
+  if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
+    msperf_result_detail_string (r, "base_reason", reason);
+  r->source = MSPERF_SOURCE_ANALYTIC;
+  r->latency_us = rf.latency_us;
+  r->confidence = ROOFLINE_CONFIDENCE;
+  msperf_result_set_method (r, "roofline");
+  g_free (r->shape_match_rule);
+  r->shape_match_rule = g_strdup ("analytic");
+  /* set_miss cleared nothing else; keep the reason for the record (a miss is still a miss). */
+  g_free (r->miss_reason);
+  r->miss_reason = g_steal_pointer (&reason);
+  msperf_result_detail_string (r, "roofline_kind", rf.kind);
+  msperf_result_detail_double (r, "roofline_flops", rf.flops);
+  msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
+}
+
+/* The ATT module an op's `att.kind` selects (FORMATS §2), or NULL. */
+static const char *
+att_mode (const msperf_op *op)
+{
+  const char *kind = msperf_value_get_string (msperf_value_lookup (op->att, "kind"));
+
+  if (kind == NULL)
+    return NULL;
+  if (strcmp (kind, "cast") == 0)
+    return "cast_att";
+  if (strcmp (kind, "broadcast_extend") == 0 || strcmp (kind, "duplicate") == 0)
+    return "broadcast_att";
+  return NULL;
+}
+
+/* Analytic model of an ATT module: its answer, even without a latency (no vector clock:
+ * latency null, cycles in details, counted apart). Refused parameters make the answer
+ * REJECTED with the module's message, as an invalid input line is. */
+static gboolean
+model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  msperf_query q = { 0 };
+  msperf_status status;
+
+  if (plugin == NULL)
+    {
+      msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
+                                                                    : "module_missing", mode);
+      return FALSE;
+    }
+  if (plugin->model == NULL)
+    {
+      msperf_result_set_miss (r, "module_no_model:%s", mode);
+      return FALSE;
+    }
+  q.engine = e;
+  q.op = op;
+  q.mode = mode;
+  q.kernel_types = (const char *const[]){ NULL };
+  q.tc_input_count = -1;
+  status = plugin->model (state, &q, r);
+  if (status == MSPERF_ERROR)
+    {
+      r->source = MSPERF_SOURCE_REJECTED;
+      r->latency_us = NAN;
+      if (r->miss_reason == NULL)
+        r->miss_reason = g_strdup ("att_parameters_refused");
+      return TRUE;
+    }
+  return status == MSPERF_HIT;
+}
+
+static msperf_result *
+answer (msperf_engine *e, const msperf_op *op)
+{
+  msperf_result *r = msperf_result_new ();
+  msperf_status status = MSPERF_MISS;
+  const char *att = att_mode (op);
+
+  if (att != NULL)
+    {
+      if (!model_stage (e, att, op, r))
+        roofline_stage (e, op, r);
+    }
+  else if (e->db == NULL)
+    {
+      /* analytic-only run: the roofline is the requested model, not a fallback. */
+      roofline_stage (e, op, r);
+      g_clear_pointer (&r->miss_reason, g_free);
+    }
+  else
+    {
+      const msperf_mapping_entry *entry;
+      const char *mode;
+
+      status = exact_stage (e, op, r, &entry, &mode);
+      /* Interpolation only after an exact miss or a PARTIAL answer (seed 000 §5.2). */
+      if ((status == MSPERF_MISS
+           || (status == MSPERF_HIT && r->source == MSPERF_SOURCE_PARTIAL))
+          && msperf_interpolate_op (e, op, entry, mode, r))
+        status = MSPERF_HIT;
+      if (status != MSPERF_HIT)
+        {
+          if (r->miss_reason == NULL)
+            msperf_result_set_miss (r, "unknown");
+          roofline_stage (e, op, r);
+        }
+    }
+  if (e->policy_hash)
+    msperf_result_detail_string (r, "policy_hash", e->policy_hash);
+  return r;
+}
+
+/* ------------------------------------------------------------------ the answer cache */
+
+/* The cache key is a binary encoding of everything msperf_op_signature covers (name, args,
+ * kwargs, outputs, att; never count, index or line): each value is a kind tag followed by its
+ * payload, strings and lists carry their length, so the encoding is injective — equal bytes
+ * mean structurally equal ops, which the signature also calls equal (it is at most finer: a
+ * NaN payload, never coarser). Building it is a few memcpys into the engine's scratch buffer:
+ * the printed signature was 14 % of an exact hit and the copy of the answer 22 %
+ * (doc/performance.md, "query frame"). */
+typedef struct {
+  guint8 *data;
+  size_t len;
+  size_t cap;
+} key_buf;
+
+static void
+key_put (key_buf *b, const void *p, size_t n)
+{
+  if (n > b->cap - b->len)
+    {
+      size_t cap = MAX (b->cap * 2, (size_t) 256);
+
+      while (n > cap - b->len)
+        cap *= 2;
+      b->data = g_realloc (b->data, cap);
+      b->cap = cap;
+    }
+  memcpy (b->data + b->len, p, n);
+  b->len += n;
+}
+
+static void
+key_tag (key_buf *b, char tag)
+{
+  key_put (b, &tag, 1);
+}
+
+static void
+key_u64 (key_buf *b, uint64_t v)
+{
+  key_put (b, &v, sizeof v);
+}
+
+static void
+key_string (key_buf *b, const char *s)
+{
+  size_t n = s ? strlen (s) : 0;
+
+  key_u64 (b, s ? (uint64_t) n : UINT64_MAX);
+  key_put (b, s, n);
+}
+
+static void
+key_tensor (key_buf *b, const msperf_tensor *t)
+{
+  int32_t head[3] = { t->rank, (int32_t) t->dtype, (int32_t) t->format };
+  size_t rank = t->rank > 0 ? MIN ((size_t) t->rank, (size_t) MSPERF_MAX_RANK) : 0;
+
+  key_put (b, head, sizeof head);
+  key_put (b, t->dims, rank * sizeof t->dims[0]);
+  key_u64 (b, t->values ? t->n_values : 0);
+  if (t->values)
+    key_put (b, t->values, t->n_values * sizeof t->values[0]);
+}
+
+static void
+key_value (key_buf *b, const msperf_value *v)
+{
+  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
+    {
+      key_tag (b, 'N');
+      return;
+    }
+  switch (v->kind)
+    {
+    case MSPERF_VALUE_BOOL:
+      key_tag (b, v->b ? 'T' : 'F');
+      break;
+    case MSPERF_VALUE_INT:
+      key_tag (b, 'I');
+      key_u64 (b, (uint64_t) v->i);
+      break;
+    case MSPERF_VALUE_FLOAT:
+      key_tag (b, 'D');
+      key_put (b, &v->f, sizeof v->f);
+      break;
+    case MSPERF_VALUE_STRING:
+      key_tag (b, 'S');
+      key_string (b, v->s);
+      break;
+    case MSPERF_VALUE_TENSOR:
+      key_tag (b, 't');
+      key_tensor (b, &v->tensor);
+      break;
+    case MSPERF_VALUE_LIST:
+    case MSPERF_VALUE_MAP:
+      key_tag (b, v->kind == MSPERF_VALUE_LIST ? 'L' : 'M');
+      key_u64 (b, v->items->len);
+      for (guint k = 0; k < v->items->len; k++)
+        {
+          if (v->kind == MSPERF_VALUE_MAP)
+            key_string (b, g_ptr_array_index (v->keys, k));
+          key_value (b, g_ptr_array_index (v->items, k));
+        }
+      break;
+    case MSPERF_VALUE_NONE:
+    default:
+      key_tag (b, 'N');
+      break;
+    }
+}
+
+static void
+key_op (key_buf *b, const msperf_op *op)
+{
+  b->len = 0;
+  key_string (b, op->name);
+  key_u64 (b, op->args->len);
+  for (guint k = 0; k < op->args->len; k++)
+    key_value (b, g_ptr_array_index (op->args, k));
+  key_value (b, op->kwargs);
+  key_u64 (b, op->out->len);
+  for (guint k = 0; k < op->out->len; k++)
+    key_tensor (b, g_ptr_array_index (op->out, k));
+  key_value (b, op->att);
+}
+
+/* 64-bit words mixed with murmur3's finaliser constants: dims differ in their high bits as
+ * often as in their low ones (core/table.c's slot-list hash had the same need). */
+static guint
+key_hash_bytes (const guint8 *p, size_t n)
+{
+  uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+  size_t k = 0;
+
+  for (; k + 8 <= n; k += 8)
+    {
+      uint64_t w;
+
+      memcpy (&w, p + k, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdu;
+      h ^= h >> 32;
+    }
+  if (k < n)
+    {
+      uint64_t w = 0;
+
+      memcpy (&w, p + k, n - k);
+      h = (h ^ w) * 0xff51afd7ed558ccdu;
+    }
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 33;
+  return (guint) h;
+}
+
+/* A cache key: stored ones own their bytes in the same block; the lookup key points into
+ * the engine's scratch buffer. */
+typedef struct {
+  guint hash;
+  size_t len;
+  const guint8 *bytes;
+} answer_key;
+
+static guint
+answer_key_hash (gconstpointer p)
+{
+  return ((const answer_key *) p)->hash;
+}
+
+static gboolean
+answer_key_equal (gconstpointer a, gconstpointer b)
+{
+  const answer_key *x = a, *y = b;
+
+  return x->hash == y->hash && x->len == y->len && memcmp (x->bytes, y->bytes, x->len) == 0;
+}
+
+GHashTable *
+msperf_dispatch_answers_new (void)
+{
+  return g_hash_table_new_full (answer_key_hash, answer_key_equal, g_free,
+                                (GDestroyNotify) msperf_result_unref);
+}
+
+void
+msperf_dispatch_scratch_free (msperf_engine *e)
+{
+  g_clear_pointer (&e->key_scratch, g_free);
+  e->key_scratch_cap = 0;
+}
+
+msperf_result *
+msperf_dispatch_query (msperf_engine *e, const msperf_op *op)
+{
+  key_buf b = { e->key_scratch, 0, e->key_scratch_cap };
+  answer_key key;
+  answer_key *stored;
+  msperf_result *r;
+
+  key_op (&b, op);
+  e->key_scratch = b.data;
+  e->key_scratch_cap = b.cap;
+  key.len = b.len;
+  key.bytes = b.data;
+  key.hash = key_hash_bytes (b.data, b.len);
+  r = g_hash_table_lookup (e->answers, &key);
+  /* The cache and the caller share one immutable answer (result.h). */
+  if (r)
+    return msperf_result_ref (r);
+  r = answer (e, op);
+  stored = g_malloc (sizeof *stored + key.len);
+  stored->hash = key.hash;
+  stored->len = key.len;
+  stored->bytes = memcpy (stored + 1, key.bytes, key.len);
+  g_hash_table_insert (e->answers, stored, msperf_result_ref (r));
+  return r;
+}

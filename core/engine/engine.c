@@ -1,0 +1,495 @@
+/* msperf — the engine: configuration, start-up (policy merge, modules, device profile) and
+ * the services modules call. The stage order itself is in dispatch.c. */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "engine/engine_private.h"
+#include "base/paths.h"
+#include "engine/roofline.h"
+
+/* ------------------------------------------------------------------ sub-queries */
+
+msperf_subquery *
+msperf_subquery_new (const char *mode, const char *kernel_type)
+{
+  msperf_subquery *sq = g_new0 (msperf_subquery, 1);
+
+  sq->mode = g_strdup (mode);
+  sq->kernel_types = g_new0 (char *, 1);
+  sq->inputs = g_array_new (FALSE, TRUE, sizeof (msperf_tensor));
+  sq->tc_input_count = -1;
+  if (kernel_type)
+    msperf_subquery_add_kernel (sq, kernel_type);
+  return sq;
+}
+
+void
+msperf_subquery_free (msperf_subquery *sq)
+{
+  if (sq == NULL)
+    return;
+  g_free (sq->mode);
+  g_strfreev (sq->kernel_types);
+  for (guint k = 0; k < sq->inputs->len; k++)
+    msperf_tensor_clear (&g_array_index (sq->inputs, msperf_tensor, k));
+  g_array_unref (sq->inputs);
+  msperf_value_free (sq->params);
+  g_free (sq);
+}
+
+void
+msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t)
+{
+  msperf_tensor copy;
+
+  g_return_if_fail (sq != NULL && t != NULL);
+  msperf_tensor_copy (&copy, t);
+  g_array_append_val (sq->inputs, copy);
+}
+
+void
+msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type)
+{
+  guint n;
+
+  g_return_if_fail (sq != NULL && kernel_type != NULL);
+  if (g_strv_contains ((const char *const *) sq->kernel_types, kernel_type))
+    return;
+  n = g_strv_length (sq->kernel_types);
+  sq->kernel_types = g_renew (char *, sq->kernel_types, n + 2);
+  sq->kernel_types[n] = g_strdup (kernel_type);
+  sq->kernel_types[n + 1] = NULL;
+}
+
+/* ------------------------------------------------------------------ life cycle */
+
+msperf_engine *
+msperf_engine_new (void)
+{
+  msperf_engine *e = g_new0 (msperf_engine, 1);
+
+  e->plugin_dirs = g_ptr_array_new_with_free_func (g_free);
+  e->use_default_dirs = TRUE;
+  e->override_keys = g_ptr_array_new_with_free_func (g_free);
+  e->override_values = g_ptr_array_new_with_free_func (g_free);
+  e->warnings = g_ptr_array_new_with_free_func (g_free);
+  e->answers = msperf_dispatch_answers_new ();
+  e->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
+  return e;
+}
+
+static void
+option_memo_clear (msperf_option_memo *m)
+{
+  g_free (m->block);
+  g_free (m->kernel);
+  g_free (m->key);
+  *m = (msperf_option_memo){ 0 };
+}
+
+void
+msperf_engine_free (msperf_engine *e)
+{
+  if (e == NULL)
+    return;
+  /* Cached answers may hold strings from modules' static data: drop them first. */
+  g_hash_table_unref (e->answers);
+  msperf_dispatch_scratch_free (e);
+  for (guint k = 0; k < e->option_memo_len; k++)
+    option_memo_clear (&e->option_memo[k]);
+  msperf_index_cache_free (e->index_cache);
+  msperf_registry_free (e->registry);
+  msperf_database_free (e->db);
+  msperf_policy_free (e->policy);
+  msperf_device_free (e->device);
+  g_free (e->policy_json);
+  g_free (e->policy_hash);
+  g_free (e->policy_path);
+  g_free (e->device_request);
+  g_ptr_array_unref (e->plugin_dirs);
+  g_ptr_array_unref (e->override_keys);
+  g_ptr_array_unref (e->override_values);
+  g_ptr_array_unref (e->warnings);
+  g_free (e);
+}
+
+void
+msperf_engine_add_plugin_dir (msperf_engine *e, const char *dir)
+{
+  g_return_if_fail (e != NULL && dir != NULL && !e->started);
+  g_ptr_array_add (e->plugin_dirs, g_strdup (dir));
+}
+
+void
+msperf_engine_set_plugin_search_defaults (msperf_engine *e, gboolean use_defaults)
+{
+  g_return_if_fail (e != NULL && !e->started);
+  e->use_default_dirs = use_defaults;
+}
+
+gboolean
+msperf_engine_load_policy (msperf_engine *e, const char *path, GError **error)
+{
+  msperf_policy *trial;
+  gboolean ok;
+
+  g_return_val_if_fail (e != NULL && path != NULL && !e->started, FALSE);
+  /* Validate now so a bad --policy is reported before any work; merged again at start in
+   * its precedence slot (after the database). */
+  trial = msperf_policy_new_defaults ();
+  ok = msperf_policy_merge_file (trial, path, error);
+  msperf_policy_free (trial);
+  if (!ok)
+    return FALSE;
+  g_free (e->policy_path);
+  e->policy_path = g_strdup (path);
+  return TRUE;
+}
+
+gboolean
+msperf_engine_set_override (msperf_engine *e, const char *key, const char *value, GError **error)
+{
+  msperf_policy *trial;
+  gboolean ok;
+
+  g_return_val_if_fail (e != NULL && key != NULL && value != NULL && !e->started, FALSE);
+  trial = msperf_policy_new_defaults ();
+  ok = msperf_policy_set (trial, key, value, error);
+  msperf_policy_free (trial);
+  if (!ok)
+    return FALSE;
+  g_ptr_array_add (e->override_keys, g_strdup (key));
+  g_ptr_array_add (e->override_values, g_strdup (value));
+  return TRUE;
+}
+
+gboolean
+msperf_engine_open_database (msperf_engine *e, const char *dir, const char *root, GError **error)
+{
+  msperf_database *db;
+
+  g_return_val_if_fail (e != NULL && dir != NULL && !e->started, FALSE);
+  db = msperf_database_open (dir, root, error);
+  if (db == NULL)
+    return FALSE;
+  msperf_database_free (e->db);
+  e->db = db;
+  return TRUE;
+}
+
+gboolean
+msperf_engine_set_device_profile (msperf_engine *e, const char *name_or_path, GError **error)
+{
+  g_return_val_if_fail (e != NULL && name_or_path != NULL && !e->started, FALSE);
+  (void) error;
+  g_free (e->device_request);
+  e->device_request = g_strdup (name_or_path);
+  return TRUE;
+}
+
+static void
+warn (msperf_engine *e, const char *message)
+{
+  g_warning ("%s", message);
+  g_ptr_array_add (e->warnings, g_strdup (message));
+}
+
+/* built-in < database < --policy < flags (ARCHITECTURE § Policies). */
+static gboolean
+merge_policy (msperf_engine *e, GError **error)
+{
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  e->policy = msperf_policy_new_defaults ();
+  if (e->db && !msperf_policy_merge_database (e->policy, e->db, warnings, error))
+    return FALSE;
+  for (guint k = 0; k < warnings->len; k++)
+    warn (e, g_ptr_array_index (warnings, k));
+  if (e->policy_path && !msperf_policy_merge_file (e->policy, e->policy_path, error))
+    return FALSE;
+  for (guint k = 0; k < e->override_keys->len; k++)
+    if (!msperf_policy_set (e->policy, g_ptr_array_index (e->override_keys, k),
+                            g_ptr_array_index (e->override_values, k), error))
+      return FALSE;
+  e->policy_json = msperf_policy_canonical_json (e->policy);
+  e->policy_hash = msperf_policy_hash (e->policy);
+  return TRUE;
+}
+
+static int64_t
+policy_int (msperf_engine *e, const char *path, int64_t fallback)
+{
+  int64_t v;
+  return msperf_value_get_int (msperf_policy_get (e->policy, path), &v) ? v : fallback;
+}
+
+static void
+read_parallel (msperf_engine *e)
+{
+  const msperf_value *sp = msperf_policy_get (e->policy, "parallel.sequence_parallel");
+
+  e->parallel.tp_size = policy_int (e, "parallel.tp_size", 1);
+  e->parallel.ep_size = policy_int (e, "parallel.ep_size", 0);
+  e->parallel.dp_size = policy_int (e, "parallel.dp_size", 1);
+  e->parallel.world_size = policy_int (e, "parallel.world_size", 1);
+  e->parallel.sequence_parallel = sp && sp->kind == MSPERF_VALUE_BOOL && sp->b;
+}
+
+/* --device-profile, else analytic.device_profile: resolved at start so a bad name is a
+ * configuration error before any work. */
+static gboolean
+pick_requested_device (msperf_engine *e, GError **error)
+{
+  g_autofree char *dir = msperf_paths_data_file ("policies/devices", "policies/devices");
+  const char *dirs[] = { dir, NULL };
+  const char *request = e->device_request;
+
+  if (request == NULL)
+    request = msperf_value_get_string (msperf_policy_get (e->policy, "analytic.device_profile"));
+  if (request == NULL)
+    return TRUE;
+  e->device = msperf_device_find (request, dirs, error);
+  return e->device != NULL;
+}
+
+/* Otherwise the profile aliased to the database's device, else nvidia-h200 with a warning
+ * (FORMATS §4) — decided on first use, so commands that never cost an op (plugins, validate)
+ * do not warn about a roofline they do not run. */
+static const msperf_device *
+engine_device (msperf_engine *e)
+{
+  g_autofree char *dir = NULL;
+  const char *device_key;
+  g_autoptr (GError) error = NULL;
+
+  if (e->device || e->device_failed)
+    return e->device;
+  dir = msperf_paths_data_file ("policies/devices", "policies/devices");
+  const char *dirs[] = { dir, NULL };
+  device_key = e->db ? msperf_database_device (e->db) : NULL;
+  if (device_key)
+    e->device = msperf_device_find_alias (device_key, dirs);
+  if (e->device == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (
+        "no device profile given%s%s%s: the roofline uses nvidia-h200",
+        device_key ? " and none is aliased to the database device '" : "",
+        device_key ? device_key : "", device_key ? "'" : "");
+      warn (e, msg);
+      e->device = msperf_device_find ("nvidia-h200", dirs, &error);
+      if (e->device == NULL)
+        {
+          g_autofree char *fail = g_strdup_printf ("no roofline: %s", error->message);
+          warn (e, fail);
+          e->device_failed = TRUE;
+        }
+    }
+  return e->device;
+}
+
+gboolean
+msperf_engine_start (msperf_engine *e, GError **error)
+{
+  g_autoptr (GPtrArray) dirs = NULL;
+  g_autoptr (GHashTable) disabled = NULL;
+
+  g_return_val_if_fail (e != NULL && !e->started, FALSE);
+  if (!merge_policy (e, error))
+    return FALSE;
+  read_parallel (e);
+  if (!pick_requested_device (e, error))
+    return FALSE;
+  /* The registry wants a NULL-terminated list: terminate pdata for the call only. */
+  g_ptr_array_add (e->plugin_dirs, NULL);
+  dirs = msperf_registry_search_path ((const char *const *) e->plugin_dirs->pdata,
+                                      e->use_default_dirs);
+  g_ptr_array_remove_index (e->plugin_dirs, e->plugin_dirs->len - 1);
+  /* pdata of an empty GPtrArray may be NULL; the registry accepts NULL-terminated lists. */
+  g_ptr_array_add (dirs, NULL);
+  disabled = msperf_policy_disabled_modules (e->policy);
+  e->registry = msperf_registry_new ();
+  e->started = TRUE;
+  msperf_registry_load (e->registry, (const char *const *) dirs->pdata, disabled, e);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ queries and services */
+
+void
+msperf_engine_drop_tables (msperf_engine *e)
+{
+  g_return_if_fail (e != NULL);
+  if (e->db)
+    msperf_database_clear_cache (e->db);
+  if (e->index_cache)
+    msperf_index_cache_clear (e->index_cache);
+  g_hash_table_remove_all (e->answers);
+}
+
+const GPtrArray *
+msperf_engine_plugins (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL && e->started, NULL);
+  return msperf_registry_infos (e->registry);
+}
+
+gboolean
+msperf_engine_has_module (msperf_engine *e, const char *name)
+{
+  void *state;
+
+  g_return_val_if_fail (e != NULL && e->started, FALSE);
+  return msperf_registry_lookup (e->registry, name, &state) != NULL;
+}
+
+const msperf_device *
+msperf_engine_device (msperf_engine *e)
+{
+  return engine_device (e);
+}
+
+gboolean
+msperf_engine_comm_grid (msperf_engine *e, const int64_t **dims, size_t *n)
+{
+  const msperf_device *d;
+
+  g_return_val_if_fail (e != NULL && dims != NULL && n != NULL, FALSE);
+  d = engine_device (e);
+  *dims = NULL;
+  *n = 0;
+  if (d == NULL || d->comm_grid == NULL || d->comm_grid->len == 0)
+    return FALSE;
+  *dims = (const int64_t *) (void *) d->comm_grid->data;
+  *n = d->comm_grid->len;
+  return TRUE;
+}
+
+msperf_result *
+msperf_engine_query (msperf_engine *e, const msperf_op *op)
+{
+  g_return_val_if_fail (e != NULL && e->started && op != NULL, NULL);
+  return msperf_dispatch_query (e, op);
+}
+
+double
+msperf_engine_analytic_latency (msperf_engine *e, const msperf_op *op)
+{
+  msperf_roofline r;
+
+  g_return_val_if_fail (e != NULL && op != NULL, NAN);
+  msperf_roofline_estimate (engine_device (e), op, &r);
+  return r.latency_us;
+}
+
+msperf_database *
+msperf_engine_database (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NULL);
+  return e->db;
+}
+
+const msperf_table *
+msperf_engine_table (msperf_engine *e, const char *kernel_type, GError **error)
+{
+  g_return_val_if_fail (e != NULL && kernel_type != NULL, NULL);
+  if (e->db == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
+                   "no profiling database is open");
+      return NULL;
+    }
+  return msperf_database_table (e->db, kernel_type, error);
+}
+
+const msperf_value *
+msperf_engine_kernel_option (msperf_engine *e, const char *block, const char *kernel,
+                             const char *key)
+{
+  msperf_option_memo *m;
+  const msperf_value *v;
+
+  g_return_val_if_fail (e != NULL && block != NULL && kernel != NULL && key != NULL, NULL);
+  /* Every exact hit asks a few of these (the latency policy); each walked the database
+   * document or printed a policy path. A run asks few distinct ones: remember them. */
+  for (guint k = 0; e->started && k < e->option_memo_len; k++)
+    {
+      m = &e->option_memo[k];
+      if (strcmp (m->key, key) == 0 && strcmp (m->kernel, kernel) == 0
+          && strcmp (m->block, block) == 0)
+        return m->value;
+    }
+  /* The effective policy already holds the database's interpolation_policy beneath the
+   * --policy file; the other blocks exist only in the database. */
+  if (strcmp (block, "interpolation_policy") == 0 && e->policy)
+    {
+      g_autofree char *path = g_strdup_printf ("interpolation.kernel_overrides.%s.%s", kernel, key);
+      v = msperf_policy_get (e->policy, path);
+    }
+  else
+    v = e->db ? msperf_database_kernel_option (e->db, block, kernel, key) : NULL;
+  if (!e->started)
+    return v;
+  if (e->option_memo_len < MSPERF_OPTION_MEMO_SIZE)
+    m = &e->option_memo[e->option_memo_len++];
+  else
+    {
+      m = &e->option_memo[e->option_memo_next];
+      e->option_memo_next = (e->option_memo_next + 1) % MSPERF_OPTION_MEMO_SIZE;
+      option_memo_clear (m);
+    }
+  m->block = g_strdup (block);
+  m->kernel = g_strdup (kernel);
+  m->key = g_strdup (key);
+  m->value = v;
+  return v;
+}
+
+gboolean
+msperf_engine_kernel_flag (msperf_engine *e, const char *block, const char *kernel,
+                           const char *key)
+{
+  const msperf_value *v = msperf_engine_kernel_option (e, block, kernel, key);
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+const msperf_parallel *
+msperf_engine_parallel (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NULL);
+  return &e->parallel;
+}
+
+const msperf_value *
+msperf_engine_policy_value (msperf_engine *e, const char *path)
+{
+  g_return_val_if_fail (e != NULL && path != NULL, NULL);
+  return e->policy ? msperf_policy_get (e->policy, path) : NULL;
+}
+
+const char *
+msperf_engine_policy_hash (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NULL);
+  return e->policy_hash;
+}
+
+const char *
+msperf_engine_policy_json (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NULL);
+  return e->policy_json;
+}
+
+const char *
+msperf_engine_device_name (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NULL);
+  return engine_device (e) ? e->device->name : NULL;
+}
+
+double
+msperf_engine_vector_clock_ghz (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NAN);
+  return engine_device (e) ? e->device->vector_clock_ghz : NAN;
+}

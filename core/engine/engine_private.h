@@ -1,0 +1,70 @@
+/* msperf (internal) — the engine object, shared by engine.c (configuration, services) and
+ * dispatch.c (the stage order). */
+#ifndef MSPERF_CORE_ENGINE_PRIVATE_H
+#define MSPERF_CORE_ENGINE_PRIVATE_H
+
+#include <msperf/plugin.h>
+#include "io/device.h"
+#include "interp/index.h"
+#include "engine/policy.h"
+#include "engine/registry.h"
+
+/* A remembered msperf_engine_kernel_option answer (engine.c). */
+typedef struct msperf_option_memo {
+  char *block;
+  char *kernel;
+  char *key;
+  const msperf_value *value;     /* borrowed from the policy or the database document */
+} msperf_option_memo;
+
+#define MSPERF_OPTION_MEMO_SIZE 16
+
+struct msperf_engine {
+  /* configuration (before start) */
+  GPtrArray *plugin_dirs;        /* char* */
+  gboolean use_default_dirs;
+  char *policy_path;
+  GPtrArray *override_keys;      /* char*, parallel to override_values */
+  GPtrArray *override_values;
+  char *device_request;
+
+  /* state after start */
+  gboolean started;
+  msperf_database *db;
+  msperf_policy *policy;
+  char *policy_json;
+  char *policy_hash;
+  msperf_device *device;
+  gboolean device_failed;         /* the default profile could not be read: warned once */
+  msperf_registry *registry;
+  msperf_parallel parallel;
+  GPtrArray *warnings;           /* char*: load-time warnings, already logged */
+  GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
+  GHashTable *values_cache;      /* dotted policy path → const msperf_value* (borrowed) */
+  msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
+  guint8 *key_scratch;           /* dispatch.c: the answer-cache key being built, reused */
+  size_t key_scratch_cap;
+  /* kernel options asked after start (the policy and database no longer change) */
+  msperf_option_memo option_memo[MSPERF_OPTION_MEMO_SIZE];
+  guint option_memo_len;
+  guint option_memo_next;        /* the entry replaced next once the memo is full */
+};
+
+/* The device profile of the roofline (resolved on first use). */
+const msperf_device *msperf_engine_device (msperf_engine *engine);
+
+/* Drops every cached kernel table and what was built on them (candidate indexes, answers):
+ * the next query reads the CSVs again. */
+void msperf_engine_drop_tables (msperf_engine *engine);
+
+/* dispatch.c */
+/* The module query a sub-query stands for (borrows everything from parent and sq). */
+void msperf_subquery_query (msperf_engine *engine, const msperf_op *parent,
+                            const msperf_subquery *sq, msperf_query *q);
+msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);
+/* The answer cache (binary op key → shared msperf_result*). Transfer full. */
+GHashTable *msperf_dispatch_answers_new (void);
+/* Frees the key scratch buffer of msperf_dispatch_query. */
+void msperf_dispatch_scratch_free (msperf_engine *engine);
+
+#endif

@@ -1,0 +1,812 @@
+/* msperf — the interpolation stage (see interpolate.h). The module only describes coordinates;
+ * every decision here follows reference §4.2–§4.7: the groups of one bucket in the fixed order,
+ * per group the filter, boundaries, 1-D linear or the grid check and griddata, the latency
+ * guard; per failed group one "<dim>d(<axes>): <status>" reason. */
+#define G_LOG_DOMAIN "msperf"
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "engine/engine_private.h"
+#include "engine/interpolate.h"
+
+/* Display confidences by dimension (reference §4.4 step 6), lowered when an axis transform was
+ * applied (seed 000 §5.6, quirk Q20 fixed). Display only: never used to choose an answer. */
+static const double confidence_by_dim[] = { 0.0, 0.70, 0.65, 0.60 };
+#define TRANSFORM_PENALTY 0.05
+
+/* Highest group dimension: the Delaunay stage supports 2-D and 3-D only. */
+#define MAX_GROUP_DIM MSPERF_DELAUNAY_MAX_DIM
+
+typedef struct {
+  char *kernel;
+  int max_dim;
+  msperf_interp_aggregate_kind aggregate;
+  gboolean sqrt_seq;
+  GStrv axes;                         /* axis names allowed to vary, or NULL = all */
+  GStrv exact_fields;                 /* axis names pinned to the target, or NULL */
+} kernel_policy;
+
+/* One successful group attempt. */
+typedef struct {
+  double value;
+  msperf_index_set *set;
+  size_t n_idx;
+  size_t idx[MSPERF_DELAUNAY_MAX_DIM + 1];     /* unique points used (bracket or simplex) */
+  double weights[MSPERF_DELAUNAY_MAX_DIM + 1];
+  gboolean have_weights;
+  double x[MSPERF_DELAUNAY_MAX_DIM];           /* target, transformed */
+  double lo[MSPERF_DELAUNAY_MAX_DIM], hi[MSPERF_DELAUNAY_MAX_DIM];
+  msperf_index_set *owned;                     /* holdout: set without the target's points */
+} outcome;
+
+/* ------------------------------------------------------------------ policy */
+
+static const msperf_value *
+kernel_option (msperf_engine *e, const char *kernel, const char *key)
+{
+  const msperf_value *v = msperf_engine_kernel_option (e, "interpolation_policy", kernel, key);
+  g_autofree char *path = NULL;
+
+  if (v && v->kind != MSPERF_VALUE_NONE)
+    return v;
+  path = g_strdup_printf ("interpolation.%s", key);
+  return msperf_engine_policy_value (e, path);
+}
+
+static gboolean
+list_has (const msperf_value *list, const char *name)
+{
+  for (guint k = 0; list && k < list->items->len; k++)
+    if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (list->items, k)), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The names of a LIST value (copied: the policy cached in an index must not point into the
+ * engine's policy), NULL when the value is not a list. */
+static GStrv
+name_list (const msperf_value *v)
+{
+  GStrvBuilder *sb;
+  GStrv out;
+
+  if (v == NULL || v->kind != MSPERF_VALUE_LIST)
+    return NULL;
+  sb = g_strv_builder_new ();
+  for (guint k = 0; k < v->items->len; k++)
+    {
+      const char *name = msperf_value_get_string (g_ptr_array_index (v->items, k));
+      /* A non-string item matches no axis (as list_has compared it). */
+      if (name)
+        g_strv_builder_add (sb, name);
+    }
+  out = g_strv_builder_end (sb);
+  g_strv_builder_unref (sb);
+  return out;
+}
+
+static void
+kernel_policy_free (kernel_policy *kp)
+{
+  if (kp == NULL)
+    return;
+  g_free (kp->kernel);
+  g_strfreev (kp->axes);
+  g_strfreev (kp->exact_fields);
+  g_free (kp);
+}
+
+static kernel_policy *
+read_kernel_policy (msperf_engine *e, const char *kernel)
+{
+  kernel_policy *kp = g_new0 (kernel_policy, 1);
+  int64_t dim;
+  const char *agg = msperf_value_get_string (kernel_option (e, kernel, "aggregate"));
+  const char *transform = msperf_value_get_string (kernel_option (e, kernel, "axis_transform"));
+
+  kp->kernel = g_strdup (kernel);
+  kp->max_dim = msperf_value_get_int (kernel_option (e, kernel, "max_interpolation_dim"), &dim)
+                ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : MAX_GROUP_DIM;
+  kp->aggregate = g_strcmp0 (agg, "mean") == 0 ? MSPERF_INTERP_AGGREGATE_MEAN
+                                                : MSPERF_INTERP_AGGREGATE_MEDIAN;
+  kp->sqrt_seq = g_strcmp0 (transform, "sqrt_seq") == 0;
+  kp->axes = name_list (kernel_option (e, kernel, "axes"));
+  kp->exact_fields = name_list (kernel_option (e, kernel, "exact_fields"));
+  return kp;
+}
+
+/* The kernel's policy, read once per index: the index key holds the policy hash and the
+ * engine's policy never changes, so it stays valid as long as the index. Transfer none. */
+static const kernel_policy *
+index_kernel_policy (msperf_engine *e, msperf_index *idx, const char *kernel)
+{
+  kernel_policy *kp = msperf_index_get_stage_data (idx);
+
+  if (kp == NULL || strcmp (kp->kernel, kernel) != 0)
+    {
+      kp = read_kernel_policy (e, kernel);
+      msperf_index_set_stage_data (idx, kp, (GDestroyNotify) kernel_policy_free);
+    }
+  return kp;
+}
+
+gboolean
+msperf_interpolation_allows (msperf_engine *e, const char *mode)
+{
+  const msperf_value *enabled, *modes;
+
+  g_return_val_if_fail (e != NULL, FALSE);
+  if (mode == NULL || e->db == NULL || strcmp (mode, "communication") == 0)
+    return FALSE;
+  enabled = msperf_engine_policy_value (e, "interpolation.enabled");
+  if (enabled && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
+    return FALSE;
+  modes = msperf_engine_policy_value (e, "interpolation.modes");
+  return modes && modes->kind == MSPERF_VALUE_LIST && list_has (modes, mode);
+}
+
+void
+msperf_engine_index_stats (msperf_engine *e, msperf_index_stats *out)
+{
+  g_return_if_fail (e != NULL && out != NULL);
+  if (e->index_cache)
+    msperf_index_cache_stats (e->index_cache, out);
+  else
+    *out = (msperf_index_stats){ 0 };
+}
+
+/* ------------------------------------------------------------------ values for details */
+
+/* Axis coordinates are counts: integral values print as integers, as upstream's ints do. */
+static msperf_value *
+number_value (double v)
+{
+  if (isfinite (v) && v == floor (v) && fabs (v) < 9007199254740992.0)
+    return msperf_value_new_int ((int64_t) v);
+  return isnan (v) ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (v);
+}
+
+static msperf_value *
+pair_value (double a, double b)
+{
+  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
+
+  msperf_value_list_append (l, number_value (a));
+  msperf_value_list_append (l, number_value (b));
+  return l;
+}
+
+/* The untransformed coordinates of unique point u: the first filtered raw point whose
+ * transformed coordinates are u's (aggregation keeps first occurrences, so that is the point
+ * that stands for u). */
+static void
+untransformed (const msperf_index_set *s, size_t u, double *out)
+{
+  const double *c = &s->coords[u * (size_t) s->dim];
+  gboolean any = FALSE;
+
+  for (int j = 0; j < s->dim; j++)
+    {
+      out[j] = c[j];
+      any |= s->transformed[j];
+    }
+  if (!any)
+    return;
+  for (size_t i = 0; i < s->n_filtered; i++)
+    {
+      const double *r = &s->raw[i * (size_t) s->dim];
+      gboolean same = TRUE;
+
+      for (int j = 0; j < s->dim && same; j++)
+        same = (s->transformed[j] ? sqrt (r[j]) : r[j]) == c[j];
+      if (same)
+        {
+          memcpy (out, r, (size_t) s->dim * sizeof (double));
+          return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ one group */
+
+/* find_boundary on each selected axis of the unique points (by binary search over the set's
+ * sorted axis values: the same bracket, without a pass over every point per query). */
+static const char *
+boundary_reason (const msperf_index_set *s, const double *x, outcome *o)
+{
+  for (int j = 0; j < s->dim; j++)
+    if (!msperf_index_set_boundary (s, j, x[j], &o->lo[j], &o->hi[j]))
+      return msperf_interp_status_name (MSPERF_INTERP_OUTSIDE_AXIS_BOUNDARY);
+  return NULL;
+}
+
+static gboolean
+find_unique (const msperf_index_set *s, double v, size_t *u)
+{
+  for (size_t k = 0; k < s->n_unique; k++)
+    if (s->coords[k] == v)
+      {
+        *u = k;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static const char *
+interp_1d (const msperf_index_set *s, outcome *o)
+{
+  size_t ulo, uhi;
+  double y[2];
+
+  if (!find_unique (s, o->lo[0], &ulo) || !find_unique (s, o->hi[0], &uhi))
+    return MSPERF_INTERP_REASON_BOUNDARY_MISSING;
+  y[0] = s->values[ulo];
+  y[1] = s->values[uhi];
+  o->value = msperf_interp_linear (o->x[0], o->lo[0], y[0], o->hi[0], y[1]);
+  if (!msperf_interp_latency_guard (o->value, y, 2))
+    return msperf_interp_status_name (MSPERF_INTERP_LATENCY_GUARD_REJECTED);
+  o->idx[0] = ulo;
+  o->n_idx = 1;
+  if (uhi != ulo)
+    o->idx[o->n_idx++] = uhi;
+  return NULL;
+}
+
+/* Grid-quality check (reference §4.4 step 5): dim + 1 unique points and two distinct values on
+ * every selected axis. */
+static gboolean
+grid_ok (const msperf_index_set *s)
+{
+  if (s->n_unique < (size_t) s->dim + 1)
+    return FALSE;
+  for (int j = 0; j < s->dim; j++)
+    {
+      gboolean two = FALSE;
+
+      for (size_t u = 1; u < s->n_unique && !two; u++)
+        two = s->coords[u * (size_t) s->dim + (size_t) j] != s->coords[(size_t) j];
+      if (!two)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static const char *
+interp_nd (msperf_index_cache *c, msperf_index_set *s, outcome *o)
+{
+  const msperf_delaunay *tri;
+  msperf_interp_status st;
+  int vertices[MSPERF_DELAUNAY_MAX_DIM + 1];
+
+  if (!grid_ok (s))
+    return MSPERF_INTERP_REASON_GRID_REJECTED;
+  tri = msperf_index_set_delaunay (c, s, &st, NULL);
+  if (tri == NULL)
+    return msperf_interp_status_name (st);
+  if (!msperf_interp_griddata_details (tri, s->values, o->x, &o->value, vertices, o->weights))
+    return msperf_interp_status_name (MSPERF_INTERP_OUTSIDE_CONVEX_HULL);
+  if (!msperf_interp_latency_guard (o->value, s->values, s->n_unique))
+    return msperf_interp_status_name (MSPERF_INTERP_LATENCY_GUARD_REJECTED);
+  o->n_idx = (size_t) s->dim + 1;
+  for (size_t k = 0; k < o->n_idx; k++)
+    o->idx[k] = (size_t) vertices[k];
+  o->have_weights = TRUE;
+  return NULL;
+}
+
+/* Target coordinate of bucket axis a (NAN + FALSE when unknown). */
+static gboolean
+target_value (const msperf_point *t, const msperf_index_bucket *b, size_t a, double *v)
+{
+  for (size_t k = 0; k < t->n_axes; k++)
+    if (strcmp (t->axis_names[k], b->axis_names[a]) == 0)
+      {
+        *v = t->axis_known[k] ? t->axes[k] : NAN;
+        return t->axis_known[k];
+      }
+  *v = NAN;
+  return FALSE;
+}
+
+/* Tries one axis group of one bucket: NULL on success (o filled), else the status. */
+static const char *
+try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
+           const size_t *axes, int dim, const kernel_policy *kp, gboolean holdout, outcome *o)
+{
+  msperf_index_set *s;
+  const char *why;
+
+  memset (o, 0, sizeof *o);
+  if (dim > kp->max_dim)
+    return MSPERF_INTERP_REASON_DIM_DISABLED;
+  for (int j = 0; j < dim; j++)
+    {
+      double v;
+
+      if (!target_value (t, b, axes[j], &v))
+        return MSPERF_INTERP_REASON_MISSING_AXIS;
+      o->x[j] = kp->sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0 ? sqrt (v) : v;
+    }
+  s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate, kp->sqrt_seq);
+  if (holdout)
+    {
+      /* Every point at the target's coordinate leaves (msperf holdout); o->owned is freed by
+       * the caller. */
+      double raw[MSPERF_DELAUNAY_MAX_DIM];
+
+      for (int j = 0; j < dim; j++)
+        target_value (t, b, axes[j], &raw[j]);
+      s = o->owned = msperf_index_set_without (s, raw, kp->aggregate);
+    }
+  o->set = s;
+  if (s->n_filtered < 2)
+    return MSPERF_INTERP_REASON_INSUFFICIENT;
+  why = boundary_reason (s, o->x, o);
+  if (why)
+    return why;
+  return dim == 1 ? interp_1d (s, o) : interp_nd (c, s, o);
+}
+
+/* ------------------------------------------------------------------ the result */
+
+typedef struct {
+  msperf_engine *e;
+  const msperf_query *q;
+  const char *kernel;
+  const msperf_index_bucket *b;
+  const msperf_point *t;
+  const size_t *axes;
+  int dim;
+  const kernel_policy *kp;
+  const outcome *o;
+  GPtrArray *reasons;
+  const char *base_reason;
+  const char *fallback_from;
+  gboolean index_hit;
+  gboolean holdout;
+} success;
+
+static msperf_value *
+reasons_value (const GPtrArray *reasons)
+{
+  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (guint k = 0; reasons && k < reasons->len; k++)
+    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
+  return l;
+}
+
+static void
+fill_result (const success *w, msperf_result *r)
+{
+  const msperf_index_bucket *b = w->b;
+  const msperf_index_set *s = w->o->set;
+  gboolean transformed = FALSE;
+  double conf;
+  g_autoptr (GString) method = g_string_new (w->dim == 1 ? "linear_1d" : "griddata_linear");
+  g_autoptr (GString) rule = g_string_new (NULL);
+  g_autoptr (GString) axes_text = g_string_new (NULL);
+  msperf_value *axes = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *target = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *boundary = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *points = msperf_value_new (MSPERF_VALUE_LIST);
+  msperf_value *exact = msperf_value_new (MSPERF_VALUE_MAP);
+
+  for (int j = 0; j < w->dim; j++)
+    transformed |= s->transformed[j];
+  g_string_printf (rule, w->dim == 1 ? "interpolated_1d_linear" : "interpolated_%dd_griddata_linear",
+                   w->dim);
+  if (transformed)
+    {
+      g_string_append (method, "_sqrt");
+      g_string_append (rule, "_sqrt");
+    }
+  conf = confidence_by_dim[w->dim] - (transformed ? TRANSFORM_PENALTY : 0.0);
+
+  for (size_t a = 0; a < b->n_axes; a++)
+    {
+      double v;
+      gboolean known = target_value (w->t, b, a, &v);
+      gboolean selected = FALSE;
+
+      for (int j = 0; j < w->dim; j++)
+        selected |= w->axes[j] == a;
+      msperf_value_map_set (target, b->axis_names[a],
+                            known ? number_value (v) : msperf_value_new (MSPERF_VALUE_NONE));
+      if (!selected)
+        msperf_value_map_set (exact, b->axis_names[a],
+                              known ? number_value (v) : msperf_value_new (MSPERF_VALUE_NONE));
+    }
+  for (size_t f = 0; f < w->t->n_fields; f++)
+    msperf_value_map_set (exact, w->t->field_names[f], msperf_value_new_int (w->t->fields[f]));
+
+  for (int j = 0; j < w->dim; j++)
+    {
+      const char *name = b->axis_names[w->axes[j]];
+      double v, lo = w->o->lo[j], hi = w->o->hi[j];
+
+      target_value (w->t, b, w->axes[j], &v);
+      msperf_value_map_set (axes, name, number_value (v));
+      g_string_append_printf (axes_text, "%s%s", j ? "," : "", name);
+      if (s->transformed[j])
+        {
+          /* Boundaries in the coordinates the user wrote: the transform is monotone, so the
+           * untransformed bracket holds the same points. */
+          g_autofree double *col = g_new (double, s->n_filtered + 1);
+
+          for (size_t i = 0; i < s->n_filtered; i++)
+            col[i] = s->raw[i * (size_t) s->dim + (size_t) j];
+          msperf_interp_find_boundary (col, s->n_filtered, v, &lo, &hi);
+        }
+      msperf_value_map_set (boundary, name, pair_value (lo, hi));
+    }
+
+  for (size_t k = 0; k < w->o->n_idx; k++)
+    {
+      msperf_value *pt = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value *coords = msperf_value_new (MSPERF_VALUE_MAP);
+      double raw[MSPERF_DELAUNAY_MAX_DIM];
+      size_t u = w->o->idx[k];
+
+      untransformed (s, u, raw);
+      for (int j = 0; j < w->dim; j++)
+        msperf_value_map_set (coords, b->axis_names[w->axes[j]], number_value (raw[j]));
+      msperf_value_map_set (pt, "axes", coords);
+      msperf_value_map_set (pt, "latency_us", msperf_value_new_double (s->values[u]));
+      if (w->o->have_weights)
+        msperf_value_map_set (pt, "weight", msperf_value_new_double (w->o->weights[k]));
+      msperf_value_list_append (points, pt);
+    }
+
+  msperf_result_reset (r);
+  msperf_result_set_method (r, method->str);
+  msperf_result_set_hit (r, MSPERF_SOURCE_INTERPOLATED, w->o->value, conf, w->kernel, rule->str);
+  r->interpolation_dim = w->dim;
+  msperf_result_detail_string (r, "method", method->str);
+  msperf_result_detail_int (r, "interpolation_dim", w->dim);
+  msperf_result_detail_value (r, "axes", axes);
+  msperf_result_detail_value (r, "target", target);
+  msperf_result_detail_value (r, "axis_boundary", boundary);
+  msperf_result_detail_value (r, "candidate_points", points);
+  msperf_result_detail_int (r, "candidate_count", (int64_t) s->n_unique);
+  msperf_result_detail_int (r, "raw_count", (int64_t) s->counts.raw);
+  msperf_result_detail_int (r, "aggregated_count", (int64_t) s->counts.aggregated);
+  msperf_result_detail_int (r, "dropped_count", (int64_t) s->counts.dropped);
+  msperf_result_detail_string (r, "aggregate", w->kp->aggregate == MSPERF_INTERP_AGGREGATE_MEAN
+                                                 ? "mean" : "median");
+  msperf_result_detail_double (r, "confidence", conf);
+  msperf_result_detail_string (r, "fallback_from", w->fallback_from);
+  msperf_result_detail_value (r, "exact_fields", exact);
+  msperf_result_detail_string (r, "regime", b->regime);
+  if (b->group[0])
+    msperf_result_detail_string (r, "regime_group", b->group);
+  if (transformed)
+    msperf_result_detail_string (r, "axis_transform", "sqrt_seq");
+  else
+    msperf_result_detail_value (r, "axis_transform", msperf_value_new (MSPERF_VALUE_NONE));
+  msperf_result_detail_string (r, "query_mode", w->q->mode);
+  msperf_result_detail_string (r, "index_cache", w->index_hit ? "hit" : "miss");
+  msperf_result_detail_value (r, "fallback_reasons", reasons_value (w->reasons));
+  if (w->base_reason)
+    msperf_result_detail_string (r, "base_reason", w->base_reason);
+
+  g_debug ("op=%s query_mode=%s source=INTERPOLATED dim=%d axes=%s method=%s confidence=%.2f "
+           "latency_us=%.6g kernel=%s candidates=%zu",
+           w->q->op ? w->q->op->name : "-", w->q->mode, w->dim, axes_text->str, method->str,
+           conf, w->o->value, w->kernel, s->n_unique);
+}
+
+/* ------------------------------------------------------------------ the stage */
+
+/* Bucket axes that may vary under the policy, in priority order. */
+static size_t
+free_axes (const msperf_index_bucket *b, const kernel_policy *kp, size_t *out)
+{
+  size_t n = 0;
+
+  for (size_t a = 0; a < b->n_axes; a++)
+    {
+      if (kp->axes && !g_strv_contains ((const char *const *) kp->axes, b->axis_names[a]))
+        continue;
+      if (kp->exact_fields
+          && g_strv_contains ((const char *const *) kp->exact_fields, b->axis_names[a]))
+        continue;
+      out[n++] = a;
+    }
+  return n;
+}
+
+static void
+add_reason (GPtrArray *reasons, const msperf_index_bucket *b, const size_t *axes, int dim,
+            const char *why)
+{
+  GString *s = g_string_sized_new (64);
+
+  /* "<dim>d(<axis>,…): <why>", without printf (six of these per 3-D query). */
+  g_string_append_c (s, (char) ('0' + dim));
+  g_string_append (s, "d(");
+  for (int j = 0; j < dim; j++)
+    {
+      if (j)
+        g_string_append_c (s, ',');
+      g_string_append (s, b->axis_names[axes[j]]);
+    }
+  g_string_append (s, "): ");
+  g_string_append (s, why);
+  g_ptr_array_add (reasons, g_string_free (s, FALSE));
+}
+
+/* Every group of dimension dim over the free axes, in combination order (itertools), for
+ * bucket b: TRUE at the first success (r filled). */
+static gboolean
+try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_free, int dim,
+         success *w, msperf_result *r)
+{
+  size_t pick[MAX_GROUP_DIM];
+
+  if ((size_t) dim > n_free)
+    return FALSE;
+  for (int j = 0; j < dim; j++)
+    pick[j] = (size_t) j;
+  for (;;)
+    {
+      size_t axes[MAX_GROUP_DIM];
+      outcome o;
+      const char *why;
+      int j;
+
+      for (j = 0; j < dim; j++)
+        axes[j] = free[pick[j]];
+      why = try_group (e->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
+      if (why == NULL)
+        {
+          w->b = b;
+          w->axes = axes;
+          w->dim = dim;
+          w->o = &o;
+          fill_result (w, r);
+          msperf_index_set_free (o.owned);
+          return TRUE;
+        }
+      msperf_index_set_free (o.owned);
+      add_reason (w->reasons, b, axes, dim, why);
+      /* next combination */
+      for (j = dim - 1; j >= 0 && pick[j] == n_free - (size_t) dim + (size_t) j; j--)
+        ;
+      if (j < 0)
+        return FALSE;
+      pick[j]++;
+      for (int k = j + 1; k < dim; k++)
+        pick[k] = pick[k - 1] + 1;
+    }
+}
+
+static const char *
+no_table_reason (const char *mode)
+{
+  if (strcmp (mode, "compute") == 0)
+    return "compute_csv_not_found";
+  if (strcmp (mode, "attention_special") == 0)
+    return "attention_index_unavailable";
+  return "wrapper_not_applicable";
+}
+
+/* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
+ * *wrapper_reason (static) and reasons filled, r untouched. */
+static gboolean
+run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
+           const char *base_reason, const char *fallback_from, GPtrArray *reasons,
+           const char **wrapper_reason, msperf_result *r)
+{
+  gboolean any_table = FALSE, any_target = FALSE, any_regime = FALSE;
+
+  if (e->index_cache == NULL)
+    e->index_cache = msperf_index_cache_new ();
+  for (const char *const *k = q->kernel_types; k && *k; k++)
+    {
+      const char *one[] = { *k, NULL };
+      msperf_query qk = *q;
+      msperf_point t;
+      const msperf_table *table;
+      const GPtrArray *buckets;
+      msperf_index *idx;
+      const kernel_policy *kp;
+      gboolean hit = FALSE;
+      g_autoptr (GError) error = NULL;
+
+      table = msperf_engine_table (e, *k, &error);
+      if (table == NULL)
+        continue;
+      any_table = TRUE;
+      /* One kernel at a time: the regime (dtype grouping, …) depends on the kernel. */
+      qk.kernel_types = one;
+      msperf_point_init (&t);
+      t.input_limit = q->tc_input_count;
+      if (!plugin->describe_target (state, &qk, &t))
+        {
+          msperf_point_clear (&t);
+          continue;
+        }
+      any_target = TRUE;
+      idx = msperf_index_cache_get (e->index_cache, plugin, state, table, q->mode,
+                                    e->policy_hash, q->tc_input_count, &hit);
+      buckets = msperf_index_buckets (idx, t.regime->str);
+      if (buckets == NULL)
+        {
+          msperf_point_clear (&t);
+          continue;
+        }
+      any_regime = TRUE;
+      kp = index_kernel_policy (e, idx, *k);
+      for (guint bi = 0; bi < buckets->len; bi++)
+        {
+          msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
+          size_t free[MSPERF_POINT_MAX_AXES];
+          size_t n_free = free_axes (b, kp, free);
+          success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = kp, .reasons = reasons,
+                        .base_reason = base_reason, .fallback_from = fallback_from,
+                        .index_hit = hit };
+
+          for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+            if (try_dim (e, b, free, n_free, dim, &w, r))
+              {
+                msperf_point_clear (&t);
+                return TRUE;
+              }
+        }
+      msperf_point_clear (&t);
+    }
+  if (!any_table)
+    *wrapper_reason = no_table_reason (q->mode);
+  else if (!any_target)
+    *wrapper_reason = strcmp (q->mode, "compute") == 0 ? "compute_target_unavailable"
+                                                       : "wrapper_not_applicable";
+  else if (!any_regime)
+    *wrapper_reason = "regime_key_unmatched";
+  else
+    *wrapper_reason = "wrapper_interpolation_failed";
+  return FALSE;
+}
+
+/* Exact misses that are refusals, not missing data: the policy refused an ambiguous tie
+ * (require_semantic_unique) or the mapping's TP rule is unusable. Interpolating would answer
+ * exactly what the refusal was meant to prevent. */
+static gboolean
+is_refusal (const char *reason)
+{
+  return reason
+         && (g_str_has_prefix (reason, "ambiguous_semantic_match")
+             || g_str_has_prefix (reason, "invalid_tp_linear_projection_rule")
+             || g_str_has_prefix (reason, "tp_projection_invalid"));
+}
+
+static const msperf_plugin *
+describing_module (msperf_engine *e, const char *mode, void **state)
+{
+  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, state);
+
+  if (plugin == NULL || plugin->describe_target == NULL || plugin->describe_row == NULL)
+    return NULL;
+  return plugin;
+}
+
+gboolean
+msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *entry,
+                       const char *mode, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin;
+  g_autoptr (GPtrArray) in = NULL;
+  g_autoptr (GArray) inputs = NULL;
+  g_autoptr (GPtrArray) reasons = NULL;
+  g_autofree char *base = NULL;
+  static const char *const no_kernels[] = { NULL };
+  const char *wrapper_reason = NULL;
+  gboolean partial;
+  msperf_query q = { 0 };
+
+  g_return_val_if_fail (e != NULL && op != NULL && r != NULL, FALSE);
+  if (entry == NULL || !msperf_interpolation_allows (e, mode) || is_refusal (r->miss_reason))
+    return FALSE;
+  plugin = describing_module (e, mode, &state);
+  if (plugin == NULL)
+    return FALSE;
+  partial = r->source == MSPERF_SOURCE_PARTIAL;
+  in = msperf_op_tensor_inputs (op);
+  inputs = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), in->len);
+  for (guint k = 0; k < in->len; k++)
+    g_array_append_val (inputs, *(msperf_tensor *) g_ptr_array_index (in, k));
+  q.engine = e;
+  q.op = op;
+  q.entry = entry;
+  q.mode = mode;
+  q.kernel_types = entry->kernel_types ? (const char *const *) entry->kernel_types : no_kernels;
+  q.inputs = (const msperf_tensor *) (void *) inputs->data;
+  q.n_inputs = inputs->len;
+  q.tc_input_count = entry->tc_input_count;
+
+  base = g_strdup (r->miss_reason);
+  reasons = g_ptr_array_new_with_free_func (g_free);
+  if (run_stage (e, plugin, state, &q, base, partial ? "partial" : "exact_miss", reasons,
+                 &wrapper_reason, r))
+    return TRUE;
+  /* The wrapper ran and failed: its reason replaces the base reason (reference §4.2 step 4,
+   * quirk Q5), which stays readable as base_reason. A PARTIAL keeps its answer. */
+  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
+  if (!partial)
+    {
+      if (base)
+        msperf_result_detail_string (r, "base_reason", base);
+      g_free (r->miss_reason);
+      r->miss_reason = g_strdup (wrapper_reason);
+    }
+  return FALSE;
+}
+
+msperf_status
+msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
+                             const msperf_subquery *sq, msperf_result *r)
+{
+  void *state = NULL;
+  const msperf_plugin *plugin;
+  g_autoptr (GPtrArray) reasons = NULL;
+  g_autofree char *base = NULL;
+  const char *wrapper_reason = NULL;
+  msperf_query q = { 0 };
+
+  g_return_val_if_fail (e != NULL && parent != NULL && sq != NULL && r != NULL, MSPERF_ERROR);
+  if (!msperf_interpolation_allows (e, sq->mode) || is_refusal (r->miss_reason))
+    return MSPERF_MISS;
+  plugin = describing_module (e, sq->mode, &state);
+  if (plugin == NULL)
+    return MSPERF_MISS;
+  msperf_subquery_query (e, parent, sq, &q);
+  base = g_strdup (r->miss_reason);
+  reasons = g_ptr_array_new_with_free_func (g_free);
+  if (run_stage (e, plugin, state, &q, base, "exact_miss", reasons, &wrapper_reason, r))
+    return MSPERF_HIT;
+  /* The composite formats its own message from the part's exact reason: keep it. */
+  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
+  return MSPERF_MISS;
+}
+
+gboolean
+msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *kernel,
+                            const char *mode, const msperf_point *t, msperf_result *r)
+{
+  const char *one[] = { kernel, NULL };
+  msperf_query q = { 0 };
+  const GPtrArray *buckets;
+  g_autoptr (GPtrArray) reasons = g_ptr_array_new_with_free_func (g_free);
+  const kernel_policy *kp;
+
+  g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && mode != NULL
+                        && t != NULL && r != NULL, FALSE);
+  if (e->index_cache == NULL)
+    e->index_cache = msperf_index_cache_new ();
+  q.engine = e;
+  q.mode = mode;
+  q.kernel_types = one;
+  q.tc_input_count = t->input_limit;
+  msperf_result_reset (r);
+  kp = index_kernel_policy (e, index, kernel);
+  buckets = msperf_index_buckets (index, t->regime->str);
+  /* The same bucket and group order as run_stage, with the target's points left out. */
+  for (guint bi = 0; buckets && bi < buckets->len; bi++)
+    {
+      msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
+      size_t free[MSPERF_POINT_MAX_AXES];
+      size_t n_free = free_axes (b, kp, free);
+      success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
+                    .fallback_from = "holdout", .index_hit = TRUE, .holdout = TRUE };
+
+      for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+        if (try_dim (e, b, free, n_free, dim, &w, r))
+          return TRUE;
+    }
+  msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
+  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  return FALSE;
+}

@@ -1,0 +1,652 @@
+/* msperf — policy loading, validation, merging and hashing (ARCHITECTURE.md § Policies). */
+#include <config.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msperf/error.h>
+#include "engine/policy.h"
+#include "io/yaml_doc.h"
+
+struct msperf_policy {
+  msperf_value *root;     /* MAP with the schema below */
+  GPtrArray *warnings;    /* char* */
+};
+
+/* The built-in defaults. policies/default.yaml writes the same values out with comments, and
+ * test_policy checks that both hash alike. ep_size stays null: "not configured" is not 1. */
+static const char default_policy[] =
+  "modules: {}\n"
+  "interpolation:\n"
+  "  enabled: true\n"
+  "  modes: [compute, attention_special]\n"
+  "  max_interpolation_dim: 3\n"
+  "  aggregate: median\n"
+  "  allow_extrapolation: false\n"
+  "  attention: {query_length_rule: per_sequence, sparse_mode_default: null}\n"
+  "  kernel_overrides: {}\n"
+  "analytic: {device_profile: null}\n"
+  "parallel: {tp_size: 1, ep_size: null, dp_size: 1, world_size: 1, sequence_parallel: false}\n";
+
+/* ------------------------------------------------------------------ schema */
+
+typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_ENUM, S_STR, S_STR_LIST } schema_kind;
+
+typedef struct schema schema;
+typedef struct field {
+  const char *name;
+  const schema *s;
+} field;
+
+struct schema {
+  schema_kind kind;
+  gboolean nullable;
+  int64_t min, max;             /* S_INT */
+  const char *const *choices;   /* S_ENUM, NULL-terminated */
+  const field *fields;          /* S_MAP, NULL-terminated */
+  const schema *item;           /* S_DICT: schema of every value */
+};
+
+static const schema s_bool = { .kind = S_BOOL };
+static const schema s_str_list = { .kind = S_STR_LIST };
+static const schema s_dim = { .kind = S_INT, .min = 1, .max = 3 };
+static const schema s_count = { .kind = S_INT, .min = 1, .max = INT64_MAX };
+static const schema s_count_or_null = { .kind = S_INT, .nullable = TRUE, .min = 1,
+                                        .max = INT64_MAX };
+static const schema s_sparse_mode = { .kind = S_INT, .nullable = TRUE, .min = 0,
+                                      .max = INT64_MAX };
+static const schema s_str_or_null = { .kind = S_STR, .nullable = TRUE };
+
+static const char *const aggregate_choices[] = { "median", "mean", NULL };
+static const char *const transform_choices[] = { "sqrt_seq", "linear", NULL };
+static const char *const gc_axis_choices[] = { "output_numel", "axis_0", NULL };
+static const char *const qlen_choices[] = { "per_sequence", "literal_tokens", NULL };
+static const schema s_aggregate = { .kind = S_ENUM, .choices = aggregate_choices };
+static const schema s_transform = { .kind = S_ENUM, .choices = transform_choices };
+static const schema s_gc_axis = { .kind = S_ENUM, .choices = gc_axis_choices };
+static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
+
+static const field generic_compute_fields[] = { { "axis", &s_gc_axis }, { NULL, NULL } };
+static const schema s_generic_compute = { .kind = S_MAP, .fields = generic_compute_fields };
+
+static const field kernel_override_fields[] = {
+  { "max_interpolation_dim", &s_dim },
+  { "axis_transform", &s_transform },
+  { "generic_compute", &s_generic_compute },
+  { "axes", &s_str_list },
+  { "exact_fields", &s_str_list },
+  { "aggregate", &s_aggregate },
+  { NULL, NULL }
+};
+static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
+static const schema s_kernel_overrides = { .kind = S_DICT, .item = &s_kernel_override };
+
+static const field attention_fields[] = {
+  { "query_length_rule", &s_qlen },
+  { "sparse_mode_default", &s_sparse_mode },
+  { NULL, NULL }
+};
+static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };
+
+static const field interpolation_fields[] = {
+  { "enabled", &s_bool },
+  { "modes", &s_str_list },
+  { "max_interpolation_dim", &s_dim },
+  { "aggregate", &s_aggregate },
+  { "allow_extrapolation", &s_bool },
+  { "attention", &s_attention },
+  { "kernel_overrides", &s_kernel_overrides },
+  { NULL, NULL }
+};
+static const schema s_interpolation = { .kind = S_MAP, .fields = interpolation_fields };
+
+static const field module_fields[] = { { "enabled", &s_bool }, { NULL, NULL } };
+static const schema s_module = { .kind = S_MAP, .fields = module_fields };
+static const schema s_modules = { .kind = S_DICT, .item = &s_module };
+
+static const field analytic_fields[] = { { "device_profile", &s_str_or_null }, { NULL, NULL } };
+static const schema s_analytic = { .kind = S_MAP, .fields = analytic_fields };
+
+static const field parallel_fields[] = {
+  { "tp_size", &s_count },
+  { "ep_size", &s_count_or_null },
+  { "dp_size", &s_count },
+  { "world_size", &s_count },
+  { "sequence_parallel", &s_bool },
+  { NULL, NULL }
+};
+static const schema s_parallel = { .kind = S_MAP, .fields = parallel_fields };
+
+static const field root_fields[] = {
+  { "modules", &s_modules },
+  { "interpolation", &s_interpolation },
+  { "analytic", &s_analytic },
+  { "parallel", &s_parallel },
+  { NULL, NULL }
+};
+static const schema s_root = { .kind = S_MAP, .fields = root_fields };
+
+/* ------------------------------------------------------------------ validation */
+
+typedef struct {
+  const char *file;
+  gboolean lenient;       /* database layer: problems become warnings, the value is dropped */
+  GPtrArray *warnings;    /* nullable */
+} vctx;
+
+static void
+add_warning (vctx *c, char *msg)
+{
+  if (c->warnings != NULL)
+    g_ptr_array_add (c->warnings, msg);
+  else
+    g_free (msg);
+}
+
+static char *
+join_path (const char *path, const char *key)
+{
+  return *path ? g_strdup_printf ("%s.%s", path, key) : g_strdup (key);
+}
+
+static const schema *
+field_schema (const schema *s, const char *key)
+{
+  for (const field *f = s->fields; f->name != NULL; f++)
+    if (strcmp (f->name, key) == 0)
+      return f->s;
+  return NULL;
+}
+
+static gboolean
+bad_value (vctx *c, const msperf_value *v, const char *path, const char *expected,
+           GError **error)
+{
+  g_autofree char *got = msperf_yaml_describe (v);
+  msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, c->file, v->line,
+                         "key '%s': expected %s, got %s", path, expected, got);
+  return FALSE;
+}
+
+static char *
+choices_text (const char *const *choices)
+{
+  g_autofree char *joined = g_strjoinv (" or ", (char **) choices);
+  return g_strdup_printf ("%s", joined);
+}
+
+static msperf_value *validate (vctx *c, const schema *s, const msperf_value *v, const char *path,
+                               GError **error);
+
+/* Validates the entries of a MAP (fixed fields) or DICT (free keys) into a new MAP. */
+static msperf_value *
+validate_map (vctx *c, const schema *s, const msperf_value *v, const char *path, GError **error)
+{
+  g_autoptr (msperf_value) out = msperf_value_new (MSPERF_VALUE_MAP);
+
+  out->line = v->line;
+  if (v->kind == MSPERF_VALUE_NONE)
+    return g_steal_pointer (&out);   /* "key:" with nothing after it: an empty mapping */
+  if (v->kind != MSPERF_VALUE_MAP)
+    {
+      bad_value (c, v, *path ? path : "(top level)", "a mapping", error);
+      return NULL;
+    }
+  for (guint k = 0; k < v->keys->len; k++)
+    {
+      const char *key = g_ptr_array_index (v->keys, k);
+      const msperf_value *item = g_ptr_array_index (v->items, k);
+      const schema *sub = s->kind == S_DICT ? s->item : field_schema (s, key);
+      g_autofree char *sub_path = join_path (path, key);
+      GError *local = NULL;
+      msperf_value *checked;
+
+      if (sub == NULL)
+        {
+          char *msg = *path
+            ? msperf_yaml_format_message (c->file, item->line, "unknown key '%s' in '%s'", key, path)
+            : msperf_yaml_format_message (c->file, item->line, "unknown key '%s'", key);
+          if (!c->lenient)
+            {
+              g_set_error_literal (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, msg);
+              g_free (msg);
+              return NULL;
+            }
+          add_warning (c, msg);
+          continue;
+        }
+      checked = validate (c, sub, item, sub_path, &local);
+      if (checked == NULL)
+        {
+          if (!c->lenient)
+            {
+              g_propagate_error (error, local);
+              return NULL;
+            }
+          add_warning (c, g_strdup_printf ("%s (ignored)", local->message));
+          g_error_free (local);
+          continue;
+        }
+      g_ptr_array_add (out->keys, g_strdup (key));
+      g_ptr_array_add (out->items, checked);
+    }
+  return g_steal_pointer (&out);
+}
+
+static msperf_value *
+validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GError **error)
+{
+  if (s->kind == S_MAP || s->kind == S_DICT)
+    return validate_map (c, s, v, path, error);
+  if (v->kind == MSPERF_VALUE_NONE && s->nullable)
+    return msperf_value_copy (v);
+  switch (s->kind)
+    {
+    case S_BOOL:
+      if (v->kind != MSPERF_VALUE_BOOL)
+        return bad_value (c, v, path, "true or false", error), NULL;
+      break;
+    case S_INT:
+      if (v->kind != MSPERF_VALUE_INT || v->i < s->min || v->i > s->max)
+        {
+          g_autofree char *expected = s->max == INT64_MAX
+            ? g_strdup_printf ("an integer >= %" PRId64 "%s", s->min, s->nullable ? " or null" : "")
+            : g_strdup_printf ("an integer from %" PRId64 " to %" PRId64, s->min, s->max);
+          return bad_value (c, v, path, expected, error), NULL;
+        }
+      break;
+    case S_ENUM:
+      {
+        gboolean ok = FALSE;
+        for (const char *const *ch = s->choices; v->kind == MSPERF_VALUE_STRING && *ch; ch++)
+          ok = ok || strcmp (*ch, v->s) == 0;
+        if (!ok)
+          {
+            g_autofree char *expected = choices_text (s->choices);
+            return bad_value (c, v, path, expected, error), NULL;
+          }
+        break;
+      }
+    case S_STR:
+      if (v->kind != MSPERF_VALUE_STRING)
+        return bad_value (c, v, path, s->nullable ? "a string or null" : "a string", error), NULL;
+      break;
+    case S_STR_LIST:
+      if (v->kind != MSPERF_VALUE_LIST)
+        return bad_value (c, v, path, "a list of strings", error), NULL;
+      for (guint k = 0; k < v->items->len; k++)
+        {
+          const msperf_value *item = g_ptr_array_index (v->items, k);
+          if (item->kind != MSPERF_VALUE_STRING)
+            return bad_value (c, item, path, "a list of strings", error), NULL;
+        }
+      break;
+    case S_MAP:
+    case S_DICT:
+    default:
+      g_assert_not_reached ();
+    }
+  return msperf_value_copy (v);
+}
+
+/* Notices about accepted values that do not (yet) do anything. */
+static void
+check_notices (vctx *c, const msperf_value *tree, const char *prefix)
+{
+  const msperf_value *interp = prefix ? tree : msperf_value_lookup (tree, "interpolation");
+  const msperf_value *ae = msperf_value_lookup (interp, "allow_extrapolation");
+
+  if (ae != NULL && ae->kind == MSPERF_VALUE_BOOL && ae->b)
+    add_warning (c, msperf_yaml_format_message (c->file, ae->line,
+                                                "key '%s.allow_extrapolation': no effect yet "
+                                                "(extrapolation is not implemented)",
+                                                prefix ? prefix : "interpolation"));
+}
+
+/* ------------------------------------------------------------------ merging */
+
+static void
+merge_into (msperf_value *dst, const msperf_value *src)
+{
+  for (guint k = 0; k < src->keys->len; k++)
+    {
+      const char *key = g_ptr_array_index (src->keys, k);
+      const msperf_value *item = g_ptr_array_index (src->items, k);
+      msperf_value *cur = (msperf_value *) msperf_value_lookup (dst, key);
+
+      if (cur != NULL && cur->kind == MSPERF_VALUE_MAP && item->kind == MSPERF_VALUE_MAP)
+        merge_into (cur, item);
+      else
+        msperf_value_map_set (dst, key, msperf_value_copy (item));
+    }
+}
+
+msperf_policy *
+msperf_policy_new_defaults (void)
+{
+  msperf_policy *p = g_new0 (msperf_policy, 1);
+  g_autoptr (GError) error = NULL;
+
+  p->root = msperf_yaml_load_data (default_policy, strlen (default_policy), "built-in defaults",
+                                   &error);
+  if (p->root == NULL)
+    g_error ("built-in policy: %s", error->message);  /* a bug in this file, not input */
+  p->warnings = g_ptr_array_new_with_free_func (g_free);
+  return p;
+}
+
+void
+msperf_policy_free (msperf_policy *p)
+{
+  if (p == NULL)
+    return;
+  msperf_value_free (p->root);
+  g_ptr_array_unref (p->warnings);
+  g_free (p);
+}
+
+static gboolean
+merge_tree (msperf_policy *p, const msperf_value *tree, const char *file, GError **error)
+{
+  vctx c = { file, FALSE, p->warnings };
+  g_autoptr (msperf_value) checked = NULL;
+
+  checked = validate (&c, &s_root, tree, "", error);
+  if (checked == NULL)
+    return FALSE;
+  check_notices (&c, checked, NULL);
+  merge_into (p->root, checked);
+  return TRUE;
+}
+
+gboolean
+msperf_policy_merge_file (msperf_policy *p, const char *path, GError **error)
+{
+  g_autoptr (msperf_value) tree = NULL;
+
+  g_return_val_if_fail (p != NULL && path != NULL, FALSE);
+  tree = msperf_yaml_load_file (path, error);
+  return tree != NULL && merge_tree (p, tree, path, error);
+}
+
+gboolean
+msperf_policy_merge_data (msperf_policy *p, const char *data, const char *name, GError **error)
+{
+  g_autoptr (msperf_value) tree = NULL;
+
+  g_return_val_if_fail (p != NULL && data != NULL && name != NULL, FALSE);
+  tree = msperf_yaml_load_data (data, strlen (data), name, error);
+  return tree != NULL && merge_tree (p, tree, name, error);
+}
+
+gboolean
+msperf_policy_merge_database (msperf_policy *p, const msperf_database *db, GPtrArray *warnings,
+                              GError **error)
+{
+  const msperf_value *block;
+  g_autofree char *file = NULL;
+  g_autoptr (msperf_value) checked = NULL;
+  msperf_value *interp;
+  vctx c = { NULL, TRUE, warnings };
+
+  g_return_val_if_fail (p != NULL && db != NULL, FALSE);
+  block = msperf_database_top (db, "interpolation_policy");
+  if (block == NULL || block->kind == MSPERF_VALUE_NONE)
+    return TRUE;
+  file = g_build_filename (msperf_database_dir (db), "op_mapping.yaml", NULL);
+  c.file = file;
+  if (block->kind != MSPERF_VALUE_MAP)
+    {
+      g_autofree char *got = msperf_yaml_describe (block);
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, block->line,
+                             "key 'interpolation_policy': expected a mapping, got %s", got);
+      return FALSE;
+    }
+  /* Global keys and kernel_overrides are distinct subtrees, so one deep merge applies them
+   * in the documented order (global, then kernel_overrides). */
+  checked = validate (&c, &s_interpolation, block, "interpolation_policy", error);
+  if (checked == NULL)
+    return FALSE;
+  check_notices (&c, checked, "interpolation_policy");
+  interp = (msperf_value *) msperf_value_lookup (p->root, "interpolation");
+  merge_into (interp, checked);
+  return TRUE;
+}
+
+static void
+clear_lines (msperf_value *v)
+{
+  v->line = 0;
+  for (guint k = 0; v->items && k < v->items->len; k++)
+    clear_lines (g_ptr_array_index (v->items, k));
+}
+
+gboolean
+msperf_policy_set (msperf_policy *p, const char *dotted_key, const char *scalar, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  g_autoptr (msperf_value) tree = NULL;
+  msperf_value *leaf;
+  guint n;
+
+  g_return_val_if_fail (p != NULL && dotted_key != NULL && scalar != NULL, FALSE);
+  parts = g_strsplit (dotted_key, ".", -1);
+  n = g_strv_length (parts);
+  for (guint k = 0; k < n; k++)
+    if (*parts[k] == '\0')
+      {
+        msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, "command line", 0,
+                               "bad policy key '%s'", dotted_key);
+        return FALSE;
+      }
+  if (n == 0)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, "command line", 0, "empty policy key");
+      return FALSE;
+    }
+  leaf = msperf_yaml_load_data (scalar, strlen (scalar), "command line", error);
+  if (leaf == NULL)
+    return FALSE;
+  clear_lines (leaf);
+  /* Wrap the value in one mapping per key part, innermost first. */
+  tree = leaf;
+  for (guint k = n; k-- > 0;)
+    {
+      msperf_value *map = msperf_value_new (MSPERF_VALUE_MAP);
+      g_ptr_array_add (map->keys, g_strdup (parts[k]));
+      g_ptr_array_add (map->items, g_steal_pointer (&tree));
+      tree = map;
+    }
+  return merge_tree (p, tree, "command line", error);
+}
+
+const msperf_value *
+msperf_policy_get (const msperf_policy *p, const char *dotted_path)
+{
+  g_auto (GStrv) parts = NULL;
+  const msperf_value *v;
+
+  g_return_val_if_fail (p != NULL && dotted_path != NULL, NULL);
+  v = p->root;
+  parts = g_strsplit (dotted_path, ".", -1);
+  for (guint k = 0; parts[k] != NULL && v != NULL; k++)
+    v = msperf_value_lookup (v, parts[k]);
+  return v;
+}
+
+const msperf_value *
+msperf_policy_root (const msperf_policy *p)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  return p->root;
+}
+
+GHashTable *
+msperf_policy_disabled_modules (const msperf_policy *p)
+{
+  GHashTable *out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const msperf_value *modules;
+
+  g_return_val_if_fail (p != NULL, out);
+  modules = msperf_value_lookup (p->root, "modules");
+  for (guint k = 0; modules && modules->keys && k < modules->keys->len; k++)
+    {
+      const msperf_value *enabled = msperf_value_lookup (g_ptr_array_index (modules->items, k),
+                                                         "enabled");
+      if (enabled != NULL && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
+        g_hash_table_replace (out, g_strdup (g_ptr_array_index (modules->keys, k)),
+                              g_strdup ("disabled by policy"));
+    }
+  return out;
+}
+
+const GPtrArray *
+msperf_policy_warnings (const msperf_policy *p)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  return p->warnings;
+}
+
+/* ------------------------------------------------------------------ canonical JSON */
+
+static void
+json_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *c = (const guchar *) s; *c; c++)
+    {
+      switch (*c)
+        {
+        case '"': g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        default:
+          if (*c < 0x20)
+            g_string_append_printf (out, "\\u%04x", *c);
+          else
+            g_string_append_c (out, (char) *c);   /* UTF-8 passes through unescaped */
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+/* Shortest "%.Ng" that reads back as the same double. */
+static void
+json_double (GString *out, double d)
+{
+  char buf[64];
+
+  if (!isfinite (d))
+    {
+      g_string_append (out, "null");
+      return;
+    }
+  for (int prec = 1; prec <= 17; prec++)
+    {
+      snprintf (buf, sizeof buf, "%.*g", prec, d);
+      /* snprintf follows LC_NUMERIC; msperf never changes it from "C", but be safe. */
+      for (char *c = buf; *c; c++)
+        if (*c == ',')
+          *c = '.';
+      if (g_ascii_strtod (buf, NULL) == d)
+        break;
+    }
+  g_string_append (out, buf);
+}
+
+static int
+compare_keys (gconstpointer a, gconstpointer b, gpointer keys)
+{
+  guint ia = *(const guint *) a, ib = *(const guint *) b;
+  return strcmp (g_ptr_array_index ((GPtrArray *) keys, ia),
+                 g_ptr_array_index ((GPtrArray *) keys, ib));
+}
+
+static void
+json_value (GString *out, const msperf_value *v)
+{
+  switch (v->kind)
+    {
+    case MSPERF_VALUE_NONE:
+      g_string_append (out, "null");
+      break;
+    case MSPERF_VALUE_BOOL:
+      g_string_append (out, v->b ? "true" : "false");
+      break;
+    case MSPERF_VALUE_INT:
+      g_string_append_printf (out, "%" PRId64, v->i);
+      break;
+    case MSPERF_VALUE_FLOAT:
+      json_double (out, v->f);
+      break;
+    case MSPERF_VALUE_STRING:
+      json_string (out, v->s ? v->s : "");
+      break;
+    case MSPERF_VALUE_LIST:
+      g_string_append_c (out, '[');
+      for (guint k = 0; k < v->items->len; k++)
+        {
+          if (k > 0)
+            g_string_append_c (out, ',');
+          json_value (out, g_ptr_array_index (v->items, k));
+        }
+      g_string_append_c (out, ']');
+      break;
+    case MSPERF_VALUE_MAP:
+      {
+        g_autofree guint *order = g_new (guint, v->keys->len + 1);
+        for (guint k = 0; k < v->keys->len; k++)
+          order[k] = k;
+        g_qsort_with_data (order, (gint) v->keys->len, sizeof (guint), compare_keys, v->keys);
+        g_string_append_c (out, '{');
+        for (guint k = 0; k < v->keys->len; k++)
+          {
+            if (k > 0)
+              g_string_append_c (out, ',');
+            json_string (out, g_ptr_array_index (v->keys, order[k]));
+            g_string_append_c (out, ':');
+            json_value (out, g_ptr_array_index (v->items, order[k]));
+          }
+        g_string_append_c (out, '}');
+        break;
+      }
+    case MSPERF_VALUE_TENSOR:
+    default:
+      g_string_append (out, "null");   /* policies never hold tensors */
+      break;
+    }
+}
+
+char *
+msperf_value_canonical_json (const msperf_value *v)
+{
+  GString *out = g_string_new (NULL);
+
+  if (v == NULL)
+    g_string_append (out, "null");
+  else
+    json_value (out, v);
+  return g_string_free (out, FALSE);
+}
+
+char *
+msperf_policy_canonical_json (const msperf_policy *p)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  return msperf_value_canonical_json (p->root);
+}
+
+char *
+msperf_policy_hash (const msperf_policy *p)
+{
+  g_autofree char *json = NULL;
+
+  g_return_val_if_fail (p != NULL, NULL);
+  json = msperf_policy_canonical_json (p);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, json, -1);
+}

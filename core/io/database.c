@@ -1,0 +1,605 @@
+/* msperf — a profiling database: op_mapping.yaml, the kernel CSVs it names and their cache
+ * (reference profiling-semantics.md §1, FORMATS §1). */
+#define _XOPEN_SOURCE 700  /* realpath */
+#include <config.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msperf/database.h>
+#include <msperf/error.h>
+#include "io/yaml_doc.h"
+
+struct msperf_database {
+  char *dir;
+  char *root;              /* nullable: --database-root */
+  char *yaml_path;
+  msperf_value *doc;       /* the whole op_mapping.yaml */
+  const char *device;      /* into doc */
+  const char *comm_ref;    /* into doc; NULL when unset */
+  gboolean comm_ref_absolute;
+  GPtrArray *entries;      /* msperf_mapping_entry*, file order */
+  GHashTable *by_name;     /* op name → entry (transfer none) */
+  GPtrArray *warnings;     /* char* */
+  GHashTable *tables;      /* kernel type → cached (a table or the error of the attempt) */
+};
+
+typedef struct {
+  msperf_table *table;
+  GError *error;
+} cached;
+
+static void
+cached_free (gpointer p)
+{
+  cached *c = p;
+  if (c->table)
+    msperf_table_free (c->table);
+  if (c->error)
+    g_error_free (c->error);
+  g_free (c);
+}
+
+static void
+entry_free (gpointer p)
+{
+  msperf_mapping_entry *e = p;
+  g_free (e->op_name);
+  g_free (e->kernel_type);
+  g_strfreev (e->kernel_types);
+  g_free (e->query_mode);
+  g_free (e->category);
+  g_free (e->accepted_miss);
+  msperf_value_free (e->raw);
+  g_free (e);
+}
+
+gboolean
+msperf_kernel_type_is_plain (const char *name)
+{
+  if (name == NULL || *name == '\0' || *name == '.' || strstr (name, "..") != NULL)
+    return FALSE;
+  for (const guchar *c = (const guchar *) name; *c; c++)
+    if (*c == '/' || *c == '\\' || *c < 0x20 || *c == 0x7f)
+      return FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ entries */
+
+static gboolean
+is_kernel_scalar_key (const char *key)
+{
+  return strcmp (key, "kernel_type") == 0 || g_str_has_suffix (key, "_kernel_type");
+}
+
+static gboolean
+is_kernel_list_key (const char *key)
+{
+  return strcmp (key, "alternate_kernel_types") == 0 || strcmp (key, "sub_kernels") == 0;
+}
+
+/* Checks one kernel name value (a string, or a list of strings when list_ok). Sets *problem. */
+static gboolean
+check_kernel_value (const msperf_value *v, const char *key, gboolean list_ok, char **problem,
+                    guint *line)
+{
+  if (v->kind == MSPERF_VALUE_NONE)
+    return TRUE;
+  if (v->kind == MSPERF_VALUE_STRING)
+    {
+      if (msperf_kernel_type_is_plain (v->s))
+        return TRUE;
+      *problem = g_strdup_printf ("%s '%.80s' is not a plain file stem", key, v->s);
+      *line = v->line;
+      return FALSE;
+    }
+  if (v->kind == MSPERF_VALUE_LIST && list_ok)
+    {
+      for (guint k = 0; k < v->items->len; k++)
+        if (!check_kernel_value (g_ptr_array_index (v->items, k), key, FALSE, problem, line))
+          return FALSE;
+      return TRUE;
+    }
+  {
+    g_autofree char *got = msperf_yaml_describe (v);
+    *problem = g_strdup_printf ("%s: expected %s, got %s", key,
+                                list_ok ? "a list of kernel names" : "a kernel name", got);
+    *line = v->line;
+  }
+  return FALSE;
+}
+
+/* Every kernel name an entry can reach, wherever it is nested (embedded_compute,
+ * decomposer_options.opaque_kernel, runtime_comm_variants, ...), must be a plain stem. */
+static gboolean
+check_kernel_names (const msperf_value *v, char **problem, guint *line)
+{
+  if (v->kind == MSPERF_VALUE_LIST)
+    {
+      for (guint k = 0; k < v->items->len; k++)
+        if (!check_kernel_names (g_ptr_array_index (v->items, k), problem, line))
+          return FALSE;
+      return TRUE;
+    }
+  if (v->kind != MSPERF_VALUE_MAP)
+    return TRUE;
+  for (guint k = 0; k < v->keys->len; k++)
+    {
+      const char *key = g_ptr_array_index (v->keys, k);
+      const msperf_value *item = g_ptr_array_index (v->items, k);
+      gboolean ok;
+
+      if (is_kernel_scalar_key (key))
+        ok = check_kernel_value (item, key, FALSE, problem, line);
+      else if (is_kernel_list_key (key))
+        ok = check_kernel_value (item, key, TRUE, problem, line);
+      else if (strcmp (key, "kernel_types_by_input_rank") == 0 && item->kind == MSPERF_VALUE_MAP)
+        {
+          ok = TRUE;
+          for (guint r = 0; ok && r < item->items->len; r++)
+            ok = check_kernel_value (g_ptr_array_index (item->items, r), key, TRUE, problem, line);
+        }
+      else
+        ok = check_kernel_names (item, problem, line);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+add_warning (msperf_database *db, guint line, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+add_warning (msperf_database *db, guint line, const char *format, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start (ap, format);
+  msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_ptr_array_add (db->warnings, msperf_yaml_format_message (db->yaml_path, line, "%s", msg));
+}
+
+/* Reads an optional typed field; FALSE (with *problem) when present with the wrong type. */
+static gboolean
+opt_string (const msperf_value *raw, const char *key, char **out, char **problem, guint *line)
+{
+  const msperf_value *v = msperf_value_lookup (raw, key);
+  g_autofree char *got = NULL;
+
+  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
+    return TRUE;
+  if (v->kind == MSPERF_VALUE_STRING)
+    {
+      *out = g_strdup (v->s);
+      return TRUE;
+    }
+  got = msperf_yaml_describe (v);
+  *problem = g_strdup_printf ("%s: expected a string, got %s", key, got);
+  *line = v->line;
+  return FALSE;
+}
+
+static gboolean
+opt_bool (const msperf_value *raw, const char *key, gboolean *out, char **problem, guint *line)
+{
+  const msperf_value *v = msperf_value_lookup (raw, key);
+  g_autofree char *got = NULL;
+
+  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
+    return TRUE;
+  if (v->kind == MSPERF_VALUE_BOOL)
+    {
+      *out = v->b;
+      return TRUE;
+    }
+  got = msperf_yaml_describe (v);
+  *problem = g_strdup_printf ("%s: expected true or false, got %s", key, got);
+  *line = v->line;
+  return FALSE;
+}
+
+static void
+add_kernel (GPtrArray *kinds, const char *name)
+{
+  for (guint k = 0; k < kinds->len; k++)
+    if (strcmp (g_ptr_array_index (kinds, k), name) == 0)
+      return;
+  g_ptr_array_add (kinds, g_strdup (name));
+}
+
+/* Decodes one operator_mappings entry; NULL (with *problem) when it must be rejected. */
+static msperf_mapping_entry *
+decode_entry (const char *name, const msperf_value *raw, char **problem, guint *line)
+{
+  msperf_mapping_entry *e;
+  const msperf_value *alt, *tc;
+  GPtrArray *kinds;
+
+  if (raw->kind != MSPERF_VALUE_MAP)
+    {
+      g_autofree char *got = msperf_yaml_describe (raw);
+      *problem = g_strdup_printf ("expected a mapping, got %s", got);
+      *line = raw->line;
+      return NULL;
+    }
+  if (!check_kernel_names (raw, problem, line))
+    return NULL;
+
+  e = g_new0 (msperf_mapping_entry, 1);
+  e->op_name = g_strdup (name);
+  e->tc_input_count = -1;
+  e->line = raw->line;
+  e->raw = msperf_value_copy (raw);
+  if (!opt_string (raw, "kernel_type", &e->kernel_type, problem, line)
+      || !opt_string (raw, "query_mode", &e->query_mode, problem, line)
+      || !opt_string (raw, "category", &e->category, problem, line)
+      || !opt_string (raw, "accepted_miss", &e->accepted_miss, problem, line)
+      || !opt_bool (raw, "composite", &e->composite, problem, line)
+      || !opt_bool (raw, "zero_cost", &e->zero_cost, problem, line))
+    goto reject;
+  tc = msperf_value_lookup (raw, "tc_input_count");
+  if (tc != NULL && tc->kind != MSPERF_VALUE_NONE)
+    {
+      if (tc->kind != MSPERF_VALUE_INT || tc->i < 1)
+        {
+          g_autofree char *got = msperf_yaml_describe (tc);
+          *problem = g_strdup_printf ("tc_input_count: expected a positive integer, got %s", got);
+          *line = tc->line;
+          goto reject;
+        }
+      e->tc_input_count = tc->i;
+    }
+
+  kinds = g_ptr_array_new ();
+  if (e->kernel_type != NULL)
+    add_kernel (kinds, e->kernel_type);
+  alt = msperf_value_lookup (raw, "alternate_kernel_types");
+  if (alt != NULL && alt->kind == MSPERF_VALUE_STRING)
+    add_kernel (kinds, alt->s);
+  for (guint k = 0; alt != NULL && alt->kind == MSPERF_VALUE_LIST && k < alt->items->len; k++)
+    {
+      const msperf_value *item = g_ptr_array_index (alt->items, k);
+
+      /* check_kernel_names lets null entries through: they name no kernel. */
+      if (item->kind == MSPERF_VALUE_STRING)
+        add_kernel (kinds, item->s);
+    }
+  g_ptr_array_add (kinds, NULL);
+  e->kernel_types = (char **) g_ptr_array_free (kinds, FALSE);
+  return e;
+
+reject:
+  entry_free (e);
+  return NULL;
+}
+
+static gboolean
+load_entries (msperf_database *db, GError **error)
+{
+  const msperf_value *maps = msperf_value_lookup (db->doc, "operator_mappings");
+
+  if (maps == NULL || maps->kind == MSPERF_VALUE_NONE)
+    {
+      add_warning (db, 0, "no operator_mappings: every op will be unmapped");
+      return TRUE;
+    }
+  if (maps->kind != MSPERF_VALUE_MAP)
+    {
+      g_autofree char *got = msperf_yaml_describe (maps);
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, db->yaml_path, maps->line,
+                             "key 'operator_mappings': expected a mapping, got %s", got);
+      return FALSE;
+    }
+  for (guint k = 0; k < maps->keys->len; k++)
+    {
+      const char *name = g_ptr_array_index (maps->keys, k);
+      const msperf_value *raw = g_ptr_array_index (maps->items, k);
+      g_autofree char *problem = NULL;
+      guint line = raw->line;
+      msperf_mapping_entry *e = decode_entry (name, raw, &problem, &line);
+
+      if (e == NULL)
+        {
+          add_warning (db, line, "operator '%s': %s", name, problem);
+          continue;
+        }
+      /* Q15: zero_cost is checked after these in the dispatch order, so it never applies. */
+      if (e->zero_cost && (e->composite || e->category != NULL || e->query_mode != NULL))
+        add_warning (db, e->line,
+                     "operator '%s': zero_cost is ignored because %s takes precedence", name,
+                     e->composite ? "composite" : e->category != NULL ? "category" : "query_mode");
+      g_ptr_array_add (db->entries, e);
+      g_hash_table_insert (db->by_name, e->op_name, e);
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+static gboolean
+path_is_under (const char *path, const char *base)
+{
+  size_t n = strlen (base);
+
+  if (strcmp (base, "/") == 0)
+    return path[0] == '/';
+  return strncmp (path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* realpath(3) into a g_malloc'd string, or NULL. */
+static char *
+real_path (const char *path)
+{
+  char *r = realpath (path, NULL);
+  char *out = r ? g_strdup (r) : NULL;
+  free (r);
+  return out;
+}
+
+static void
+load_comm_ref (msperf_database *db)
+{
+  const msperf_value *ref = msperf_value_lookup (db->doc, "communication_data_ref");
+  g_autofree char *comm_dir = NULL;
+
+  if (ref == NULL || ref->kind == MSPERF_VALUE_NONE)
+    return;
+  if (ref->kind != MSPERF_VALUE_STRING || *ref->s == '\0')
+    {
+      g_autofree char *got = msperf_yaml_describe (ref);
+      add_warning (db, ref->line, "communication_data_ref: expected a relative path, got %s; ignored",
+                   got);
+      return;
+    }
+  db->comm_ref = ref->s;
+  if (g_path_is_absolute (ref->s))
+    {
+      db->comm_ref_absolute = TRUE;
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' is an absolute path; it must be relative to "
+                   "the database directory (communication lookups through it fail)", ref->s);
+      return;
+    }
+  comm_dir = g_build_filename (db->dir, ref->s, NULL);
+  if (!g_file_test (comm_dir, G_FILE_TEST_IS_DIR))
+    add_warning (db, ref->line,
+                 "communication_data_ref '%.80s' names a missing directory (%s); communication "
+                 "kernels fall back to the database directory", ref->s, comm_dir);
+}
+
+msperf_database *
+msperf_database_open (const char *dir, const char *root, GError **error)
+{
+  g_autoptr (msperf_database) db = NULL;
+  const msperf_value *device;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+  db = g_new0 (msperf_database, 1);
+  db->dir = g_strdup (dir);
+  db->root = g_strdup (root);
+  db->yaml_path = g_build_filename (dir, "op_mapping.yaml", NULL);
+  db->entries = g_ptr_array_new_with_free_func (entry_free);
+  db->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  db->warnings = g_ptr_array_new_with_free_func (g_free);
+  db->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cached_free);
+
+  if (root != NULL)
+    {
+      g_autofree char *real_root = real_path (root);
+      g_autofree char *real_yaml = real_path (db->yaml_path);
+      if (real_root == NULL)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                       "%s: the database root does not exist", root);
+          return NULL;
+        }
+      if (real_yaml != NULL && !path_is_under (real_yaml, real_root))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                       "%s: resolves outside the database root %s", db->yaml_path, root);
+          return NULL;
+        }
+    }
+  db->doc = msperf_yaml_load_file (db->yaml_path, error);
+  if (db->doc == NULL)
+    return NULL;
+  if (db->doc->kind != MSPERF_VALUE_MAP)
+    {
+      g_autofree char *got = msperf_yaml_describe (db->doc);
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, db->yaml_path, db->doc->line,
+                             "expected a mapping at the top level, got %s", got);
+      return NULL;
+    }
+  device = msperf_value_lookup (db->doc, "device");
+  if (device != NULL && device->kind == MSPERF_VALUE_STRING)
+    db->device = device->s;
+  load_comm_ref (db);
+  if (!load_entries (db, error))
+    return NULL;
+  return g_steal_pointer (&db);
+}
+
+void
+msperf_database_free (msperf_database *db)
+{
+  if (db == NULL)
+    return;
+  g_hash_table_unref (db->tables);
+  g_hash_table_unref (db->by_name);
+  g_ptr_array_unref (db->entries);
+  g_ptr_array_unref (db->warnings);
+  msperf_value_free (db->doc);
+  g_free (db->yaml_path);
+  g_free (db->root);
+  g_free (db->dir);
+  g_free (db);
+}
+
+const char *
+msperf_database_dir (const msperf_database *db)
+{
+  g_return_val_if_fail (db != NULL, NULL);
+  return db->dir;
+}
+
+const char *
+msperf_database_device (const msperf_database *db)
+{
+  g_return_val_if_fail (db != NULL, NULL);
+  return db->device;
+}
+
+const msperf_mapping_entry *
+msperf_database_entry (const msperf_database *db, const char *op_name)
+{
+  g_return_val_if_fail (db != NULL && op_name != NULL, NULL);
+  return g_hash_table_lookup (db->by_name, op_name);
+}
+
+const GPtrArray *
+msperf_database_entries (const msperf_database *db)
+{
+  g_return_val_if_fail (db != NULL, NULL);
+  return db->entries;
+}
+
+const GPtrArray *
+msperf_database_warnings (const msperf_database *db)
+{
+  g_return_val_if_fail (db != NULL, NULL);
+  return db->warnings;
+}
+
+const msperf_value *
+msperf_database_top (const msperf_database *db, const char *key)
+{
+  g_return_val_if_fail (db != NULL && key != NULL, NULL);
+  return msperf_value_lookup (db->doc, key);
+}
+
+const msperf_value *
+msperf_database_kernel_option (const msperf_database *db, const char *block, const char *kernel,
+                               const char *key)
+{
+  const msperf_value *v;
+
+  g_return_val_if_fail (db != NULL && block != NULL && kernel != NULL && key != NULL, NULL);
+  v = msperf_value_lookup (db->doc, block);
+  v = msperf_value_lookup (v, "kernel_overrides");
+  v = msperf_value_lookup (v, kernel);
+  return msperf_value_lookup (v, key);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+/* Loads path unless it resolves outside where it may live: under the database root when one
+ * is set, else under the directory it was looked up in (so a symlinked CSV cannot reach out). */
+static msperf_table *
+load_confined (msperf_database *db, const char *path, const char *lookup_dir,
+               const char *kernel_type, GError **error)
+{
+  g_autofree char *real = real_path (path);
+  g_autofree char *base = real_path (db->root != NULL ? db->root : lookup_dir);
+
+  if (real == NULL || base == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot resolve the path",
+                   path);
+      return NULL;
+    }
+  if (!path_is_under (real, base))
+    {
+      if (db->root != NULL)
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                     "%s: resolves outside the database root %s", path, db->root);
+      else
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                     "%s: a symlink that resolves outside the database directory", path);
+      return NULL;
+    }
+  return msperf_table_load (path, kernel_type, error);
+}
+
+static cached *
+resolve_table (msperf_database *db, const char *kernel_type)
+{
+  cached *c = g_new0 (cached, 1);
+  g_autofree char *file = g_strconcat (kernel_type, ".csv", NULL);
+  g_autofree char *comm_dir = NULL;
+
+  /* reference §1.1: hcom_* kernels look in communication_data_ref first, then in the
+   * database directory. */
+  if (g_str_has_prefix (kernel_type, "hcom_") && db->comm_ref != NULL)
+    {
+      if (db->comm_ref_absolute)
+        {
+          g_set_error (&c->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                       "%s: communication_data_ref '%s' must be a relative path", db->yaml_path,
+                       db->comm_ref);
+          return c;
+        }
+      comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
+      {
+        g_autofree char *path = g_build_filename (comm_dir, file, NULL);
+        if (g_file_test (path, G_FILE_TEST_EXISTS))
+          {
+            c->table = load_confined (db, path, comm_dir, kernel_type, &c->error);
+            return c;
+          }
+      }
+    }
+  {
+    g_autofree char *path = g_build_filename (db->dir, file, NULL);
+    if (g_file_test (path, G_FILE_TEST_EXISTS))
+      {
+        c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
+        return c;
+      }
+  }
+  g_set_error (&c->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
+               "%s not found in %s%s%s (csv_not_found)", file, comm_dir ? comm_dir : "",
+               comm_dir ? " or " : "", db->dir);
+  return c;
+}
+
+const msperf_table *
+msperf_database_table (msperf_database *db, const char *kernel_type, GError **error)
+{
+  cached *c;
+
+  g_return_val_if_fail (db != NULL && kernel_type != NULL, NULL);
+  if (!msperf_kernel_type_is_plain (kernel_type))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                   "kernel_type '%.80s' is not a plain file stem", kernel_type);
+      return NULL;
+    }
+  c = g_hash_table_lookup (db->tables, kernel_type);
+  if (c == NULL)
+    {
+      c = resolve_table (db, kernel_type);
+      g_hash_table_insert (db->tables, g_strdup (kernel_type), c);
+      /* A CSV that exists but cannot be used is an input problem the user must see (the
+       * query modes only report csv_not_found); said once, as the failure is cached. */
+      if (c->table == NULL && !g_error_matches (c->error, MSPERF_ERROR_DOMAIN,
+                                                MSPERF_ERROR_NOT_FOUND))
+        g_warning ("%s", c->error->message);
+    }
+  if (c->table == NULL)
+    {
+      g_propagate_error (error, g_error_copy (c->error));
+      return NULL;
+    }
+  return c->table;
+}
+
+void
+msperf_database_clear_cache (msperf_database *db)
+{
+  g_return_if_fail (db != NULL);
+  g_hash_table_remove_all (db->tables);
+}

@@ -1,0 +1,749 @@
+/* Tests for the outputs: core/numfmt.c, report_json.c (JSONL, JSON, CSV), report_chrome.c,
+ * report_table.c and report_doc.c (FORMATS.md §5, reference profiling-semantics §3.4). */
+#include <config.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <msperf/error.h>
+#include "base/numfmt.h"
+#include "app/metrics.h"
+#include "app/report.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+static char *
+py_float (double v)
+{
+  GString *s = g_string_new (NULL);
+  msperf_fmt_py_float (s, v);
+  return g_string_free (s, FALSE);
+}
+
+static char *
+json_double (double v)
+{
+  GString *s = g_string_new (NULL);
+  msperf_fmt_json_double (s, v);
+  return g_string_free (s, FALSE);
+}
+
+static void
+add_tensor (msperf_op *op, int rank, const int64_t *dims)
+{
+  msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
+
+  v->tensor.dtype = MSPERF_DTYPE_BF16;
+  v->tensor.rank = rank;
+  memcpy (v->tensor.dims, dims, sizeof (int64_t) * (size_t) rank);
+  g_ptr_array_add (op->args, v);
+}
+
+/* aten.mm (136,5120)x(5120,768) MEASURED 45.3 µs: reference §6 "Compute". */
+static msperf_record *
+mm_record (size_t index, const char *name, double latency, int64_t count)
+{
+  static const int64_t a[] = { 136, 5120 }, b[] = { 5120, 768 }, nz[] = { 320, 48, 16, 16 };
+  msperf_record *r = msperf_record_new ();
+  msperf_tensor kshape = { 0 };
+
+  r->index = index;
+  r->line = (guint) index + 1;
+  r->count = count;
+  r->op = msperf_op_new (name);
+  add_tensor (r->op, 2, a);
+  add_tensor (r->op, 2, b);
+  r->op_name = g_strdup (r->op->name);
+  r->signature = msperf_op_signature (r->op);
+  r->analytic_us = 30.5;
+  r->result = msperf_result_new ();
+  msperf_result_set_hit (r->result, MSPERF_SOURCE_MEASURED, latency, 1.0, "MatMulV2", "identity");
+  kshape.rank = 2;
+  kshape.dims[0] = 136;
+  kshape.dims[1] = 5120;
+  msperf_result_add_kernel_shape (r->result, &kshape);
+  kshape.rank = 4;
+  memcpy (kshape.dims, nz, sizeof nz);
+  msperf_result_add_kernel_shape (r->result, &kshape);
+  return r;
+}
+
+static msperf_record *
+analytic_record (size_t index, const char *name, double latency)
+{
+  static const int64_t a[] = { 128, 4096 };
+  msperf_record *r = msperf_record_new ();
+  msperf_value *fallback = msperf_value_new (MSPERF_VALUE_LIST);
+
+  r->index = index;
+  r->op = msperf_op_new (name);
+  add_tensor (r->op, 2, a);
+  g_ptr_array_add (r->op->args, msperf_value_new (MSPERF_VALUE_NONE));
+  r->op_name = g_strdup (r->op->name);
+  r->signature = msperf_op_signature (r->op);
+  r->analytic_us = latency;
+  r->result = msperf_result_new ();
+  msperf_result_set_miss (r->result, "unmapped");
+  r->result->source = MSPERF_SOURCE_ANALYTIC;
+  r->result->latency_us = latency;
+  r->result->confidence = 0.3;
+  msperf_result_set_method (r->result, "roofline");
+  msperf_result_detail_string (r->result, "base_reason", "unmapped");
+  msperf_value_list_append (fallback, msperf_value_new_string ("1d(M): no_candidates"));
+  msperf_result_detail_value (r->result, "fallback_reasons", fallback);
+  msperf_result_detail_bool (r->result, "zero_cost", FALSE);
+  return r;
+}
+
+static msperf_record *
+rejected_record (size_t index)
+{
+  msperf_record *r = msperf_record_new ();
+
+  r->index = index;
+  r->line = (guint) index + 1;
+  r->op_name = g_strdup ("aten.bad.default");
+  r->error = g_strdup ("ops.jsonl:3: unknown dtype \"float99\"");
+  r->result = msperf_result_new ();
+  r->result->source = MSPERF_SOURCE_REJECTED;
+  return r;
+}
+
+/* mm ×2 (45.3 µs), analytic add (12.25 µs), rejected line, mm again (same signature). */
+static msperf_run *
+sample_run (void)
+{
+  msperf_run *run = msperf_run_new ();
+
+  run->database = g_strdup ("doc/examples/h200-db");
+  run->policy_hash = g_strdup ("abc123");
+  run->device_profile = g_strdup ("nvidia-h200");
+  msperf_run_add (run, mm_record (0, "aten.mm.default", 45.3, 2));
+  msperf_run_add (run, analytic_record (1, "aten.add.default", 12.25));
+  msperf_run_add (run, rejected_record (2));
+  msperf_run_add (run, mm_record (3, "aten.mm.default", 45.3, 1));
+  return run;
+}
+
+typedef void (*writer_fn) (const msperf_run *run, FILE *out);
+
+static char *
+capture (writer_fn fn, const msperf_run *run)
+{
+  FILE *f = tmpfile ();
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  size_t n;
+
+  assert_non_null (f);
+  fn (run, f);
+  rewind (f);
+  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
+    g_string_append_len (s, buf, (gssize) n);
+  fclose (f);
+  return g_string_free (s, FALSE);
+}
+
+static char *
+tmp_path (const char *name, char **dir)
+{
+  *dir = g_dir_make_tmp ("msperf-reports-XXXXXX", NULL);
+  assert_non_null (*dir);
+  return g_build_filename (*dir, name, NULL);
+}
+
+static void
+remove_tmp (char *path, char *dir)
+{
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+/* ------------------------------------------------------------------ numfmt */
+
+/* Python 3: repr(2.0), repr(45.3), repr(1e-05), repr(1e16), repr(0.1), repr(1e15),
+ * repr(123456789012345678.0), repr(0.0001), repr(1/3), repr(5e-324). */
+static void
+test_numfmt_python_repr_floats (void **state)
+{
+  static const struct { double v; const char *text; } cases[] = {
+    { 2.0, "2.0" }, { 45.3, "45.3" }, { 1e-05, "1e-05" }, { 1e16, "1e+16" }, { 0.1, "0.1" },
+    { 1e15, "1000000000000000.0" }, { 123456789012345678.0, "1.2345678901234568e+17" },
+    { 0.0001, "0.0001" }, { 1.0 / 3.0, "0.3333333333333333" }, { 5e-324, "5e-324" },
+    { -2.5, "-2.5" }, { 0.0, "0.0" }, { 100.0, "100.0" }, { 1.5e-7, "1.5e-07" },
+    { 1.7976931348623157e308, "1.7976931348623157e+308" }, { 214.156, "214.156" },
+  };
+
+  (void) state;
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *text = py_float (cases[k].v);
+      assert_string_equal (text, cases[k].text);
+    }
+}
+
+static void
+test_numfmt_json_double_nonfinite_is_null (void **state)
+{
+  g_autofree char *a = json_double (NAN);
+  g_autofree char *b = json_double (INFINITY);
+  g_autofree char *c = json_double (75.12);
+  g_autofree char *d = py_float (NAN);
+
+  (void) state;
+  assert_string_equal (a, "null");
+  assert_string_equal (b, "null");
+  assert_string_equal (c, "75.12");
+  assert_string_equal (d, "nan");
+}
+
+/* Python round(): 0.5 → 0, 1.5 → 2, 2.5 → 2, 3.5 → 4, -0.5 → 0 (reference Q13). */
+static void
+test_numfmt_round_half_to_even (void **state)
+{
+  (void) state;
+  assert_int_equal (msperf_round_half_even (0.5), 0);
+  assert_int_equal (msperf_round_half_even (1.5), 2);
+  assert_int_equal (msperf_round_half_even (2.5), 2);
+  assert_int_equal (msperf_round_half_even (3.5), 4);
+  assert_int_equal (msperf_round_half_even (-0.5), 0);
+  assert_int_equal (msperf_round_half_even (45.3), 45);
+  assert_int_equal (msperf_round_half_even (2.5000001), 3);
+  assert_int_equal (msperf_round_half_even (NAN), 0);
+}
+
+static void
+test_numfmt_python_str_of_values (void **state)
+{
+  g_autoptr (msperf_value) list = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autoptr (msperf_value) map = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *inner = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  (void) state;
+  msperf_value_list_append (inner, msperf_value_new_int (136));
+  msperf_value_list_append (inner, msperf_value_new_int (5120));
+  msperf_value_list_append (list, inner);
+  msperf_value_list_append (list, msperf_value_new_bool (TRUE));
+  msperf_value_list_append (list, msperf_value_new (MSPERF_VALUE_NONE));
+  msperf_value_list_append (list, msperf_value_new_double (14.16));
+  msperf_value_list_append (list, msperf_value_new_string ("MatMulV2"));
+  msperf_fmt_py_str (s, list);
+  assert_string_equal (s->str, "[[136, 5120], True, None, 14.16, 'MatMulV2']");
+  g_string_truncate (s, 0);
+  msperf_value_map_set (map, "it's", msperf_value_new_double (2.0));
+  msperf_fmt_py_str (s, map);
+  assert_string_equal (s->str, "{\"it's\": 2.0}");
+  g_string_truncate (s, 0);
+  msperf_fmt_json_string (s, "a\"b\\c\n\x01é");
+  assert_string_equal (s->str, "\"a\\\"b\\\\c\\n\\u0001é\"");
+}
+
+/* ------------------------------------------------------------------ JSON Lines */
+
+static const char *const jsonl_keys[] = {
+  "\"index\": ", "\"op\": ", "\"count\": ", "\"source\": ", "\"confidence\": ",
+  "\"latency_us\": ", "\"total_us\": ", "\"analytic_latency_us\": ", "\"kernel_type\": ",
+  "\"method\": ", "\"interpolation_dim\": ", "\"shape_match_rule\": ", "\"axes\": ",
+  "\"candidate_count\": ", "\"miss_reason\": ", "\"base_reason\": ", "\"fallback_reasons\": ",
+  "\"details\": "
+};
+
+/* FORMATS §5.1: key order index, op, count, source, … details. */
+static void
+test_jsonl_keys_in_documented_order (void **state)
+{
+  msperf_run *run = sample_run ();
+  FILE *f = tmpfile ();
+  char line[4096];
+  const char *prev;
+
+  (void) state;
+  msperf_report_jsonl_record (g_ptr_array_index (run->records, 0), f);
+  rewind (f);
+  assert_non_null (fgets (line, sizeof line, f));
+  fclose (f);
+  assert_true (g_str_has_prefix (line, "{\"index\": 0, \"op\": \"aten.mm.default\", \"count\": 2, "
+                                 "\"source\": \"MEASURED\", \"confidence\": 1.0, "
+                                 "\"latency_us\": 45.3, \"total_us\": 90.6, "
+                                 "\"analytic_latency_us\": 30.5, \"kernel_type\": \"MatMulV2\", "
+                                 "\"method\": \"exact\", \"interpolation_dim\": null"));
+  prev = line;
+  for (gsize k = 0; k < G_N_ELEMENTS (jsonl_keys); k++)
+    {
+      const char *at = strstr (line, jsonl_keys[k]);
+      assert_non_null (at);
+      assert_true (at >= prev);
+      prev = at;
+    }
+  assert_true (g_str_has_suffix (line, "}\n"));
+  assert_null (strstr (line, "\"error\""));
+  msperf_run_free (run);
+}
+
+/* The direct writer must give the very bytes of the value tree it replaced (perf2,
+ * doc/performance.md): every record kind of the sample run, plus records with no result, a
+ * NULL op name, an interpolated answer with axes/candidate_count, and non-finite latencies. */
+static void
+test_jsonl_direct_writer_equals_value_tree (void **state)
+{
+  msperf_run *run = sample_run ();
+  msperf_record *extra[3];
+  msperf_value *axes = msperf_value_new (MSPERF_VALUE_LIST);
+
+  (void) state;
+  extra[0] = msperf_record_new ();
+  extra[0]->index = 4;
+  extra[1] = mm_record (5, "aten.mm.default", NAN, 3);
+  extra[1]->analytic_us = INFINITY;
+  extra[2] = mm_record (6, "aten.mm.default", 1.0 / 3.0, 7);
+  msperf_value_list_append (axes, msperf_value_new_string ("M"));
+  extra[2]->result->source = MSPERF_SOURCE_INTERPOLATED;
+  extra[2]->result->interpolation_dim = 1;
+  extra[2]->result->confidence = 0.1 + 0.2;
+  msperf_result_detail_value (extra[2]->result, "axes", axes);
+  msperf_result_detail_int (extra[2]->result, "candidate_count", 12);
+  for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+    msperf_run_add (run, extra[k]);
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+      g_autoptr (msperf_value) v = msperf_report_record_value (r);
+      g_autoptr (GString) tree = g_string_new (NULL);
+      g_autoptr (GString) direct = g_string_new (NULL);
+
+      msperf_fmt_json_value (tree, v, -1, 0);
+      msperf_report_jsonl_write (direct, r);
+      assert_string_equal (direct->str, tree->str);
+    }
+  msperf_run_free (run);
+}
+
+static void
+test_jsonl_rejected_line_has_error_and_null_latencies (void **state)
+{
+  msperf_run *run = sample_run ();
+  FILE *f = tmpfile ();
+  char line[4096];
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+
+  (void) state;
+  msperf_report_jsonl_record (g_ptr_array_index (run->records, 2), f);
+  rewind (f);
+  assert_non_null (fgets (line, sizeof line, f));
+  fclose (f);
+  assert_true (json_parser_load_from_data (parser, line, -1, NULL));
+  o = json_node_get_object (json_parser_get_root (parser));
+  assert_string_equal (json_object_get_string_member (o, "source"), "REJECTED");
+  assert_string_equal (json_object_get_string_member (o, "error"),
+                       "ops.jsonl:3: unknown dtype \"float99\"");
+  assert_true (json_object_get_null_member (o, "latency_us"));
+  assert_true (json_object_get_null_member (o, "total_us"));
+  assert_true (json_object_get_null_member (o, "analytic_latency_us"));
+  assert_int_equal (json_object_get_int_member (o, "index"), 2);
+  assert_string_equal (json_object_get_string_member (o, "op"), "aten.bad.default");
+  msperf_run_free (run);
+}
+
+static void
+test_jsonl_analytic_carries_reasons (void **state)
+{
+  msperf_run *run = sample_run ();
+  FILE *f = tmpfile ();
+  char line[4096];
+
+  (void) state;
+  msperf_report_jsonl_record (g_ptr_array_index (run->records, 1), f);
+  rewind (f);
+  assert_non_null (fgets (line, sizeof line, f));
+  fclose (f);
+  assert_non_null (strstr (line, "\"source\": \"ANALYTIC\", \"confidence\": 0.3, "
+                           "\"latency_us\": 12.25"));
+  assert_non_null (strstr (line, "\"method\": \"roofline\""));
+  assert_non_null (strstr (line, "\"miss_reason\": \"unmapped\", \"base_reason\": \"unmapped\", "
+                           "\"fallback_reasons\": [\"1d(M): no_candidates\"], \"details\": {"));
+  msperf_run_free (run);
+}
+
+/* ------------------------------------------------------------------ JSON, CSV */
+
+static void
+test_json_document_parses_with_every_op (void **state)
+{
+  msperf_run *run = sample_run ();
+  g_autofree char *text = capture (msperf_report_json, run);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  GError *error = NULL;
+  JsonObject *root, *summary, *by;
+
+  (void) state;
+  assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  assert_null (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  assert_int_equal (json_object_get_int_member (root, "schema_version"), 1);
+  assert_string_equal (json_object_get_string_member (root, "device_profile"), "nvidia-h200");
+  assert_int_equal (json_array_get_length (json_object_get_array_member (root, "ops")), 4);
+  summary = json_object_get_object_member (root, "summary");
+  /* 3 × 45.3 + 12.25 */
+  assert_true (fabs (json_object_get_double_member (summary, "total_us") - 148.15) < 1e-9);
+  assert_int_equal (json_object_get_int_member (summary, "rejected"), 1);
+  by = json_object_get_object_member (summary, "by_source");
+  assert_int_equal (json_object_get_int_member (json_object_get_object_member (by, "MEASURED"),
+                                                "invocations"), 3);
+  assert_int_equal (json_object_get_int_member (json_object_get_object_member (by, "MEASURED"),
+                                                "distinct"), 1);
+  assert_true (json_object_has_member (json_object_get_object_member (root, "metrics"), "m5"));
+  assert_false (json_object_has_member (json_object_get_object_member (root, "metrics"),
+                                        "misses"));
+  msperf_run_free (run);
+}
+
+/* RFC 4180: a field with a comma or quote is quoted and quotes are doubled; CRLF rows. */
+static void
+test_csv_header_and_quoting (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  g_autofree char *text = NULL;
+
+  (void) state;
+  msperf_run_add (run, mm_record (0, "weird,\"op\"", 45.3, 1));
+  msperf_run_add (run, rejected_record (1));
+  text = capture (msperf_report_csv, run);
+  assert_true (g_str_has_prefix (text, "index,op,count,source,confidence,latency_us,total_us,"
+                                 "analytic_latency_us,kernel_type,method,interpolation_dim,"
+                                 "shape_match_rule,axes,candidate_count,miss_reason,base_reason,"
+                                 "fallback_reasons,error\r\n"));
+  assert_non_null (strstr (text, "\r\n0,\"weird,\"\"op\"\"\",1,MEASURED,1.0,45.3,45.3,30.5,"
+                           "MatMulV2,exact,,identity,,,,,,\r\n"));
+  assert_non_null (strstr (text, "\r\n1,aten.bad.default,1,REJECTED,,,,,,,,,,,,,,"
+                           "\"ops.jsonl:3: unknown dtype \"\"float99\"\"\"\r\n"));
+  msperf_run_free (run);
+}
+
+/* ------------------------------------------------------------------ Chrome trace */
+
+static JsonArray *
+load_events (JsonParser *parser, const char *path)
+{
+  GError *error = NULL;
+
+  assert_true (json_parser_load_from_file (parser, path, &error));
+  assert_null (error);
+  return json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                       "traceEvents");
+}
+
+/* One X event per invocation (Σ count), none for rejected lines; metadata names. */
+static void
+test_chrome_trace_one_event_per_invocation (void **state)
+{
+  msperf_run *run = sample_run ();
+  char *dir;
+  char *path = tmp_path ("trace.json", &dir);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  GError *error = NULL;
+  JsonArray *events;
+  guint n_x = 0;
+  JsonObject *first, *args;
+
+  (void) state;
+  assert_true (msperf_report_chrome_trace (run, path, &error));
+  assert_null (error);
+  events = load_events (parser, path);
+  for (guint k = 0; k < json_array_get_length (events); k++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (events, k), "ph"),
+                   "X") == 0)
+      n_x++;
+  assert_int_equal (n_x, 2 + 1 + 1);
+  first = json_array_get_object_element (events, 0);
+  assert_string_equal (json_object_get_string_member (
+                         json_object_get_object_member (first, "args"), "name"),
+                       "empirical (PID: 0)");
+  assert_string_equal (json_object_get_string_member (
+                         json_object_get_object_member (json_array_get_object_element (events, 1),
+                                                        "args"), "name"), "Stream 0");
+  /* the first op event: args as upstream str() values */
+  args = json_object_get_object_member (json_array_get_object_element (events, 2), "args");
+  assert_string_equal (json_object_get_string_member (args, "Inputs"),
+                       "(tensor(..., device='meta', size=(136, 5120), dtype=torch.bfloat16), "
+                       "tensor(..., device='meta', size=(5120, 768), dtype=torch.bfloat16)) "
+                       "kwargs: {}");
+  assert_string_equal (json_object_get_string_member (args, "simulation_shapes"),
+                       "[[136, 5120], [5120, 768]]");
+  assert_string_equal (json_object_get_string_member (args, "source"), "MEASURED");
+  assert_string_equal (json_object_get_string_member (args, "confidence"), "1.0");
+  assert_string_equal (json_object_get_string_member (args, "kernel_type"), "MatMulV2");
+  assert_string_equal (json_object_get_string_member (args, "kernel_shapes"),
+                       "[[136, 5120], [320, 48, 16, 16]]");
+  assert_string_equal (json_object_get_string_member (args, "shape_match_rule"), "identity");
+  /* the analytic op */
+  args = json_object_get_object_member (json_array_get_object_element (events, 4), "args");
+  assert_string_equal (json_object_get_string_member (args, "source"), "ANALYTIC");
+  assert_string_equal (json_object_get_string_member (args, "shape_match_rule"), "analytic");
+  assert_string_equal (json_object_get_string_member (args, "zero_cost"), "False");
+  assert_string_equal (json_object_get_string_member (args, "fallback_reasons"),
+                       "['1d(M): no_candidates']");
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+/* ts/dur are integers rounded half to even from the cumulative time (reference Q13):
+ * 2.5 µs ×2 then 1.5 µs → (ts, dur) = (0, 2), (2, 2) [round(2.5)], (5, 2). */
+static void
+test_chrome_trace_rounds_half_to_even (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  char *dir;
+  char *path = tmp_path ("trace.json", &dir);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *events;
+  static const int64_t expect[][2] = { { 0, 2 }, { 2, 2 }, { 5, 2 } };
+
+  (void) state;
+  msperf_run_add (run, mm_record (0, "a.op", 2.5, 2));
+  msperf_run_add (run, mm_record (1, "b.op", 1.5, 1));
+  assert_true (msperf_report_chrome_trace (run, path, NULL));
+  events = load_events (parser, path);
+  assert_int_equal (json_array_get_length (events), 2 + 3);
+  for (guint k = 0; k < 3; k++)
+    {
+      JsonObject *e = json_array_get_object_element (events, k + 2);
+      assert_int_equal (json_object_get_int_member (e, "ts"), expect[k][0]);
+      assert_int_equal (json_object_get_int_member (e, "dur"), expect[k][1]);
+      assert_int_equal (json_object_get_int_member (e, "pid"), 0);
+      assert_int_equal (json_object_get_int_member (e, "tid"), 0);
+    }
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+static void
+test_chrome_trace_unwritable_path_is_an_error (void **state)
+{
+  msperf_run *run = sample_run ();
+  GError *error = NULL;
+
+  (void) state;
+  assert_false (msperf_report_chrome_trace (run, "/nonexistent-dir/x/trace.json", &error));
+  assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO));
+  g_error_free (error);
+  msperf_run_free (run);
+}
+
+/* An analytic-only run names its process "analytic (PID: 0)" (reference §3.4). */
+static void
+test_chrome_trace_analytic_only_process_name (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  char *dir;
+  char *path = tmp_path ("trace.json", &dir);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonArray *events;
+  JsonObject *e;
+
+  (void) state;
+  run->use_profiling = FALSE;
+  run->use_analytic = TRUE;
+  msperf_run_add (run, analytic_record (0, "aten.add.default", 3.5));
+  assert_true (msperf_report_chrome_trace (run, path, NULL));
+  events = load_events (parser, path);
+  assert_int_equal (json_array_get_length (events), 3);
+  assert_string_equal (json_object_get_string_member (
+                         json_object_get_object_member (json_array_get_object_element (events, 0),
+                                                        "args"), "name"), "analytic (PID: 0)");
+  e = json_array_get_object_element (events, 2);
+  assert_string_equal (json_object_get_string_member (e, "cat"), "analytic");
+  assert_int_equal (json_object_get_int_member (e, "dur"), 4);   /* round(3.5) = 4 */
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+/* An ATT answer without a vector clock has latency NaN ("no_vector_clock", FORMATS §4):
+ * null in JSON, counted apart and left out of the total. */
+static void
+test_unknown_latency_counted_apart (void **state)
+{
+  msperf_run *run = msperf_run_new ();
+  msperf_record *r = analytic_record (1, "ascir.Cast", NAN);
+  g_autoptr (msperf_summary) s = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *table = NULL;
+
+  (void) state;
+  g_free (r->result->miss_reason);
+  r->result->miss_reason = g_strdup ("no_vector_clock");
+  msperf_result_set_method (r->result, "att");
+  r->count = 4;
+  msperf_run_add (run, mm_record (0, "aten.mm.default", 45.3, 1));
+  msperf_run_add (run, r);
+  s = msperf_summary_compute (run);
+  assert_true (fabs (s->total_us - 45.3) < 1e-12);
+  assert_int_equal (s->unknown_latency_invocations, 4);
+  assert_int_equal (s->unknown_latency_distinct, 1);
+  json = capture (msperf_report_json, run);
+  assert_non_null (strstr (json, "\"latency_us\": null,\n      \"total_us\": null"));
+  table = capture (msperf_report_table, run);
+  assert_non_null (strstr (table, "without a latency (not in the total): 4 invocations"));
+  msperf_run_free (run);
+}
+
+/* ------------------------------------------------------------------ table */
+
+static void
+test_table_one_row_per_signature_then_summary (void **state)
+{
+  msperf_run *run = sample_run ();
+  g_autofree char *text = NULL;
+  g_autofree char *long_name = g_strnfill (80, 'x');
+  g_auto (GStrv) lines = NULL;
+
+  (void) state;
+  msperf_run_add (run, mm_record (4, long_name, 1.0, 1));
+  run->use_analytic = TRUE;
+  text = capture (msperf_report_table, run);
+  lines = g_strsplit (text, "\n", -1);
+  assert_true (g_str_has_prefix (lines[0], "op "));
+  assert_non_null (strstr (lines[0], "analytic_us"));
+  /* rows: mm (count 3), add, rejected, long name */
+  assert_true (g_str_has_prefix (lines[1], "aten.mm.default"));
+  assert_non_null (strstr (lines[1], " 3  MatMulV2"));
+  assert_non_null (strstr (lines[1], "135.900"));
+  assert_true (g_str_has_prefix (lines[2], "aten.add.default"));
+  assert_non_null (strstr (lines[3], "REJECTED"));
+  assert_non_null (strstr (lines[4], "…"));
+  assert_null (strstr (lines[4], long_name));
+  assert_non_null (strstr (text, "Summary\n  total time: 149.150 us"));
+  assert_non_null (strstr (text, "M2 Fused Op Match Rate: 2/3"));
+  assert_non_null (strstr (text, "Profiling interpolation summary"));
+  msperf_run_free (run);
+}
+
+/* ------------------------------------------------------------------ documents */
+
+static char *
+write_doc (msperf_run *run, const char *name, char **path, char **dir)
+{
+  char *text = NULL;
+  GError *error = NULL;
+
+  *path = tmp_path (name, dir);
+  assert_true (msperf_report_document (run, *path, &error));
+  assert_null (error);
+  assert_true (g_file_get_contents (*path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+test_report_html_has_svg_and_escaped_names (void **state)
+{
+  msperf_run *run = sample_run ();
+  char *path, *dir;
+  g_autofree char *text = NULL;
+
+  (void) state;
+  msperf_run_add (run, mm_record (4, "aten.<script>&.default", 3.0, 1));
+  text = write_doc (run, "report.html", &path, &dir);
+  assert_true (g_str_has_prefix (text, "<!DOCTYPE html>"));
+  assert_non_null (strstr (text, "<style>"));
+  assert_non_null (strstr (text, "<svg"));
+  assert_non_null (strstr (text, "Confidence histogram"));
+  assert_non_null (strstr (text, "aten.&lt;script&gt;&amp;.default"));
+  assert_null (strstr (text, "<script>"));
+  assert_non_null (strstr (text, "1d(M): no_candidates"));
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+static void
+test_report_markdown_contains_summary_and_details (void **state)
+{
+  msperf_run *run = sample_run ();
+  char *path, *dir;
+  g_autofree char *text = NULL;
+
+  (void) state;
+  text = write_doc (run, "report.md", &path, &dir);
+  assert_true (g_str_has_prefix (text, "# msperf report\n"));
+  assert_non_null (strstr (text, "## Summary"));
+  assert_non_null (strstr (text, "total time: 148.150 us"));
+  assert_non_null (strstr (text, "M1 Raw Op-Count Match Rate: 1/2"));
+  assert_non_null (strstr (text, "- fallback_reasons: ['1d(M): no\\_candidates']"));
+  assert_non_null (strstr (text, "- error: ops.jsonl:3: unknown dtype \"float99\""));
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+static void
+test_report_json_parses (void **state)
+{
+  msperf_run *run = sample_run ();
+  char *path, *dir;
+  g_autofree char *text = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root;
+
+  (void) state;
+  text = write_doc (run, "report.json", &path, &dir);
+  assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  /* distinct ops: mm (3 invocations), add, the rejected line */
+  assert_int_equal (json_array_get_length (json_object_get_array_member (root, "ops")), 3);
+  assert_int_equal (json_object_get_int_member (
+                      json_array_get_object_element (json_object_get_array_member (root, "ops"), 0),
+                      "count"), 3);
+  assert_true (json_object_has_member (json_object_get_object_member (root, "metrics"), "misses"));
+  remove_tmp (path, dir);
+  msperf_run_free (run);
+}
+
+static void
+test_report_unknown_extension_is_an_error (void **state)
+{
+  msperf_run *run = sample_run ();
+  GError *error = NULL;
+
+  (void) state;
+  assert_false (msperf_report_document (run, "/tmp/report.pdf", &error));
+  assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID));
+  assert_non_null (strstr (error->message, "report.pdf"));
+  g_error_free (error);
+  msperf_run_free (run);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_numfmt_python_repr_floats),
+    cmocka_unit_test (test_numfmt_json_double_nonfinite_is_null),
+    cmocka_unit_test (test_numfmt_round_half_to_even),
+    cmocka_unit_test (test_numfmt_python_str_of_values),
+    cmocka_unit_test (test_jsonl_keys_in_documented_order),
+    cmocka_unit_test (test_jsonl_direct_writer_equals_value_tree),
+    cmocka_unit_test (test_jsonl_rejected_line_has_error_and_null_latencies),
+    cmocka_unit_test (test_jsonl_analytic_carries_reasons),
+    cmocka_unit_test (test_json_document_parses_with_every_op),
+    cmocka_unit_test (test_csv_header_and_quoting),
+    cmocka_unit_test (test_chrome_trace_one_event_per_invocation),
+    cmocka_unit_test (test_chrome_trace_rounds_half_to_even),
+    cmocka_unit_test (test_chrome_trace_unwritable_path_is_an_error),
+    cmocka_unit_test (test_chrome_trace_analytic_only_process_name),
+    cmocka_unit_test (test_unknown_latency_counted_apart),
+    cmocka_unit_test (test_table_one_row_per_signature_then_summary),
+    cmocka_unit_test (test_report_html_has_svg_and_escaped_names),
+    cmocka_unit_test (test_report_markdown_contains_summary_and_details),
+    cmocka_unit_test (test_report_json_parses),
+    cmocka_unit_test (test_report_unknown_extension_is_an_error),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
