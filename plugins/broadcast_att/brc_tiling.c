@@ -296,9 +296,8 @@ more_dim_dynamic (tiling *t, gboolean last)
       size[k] = i >= 0 ? t->D[i] : I (t, 1);
       stride[k] = i >= 0 ? t->src_stride[i] : I (t, 0);
     }
-  for (int i = 0; i < t->dim; i++)
-    brc_check_max (run, t->dst_stride[i], G_MAXUINT16, "a dstStride of the more-dim loops "
-                   "(uint16)");
+  /* the outer offsets come from the tiling's const uint32_t* strides: uint32, which dstSize
+   * <= UINT32_MAX already bounds (no 16-bit limit here) */
   run->mult = msperf_expr_mul (saved, outer);
   if (last)
     leaf (t, brc_le_int (run, size[3], ty->vf) ? BRC_LAST_LESS_UNALIGNED
@@ -327,11 +326,20 @@ dispatch (tiling *t)
   msperf_expr **D = t->D, **st = t->src_stride;
 
   branch (t, last ? "Last" : "NLast");
+  /* Limits per real consumer: every size is a uint16 wrapper size or loop count; the strides
+   * of the (at most four) wrapper axes are uint16 wrapper arguments, while the outer strides of
+   * the more-dim loops (axes before the last four) are read as uint32. */
   for (int i = 0; i < t->dim; i++)
     {
       brc_check_max (run, D[i], G_MAXUINT16, "a tiling dstShape entry (uint16 wrapper size)");
-      brc_check_max (run, st[i], G_MAXUINT16, "a tiling srcStride entry (uint16)");
+      if (i >= t->dim - 4)
+        brc_check_max (run, st[i], G_MAXUINT16, "a wrapper srcStride entry (uint16)");
+      else
+        brc_check_max (run, st[i], G_MAXUINT32, "a more-dim srcStride entry (uint32)");
     }
+  if (t->loop_num != NULL)
+    brc_check_max (run, t->loop_num, G_MAXUINT16, "loopNum (uint16 loop of the 8-byte rank-9 "
+                   "tiling)");
   switch (t->K)
     {
     case 2:
