@@ -83,6 +83,13 @@ t_cast_bind() {
 }
 ok "att cast --bind evaluates the symbolic cost" t_cast_bind
 
+t_cast_fallback() {
+  # output_strides has 1 entry for 2 output_dims: the shape-product path (R 2: 28), exit 0
+  status_is 0 att cast --in-dtype float32 --out-dtype float16 --shape 2,64 --output-dims 2,64 \
+    --output-strides 64 --input-strides 64,1 --format json && value_is value 28
+}
+ok "att cast parameters disagreeing with the shape fall back (28), not exit 1" t_cast_fallback
+
 # ---------------------------------------------------------------- att broadcast
 t_brc_text() {
   status_is 0 att broadcast --dtype float16 --dst-shape 64,16 --src-shape 64,1 || return 1
