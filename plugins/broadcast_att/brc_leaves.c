@@ -4,9 +4,11 @@
  * Duplicate. Counts are exact integer formulas of the loops: C integer division is
  * Floor(a / b), ⌈a/b⌉ is Ceiling(a / b).
  *
- * Call sites are "Helper.Slot". A helper's straight-line repeats of one API (six Duplicate in
- * VfGenIndex) are one slot whose count is the repeat; slots in different loops (main/tail) or
- * on different operands (the two b8 index halves) are separate rows. */
+ * Call sites are "Helper.Slot", one row per source slot (seed FR5: 「每个源码 slot 独立成行，禁止跨
+ * call_site 合并」): straight-line repeats of one API are numbered slots (VfGenIndex.Duplicate0
+ * … Duplicate5), the two b8 index halves are Low/High slots, and a loop's main and tail calls are
+ * separate rows (Main…/Tail…, Loop…/Tail…). A slot inside a loop has the loop count as its
+ * call count. */
 #include <config.h>
 #include <string.h>
 #include "brc_model.h"
@@ -124,6 +126,8 @@ brc_leaf_duplicate (brc_leaf_ctx *c, msperf_expr *n)
 {
   msperf_expr *r = cdiv (n, I (c, TY->vf));
 
+  /* the leaf counts its VL repeats in a uint16 repeatTimes (seed: 「限制按实际 consumer 应用」) */
+  brc_check_max (RUN, r, G_MAXUINT16, "BrcDuplicate repeatTimes ⌈dstSize/VL⌉ (uint16)");
   data_n (c, "BrcDuplicate", "BrcLoad", "LoadAlign", brc_load_mode (TY), 1);
   data (c, "BrcDuplicate", "UpdateMask", "UpdateMask", NULL, r);
   data (c, "BrcDuplicate", "StoreAlign", "StoreAlign", "NORM", r);
@@ -227,7 +231,8 @@ gather_one (brc_leaf_ctx *c, const char *leaf)
 {
   msperf_expr *one = I (c, 1);
 
-  data_n (c, leaf, "CreateMask", "CreateMask", NULL, 1);
+  /* CreateMask<IndexT>: uint16 for b8 (seed FR6), BrcT otherwise */
+  index_call (c, leaf, "CreateMask", "CreateMask", TY->index, NULL, one);
   index_call (c, leaf, "LoadIndex", "LoadAlign", TY->index, "NORM", one);
   if (TY->b8)
     index_call (c, leaf, "LoadIndexHigh", "LoadAlign", TY->index, "NORM", one);
@@ -249,7 +254,7 @@ last_gather_two (brc_leaf_ctx *c, msperf_expr *r)
   const char *im = TY->index_math;
   msperf_expr *one = I (c, 1);
 
-  data_n (c, leaf, "CreateMask", "CreateMask", NULL, 1);
+  index_call (c, leaf, "CreateMask", "CreateMask", TY->index, NULL, one);   /* CreateMask<IndexT> */
   index_call (c, leaf, "Duplicate", "Duplicate", im, NULL, one);
   index_call (c, leaf, "LoadIndex", "LoadAlign", TY->index, "NORM", one);
   if (TY->b8)
@@ -287,7 +292,7 @@ nlast_gather_two (brc_leaf_ctx *c, msperf_expr *r)
   const char *leaf = "BrcNlastGatherTwo";
   msperf_expr *one = I (c, 1);
 
-  data_n (c, leaf, "CreateMask", "CreateMask", NULL, 1);
+  index_call (c, leaf, "CreateMask", "CreateMask", TY->index, NULL, one);   /* CreateMask<IndexT> */
   index_call (c, leaf, "LoadIndex", "LoadAlign", TY->index, "NORM", one);
   if (TY->b8)
     index_call (c, leaf, "LoadIndexHigh", "LoadAlign", TY->index, "NORM", one);
@@ -297,8 +302,9 @@ nlast_gather_two (brc_leaf_ctx *c, msperf_expr *r)
       gather_call (c, leaf, "GatherHigh", "Gather", TY->index, one);
       data_n (c, leaf, "DeInterleave", "DeInterleave", NULL, 1);
     }
-  /* the gathered rows are stored r + 1 times */
-  data (c, leaf, "StoreUnAlign", "StoreUnAlign", "UNALIGN", plus (c, r, 1));
+  /* the gathered rows are stored r times in the loop, then once for the tail */
+  data (c, leaf, "LoopStoreUnAlign", "StoreUnAlign", "UNALIGN", r);
+  data_n (c, leaf, "TailStoreUnAlign", "StoreUnAlign", "UNALIGN", 1);
   data_n (c, leaf, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
   brc_add_launches (RUN, 1);
 }
@@ -367,7 +373,8 @@ brc_leaf_gather_b_2d (brc_leaf_ctx *c, msperf_expr *s0, msperf_expr *s1)
       gather_call (c, leaf, "GatherB", "GatherB", u32, one);
       data_n (c, leaf, "UpdateMask", "UpdateMask", NULL, 1);
       data_n (c, leaf, "UpdateMaskTail", "UpdateMask", NULL, 1);
-      data (c, leaf, "StoreAlign", "StoreAlign", "NORM", plus (c, r, 1));
+      data (c, leaf, "LoopStoreAlign", "StoreAlign", "NORM", r);
+      data_n (c, leaf, "TailStoreAlign", "StoreAlign", "NORM", 1);
     }
   brc_add_launches (RUN, 1);
 }
@@ -424,8 +431,10 @@ brc_leaf (brc_leaf_ctx *c, brc_leaf_kind kind, int n, msperf_expr *const *s)
         }
       break;
     case BRC_LAST_LARGER_UNALIGNED:
+      /* per row: ⌊last/VF⌋ full-VL stores, then the tail store */
       data (c, leaf, "BrcLoad", "LoadAlign", bl, outer);
-      data (c, leaf, "StoreUnAlign", "StoreUnAlign", "UNALIGN", mul (outer, plus (c, f_dn, 1)));
+      data (c, leaf, "MainStoreUnAlign", "StoreUnAlign", "UNALIGN", mul (outer, f_dn));
+      data (c, leaf, "TailStoreUnAlign", "StoreUnAlign", "UNALIGN", outer);
       data_n (c, leaf, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
       break;
     case BRC_NLAST_LESS_ALIGNED:
@@ -485,10 +494,13 @@ brc_leaf (brc_leaf_ctx *c, brc_leaf_kind kind, int n, msperf_expr *const *s)
         }
       else
         {
-          msperf_expr *k = mul (outer, plus (c, f_dn, 1));
+          /* per row: ⌊last/VF⌋ main (load, store) pairs, then the tail pair */
+          msperf_expr *k = mul (outer, f_dn);
           data (c, leaf, "LoadUnAlignPre", "LoadUnAlignPre", "PRE", outer);
-          data (c, leaf, "LoadUnAlign", "LoadUnAlign", "UNALIGN", k);
-          data (c, leaf, "StoreUnAlign", "StoreUnAlign", "UNALIGN", k);
+          data (c, leaf, "MainLoadUnAlign", "LoadUnAlign", "UNALIGN", k);
+          data (c, leaf, "MainStoreUnAlign", "StoreUnAlign", "UNALIGN", k);
+          data (c, leaf, "TailLoadUnAlign", "LoadUnAlign", "UNALIGN", outer);
+          data (c, leaf, "TailStoreUnAlign", "StoreUnAlign", "UNALIGN", outer);
         }
       data_n (c, leaf, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
       break;
@@ -500,38 +512,154 @@ brc_leaf (brc_leaf_ctx *c, brc_leaf_kind kind, int n, msperf_expr *const *s)
 
 /* ---------------------------------------------------------------- gather wrappers */
 
+/* One row per slot: n straight-line calls of api are slots api0 … api(n−1) (a single call keeps
+ * the bare name); b8 generators compute the low and high index halves apart (…Low, …High). */
+static void
+gen_index_slots (brc_leaf_ctx *c, const char *h, const char *api, int64_t n, gboolean halves)
+{
+  static const char *const half_names[] = { "Low", "High" };
+  const char *g = TY->gen_index;
+  const char *mode = strcmp (api, "StoreAlign") == 0 ? "NORM" : NULL;
+
+  for (int hf = 0; hf < (halves ? 2 : 1); hf++)
+    for (int64_t k = 0; k < n; k++)
+      {
+        g_autofree char *slot = n == 1 ? g_strdup_printf ("%s%s", api, halves ? half_names[hf] : "")
+          : g_strdup_printf ("%s%s%" G_GINT64_FORMAT, api, halves ? half_names[hf] : "", k);
+        index_call (c, h, slot, api, g, mode, I (c, 1));
+      }
+}
+
 static void
 gen_index_wrapper (brc_leaf_ctx *c, int n)
 {
-  const char *g = TY->gen_index;
-  /* counts per launch: CreateMask, Arange, Duplicate, Div, Mul, Sub, MulAddDst, StoreAlign */
-  static const int64_t three[] = { 1, 1, 6, 3, 4, 3, 2, 1 };
-  static const int64_t three_b8[] = { 1, 2, 6, 6, 8, 6, 4, 2 };
-  static const int64_t four[] = { 1, 1, 8, 4, 5, 4, 3, 1 };
+  /* calls per launch (seed FR5 "Gather index 固定次数"); b8 doubles the per-half slots, the
+   * CreateMask and the six Duplicate constants are shared by both halves */
   static const char *const apis[] = { "CreateMask", "Arange", "Duplicate", "Div", "Mul", "Sub",
                                       "MulAddDst", "StoreAlign" };
-  const int64_t *k = n == 4 ? four : TY->b8 ? three_b8 : three;
-  const char *h = n == 4 ? "VfGenIndexForFourDim" : TY->b8 ? "VfGenIndexB8" : "VfGenIndex";
+  static const int64_t three[] = { 1, 1, 6, 3, 4, 3, 2, 1 };
+  static const int64_t four[] = { 1, 1, 8, 4, 5, 4, 3, 1 };
+  static const gboolean per_half[] = { FALSE, TRUE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE };
+  const int64_t *k = n == 4 ? four : three;
+  gboolean b8 = TY->b8 && n == 3;
+  const char *h = n == 4 ? "VfGenIndexForFourDim" : b8 ? "VfGenIndexB8" : "VfGenIndex";
 
   for (size_t i = 0; i < G_N_ELEMENTS (apis); i++)
-    index_call (c, h, apis[i], apis[i], g, i == 7 ? "NORM" : NULL, I (c, k[i]));
+    gen_index_slots (c, h, apis[i], k[i], b8 && per_half[i]);
   brc_add_launches (RUN, 1);
+}
+
+/* Numbered straight-line slots of one API: Duplicate0, Duplicate1, … */
+static void
+index_slots (brc_leaf_ctx *c, const char *h, const char *api, const char *dtype, int n)
+{
+  for (int k = 0; k < n; k++)
+    {
+      g_autofree char *slot = g_strdup_printf ("%s%d", api, k);
+      index_call (c, h, slot, api, dtype, NULL, I (c, 1));
+    }
+}
+
+/* VfGatherBrc / VfGatherBrcB8 over sI1 = m outer iterations of sI2 = nn main steps and a tail:
+ * per outer iteration one base-offset (Muls, Add), per step and for the tail (Muls, Add, Gather,
+ * StoreUnAlign) — seed FR5 Muls = Add = m·(n+2), Gather = Store = m·(n+1). */
+static void
+gather_brc_3d (brc_leaf_ctx *c, msperf_expr *m, msperf_expr *nn)
+{
+  const char *h = TY->b8 ? "VfGatherBrcB8" : "VfGatherBrc";
+  const char *im = TY->index_math;
+  msperf_expr *main_n = mul (m, nn);
+  static const char *const phase[] = { "Outer", "Loop", "Tail" };
+  msperf_expr *counts[3];
+
+  counts[0] = m;
+  counts[1] = main_n;
+  counts[2] = m;
+  /* CreateMask<uint16_t> on the b8 path: the index register type */
+  index_call (c, h, "CreateMask", "CreateMask", TY->index, NULL, I (c, 1));
+  index_slots (c, h, "Duplicate", im, 2);
+  index_call (c, h, "LoadIndex", "LoadAlign", TY->index, "NORM", I (c, 1));
+  if (TY->b8)
+    index_call (c, h, "LoadIndexHigh", "LoadAlign", TY->index, "NORM", I (c, 1));
+  for (int ph = 0; ph < 3; ph++)
+    {
+      g_autofree char *muls = g_strdup_printf ("%sMuls", phase[ph]);
+      g_autofree char *add = g_strdup_printf ("%sAdd", phase[ph]);
+      g_autofree char *add_hi = g_strdup_printf ("%sAddHigh", phase[ph]);
+      index_call (c, h, muls, "Muls", im, NULL, counts[ph]);
+      index_call (c, h, add, "Add", im, NULL, counts[ph]);
+      if (TY->b8)
+        index_call (c, h, add_hi, "Add", im, NULL, counts[ph]);
+      if (ph == 0)
+        continue;
+      {
+        g_autofree char *ga = g_strdup_printf ("%sGather", phase[ph]);
+        g_autofree char *ga_hi = g_strdup_printf ("%sGatherHigh", phase[ph]);
+        g_autofree char *de = g_strdup_printf ("%sDeInterleave", phase[ph]);
+        g_autofree char *st = g_strdup_printf ("%sStoreUnAlign", phase[ph]);
+        gather_call (c, h, ga, "Gather", TY->index, counts[ph]);
+        if (TY->b8)
+          {
+            gather_call (c, h, ga_hi, "Gather", TY->index, counts[ph]);
+            data (c, h, de, "DeInterleave", NULL, counts[ph]);
+          }
+        data (c, h, st, "StoreUnAlign", "UNALIGN", counts[ph]);
+      }
+    }
+  data_n (c, h, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
+}
+
+/* VfGatherBrcForFourDim over (sI1, sI2, sI3) = (m, nn, p): a base offset per level-1 and per
+ * level-2 iteration, then sI3 main steps and a tail — seed FR5 Muls = Add = m + m·n + m·n·(p+1),
+ * Gather = Store = m·n·(p+1). */
+static void
+gather_brc_4d (brc_leaf_ctx *c, msperf_expr *m, msperf_expr *nn, msperf_expr *p)
+{
+  const char *h = "VfGatherBrcForFourDim";
+  const char *im = TY->index_math;
+  static const char *const phase[] = { "Outer", "Middle", "Loop", "Tail" };
+  msperf_expr *counts[4];
+
+  counts[0] = m;
+  counts[1] = mul (m, nn);
+  counts[2] = mul3 (m, nn, p);
+  counts[3] = mul (m, nn);
+  data_n (c, h, "CreateMask", "CreateMask", NULL, 1);
+  index_slots (c, h, "Duplicate", im, 3);
+  index_call (c, h, "LoadIndex", "LoadAlign", TY->index, "NORM", I (c, 1));
+  for (int ph = 0; ph < 4; ph++)
+    {
+      g_autofree char *muls = g_strdup_printf ("%sMuls", phase[ph]);
+      g_autofree char *add = g_strdup_printf ("%sAdd", phase[ph]);
+      g_autofree char *ga = g_strdup_printf ("%sGather", phase[ph]);
+      g_autofree char *st = g_strdup_printf ("%sStoreUnAlign", phase[ph]);
+      index_call (c, h, muls, "Muls", im, NULL, counts[ph]);
+      index_call (c, h, add, "Add", im, NULL, counts[ph]);
+      if (ph < 2)
+        continue;
+      gather_call (c, h, ga, "Gather", TY->index, counts[ph]);
+      data (c, h, st, "StoreUnAlign", "UNALIGN", counts[ph]);
+    }
+  data_n (c, h, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
 }
 
 void
 brc_gather_wrapper (brc_leaf_ctx *c, int n, msperf_expr *const *s, msperf_expr *const *st)
 {
   const char *w = n == 4 ? "GatherWrapperForFourDim" : "GatherWrapper";
-  const char *im = TY->index_math;
   msperf_expr *vf = I (c, TY->vf);
   msperf_expr *m, *nn, *p = NULL;
 
   g_string_append_printf (RUN->branch, "/%s", w);
   check_index (c, n, s, st);
-  /* PopStackBuffer<BrcIndexType>, the index and the data tensor addresses */
+  /* PopStackBuffer<BrcIndexType>, the index and the data tensor addresses; the b8 3-D wrapper
+   * takes the source address of its uint16 view (seed FR6: BrcIndexType = uint16) */
   index_call (c, w, "PopStackBuffer", "PopStackBuffer", TY->index, NULL, I (c, 1));
   index_call (c, w, "GetPhyAddrIndex", "GetPhyAddr", TY->index, NULL, I (c, 1));
-  data_n (c, w, "GetPhyAddrSrc", "GetPhyAddr", NULL, 1);
+  if (TY->b8 && n == 3)
+    index_call (c, w, "GetPhyAddrSrc", "GetPhyAddr", TY->index, NULL, I (c, 1));
+  else
+    data_n (c, w, "GetPhyAddrSrc", "GetPhyAddr", NULL, 1);
   gen_index_wrapper (c, n);
   if (n == 3)
     {
@@ -547,6 +675,7 @@ brc_gather_wrapper (brc_leaf_ctx *c, int n, msperf_expr *const *s, msperf_expr *
           m = s[0];
           nn = fdiv (s[1], fdiv (vf, s[2]));
         }
+      gather_brc_3d (c, m, nn);
     }
   else
     {
@@ -571,44 +700,7 @@ brc_gather_wrapper (brc_leaf_ctx *c, int n, msperf_expr *const *s, msperf_expr *
           nn = s[1];
           p = fdiv (s[2], fdiv (vf, s[3]));
         }
-    }
-  if (n == 3)
-    {
-      const char *h = TY->b8 ? "VfGatherBrcB8" : "VfGatherBrc";
-      msperf_expr *loop = mul (m, plus (c, nn, 2));     /* sI1·(sI2 + 2) */
-      msperf_expr *body = mul (m, plus (c, nn, 1));     /* sI1·(sI2 + 1) */
-      data_n (c, h, "CreateMask", "CreateMask", NULL, 1);
-      index_call (c, h, "Duplicate", "Duplicate", im, NULL, I (c, 2));
-      index_call (c, h, "LoadIndex", "LoadAlign", TY->index, "NORM", I (c, 1));
-      if (TY->b8)
-        index_call (c, h, "LoadIndexHigh", "LoadAlign", TY->index, "NORM", I (c, 1));
-      index_call (c, h, "Muls", "Muls", im, NULL, loop);
-      index_call (c, h, "Add", "Add", im, NULL, loop);
-      if (TY->b8)
-        index_call (c, h, "AddHigh", "Add", im, NULL, loop);
-      gather_call (c, h, "Gather", "Gather", TY->index, body);
-      if (TY->b8)
-        {
-          gather_call (c, h, "GatherHigh", "Gather", TY->index, body);
-          data (c, h, "DeInterleave", "DeInterleave", NULL, body);
-        }
-      data (c, h, "StoreUnAlign", "StoreUnAlign", "UNALIGN", body);
-      data_n (c, h, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
-    }
-  else
-    {
-      const char *h = "VfGatherBrcForFourDim";
-      /* sI1·(1 + sI2·(sI3 + 2)) and sI1·sI2·(sI3 + 1) */
-      msperf_expr *loop = mul (m, plus (c, mul (nn, plus (c, p, 2)), 1));
-      msperf_expr *body = mul3 (m, nn, plus (c, p, 1));
-      data_n (c, h, "CreateMask", "CreateMask", NULL, 1);
-      index_call (c, h, "Duplicate", "Duplicate", im, NULL, I (c, 3));
-      index_call (c, h, "LoadIndex", "LoadAlign", TY->index, "NORM", I (c, 1));
-      index_call (c, h, "Muls", "Muls", im, NULL, loop);
-      index_call (c, h, "Add", "Add", im, NULL, loop);
-      gather_call (c, h, "Gather", "Gather", TY->index, body);
-      data (c, h, "StoreUnAlign", "StoreUnAlign", "UNALIGN", body);
-      data_n (c, h, "StoreUnAlignPost", "StoreUnAlignPost", "POST", 1);
+      gather_brc_4d (c, m, nn, p);
     }
   brc_add_launches (RUN, 1);
 }

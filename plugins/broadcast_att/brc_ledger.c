@@ -16,6 +16,7 @@ branch_free (gpointer data)
   g_array_unref (b->path);
   g_array_unref (b->conds);
   g_ptr_array_unref (b->calls);
+  g_clear_pointer (&b->by_identity, g_hash_table_unref);
   g_free (b->name);
   g_free (b->refusal);
   msperf_att_vf_free (b->vf);
@@ -108,17 +109,38 @@ leaf_launches (const brc_branch *b, gpointer user)
   return b->launches;
 }
 
-static gboolean
-same_identity (const brc_call *a, const brc_call *b)
+/* The identity of a call (seed FR5: call_site, real_api, data/index dtype, mode, api_params
+ * roles) as one text; NULL fields differ from empty ones. */
+static char *
+identity (const brc_call *c)
 {
-  return strcmp (a->call_site, b->call_site) == 0 && strcmp (a->real_api, b->real_api) == 0
-         && g_strcmp0 (a->data_dtype, b->data_dtype) == 0
-         && g_strcmp0 (a->index_dtype, b->index_dtype) == 0 && g_strcmp0 (a->mode, b->mode) == 0
-         && g_strcmp0 (a->param_role, b->param_role) == 0;
+#define F_(x) ((x) != NULL ? (x) : "\x1e")
+  return g_strdup_printf ("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", c->call_site, c->real_api,
+                          F_ (c->data_dtype), F_ (c->index_dtype), F_ (c->mode),
+                          F_ (c->param_role));
+#undef F_
+}
+
+static GHashTable *
+index_calls (GPtrArray *calls)
+{
+  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      brc_call *c = g_ptr_array_index (calls, i);
+      char *id = identity (c);
+      /* a branch never emits one identity twice; keep the first if it did */
+      if (g_hash_table_contains (h, id))
+        g_free (id);
+      else
+        g_hash_table_insert (h, id, c);
+    }
+  return h;
 }
 
 typedef struct {
-  const brc_call *like;
+  const char *id;              /* identity text of the key call */
   msperf_expr_ctx *ctx;
   int what;                    /* 0 call count, 1 param value, 2 component count */
   const brc_component *comp;
@@ -128,23 +150,20 @@ static msperf_expr *
 leaf_key (const brc_branch *b, gpointer user)
 {
   key_ctx *k = user;
+  const brc_call *c = g_hash_table_lookup (b->by_identity, k->id);
 
-  for (guint i = 0; i < b->calls->len; i++)
+  if (c == NULL)
+    return msperf_expr_int (k->ctx, 0);
+  if (k->what == 0)
+    return c->call_count;
+  if (k->what == 1)
+    return c->param_value;
+  for (guint j = 0; j < c->components->len; j++)
     {
-      const brc_call *c = g_ptr_array_index (b->calls, i);
-      if (!same_identity (c, k->like))
-        continue;
-      if (k->what == 0)
-        return c->call_count;
-      if (k->what == 1)
-        return c->param_value;
-      for (guint j = 0; j < c->components->len; j++)
-        {
-          const brc_component *x = g_ptr_array_index (c->components, j);
-          if (strcmp (x->perf_type, k->comp->perf_type) == 0
-              && g_strcmp0 (x->perf_dtype, k->comp->perf_dtype) == 0)
-            return x->count;
-        }
+      const brc_component *x = g_ptr_array_index (c->components, j);
+      if (strcmp (x->perf_type, k->comp->perf_type) == 0
+          && g_strcmp0 (x->perf_dtype, k->comp->perf_dtype) == 0)
+        return x->count;
     }
   return msperf_expr_int (k->ctx, 0);
 }
@@ -153,26 +172,33 @@ static void
 union_ledger (const msperf_att_table *table, msperf_expr_ctx *ctx, brc_model *m)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *br = m->branches;
 
+  /* the identities in first-seen order (branches depth first, calls in emission order) */
   for (guint i = 0; i < br->len; i++)
     {
       const brc_branch *b = g_ptr_array_index (br, i);
       for (guint j = 0; b->refusal == NULL && j < b->calls->len; j++)
         {
           const brc_call *c = g_ptr_array_index (b->calls, j);
-          gboolean seen = FALSE;
-          for (guint k = 0; k < keys->len && !seen; k++)
-            seen = same_identity (g_ptr_array_index (keys, k), c);
-          if (!seen)
-            g_ptr_array_add (keys, (gpointer) c);
+          char *id = identity (c);
+          if (g_hash_table_contains (seen, id))
+            {
+              g_free (id);
+              continue;
+            }
+          g_hash_table_add (seen, id);
+          g_ptr_array_add (ids, id);
+          g_ptr_array_add (keys, (gpointer) c);
         }
     }
   m->ledger = msperf_att_vf_new (table, ctx);
   for (guint k = 0; k < keys->len; k++)
     {
       const brc_call *like = g_ptr_array_index (keys, k);
-      key_ctx kc = { like, ctx, 0, NULL };
+      key_ctx kc = { g_ptr_array_index (ids, k), ctx, 0, NULL };
       msperf_expr *count = nest (ctx, br, 0, br->len, 0, leaf_key, &kc);
       g_autofree char *params = NULL;
       msperf_att_ledger_row *row;
@@ -224,9 +250,9 @@ brc_model_build (const msperf_att_table *table, msperf_expr_ctx *ctx, const brc_
           brc_run_free (run);
           brc_model_clear (m);
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                       "the symbolic Broadcast model has more than %d static branches: bind "
-                       "some symbols (att.bind does not reduce it; give integer sizes)",
-                       BRC_MAX_BRANCHES);
+                       "the symbolic Broadcast model has more than %d static branches (the "
+                       "work bound): bind some symbols (att.bind / --bind folds them before "
+                       "the enumeration) or give integer sizes", BRC_MAX_BRANCHES);
           return FALSE;
         }
       g_array_set_size (path, run->pos);
@@ -234,6 +260,7 @@ brc_model_build (const msperf_att_table *table, msperf_expr_ctx *ctx, const brc_
       b->path = g_array_copy (path);
       b->conds = g_array_ref (run->conds);
       b->calls = g_ptr_array_ref (run->calls);
+      b->by_identity = index_calls (b->calls);
       b->launches = run->launches;
       b->name = g_strdup (run->branch->str);
       if (run->error != NULL)

@@ -22,9 +22,12 @@
 
 /* Highest BroadcastExtend rank (the public entry accepts 1..9). */
 #define BRC_MAX_RANK 9
-/* Refusal limit of the symbolic model: more static branches than this is refused with a
- * message asking to bind symbols (documented in doc/att-broadcast.md). */
-#define BRC_MAX_BRANCHES 512
+/* Work bound of the symbolic model (issue 16): the static branches it enumerates. Measured on
+ * this machine's build (doc/att-broadcast.md): the seed's rank-9 example with 2^5 B/E states
+ * (float16) is 736 branches in about 1 s CPU; a rank-7 shape of fourteen free symbols (int8)
+ * 2166 branches in about 2.7 s and 0.5 GB. More branches than this is refused with a message
+ * asking to bind symbols (att.bind folds before the enumeration). */
+#define BRC_MAX_BRANCHES 2500
 
 typedef enum {
   BRC_EXTEND = 0,     /* BroadcastExtendParams{dst_shapes, src_shapes} */
@@ -204,6 +207,7 @@ typedef struct brc_branch {
   GArray *path;                /* gboolean */
   GArray *conds;               /* brc_cond */
   GPtrArray *calls;            /* brc_call*, owned */
+  GHashTable *by_identity;     /* identity text → brc_call* of calls (the union's lookups) */
   msperf_expr *launches;
   char *name;
   msperf_att_vf *vf;           /* the branch's own cost accumulator */

@@ -126,11 +126,35 @@ bindings (msperf_expr_ctx *ctx, const msperf_value *att, GHashTable *into, GErro
   return TRUE;
 }
 
+/* att.bind folds into the shapes before the model enumerates its branches (issue 16): a bound
+ * size is a number like any written one, so binding symbols shrinks the branch space. Only
+ * integer values fold (a size is an integer); the others stay for `value`. */
+static gboolean
+fold_bindings (const brc_params *p, GPtrArray *shape, const char *key, GError **error)
+{
+  for (guint i = 0; i < shape->len; i++)
+    {
+      const char *name = msperf_expr_symbol_name (g_ptr_array_index (shape, i));
+      const msperf_expr *v = name != NULL ? g_hash_table_lookup (p->bindings, name) : NULL;
+      int64_t n;
+
+      if (v == NULL || !msperf_expr_get_int (v, &n))
+        continue;
+      if (n < 1)
+        return fail (error, "att.%s[%u] = %s is bound to %" G_GINT64_FORMAT ": sizes must be "
+                     "at least 1", key, i, name, n);
+      g_ptr_array_index (shape, i) = (gpointer) v;
+    }
+  return TRUE;
+}
+
 static gboolean
 extend_params (msperf_expr_ctx *ctx, const msperf_value *att, brc_params *p, GError **error)
 {
   if (!shape_list (ctx, att, "dst_shapes", p->dst_shapes, error)
-      || !shape_list (ctx, att, "src_shapes", p->src_shapes, error))
+      || !shape_list (ctx, att, "src_shapes", p->src_shapes, error)
+      || !fold_bindings (p, p->dst_shapes, "dst_shapes", error)
+      || !fold_bindings (p, p->src_shapes, "src_shapes", error))
     return FALSE;
   if (p->dst_shapes->len < 1 || p->dst_shapes->len > BRC_MAX_RANK)
     return fail (error, "BroadcastExtend rank %u is outside 1..%d", p->dst_shapes->len,

@@ -63,17 +63,22 @@ branch (tiling *t, const char *name)
   g_string_append_printf (t->run->branch, "%s%s", t->run->branch->len > 0 ? "/" : "", name);
 }
 
-/* "broadcast axis": src == 1 and dst != 1. A pair that is the same expression is kept
- * without asking anything; a symbolic src that differs from dst is 1 or equal to dst (the
- * precondition of the parameters). */
+/* "broadcast axis" (B): src == 1 and dst != 1; else a kept axis (E: src == dst, the
+ * precondition of the parameters). One decision per axis — the real B/E space, 2 states:
+ * - the same expression: E without asking;
+ * - src the number 1: B exactly when dst != 1 (IsEqual(dst, 1) on a symbolic dst);
+ * - src a symbol: B exactly when src < dst (src is 1 or dst, and dst >= 1), so src == 1 and
+ *   dst == 1 is not a third state. A numeric dst 1 leaves only E. */
 static gboolean
 axis_is_broadcast (brc_run *run, const msperf_expr *d, const msperf_expr *s)
 {
   if (msperf_expr_equal (d, s))
     return FALSE;
-  if (!brc_eq_int (run, s, 1))
+  if (msperf_expr_is_number (s))
+    return !brc_eq_int (run, d, 1);
+  if (msperf_expr_is_number (d) && brc_eq_int (run, d, 1))
     return FALSE;
-  return !brc_eq_int (run, d, 1);
+  return brc_decide (run, MSPERF_COND_LT, s, d);
 }
 
 /* ---------------------------------------------------------------- wrappers */
@@ -296,9 +301,8 @@ more_dim_dynamic (tiling *t, gboolean last)
       size[k] = i >= 0 ? t->D[i] : I (t, 1);
       stride[k] = i >= 0 ? t->src_stride[i] : I (t, 0);
     }
-  for (int i = 0; i < t->dim; i++)
-    brc_check_max (run, t->dst_stride[i], G_MAXUINT16, "a dstStride of the more-dim loops "
-                   "(uint16)");
+  /* the outer offsets come from the tiling's const uint32_t* strides: uint32, which dstSize
+   * <= UINT32_MAX already bounds (no 16-bit limit here) */
   run->mult = msperf_expr_mul (saved, outer);
   if (last)
     leaf (t, brc_le_int (run, size[3], ty->vf) ? BRC_LAST_LESS_UNALIGNED
@@ -327,11 +331,20 @@ dispatch (tiling *t)
   msperf_expr **D = t->D, **st = t->src_stride;
 
   branch (t, last ? "Last" : "NLast");
+  /* Limits per real consumer: every size is a uint16 wrapper size or loop count; the strides
+   * of the (at most four) wrapper axes are uint16 wrapper arguments, while the outer strides of
+   * the more-dim loops (axes before the last four) are read as uint32. */
   for (int i = 0; i < t->dim; i++)
     {
       brc_check_max (run, D[i], G_MAXUINT16, "a tiling dstShape entry (uint16 wrapper size)");
-      brc_check_max (run, st[i], G_MAXUINT16, "a tiling srcStride entry (uint16)");
+      if (i >= t->dim - 4)
+        brc_check_max (run, st[i], G_MAXUINT16, "a wrapper srcStride entry (uint16)");
+      else
+        brc_check_max (run, st[i], G_MAXUINT32, "a more-dim srcStride entry (uint32)");
     }
+  if (t->loop_num != NULL)
+    brc_check_max (run, t->loop_num, G_MAXUINT16, "loopNum (uint16 loop of the 8-byte rank-9 "
+                   "tiling)");
   switch (t->K)
     {
     case 2:
@@ -409,6 +422,7 @@ extend (brc_run *run, const brc_params *p, const brc_types *ty)
   tiling t = { 0 };
   int K = (int) p->dst_shapes->len;
   gboolean ax_brc[BRC_MAX_RANK], has_brc = FALSE, all_one = TRUE;
+  msperf_expr *src[BRC_MAX_RANK] = { 0 };
   int r;
 
   t.run = run;
@@ -418,17 +432,19 @@ extend (brc_run *run, const brc_params *p, const brc_types *ty)
   t.K = K;
   t.src_size = I (&t, 1);
   t.dst_size = I (&t, 1);
-  t.orig_src0 = g_ptr_array_index (p->src_shapes, 0);
   prelude (run, ty->t);
   for (int i = 0; i < K; i++)
     {
       msperf_expr *d = g_ptr_array_index (p->dst_shapes, i);
-      msperf_expr *s = g_ptr_array_index (p->src_shapes, i);
-      ax_brc[i] = axis_is_broadcast (run, d, s);
+      ax_brc[i] = axis_is_broadcast (run, d, g_ptr_array_index (p->src_shapes, i));
+      /* the decided src entry: 1 on a B axis, dst on an E axis (a symbolic src leaves the
+       * model here, so no later condition branches on it again) */
+      src[i] = ax_brc[i] ? I (&t, 1) : d;
       has_brc |= ax_brc[i];
-      t.src_size = msperf_expr_mul (t.src_size, s);
+      t.src_size = msperf_expr_mul (t.src_size, src[i]);
       t.dst_size = msperf_expr_mul (t.dst_size, d);
     }
+  t.orig_src0 = src[0];
   brc_check_max (run, t.dst_size, G_MAXUINT32, "dstSize (uint32)");
   /* srcSize == dstSize exactly when no axis is broadcast */
   if (!has_brc)
@@ -439,7 +455,7 @@ extend (brc_run *run, const brc_params *p, const brc_types *ty)
     }
   /* srcSize == 1 exactly when every src entry is 1; 8-byte T doubled it in the tiling */
   for (int i = 0; i < K && all_one; i++)
-    all_one = ax_brc[i] || brc_eq_int (run, g_ptr_array_index (p->src_shapes, i), 1);
+    all_one = ax_brc[i] || brc_eq_int (run, src[i], 1);
   if (all_one && ty->size != 8)
     {
       branch (&t, "Duplicate");
@@ -451,7 +467,7 @@ extend (brc_run *run, const brc_params *p, const brc_types *ty)
   for (int i = 0; i < K; i++)
     {
       msperf_expr *d = g_ptr_array_index (p->dst_shapes, i);
-      msperf_expr *s = g_ptr_array_index (p->src_shapes, i);
+      msperf_expr *s = src[i];
       if (K > 4 && r > 0 && t.brc[r - 1] == ax_brc[i])
         {
           t.D[r - 1] = msperf_expr_mul (t.D[r - 1], d);

@@ -91,6 +91,8 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   msperf_result_detail_string (result, "att_branch", m.branch);
   msperf_result_detail_string (result, "repeat_time", msperf_expr_str (m.repeat));
   msperf_result_detail_string (result, "call_count", msperf_expr_str (m.call_count));
+  if (m.warning != NULL)
+    msperf_result_detail_string (result, "warning", m.warning);
   msperf_att_result_finish (result, query->engine, report, cyc);
   status = MSPERF_HIT;
 out:

@@ -386,25 +386,54 @@ branch_calls (acc *a, const cast_att_params *p, msperf_expr *r, msperf_expr *one
   return a->mode;
 }
 
+/* Why the codegen parameters cannot be used with this shape (a text to warn with), or NULL:
+ * list lengths that disagree, or output_dims whose product is not the shape's element count
+ * (both static). */
+static char *
+parameters_disagree (msperf_expr_ctx *ctx, const cast_att_params *p)
+{
+  int64_t dims_n, shape_n;
+
+  if (!p->valid || p->output_dims->len == 0)
+    return NULL;
+  if ((p->output_strides->len > 0 && p->output_strides->len != p->output_dims->len)
+      || (p->input_strides->len > 0 && p->input_strides->len != p->output_dims->len))
+    return g_strdup_printf ("Cast parameters disagree: %u output_dims, %u output_strides, "
+                            "%u input_strides; using the shape product", p->output_dims->len,
+                            p->output_strides->len, p->input_strides->len);
+  if (p->shape->len > 0 && msperf_expr_get_int (product (ctx, p->output_dims), &dims_n)
+      && msperf_expr_get_int (product (ctx, p->shape), &shape_n) && dims_n != shape_n)
+    return g_strdup_printf ("Cast parameters disagree with the shape: output_dims hold %"
+                            G_GINT64_FORMAT " elements, the shape %" G_GINT64_FORMAT
+                            "; using the shape product", dims_n, shape_n);
+  return NULL;
+}
+
 gboolean
 cast_att_run (const msperf_att_table *table, msperf_expr_ctx *ctx, const cast_att_params *p,
               cast_att_model *m, GError **error)
 {
   gboolean samebit;
   msperf_expr *one, *head_sum;
+  cast_att_params fallback;
   acc a;
 
   g_return_val_if_fail (table != NULL && ctx != NULL && p != NULL && m != NULL, FALSE);
   memset (m, 0, sizeof *m);
-  if (p->valid && p->output_dims->len > 0
-      && ((p->output_strides->len > 0 && p->output_strides->len != p->output_dims->len)
-          || (p->input_strides->len > 0 && p->input_strides->len != p->output_dims->len)))
+  /* Seed 004 FR1: 「缺失或无效时 CastPerf 回退到 shape 乘积和默认 repeat 计算路径」 — invalid codegen
+   * parameters take the shape-product path, with a warning in the result (issue 16). */
+  if ((m->warning = parameters_disagree (ctx, p)) != NULL)
     {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "Cast parameters disagree: %u output_dims, %u output_strides, "
-                   "%u input_strides", p->output_dims->len, p->output_strides->len,
-                   p->input_strides->len);
-      return FALSE;
+      if (p->shape->len == 0)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s, and there is no 'shape' to fall back to", m->warning);
+          g_clear_pointer (&m->warning, g_free);
+          return FALSE;
+        }
+      fallback = *p;
+      fallback.valid = FALSE;
+      p = &fallback;
     }
   samebit = same_bit (p->in_dtype, p->out_dtype);
   if (!repeat_and_calls (table, ctx, p, samebit, m, error))
@@ -437,6 +466,7 @@ void
 cast_att_model_clear (cast_att_model *m)
 {
   g_clear_pointer (&m->vf, msperf_att_vf_free);
+  g_clear_pointer (&m->warning, g_free);
 }
 
 msperf_value *

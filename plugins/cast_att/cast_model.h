@@ -36,6 +36,7 @@ typedef struct cast_att_model {
   msperf_expr *call_count;  /* C */
   const char *branch;       /* "same_bit", "f32_to_bool", … "common" (static string) */
   msperf_att_vf *vf;        /* the accumulated VF with its ledger, owned */
+  char *warning;            /* why the codegen parameters were ignored (shape fallback), or NULL */
 } cast_att_model;
 
 /* Runs the model. Named ternaries (cast_repeat_time, cast_call_count) are defined in ctx.

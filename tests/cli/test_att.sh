@@ -83,6 +83,13 @@ t_cast_bind() {
 }
 ok "att cast --bind evaluates the symbolic cost" t_cast_bind
 
+t_cast_fallback() {
+  # output_strides has 1 entry for 2 output_dims: the shape-product path (R 2: 28), exit 0
+  status_is 0 att cast --in-dtype float32 --out-dtype float16 --shape 2,64 --output-dims 2,64 \
+    --output-strides 64 --input-strides 64,1 --format json && value_is value 28
+}
+ok "att cast parameters disagreeing with the shape fall back (28), not exit 1" t_cast_fallback
+
 # ---------------------------------------------------------------- att broadcast
 t_brc_text() {
   status_is 0 att broadcast --dtype float16 --dst-shape 64,16 --src-shape 64,1 || return 1
@@ -115,10 +122,38 @@ ok "att broadcast symbolic: the named ternary, value null" t_brc_symbolic
 t_brc_bind() {
   status_is 0 att broadcast --dtype float16 --dst-shape 8,16,s0 --src-shape 8,1,s0 --bind s0=128 ||
     return 1
-  has "$tmp/cmd.out" "value: 669 cycles" && has "$tmp/cmd.out" "expression:         broadcast_cost"
+  has "$tmp/cmd.out" "value: 669 cycles" && has "$tmp/cmd.out" "expression:         669" &&
+    contains "$tmp/cmd.out" "branch NLast/NlastWrap3D/BrcNlastLessThanVLUnaligned3D"
 }
-# [8,16,128] float16: NlastWrap3D, 128 <= VF: LessUnaligned3D, UM 1, 128 stores (5), Post 5
-ok "att broadcast --bind s0=128 gives the static value 669" t_brc_bind
+# [8,16,128] float16: NlastWrap3D, 128 <= VF: LessUnaligned3D, UM 1, 128 stores (5), Post 5.
+# --bind folds into the shapes before the enumeration (issue 16): the static model.
+ok "att broadcast --bind s0=128 folds to the static model, value 669" t_brc_bind
+
+# ---------------------------------------------------------------- issue 16 repros
+t_brc_repro() {  # t_brc_repro STATUS VALUE|MESSAGE BRANCH ARGS…
+  r_status=$1 r_want=$2 r_branch=$3; shift 3
+  status_is "$r_status" att broadcast "$@" --format json || return 1
+  if [ "$r_status" -ne 0 ]; then contains "$tmp/cmd.err" "$r_want"; return; fi
+  value_is value "$r_want" && value_is att_branch "\"$r_branch\""
+}
+ok "BrcDuplicate repeatTimes 65536 (uint16) is refused" \
+  t_brc_repro 1 "BrcDuplicate repeatTimes" - --dtype float16 --dst-shape 8388608 --src-shape 1
+ok "rank-9 int64 loopNum 65536 (uint16) is refused" \
+  t_brc_repro 1 "loopNum" - --dtype int64 --dst-shape 65536,2,2,2,2,2,2,2,2 \
+  --src-shape 1,2,1,2,1,2,1,2,1
+ok "more-dim outer strides are uint32: [2,2,2,2,8192] int8 is accepted (2711)" \
+  t_brc_repro 0 2711 NLast/NlastMoreDimDynamic/BrcNlastLargerThanVLAlignedWithBlock4D \
+  --dtype int8 --dst-shape 2,2,2,2,8192 --src-shape 2,1,2,1,8192
+ok "[a,2,2,2,8192] --bind a=1 takes NlastMoreDimDynamic / WithBlock4D, 1367" \
+  t_brc_repro 0 1367 NLast/NlastMoreDimDynamic/BrcNlastLargerThanVLAlignedWithBlock4D \
+  --dtype int8 --dst-shape a,2,2,2,8192 --src-shape 1,1,2,1,8192 --bind a=1
+t_brc_capped() {
+  status_is 0 att broadcast --dtype float16 --dst-shape s0,s1,s2,s3,s4,s5,s6,s7,s8 \
+    --src-shape 1,s1,1,s3,1,s5,1,s7,1 --format json || return 1
+  c_n=$(sed -n '/^  "branches": \[/,/^  \]/p' "$tmp/cmd.out" | grep -c '^    "')
+  value_is expression '"broadcast_cost"' && [ "$c_n" -eq 736 ] || { echo "branches: $c_n"; return 1; }
+}
+ok "fully dynamic rank 9 with 2^5 B/E states is modelled (736 branches)" t_brc_capped
 t_brc_refused() {
   status_is 1 att broadcast --dtype float16 --dst-shape 4,8 --src-shape 4,3 &&
     contains "$tmp/cmd.err" "must be 1 or equal dst_shapes"

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <msperf/plugin.h>
@@ -230,21 +231,21 @@ static const leaf_case leaf_cases[] = {
   /* s1 = 200 unaligned (static): f = ⌊200/128⌋ = 1; StoreUnAlign 10·2, Post 1:
    * 20 + 5·21 = 125 */
   { "float16", "[10, 200]", "[10, 1]", "Last/LastWrap2D/BrcLastLargerThanVLUnaligned2D", 125, 1,
-    "BrcLastLargerThanVLUnaligned2D.StoreUnAlign", 20 },
+    "BrcLastLargerThanVLUnaligned2D.MainStoreUnAlign", 10 },
   /* NlastWrap2D s1 = 8 < 32 and 8 % BLK 8 == 0: GatherB, s0·s1 = 32 < 64: GatherBOne
    * (UM 1, Store 1) → 20 + 3 + 2 = 25; the sync calls are placeholders */
   { "float32", "[4, 8]", "[1, 8]", "NLast/NlastWrap2D/BrcNlastGatherBOne", 25, 1,
     "NlastWrap2D.SetFlagSV", 1 },
   /* s0·s1 = 128 ≥ 64: GatherBTwo, r = ⌈16/8⌉ − 1 = 1: UM 2, Store 2 → 20 + 3 + 4 = 27 */
   { "float32", "[16, 8]", "[1, 8]", "NLast/NlastWrap2D/BrcNlastGatherBTwo", 27, 1,
-    "BrcNlastGatherBTwo.StoreAlign", 2 },
+    "BrcNlastGatherBTwo.LoopStoreAlign", 1 },
   /* s1 = 4 not a block multiple: GenNlastGatherIndex (Duplicate 1, Mul 2, Sub 2, Store 1 = 6)
    * + NlastGatherOne (UM 1, Store 1) → 20 + 8 + 8 = 36 */
   { "float32", "[4, 4]", "[1, 4]", "NLast/NlastWrap2D/BrcNlastGatherOne", 36, 2,
     "GenNlastGatherIndex.Mul", 1 },
   /* GatherTwo, r = ⌈64/16⌉ − 1 = 3: gen 6 + StoreUnAlign 4 + Post 1 → 20 + 8 + 11 = 39 */
   { "float32", "[64, 4]", "[1, 4]", "NLast/NlastWrap2D/BrcNlastGatherTwo", 39, 2,
-    "BrcNlastGatherTwo.StoreUnAlign", 4 },
+    "BrcNlastGatherTwo.LoopStoreUnAlign", 3 },
   /* NLast LessUnaligned2D: UM 1, LoadAlign 1, StoreUnAlign 10, Post 1 → 20 + 3 + 1 + 55 = 79 */
   { "float16", "[10, 100]", "[1, 100]", "NLast/NlastWrap2D/BrcNlastLessThanVLUnaligned2D", 79, 1,
     "BrcNlastLessThanVLUnaligned2D.StoreUnAlign", 10 },
@@ -269,7 +270,7 @@ static const leaf_case leaf_cases[] = {
    * Store 1 = 25; s2·s1 = 16 < 64: sI1 = 1, sI2 = ⌊2/4⌋ = 0; VfGatherBrc Duplicate 2,
    * Muls 2·2, Add 2·2, StoreUnAlign 1, Post 1 = 12 → 20 + 8 + 37 = 65 */
   { "float32", "[2, 4, 4]", "[2, 4, 1]", "Last/LastWrap3D/GatherWrapper", 65, 2,
-    "VfGatherBrc.Muls", 2 },
+    "VfGatherBrc.OuterMuls", 1 },
   /* s2 = 96 in [64, 128], aligned: LessAligned3D, UM 1, 6 × (BrcLoad, Store) → 20 + 3 + 31 */
   { "float16", "[2, 3, 96]", "[2, 3, 1]", "Last/LastWrap3D/BrcLastLessThanVLAligned3D", 54, 1,
     "BrcLastLessThanVLAligned3D.BrcLoad", 6 },
@@ -281,12 +282,12 @@ static const leaf_case leaf_cases[] = {
     "BrcLastLargerThanVLAligned3D.StoreAlign", 12 },
   /* 200: f = 1, StoreUnAlign 12, Post → 20 + 65 = 85 */
   { "float16", "[2, 3, 200]", "[2, 3, 1]", "Last/LastWrap3D/BrcLastLargerThanVLUnaligned3D", 85,
-    1, "BrcLastLargerThanVLUnaligned3D.StoreUnAlign", 12 },
+    1, "BrcLastLargerThanVLUnaligned3D.MainStoreUnAlign", 6 },
   /* NlastWrap3D s2 = 20 < 64 (b16): GatherWrapper; VfGenIndex int16 Σ 6 + 8 + 6 + 4 + Store 5
    * = 29; s2·s1 = 60 < 128: t0 = 2, sI2 = 1: Duplicate 2, Muls 2·3, Add 2·3, StoreUnAlign
    * 5·2, Post 5 = 29 → 20 + 8 + 58 = 86 */
   { "float16", "[2, 3, 20]", "[2, 1, 20]", "NLast/NlastWrap3D/GatherWrapper", 86, 2,
-    "VfGatherBrc.Gather", 2 },
+    "VfGatherBrc.LoopGather", 1 },
   /* NlastLessUnaligned3D: UM 1, 6 × (Pre, LoadUnAlign, StoreUnAlign), Post → 20 + 3 + 36 = 59 */
   { "float16", "[2, 3, 100]", "[2, 1, 100]", "NLast/NlastWrap3D/BrcNlastLessThanVLUnaligned3D",
     59, 1, "BrcNlastLessThanVLUnaligned3D.LoadUnAlignPre", 6 },
@@ -301,7 +302,7 @@ static const leaf_case leaf_cases[] = {
     "BrcNlastLargerThanVLAlignedWithBlock3D.UpdateMask", 4 },
   /* 200: f = 1, Pre 6, LoadUnAlign 12, StoreUnAlign 12, Post → 20 + 65 = 85 */
   { "float16", "[2, 3, 200]", "[2, 1, 200]", "NLast/NlastWrap3D/BrcNlastLargerThanVLUnaligned3D",
-    85, 1, "BrcNlastLargerThanVLUnaligned3D.LoadUnAlign", 12 },
+    85, 1, "BrcNlastLargerThanVLUnaligned3D.MainLoadUnAlign", 6 },
   /* LastWrap4D E2B: s3 = 8 = BLK, axis 2 kept, 16 % 8 == 0: R = ⌈16/8⌉ = 2, s0·s1·R = 12 ×
    * (UM, E2bLoad, Store) → 20 + 3 + 12 + 12 = 47 (seed: all three = size0·size1·repeatTimes) */
   { "float32", "[2, 3, 16, 8]", "[2, 3, 16, 1]", "Last/LastWrap4D/BrcLastE2B4D", 47, 1,
@@ -311,7 +312,7 @@ static const leaf_case leaf_cases[] = {
    * Muls/Add 1·(1 + 1·4) = 5, Gather/Store 1·1·3 = 3; Duplicate 3 + 10 + 10 + 3 + Post 1 = 27
    * → 20 + 8 + 60 = 88 */
   { "float32", "[2, 3, 4, 4]", "[2, 3, 4, 1]", "Last/LastWrap4D/GatherWrapperForFourDim", 88, 2,
-    "VfGatherBrcForFourDim.Add", 5 },
+    "VfGatherBrcForFourDim.LoopAdd", 2 },
   /* LessAligned4D: UM 1, 24 × (BrcLoad, Store) → 20 + 3 + 1 + 120 = 144 */
   { "float16", "[2, 3, 4, 96]", "[2, 3, 4, 1]", "Last/LastWrap4D/BrcLastLessThanVLAligned4D", 144,
     1, "BrcLastLessThanVLAligned4D.StoreAlign", 24 },
@@ -325,10 +326,10 @@ static const leaf_case leaf_cases[] = {
   /* LargerUnaligned4D: f = 1, BrcLoad 24, StoreUnAlign 48, Post → 20 + 245 = 265 */
   { "float16", "[2, 3, 4, 200]", "[2, 3, 4, 1]",
     "Last/LastWrap4D/BrcLastLargerThanVLUnaligned4D", 265, 1,
-    "BrcLastLargerThanVLUnaligned4D.StoreUnAlign", 48 },
+    "BrcLastLargerThanVLUnaligned4D.TailStoreUnAlign", 24 },
   /* NlastWrap4D gather: same counts as the Last four-dim gather above → 88 */
   { "float32", "[2, 3, 4, 4]", "[2, 1, 4, 4]", "NLast/NlastWrap4D/GatherWrapperForFourDim", 88, 2,
-    "VfGenIndexForFourDim.Duplicate", 8 },
+    "VfGenIndexForFourDim.Duplicate7", 1 },
   /* NlastLessAligned4D: UM 1, 24 × (Load, Store) → 144 */
   { "float16", "[2, 3, 4, 96]", "[2, 1, 4, 96]", "NLast/NlastWrap4D/BrcNlastLessThanVLAligned4D",
     144, 1, "BrcNlastLessThanVLAligned4D.LoadAlign", 24 },
@@ -370,7 +371,7 @@ static const leaf_case leaf_cases[] = {
    * Duplicate 2, Muls 2·2, Add 2·2 + AddHigh 2·2, DeInterleave 1, StoreUnAlign 5, Post 5 = 25
    * → 20 + 8 + 77 = 105 */
   { "uint8", "[2, 3, 20]", "[2, 1, 20]", "NLast/NlastWrap3D/GatherWrapper", 105, 2,
-    "VfGatherBrcB8.AddHigh", 2 },
+    "VfGatherBrcB8.OuterAddHigh", 1 },
   /* b8 Last 4D with s3 < HALF skips GatherWrapperForFourDim (s != 1): s3 = 40 ≤ 256,
    * 40 % 32 ≠ 0 → LessUnaligned4D: 24 × (BrcLoad, StoreUnAlign), Post → 20 + 5·25 = 145 */
   { "int8", "[2, 3, 4, 40]", "[2, 3, 4, 1]", "Last/LastWrap4D/BrcLastLessThanVLUnaligned4D", 145,
@@ -379,12 +380,12 @@ static const leaf_case leaf_cases[] = {
    * s0·s1 = 200 ≥ 64: GatherTwo r = ⌈100/32⌉ − 1 = 3: gen 6 + StoreUnAlign 4 + Post 1 →
    * 20 + 8 + 11 = 39 (seed FR3: rank 1 → NLast2) */
   { "int64", "[100]", "[1]", "NLast/NlastWrap2D/BrcNlastGatherTwo", 39, 2,
-    "BrcNlastGatherTwo.StoreUnAlign", 4 },
+    "BrcNlastGatherTwo.LoopStoreUnAlign", 3 },
   /* B64 rank 2 last broadcast: D (4, 100, 2), dim 3 → NlastWrap3D; GatherWrapper with
    * s2·s1 = 200 ≥ 64: sI1 = 4, sI2 = ⌊100/32⌋ = 3: Muls/Add 4·5 = 20, Store 4·4 = 16;
    * Σ 25 + 2 + 40 + 40 + 16 + 1 = 124 → 20 + 8 + 124 = 152 (seed FR3: rank 2 → NLast3) */
   { "int64", "[4, 100]", "[4, 1]", "NLast/NlastWrap3D/GatherWrapper", 152, 2,
-    "VfGatherBrc.StoreUnAlign", 16 },
+    "VfGatherBrc.LoopStoreUnAlign", 12 },
   /* B64 rank 2, last axis kept: doubled to (4, 200)/(1, 200): NlastWrap2D, 200 > 128,
    * 200 % 64 = 8, aligned (BLK 8), not a VL multiple → WithBlock: f = ⌈200/64⌉ = 4,
    * UM 16, Store u32 16 → 20 + 3 + 32 = 55 */
@@ -394,36 +395,36 @@ static const leaf_case leaf_cases[] = {
    * sI = (1, 1, ⌊2/2⌋ = 1): Muls/Add 1·(1 + 3) = 4, Gather/Store 2: Σ 33 + 3 + 8 + 8 + 2 + 1
    * = 55 → 83 (seed FR3: rank 3 → NLast4) */
   { "int64", "[2, 3, 5]", "[2, 3, 1]", "NLast/NlastWrap4D/GatherWrapperForFourDim", 83, 2,
-    "VfGatherBrcForFourDim.Muls", 4 },
+    "VfGatherBrcForFourDim.MiddleMuls", 1 },
   /* B64 rank 4 last broadcast → dim 5: NlastMoreDim, D[0] = 2 times GatherWrapperForFourDim on
    * (3, 4, 5, 2): cube 40 < 64, sI = (1, 1, 3): Muls/Add 6, Store 4, each ×2; Σ 66 + 6 + 24 +
    * 24 + 8 + 2 = 130 → 20 + 8 + 130 = 158; launches 4 */
   { "int64", "[2, 3, 4, 5]", "[2, 3, 4, 1]", "NLast/NlastMoreDim/GatherWrapperForFourDim", 158, 4,
-    "VfGatherBrcForFourDim.Muls", 12 },
+    "VfGatherBrcForFourDim.LoopMuls", 6 },
   /* B64 rank 4 last kept → (2, 3, 4, 10) NlastWrap4D: gather4D, cube 120 ≥ 64, plane 40 < 64:
    * sI = (1, 2, ⌊3/1⌋ = 3): Muls/Add 1·(1 + 2·5) = 11, Store 1·2·4 = 8:
    * Σ 33 + 3 + 22 + 22 + 8 + 1 = 89 → 117 */
   { "int64", "[2, 3, 4, 5]", "[2, 1, 4, 5]", "NLast/NlastWrap4D/GatherWrapperForFourDim", 117, 2,
-    "VfGatherBrcForFourDim.StoreUnAlign", 8 },
+    "VfGatherBrcForFourDim.LoopStoreUnAlign", 6 },
   /* B64 rank 9, nine alternating axes ending with a broadcast: loopNum = D[0] = 2, shift, dim 9
    * → NlastMoreDimDynamic, outer = 2·(3·2·3·2·3) = 216, sizeI (2, 3, 2, 2): gather4D cube 12,
    * sI = (1, 1, ⌊2/5⌋ = 0): Muls/Add 3, Store 1, all ×216: Σ 33·216 + 3·216 + 6·216 + 6·216
    * + 216 + 216 = 10800 → 10828 (seed FR3: rank 9 multiplies by loopNum) */
   { "int64", "[2, 3, 2, 3, 2, 3, 2, 3, 2]", "[1, 3, 1, 3, 1, 3, 1, 3, 1]",
     "NLast/NlastMoreDimDynamic/GatherWrapperForFourDim", 10828, 432,
-    "VfGatherBrcForFourDim.Add", 648 },
+    "VfGatherBrcForFourDim.TailAdd", 216 },
   /* constRank 5 merges to (120, 200), dynamic LastWrap2D: 200 unaligned → fallback:
    * LastMoreDimDynamic sizeI (1, 1, 120, 200), 200 > 128: LargerUnaligned4D, BrcLoad 120,
    * StoreUnAlign 240, Post → 20 + 1205 = 1225 */
   { "float16", "[2, 3, 4, 5, 200]", "[2, 3, 4, 5, 1]",
     "Last/LastWrap2D/LastMoreDimDynamic/BrcLastLargerThanVLUnaligned4D", 1225, 1,
-    "BrcLastLargerThanVLUnaligned4D.StoreUnAlign", 240 },
+    "BrcLastLargerThanVLUnaligned4D.MainStoreUnAlign", 120 },
   /* constRank 6 → runs E(2) B(3) E(4) B(5) E(600): dim 5 → NlastMoreDimDynamic, outer D[0] = 2,
    * sizeI (3, 4, 5, 600): 600 unaligned → LargerUnaligned4D, f = 4: StoreUnAlign 60·5·2 = 600,
    * Post 2 → 20 + 5·602 = 3030 */
   { "float16", "[2, 3, 4, 5, 6, 100]", "[2, 1, 4, 1, 6, 100]",
     "NLast/NlastMoreDimDynamic/BrcNlastLargerThanVLUnaligned4D", 3030, 2,
-    "BrcNlastLargerThanVLUnaligned4D.StoreUnAlign", 600 },
+    "BrcNlastLargerThanVLUnaligned4D.MainStoreUnAlign", 480 },
   /* dynamic NLast large aligned always takes WithBlock: constRank 5 → (2, 3, 4, 5, 256) has
    * runs E(2) B(3) E(4) B(5) E(256): dim 5, sizeI (3, 4, 5, 256), outer 2: 256 is a VL multiple
    * but the dynamic leaf is WithBlock4D: f = 2, UM s1·f·2 = 16, Load/Store 4·2·3·5·2 = 240 →
@@ -467,14 +468,14 @@ test_ledger_rows_dtypes_and_prelude (void **state)
   assert_int_equal (count (F, "BroadcastExtend.CheckTensorPosSrc"), 1);
   assert_int_equal (count (F, "BroadcastExtend.GetPhyAddrDst"), 1);
   assert_int_equal (count (F, "GatherWrapperForFourDim.PopStackBuffer"), 2);
-  r = row (F, "VfGatherBrcForFourDim.Gather");
+  r = row (F, "VfGatherBrcForFourDim.LoopGather");
   assert_string_equal (r->data_dtype, "uint32");
   assert_string_equal (r->index_dtype, "uint32");
   assert_string_equal (((msperf_att_component *) g_ptr_array_index (r->components, 0))->perf_type,
                        "Placeholder");
-  assert_string_equal (row (F, "VfGenIndexForFourDim.Div")->data_dtype, "int32");
+  assert_string_equal (row (F, "VfGenIndexForFourDim.Div0")->data_dtype, "int32");
   /* Div keeps its real key and dtype although the table has no integer row */
-  r = row (F, "VfGenIndexForFourDim.Div");
+  r = row (F, "VfGenIndexForFourDim.Div0");
   assert_string_equal (((msperf_att_component *) g_ptr_array_index (r->components, 0))->perf_type,
                        "Div");
   assert_true (((msperf_att_component *) g_ptr_array_index (r->components, 0))->no_table_entry);
@@ -515,6 +516,142 @@ test_ledger_rows_dtypes_and_prelude (void **state)
   assert_string_equal (row (F, "BrcLastE2B2D.E2bLoad")->mode, "DIST_E2B_B32");
   ext (F, "float16", "[10, 100]", "[10, 1]");
   assert_string_equal (row (F, "BrcLastLessThanVLUnaligned2D.BrcLoad")->mode, "DIST_BRC_B16");
+}
+
+/* Issue 16: one ledger row per source slot (seed FR5 「每个源码 slot 独立成行，禁止跨 call_site 合并」,
+ * the test list's 「循环内/外、main/tail、复用 load 逐 slot 断言」): straight-line repeats are
+ * numbered slots, b8 index halves Low/High, main-loop and tail calls apart. Splitting a row never
+ * changes a cost (the same components, the same Σ); each case's cost is the leaf table's. */
+static void
+test_ledger_one_row_per_source_slot (void **state)
+{
+  static const char *const gen3[][2] = {
+    { "Duplicate", "6" }, { "Div", "3" }, { "Mul", "4" }, { "Sub", "3" }, { "MulAddDst", "2" },
+  };
+
+  /* VfGenIndex: CreateMask, Arange, Duplicate0..5, Div0..2, Mul0..3, Sub0..2, MulAddDst0..1,
+   * StoreAlign — every row count 1 */
+  ext (F, "float32", "[2, 4, 4]", "[2, 4, 1]");
+  assert_int_equal (cost (F), 65);
+  for (size_t i = 0; i < G_N_ELEMENTS (gen3); i++)
+    {
+      int n = atoi (gen3[i][1]);
+      for (int k = 0; k <= n; k++)
+        {
+          g_autofree char *site = g_strdup_printf ("VfGenIndex.%s%d", gen3[i][0], k);
+          assert_int_equal (count (F, site), k < n ? 1 : -1);
+        }
+      {
+        g_autofree char *bare = g_strdup_printf ("VfGenIndex.%s", gen3[i][0]);
+        assert_int_equal (count (F, bare), -1);
+      }
+    }
+  assert_int_equal (count (F, "VfGenIndex.Arange"), 1);
+  assert_int_equal (count (F, "VfGatherBrc.Duplicate0"), 1);
+  assert_int_equal (count (F, "VfGatherBrc.Duplicate1"), 1);
+  assert_int_equal (count (F, "VfGatherBrc.Duplicate"), -1);
+
+  /* b8 3-D gather: VfGenIndexB8.ArangeLow/ArangeHigh (the seed's own example), per-half Div,
+   * Mul, Sub, MulAddDst and StoreAlign slots, the six shared Duplicate constants */
+  ext (F, "uint8", "[2, 3, 20]", "[2, 1, 20]");
+  assert_int_equal (cost (F), 105);
+  assert_int_equal (count (F, "VfGenIndexB8.ArangeLow"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.ArangeHigh"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.Arange"), -1);
+  assert_int_equal (count (F, "VfGenIndexB8.Duplicate5"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.DuplicateLow0"), -1);
+  assert_int_equal (count (F, "VfGenIndexB8.DivLow2"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.DivHigh2"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.MulHigh3"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.MulAddDstLow1"), 1);
+  assert_int_equal (count (F, "VfGenIndexB8.StoreAlignHigh"), 1);
+  assert_string_equal (row (F, "VfGenIndexB8.SubHigh0")->data_dtype, "int16");
+
+  /* GatherWrapper 3-D over (4, 100, 2) uint32: sI1 = 4, sI2 = 3 → per outer iteration one
+   * base (Muls, Add), 3 main steps, one tail: 4 / 12 / 4 (seed total 4·(3+2) = 20) */
+  ext (F, "int64", "[4, 100]", "[4, 1]");
+  assert_int_equal (cost (F), 152);
+  assert_int_equal (count (F, "VfGatherBrc.OuterMuls"), 4);
+  assert_int_equal (count (F, "VfGatherBrc.LoopMuls"), 12);
+  assert_int_equal (count (F, "VfGatherBrc.TailMuls"), 4);
+  assert_int_equal (count (F, "VfGatherBrc.LoopAdd"), 12);
+  assert_int_equal (count (F, "VfGatherBrc.OuterGather"), -1);
+  assert_int_equal (count (F, "VfGatherBrc.LoopGather"), 12);
+  assert_int_equal (count (F, "VfGatherBrc.TailGather"), 4);
+  assert_int_equal (count (F, "VfGatherBrc.TailStoreUnAlign"), 4);
+  assert_int_equal (count (F, "VfGatherBrc.Muls"), -1);
+
+  /* GatherWrapperForFourDim over (3, 4, 5, 2), twice (NlastMoreDim): (sI1, sI2, sI3) =
+   * (1, 1, 3): Outer 1, Middle 1, Loop 3, Tail 1, each × 2 */
+  ext (F, "int64", "[2, 3, 4, 5]", "[2, 3, 4, 1]");
+  assert_int_equal (count (F, "VfGatherBrcForFourDim.OuterMuls"), 2);
+  assert_int_equal (count (F, "VfGatherBrcForFourDim.MiddleAdd"), 2);
+  assert_int_equal (count (F, "VfGatherBrcForFourDim.LoopGather"), 6);
+  assert_int_equal (count (F, "VfGatherBrcForFourDim.TailStoreUnAlign"), 2);
+  assert_int_equal (count (F, "VfGatherBrcForFourDim.Duplicate2"), 2);
+  assert_int_equal (count (F, "VfGenIndexForFourDim.Duplicate7"), 2);
+  assert_int_equal (count (F, "VfGenIndexForFourDim.MulAddDst2"), 2);
+
+  /* large unaligned: ⌊200/128⌋ = 1 main store per row and the tail store */
+  ext (F, "float16", "[10, 200]", "[10, 1]");
+  assert_int_equal (count (F, "BrcLastLargerThanVLUnaligned2D.MainStoreUnAlign"), 10);
+  assert_int_equal (count (F, "BrcLastLargerThanVLUnaligned2D.TailStoreUnAlign"), 10);
+  assert_int_equal (count (F, "BrcLastLargerThanVLUnaligned2D.StoreUnAlign"), -1);
+  /* NLast 3-D 300: f = 2 over 6 rows; loads cost nothing, stores 5 each:
+   * 20 + 5·(12 + 6 + 1) = 115 */
+  ext (F, "float16", "[2, 3, 300]", "[2, 1, 300]");
+  assert_int_equal (cost (F), 115);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.LoadUnAlignPre"), 6);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.MainLoadUnAlign"), 12);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.TailLoadUnAlign"), 6);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.MainStoreUnAlign"), 12);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.TailStoreUnAlign"), 6);
+  assert_int_equal (count (F, "BrcNlastLargerThanVLUnaligned3D.LoadUnAlign"), -1);
+
+  /* 2-D gathers: r = 3 loop stores and the tail store; GatherBTwo r = 1 (UpdateMask was
+   * already split) */
+  ext (F, "float32", "[64, 4]", "[1, 4]");
+  assert_int_equal (count (F, "BrcNlastGatherTwo.LoopStoreUnAlign"), 3);
+  assert_int_equal (count (F, "BrcNlastGatherTwo.TailStoreUnAlign"), 1);
+  assert_int_equal (count (F, "BrcNlastGatherTwo.StoreUnAlign"), -1);
+  ext (F, "float32", "[16, 8]", "[1, 8]");
+  assert_int_equal (count (F, "BrcNlastGatherBTwo.LoopStoreAlign"), 1);
+  assert_int_equal (count (F, "BrcNlastGatherBTwo.TailStoreAlign"), 1);
+  assert_int_equal (count (F, "BrcNlastGatherBTwo.StoreAlign"), -1);
+}
+
+/* Issue 16: the b8 template instances — CreateMask<IndexT> in the 2-D gathers, CreateMask<uint16_t>
+ * in VfGatherBrcB8 and the uint16 view of the 3-D wrapper's source address are uint16, not uint8;
+ * the data calls stay uint8. */
+static void
+test_b8_template_dtypes (void **state)
+{
+  static const struct { const char *dst, *src, *leaf; } gathers[] = {
+    { "[4, 16]", "[4, 1]", "BrcLastGatherOne" },
+    { "[64, 16]", "[64, 1]", "BrcLastGatherTwo" },
+    { "[4, 20]", "[1, 20]", "BrcNlastGatherOne" },
+    { "[64, 20]", "[1, 20]", "BrcNlastGatherTwo" },
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (gathers); i++)
+    {
+      g_autofree char *site = g_strdup_printf ("%s.CreateMask", gathers[i].leaf);
+      ext (F, "uint8", gathers[i].dst, gathers[i].src);
+      assert_non_null (strstr (branch (F), gathers[i].leaf));
+      assert_string_equal (row (F, site)->data_dtype, "uint16");
+      assert_string_equal (((msperf_att_component *) g_ptr_array_index (
+                             row (F, site)->components, 0))->perf_dtype, "uint16");
+    }
+  assert_string_equal (row (F, "BrcNlastGatherTwo.TailStoreUnAlign")->data_dtype, "uint8");
+  ext (F, "int8", "[2, 3, 20]", "[2, 1, 20]");
+  assert_string_equal (row (F, "VfGatherBrcB8.CreateMask")->data_dtype, "uint16");
+  assert_string_equal (row (F, "GatherWrapper.GetPhyAddrSrc")->data_dtype, "uint16");
+  assert_string_equal (row (F, "GatherWrapper.PopStackBuffer")->data_dtype, "uint16");
+  assert_string_equal (row (F, "VfGatherBrcB8.LoopDeInterleave")->data_dtype, "uint8");
+  /* the other widths: IndexT is BrcT, nothing changes */
+  ext (F, "float32", "[2, 4, 4]", "[2, 4, 1]");
+  assert_string_equal (row (F, "VfGatherBrc.CreateMask")->data_dtype, "uint32");
+  assert_string_equal (row (F, "GatherWrapper.GetPhyAddrSrc")->data_dtype, "uint32");
 }
 
 /* ------------------------------------------------------------------ standalone Duplicate */
@@ -666,6 +803,22 @@ test_domain_limits_edge_and_one_past (void **state)
     /* uint32 products */
     { "{\"kind\":\"broadcast_extend\",\"dtype\":\"float32\",\"dst_shapes\":[65536,65536],"
       "\"src_shapes\":[1,65536]}", "dstSize (uint32)" },
+    /* BrcDuplicate's uint16 repeatTimes: ⌈8388480/128⌉ = 65535 fits, 8388608 gives 65536 */
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"float16\",\"dst_shapes\":[8388480],"
+      "\"src_shapes\":[1]}", NULL },
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"float16\",\"dst_shapes\":[8388608],"
+      "\"src_shapes\":[1]}", "BrcDuplicate repeatTimes" },
+    /* the rank-9 8-byte loopNum is a uint16 loop */
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"int64\",\"dst_shapes\":[65535,2,2,2,2,2,2,2,2],"
+      "\"src_shapes\":[1,2,1,2,1,2,1,2,1]}", NULL },
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"int64\",\"dst_shapes\":[65536,2,2,2,2,2,2,2,2],"
+      "\"src_shapes\":[1,2,1,2,1,2,1,2,1]}", "loopNum" },
+    /* the more-dim outer strides are uint32: dstStride[0] = 65536, srcStride[0] = 16384 */
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"int8\",\"dst_shapes\":[2,2,2,2,8192],"
+      "\"src_shapes\":[2,1,2,1,8192]}", NULL },
+    /* … up to UINT32_MAX: srcStride[0] = 8192·8192·… is bounded by dstSize (uint32) */
+    { "{\"kind\":\"broadcast_extend\",\"dtype\":\"int8\",\"dst_shapes\":[2,2,2,2,65535],"
+      "\"src_shapes\":[2,1,2,1,65535]}", NULL },
     /* Duplicate counts: int32 for the ordinary overload */
     { "{\"kind\":\"duplicate\",\"dtype\":\"float16\",\"count\":2147483647}", NULL },
     { "{\"kind\":\"duplicate\",\"dtype\":\"float16\",\"count\":2147483648}", "(int32)" },
@@ -695,6 +848,12 @@ test_domain_limits_edge_and_one_past (void **state)
         fail_msg ("case %zu: expected a refusal with '%s', got %s", i, cases[i].refusal,
                   ok ? "a model" : error->message);
     }
+  /* issue 16 repro: E(2) B(2) E(2) B(2) E(8192) int8 is dim 5 → NlastMoreDimDynamic, outer
+   * 2, sizeI (2, 2, 2, 8192) large aligned → WithBlock4D: f = 32, UM 2·32·2 = 128, Store
+   * 2·32·2·2·2 = 512 (5 each) → 20 + 3 + 128 + 2560 = 2711 */
+  ext (F, "int8", "[2, 2, 2, 2, 8192]", "[2, 1, 2, 1, 8192]");
+  assert_string_equal (branch (F), "NLast/NlastMoreDimDynamic/BrcNlastLargerThanVLAlignedWithBlock4D");
+  assert_int_equal (cost (F), 2711);
   /* the 65536-element Duplicate body of the int8 overload (⌈131072/2⌉ = 65536) is fine */
   att (F, "{\"kind\":\"duplicate\",\"dtype\":\"int8\",\"count\":131072}");
   assert_string_equal (row (F, "DuplicateB8.Duplicate")->api_params, "count=65536");
@@ -765,101 +924,194 @@ compare_models (fx *sym, fx *st, GHashTable *bindings)
   return NULL;
 }
 
-/* The property the seed demands (§验收标准): for random shapes, binding the symbols of the
- * symbolic model gives exactly the ledger and the cost of the static model. */
+/* The bindings of a bind object text in f's context, parsed as the module parses att.bind. The
+ * property tests pass them to the evaluation only: put into att.bind they would fold into the
+ * shapes before the enumeration (issue 16) and the model would be static. */
+static GHashTable *
+bindings_of (fx *f, const char *bind_json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = g_strdup_printf ("{\"op\": \"x\", \"att\": {\"kind\": \"duplicate\", "
+                                           "\"dtype\": \"float16\", \"count\": 1, \"bind\": %s}}",
+                                           bind_json);
+  g_autoptr (msperf_op) op = msperf_trace_parse_op (line, "test", 1, &error);
+  brc_params p;
+  GHashTable *b;
+
+  assert_non_null (op);
+  brc_params_init (&p);
+  if (!brc_params_from_value (f->ctx, op->att, &p, &error))
+    fail_msg ("%s: %s", bind_json, error->message);
+  b = g_hash_table_ref (p.bindings);
+  brc_params_clear (&p);
+  return b;
+}
+
+typedef struct {
+  int compared, branching, max_branches;
+} property_stats;
+
+/* One random shape: the static model against the symbolic model of the same shape with
+ * n_sym_max axes symbolic (dst a symbol; src 1, the same symbol, or — when distinct is set —
+ * another symbol bound to src's value), its symbols bound at evaluation. */
 static void
-test_symbolic_model_specialises_to_static_model (void **state)
+property_once (GRand *rand, int rank, int n_sym_max, gboolean distinct, property_stats *ps)
 {
   static const int64_t sizes[] = { 1, 2, 3, 4, 5, 7, 8, 16, 20, 24, 32, 33, 40, 63, 64, 65, 96,
                                    100, 128, 129, 144, 200, 256, 300 };
   static const char *const dtypes[] = { "uint8", "int8", "bool", "float16", "bfloat16", "int16",
                                         "float32", "int32", "int64", "uint64" };
+  const char *dtype = dtypes[g_rand_int_range (rand, 0, G_N_ELEMENTS (dtypes))];
+  g_autoptr (GString) dst = g_string_new ("["), src = g_string_new ("[");
+  g_autoptr (GString) sdst = g_string_new ("["), ssrc = g_string_new ("[");
+  g_autoptr (GString) bind = g_string_new ("{");
+  g_autofree char *sj = NULL, *tj = NULL, *diff = NULL;
+  g_autoptr (GError) error = NULL;
+  fx *sym = fx_new (), *st = fx_new ();
+  int n_sym = 0;
+
+  for (int i = 0; i < rank; i++)
+    {
+      int64_t d = sizes[g_rand_int_range (rand, 0, rank > 4 ? 10 : G_N_ELEMENTS (sizes))];
+      gboolean brc = g_rand_int_range (rand, 0, 5) < 2;
+      gboolean symbolic = n_sym < n_sym_max && (n_sym_max >= rank || g_rand_boolean (rand));
+      const char *sep = i > 0 ? ", " : "";
+
+      g_string_append_printf (dst, "%s%" G_GINT64_FORMAT, sep, d);
+      g_string_append_printf (src, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
+      if (symbolic)
+        {
+          int how = distinct ? g_rand_int_range (rand, 0, 4) : 1;
+          g_string_append_printf (sdst, "%s\"d%d\"", sep, i);
+          if (how == 0)
+            g_string_append_printf (ssrc, "%s\"e%d\"", sep, i);
+          else if (brc)
+            g_string_append_printf (ssrc, "%s1", sep);
+          else
+            g_string_append_printf (ssrc, "%s\"d%d\"", sep, i);
+          g_string_append_printf (bind, "%s\"d%d\": %" G_GINT64_FORMAT, n_sym > 0 ? ", " : "",
+                                  i, d);
+          if (how == 0)
+            g_string_append_printf (bind, ", \"e%d\": %" G_GINT64_FORMAT, i, brc ? 1 : d);
+          n_sym++;
+        }
+      else
+        {
+          g_string_append_printf (sdst, "%s%" G_GINT64_FORMAT, sep, d);
+          g_string_append_printf (ssrc, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
+        }
+    }
+  g_string_append (dst, "]");
+  g_string_append (src, "]");
+  g_string_append (sdst, "]");
+  g_string_append (ssrc, "]");
+  g_string_append (bind, "}");
+  tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
+                        "\"src_shapes\": %s}", dtype, dst->str, src->str);
+  sj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
+                        "\"src_shapes\": %s}", dtype, sdst->str, ssrc->str);
+  if (try_att (st, tj, &error))
+    {
+      if (!try_att (sym, sj, &error))
+        fail_msg ("%s refused: %s", sj, error->message);
+      else
+        {
+          g_autoptr (GHashTable) b = bindings_of (sym, bind->str);
+          diff = compare_models (sym, st, b);
+          if (diff != NULL)
+            fail_msg ("%s bound %s\nvs %s:\n%s (static branch %s)", sj, bind->str, tj, diff,
+                      ((brc_branch *) g_ptr_array_index (st->m.branches, 0))->name);
+          ps->compared++;
+          ps->branching += sym->m.branches->len > 1;
+          ps->max_branches = MAX (ps->max_branches, (int) sym->m.branches->len);
+        }
+    }
+  fx_free (sym);
+  fx_free (st);
+}
+
+/* The issue's formerly capped shape: rank 9 with nine symbols, src 1, s1, 1, s3, … (2^5 B/E
+ * states, 508–736 branches by dtype, above the former 512-branch cap): one symbolic model per
+ * dtype, specialised at random sizes against the static model of each. */
+static void
+formerly_capped (GRand *rand, property_stats *ps)
+{
+  static const char *const dtypes[] = { "float16", "int8", "int64", "float32" };
+  static const int64_t sizes[] = { 1, 2, 3, 4, 8, 16, 33, 64 };
+
+  for (size_t k = 0; k < G_N_ELEMENTS (dtypes); k++)
+    {
+      fx *sym = fx_new ();
+      g_autofree char *sj = g_strdup_printf (
+        "{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": [\"s0\", \"s1\", "
+        "\"s2\", \"s3\", \"s4\", \"s5\", \"s6\", \"s7\", \"s8\"], \"src_shapes\": [1, \"s1\", 1, "
+        "\"s3\", 1, \"s5\", 1, \"s7\", 1]}", dtypes[k]);
+
+      att (sym, sj);
+      ps->max_branches = MAX (ps->max_branches, (int) sym->m.branches->len);
+      for (int it = 0; it < 6; it++)
+        {
+          g_autoptr (GString) dst = g_string_new ("["), src = g_string_new ("[");
+          g_autoptr (GString) bind = g_string_new ("{");
+          g_autofree char *tj = NULL, *diff = NULL;
+          g_autoptr (GHashTable) b = NULL;
+          g_autoptr (GError) error = NULL;
+          fx *st = fx_new ();
+
+          for (int i = 0; i < 9; i++)
+            {
+              /* small sizes: the static shape stays inside the uint16/uint32 domain */
+              int64_t d = sizes[g_rand_int_range (rand, 0, i == 8 ? 8 : 5)];
+              g_string_append_printf (dst, "%s%" G_GINT64_FORMAT, i ? ", " : "", d);
+              g_string_append_printf (src, "%s%" G_GINT64_FORMAT, i ? ", " : "", i % 2 ? d : 1);
+              g_string_append_printf (bind, "%s\"s%d\": %" G_GINT64_FORMAT, i ? ", " : "", i, d);
+            }
+          g_string_append (dst, "]");
+          g_string_append (src, "]");
+          g_string_append (bind, "}");
+          tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", "
+                                "\"dst_shapes\": %s, \"src_shapes\": %s}", dtypes[k], dst->str,
+                                src->str);
+          if (try_att (st, tj, &error))
+            {
+              b = bindings_of (sym, bind->str);
+              diff = compare_models (sym, st, b);
+              if (diff != NULL)
+                fail_msg ("%s bound %s vs %s: %s", sj, bind->str, tj, diff);
+              ps->compared++;
+            }
+          fx_free (st);
+        }
+      fx_free (sym);
+    }
+}
+
+/* The property the seed demands (§验收标准): for random shapes, binding the symbols of the
+ * symbolic model gives exactly the ledger and the cost of the static model. Ranks 1..9 with a
+ * few symbols, then fully symbolic rank 6..9 shapes — refused by the former 512-branch cap
+ * (issue 16) and now inside the work bound. */
+static void
+test_symbolic_model_specialises_to_static_model (void **state)
+{
   GRand *rand = g_rand_new_with_seed (20260811);
-  int compared = 0, symbolic_branches = 0;
+  property_stats few = { 0 }, full = { 0 };
 
   (void) state;
   for (int it = 0; it < 300; it++)
     {
       int rank = g_rand_int_range (rand, 0, 4) == 0 ? g_rand_int_range (rand, 5, 10)
                                                      : g_rand_int_range (rand, 1, 5);
-      int n_sym = 0;
-      const char *dtype = dtypes[g_rand_int_range (rand, 0, G_N_ELEMENTS (dtypes))];
-      g_autoptr (GString) dst = g_string_new ("["), src = g_string_new ("[");
-      g_autoptr (GString) sdst = g_string_new ("["), ssrc = g_string_new ("[");
-      g_autoptr (GString) bind = g_string_new ("{");
-      g_autofree char *sj = NULL, *tj = NULL, *diff = NULL;
-      g_autoptr (GError) error = NULL;
-      fx *sym = fx_new (), *st = fx_new ();
-
-      for (int i = 0; i < rank; i++)
-        {
-          int64_t d = sizes[g_rand_int_range (rand, 0, rank > 4 ? 10 : G_N_ELEMENTS (sizes))];
-          gboolean brc = g_rand_int_range (rand, 0, 5) < 2;
-          /* a few symbols per shape: rank 5..9 symbols multiply the branches */
-          gboolean symbolic = n_sym < (rank > 4 ? 2 : 3) && g_rand_boolean (rand);
-          const char *sep = i > 0 ? ", " : "";
-
-          g_string_append_printf (dst, "%s%" G_GINT64_FORMAT, sep, d);
-          g_string_append_printf (src, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
-          if (symbolic)
-            {
-              /* dst a symbol; src 1, the same symbol, or another symbol bound to src's value */
-              int how = g_rand_int_range (rand, 0, 4);
-              g_string_append_printf (sdst, "%s\"d%d\"", sep, i);
-              if (brc)
-                g_string_append_printf (ssrc, "%s%s", sep, how == 0 ? "\"e" : "1");
-              else
-                g_string_append_printf (ssrc, "%s%s", sep, how == 0 ? "\"e" : "\"d");
-              if (how == 0)
-                g_string_append_printf (ssrc, "%d\"", i);
-              else if (!brc)
-                g_string_append_printf (ssrc, "%d\"", i);
-              g_string_append_printf (bind, "%s\"d%d\": %" G_GINT64_FORMAT, n_sym > 0 ? ", " : "",
-                                      i, d);
-              if (how == 0)
-                g_string_append_printf (bind, ", \"e%d\": %" G_GINT64_FORMAT, i, brc ? 1 : d);
-              n_sym++;
-            }
-          else
-            {
-              g_string_append_printf (sdst, "%s%" G_GINT64_FORMAT, sep, d);
-              g_string_append_printf (ssrc, "%s%" G_GINT64_FORMAT, sep, brc ? 1 : d);
-            }
-        }
-      g_string_append (dst, "]");
-      g_string_append (src, "]");
-      g_string_append (sdst, "]");
-      g_string_append (ssrc, "]");
-      g_string_append (bind, "}");
-      tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
-                            "\"src_shapes\": %s}", dtype, dst->str, src->str);
-      sj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", \"dst_shapes\": %s, "
-                            "\"src_shapes\": %s, \"bind\": %s}", dtype, sdst->str, ssrc->str,
-                            bind->str);
-      if (try_att (st, tj, &error))
-        {
-          if (!try_att (sym, sj, &error))
-            {
-              if (strstr (error->message, "static branches") == NULL)
-                fail_msg ("%s refused: %s", sj, error->message);
-            }
-          else
-            {
-              diff = compare_models (sym, st, sym->p.bindings);
-              if (diff != NULL)
-                fail_msg ("%s\nvs %s:\n%s (static branch %s)", sj, tj, diff,
-                          ((brc_branch *) g_ptr_array_index (st->m.branches, 0))->name);
-              compared++;
-              symbolic_branches += sym->m.branches->len > 1;
-            }
-        }
-      fx_free (sym);
-      fx_free (st);
+      property_once (rand, rank, rank > 4 ? 2 : 3, TRUE, &few);
     }
+  for (int it = 0; it < 12; it++)
+    property_once (rand, g_rand_int_range (rand, 6, 10), 9, FALSE, &full);
+  formerly_capped (rand, &full);
   g_rand_free (rand);
   /* the property was really exercised, with real branching */
-  assert_true (compared >= 200);
-  assert_true (symbolic_branches >= 100);
+  assert_true (few.compared >= 200);
+  assert_true (few.branching >= 100);
+  assert_true (full.compared >= 8 + 24);
+  assert_true (full.max_branches > 512);
 }
 
 /* FORMATS §2's example: the expression is the named ternary; the nested conditions appear in
@@ -929,8 +1181,8 @@ test_symbolic_rank4_skip_and_rank9_kinds (void **state)
         {
           const char *dtype = d == 0 ? "float16" : "int64";
           g_autofree char *sj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", "
-                                                 "%s, \"bind\": %s}", dtype, cases[i].sym,
-                                                 cases[i].bind);
+                                                 "%s}", dtype, cases[i].sym);
+          g_autoptr (GHashTable) b = NULL;
           g_autofree char *tj = g_strdup_printf ("{\"kind\": \"broadcast_extend\", \"dtype\": \"%s\", "
                                                  "%s}", dtype, cases[i].st);
           g_autofree char *diff = NULL;
@@ -939,7 +1191,8 @@ test_symbolic_rank4_skip_and_rank9_kinds (void **state)
           att (F, sj);
           att (st, tj);
           assert_true (F->m.branches->len > 1);
-          diff = compare_models (F, st, F->p.bindings);
+          b = bindings_of (F, cases[i].bind);
+          diff = compare_models (F, st, b);
           if (diff != NULL)
             fail_msg ("%s: %s", sj, diff);
           fx_free (st);
@@ -951,17 +1204,85 @@ test_symbolic_rank4_skip_and_rank9_kinds (void **state)
   assert_non_null (strstr (branch (F), "SkipLeading1"));
 }
 
-/* Rank 9 with nine independent symbols exceeds the documented branch limit: refused with a
- * message, never a truncated formula. */
+/* Issue 16: the real B/E space is enumerated (one decision per axis) under a measured work
+ * bound instead of the 512-branch cap. The seed's rank-9 example with 2^5 unknown B/E states is
+ * modelled; eighteen free symbols (2^9 B/E states) exceed the bound and are refused with a
+ * message; att.bind folds before the enumeration, so binding them gives the static model. */
 static void
 test_symbolic_branch_limit_is_refused (void **state)
 {
   g_autoptr (GError) error = NULL;
+  static const char *const distinct =
+    "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+    "\"dst_shapes\": [\"d0\",\"d1\",\"d2\",\"d3\",\"d4\",\"d5\",\"d6\",\"d7\",\"d8\"], "
+    "\"src_shapes\": [\"e0\",\"e1\",\"e2\",\"e3\",\"e4\",\"e5\",\"e6\",\"e7\",\"e8\"]%s}";
+  g_autofree char *refused = g_strdup_printf (distinct, "");
+  g_autofree char *bound = g_strdup_printf (distinct, ", \"bind\": {\"d0\": 4, \"e0\": 1, "
+    "\"d1\": 3, \"e1\": 3, \"d2\": 1, \"e2\": 1, \"d3\": 5, \"e3\": 5, \"d4\": 2, \"e4\": 1, "
+    "\"d5\": 6, \"e5\": 6, \"d6\": 7, \"e6\": 1, \"d7\": 2, \"e7\": 2, \"d8\": 100, \"e8\": 1}");
+  fx *st = fx_new ();
+  g_autofree char *diff = NULL;
 
-  assert_false (try_att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
-                            "\"dst_shapes\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"], "
-                            "\"src_shapes\": [1, \"b\", 1, \"d\", 1, \"f\", 1, \"h\", 1]}", &error));
-  assert_non_null (strstr (error->message, "more than 512 static branches"));
+  /* formerly refused at 512: 736 static branches for float16 */
+  att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
+          "\"dst_shapes\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"], "
+          "\"src_shapes\": [1, \"b\", 1, \"d\", 1, \"f\", 1, \"h\", 1]}");
+  assert_int_equal (F->m.branches->len, 736);
+  /* a symbolic src decides its axis with one condition (src < dst: B), not two */
+  fx_reset (F);
+  assert_false (try_att (F, refused, &error));
+  assert_non_null (strstr (error->message, "more than 2500 static branches"));
+  assert_non_null (strstr (error->message, "--bind"));
+  assert_null (F->m.branches);
+  /* bound: folded before the enumeration, one static branch equal to the static model */
+  att (F, bound);
+  assert_int_equal (F->m.branches->len, 1);
+  ext (st, "float16", "[4, 3, 1, 5, 2, 6, 7, 2, 100]", "[1, 3, 1, 5, 1, 6, 1, 2, 1]");
+  diff = compare_models (F, st, NULL);
+  if (diff != NULL)
+    fail_msg ("%s", diff);
+  assert_string_equal (branch (F), branch (st));
+  fx_free (st);
+}
+
+/* Issue 16 repro: [a, 2, 2, 2, 8192] / [1, 1, 2, 1, 8192] int8. For a = 1 the axes are
+ * E(1) B(2) E(2) B(2) E(8192): dim 5 → NlastMoreDimDynamic / WithBlock4D, 1367 (f = 32, UM
+ * 2·32 = 64, Store 256·5: 20 + 3 + 64 + 1280); its outer dstStride 65536 is a uint32 and no
+ * longer drops the arm (which left only the a ≠ 1 arm, NlastWrap4D/WithVL, 1300). */
+static void
+test_more_dim_outer_strides_are_uint32 (void **state)
+{
+  g_autoptr (GHashTable) one = NULL;
+  gboolean found = FALSE;
+
+  att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"int8\", "
+          "\"dst_shapes\": [\"a\", 2, 2, 2, 8192], \"src_shapes\": [1, 1, 2, 1, 8192]}");
+  assert_int_equal (F->m.branches->len, 2);
+  for (guint i = 0; i < F->m.branches->len; i++)
+    {
+      const brc_branch *b = g_ptr_array_index (F->m.branches, i);
+      assert_null (b->refusal);
+      found |= strcmp (b->name, "NLast/NlastMoreDimDynamic/"
+                                "BrcNlastLargerThanVLAlignedWithBlock4D") == 0;
+    }
+  assert_true (found);
+  one = bindings_of (F, "{\"a\": 1}");
+  assert_int_equal (eval_int (F->m.expression, one), 1367);
+  /* a = 3: B(6) E(2) B(2) E(8192) stays 4-D → NlastWrap4D / WithVL4D, equal to its static model */
+  {
+    g_autoptr (GHashTable) three = bindings_of (F, "{\"a\": 3}");
+    fx *st = fx_new ();
+    ext (st, "int8", "[3, 2, 2, 2, 8192]", "[1, 1, 2, 1, 8192]");
+    assert_int_equal (eval_int (F->m.expression, three), cost (st));
+    assert_string_equal (branch (st), "NLast/NlastWrap4D/BrcNlastLargerThanVLAlignedWithVL4D");
+    fx_free (st);
+  }
+  /* att.bind a = 1 folds: the static model of the kernel's branch */
+  att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"int8\", "
+          "\"dst_shapes\": [\"a\", 2, 2, 2, 8192], \"src_shapes\": [1, 1, 2, 1, 8192], "
+          "\"bind\": {\"a\": 1}}");
+  assert_string_equal (branch (F), "NLast/NlastMoreDimDynamic/BrcNlastLargerThanVLAlignedWithBlock4D");
+  assert_int_equal (cost (F), 1367);
 }
 
 /* ------------------------------------------------------------------ the module */
@@ -1078,6 +1399,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_every_leaf_selects_its_branch_and_counts, setup, teardown),
     cmocka_unit_test_setup_teardown (test_ledger_rows_dtypes_and_prelude, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_ledger_one_row_per_source_slot, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_b8_template_dtypes, setup, teardown),
     cmocka_unit_test_setup_teardown (test_duplicate_source_kinds_and_b8_overloads, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refusals_name_the_problem, setup, teardown),
     cmocka_unit_test_setup_teardown (test_domain_limits_edge_and_one_past, setup, teardown),
@@ -1085,6 +1408,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_symbolic_expression_nests_in_source_order, setup, teardown),
     cmocka_unit_test_setup_teardown (test_symbolic_rank4_skip_and_rank9_kinds, setup, teardown),
     cmocka_unit_test_setup_teardown (test_symbolic_branch_limit_is_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_more_dim_outer_strides_are_uint32, setup, teardown),
     cmocka_unit_test (test_module_answers_with_details_and_refuses_with_error),
     cmocka_unit_test (test_engine_routes_att_kinds_to_the_module),
   };

@@ -416,12 +416,36 @@ test_cast_refuses_bad_parameters (void **state)
     }
 }
 
-/* Disagreeing parameter lengths and a missing shape are refused by the model. */
+/* Issue 16 (seed 004 FR1 「缺失或无效时…回退」): parameters that disagree — list lengths, or an
+ * output_dims product that is not the shape's element count — fall back to the shape-product
+ * path with a warning; only a missing shape (nothing to fall back to) is refused. */
 static void
-test_cast_refuses_inconsistent_parameters (void **state)
+test_cast_disagreeing_parameters_fall_back_with_warning (void **state)
 {
   g_autoptr (GError) error = NULL;
 
+  /* lengths: shape [2, 64] → R = ⌈128/64⌉ = 2, C = 1: 20 + 4 + 2·(1 + 1) = 28 */
+  assert_string_equal (run (F, "float32", "float16", "2,64", "2,64", "64", "64,1"), "28");
+  assert_non_null (F->m.warning);
+  assert_non_null (strstr (F->m.warning, "disagree"));
+  assert_non_null (strstr (F->m.warning, "shape product"));
+  assert_int_equal (msperf_expr_ctx_n_variables (F->ctx), 0);   /* no stride ternary */
+  cast_att_model_clear (&F->m);
+  cast_att_params_clear (&F->p);
+  cast_att_params_init (&F->p);
+  /* products: dims 2·64 = 128 elements, shape 129 → §3.5's fallback answer 30 */
+  assert_string_equal (run (F, "float32", "float16", "129", "2,64", "64,1", "64,1"), "30");
+  assert_non_null (strstr (F->m.warning, "128 elements, the shape 129"));
+  cast_att_model_clear (&F->m);
+  cast_att_params_clear (&F->p);
+  cast_att_params_init (&F->p);
+  /* agreeing parameters: no warning */
+  run (F, "float32", "float16", "2,64", "2,64", "64,1", "64,1");
+  assert_null (F->m.warning);
+  cast_att_model_clear (&F->m);
+  cast_att_params_clear (&F->p);
+  cast_att_params_init (&F->p);
+  /* disagreeing without a shape: refused */
   F->p.in_dtype = g_strdup ("float32");
   F->p.out_dtype = g_strdup ("float16");
   fill (F, F->p.output_dims, "2,64");
@@ -429,7 +453,7 @@ test_cast_refuses_inconsistent_parameters (void **state)
   fill (F, F->p.input_strides, "64,1");
   F->p.valid = TRUE;
   assert_false (cast_att_run (F->table, F->ctx, &F->p, &F->m, &error));
-  assert_non_null (strstr (error->message, "disagree"));
+  assert_non_null (strstr (error->message, "no 'shape' to fall back to"));
   g_clear_error (&error);
   cast_att_params_clear (&F->p);
   cast_att_params_init (&F->p);
@@ -560,7 +584,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_cast_ledger_keeps_missing_entries, setup, teardown),
     cmocka_unit_test_setup_teardown (test_cast_symbolic_substitution_equals_static_run, setup, teardown),
     cmocka_unit_test (test_cast_refuses_bad_parameters),
-    cmocka_unit_test_setup_teardown (test_cast_refuses_inconsistent_parameters, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_cast_disagreeing_parameters_fall_back_with_warning, setup, teardown),
     cmocka_unit_test (test_cast_module_answers_analytic_with_clock),
     cmocka_unit_test (test_cast_module_without_clock_reports_cycles_only),
     cmocka_unit_test (test_cast_module_refuses_bad_dtype_with_error_status),
