@@ -6,7 +6,7 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/holdout.h>
-#include "base/numfmt.h"
+#include <msperf/format.h>
 #include "app/report.h"
 #include "app/holdout_report.h"
 

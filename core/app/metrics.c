@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/metrics.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 /* ------------------------------------------------------------------ run and records */
 

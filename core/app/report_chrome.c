@@ -8,7 +8,7 @@
 #include <msperf/error.h>
 #include "app/report.h"
 #include "app/metrics.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 /* Beyond this a trace is too large for chrome://tracing or Perfetto to open anyway. */
 #define MAX_TRACE_EVENTS 1000000

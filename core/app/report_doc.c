@@ -6,7 +6,7 @@
 #include <msperf/error.h>
 #include "app/report.h"
 #include "app/metrics.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 #define TOP_OPS 10
 #define FACT_MAX 400   /* long detail values (candidate lists) are cut in the document */

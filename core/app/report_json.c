@@ -4,7 +4,7 @@
 #include <string.h>
 #include "app/report.h"
 #include "app/metrics.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 #include <msperf/error.h>
 
 /* A details value copied for output, or null. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "app/report.h"
 #include "app/metrics.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 #define OP_WIDTH 48      /* long op names are cut with "…" to keep rows on one line */
 #define REASON_WIDTH 32

@@ -3,7 +3,7 @@
 #include <config.h>
 #include <string.h>
 #include <msperf/att.h>
-#include "base/paths.h"
+#include <msperf/paths.h>
 #include "io/yaml_doc.h"
 
 typedef struct {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 /* Shortest decimal digits that read back as value (|value| finite, non-zero): the digits
  * without sign or point, and the exponent of the first digit (value = d.ddd × 10^exp10).

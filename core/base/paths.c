@@ -1,7 +1,7 @@
 /* msperf — locating shipped data and modules, installed or in the build tree. */
 #include <config.h>
 #include <string.h>
-#include "base/paths.h"
+#include <msperf/paths.h>
 
 gboolean
 msperf_paths_uninstalled (void)

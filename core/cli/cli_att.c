@@ -18,7 +18,7 @@
 #include <msperf/op.h>
 
 #include "cli/cli.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 /* The device profile when none is asked for: one without a vector clock, so the answer is
  * cycles only (latency null, reason no_vector_clock) without the default-device warning. */

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
-#include "base/paths.h"
+#include <msperf/paths.h>
 #include "app/report.h"
 #include "app/trace.h"
 

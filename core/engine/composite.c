@@ -18,7 +18,7 @@
 #include <string.h>
 #include "engine/engine_private.h"
 #include "engine/composite.h"
-#include "base/numfmt.h"
+#include <msperf/format.h>
 
 /* Confidences of reference §2.12. */
 #define STATIC_COMM_CONFIDENCE 0.9

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/engine_private.h"
-#include "base/paths.h"
+#include <msperf/paths.h>
 #include "engine/roofline.h"
 
 /* ------------------------------------------------------------------ sub-queries */

@@ -21,7 +21,7 @@
 #include <ltdl.h>
 
 #include "engine/registry.h"
-#include "base/paths.h"
+#include <msperf/paths.h>
 
 #define MODULE_PREFIX "msperf_"
 

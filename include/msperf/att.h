@@ -9,6 +9,7 @@
 #ifndef MSPERF_ATT_H
 #define MSPERF_ATT_H
 
+#include <msperf/api.h>
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/error.h>
@@ -23,37 +24,37 @@ typedef struct msperf_att_table msperf_att_table;
 
 /* Loads a table in the layout of policies/att/vf_perf_table_v2.yaml. Errors are
  * "FILE:LINE: problem" (MSPERF_ERROR_PARSE / MSPERF_ERROR_INVALID / MSPERF_ERROR_IO). */
-msperf_att_table *msperf_att_table_load (const char *path, GError **error);
+MSPERF_API msperf_att_table *msperf_att_table_load (const char *path, GError **error);
 /* The shipped table ($(pkgdatadir)/policies/att/vf_perf_table_v2.yaml, or the source tree's
  * copy when running uninstalled). */
-msperf_att_table *msperf_att_table_load_default (GError **error);
-void msperf_att_table_free (msperf_att_table *table);
+MSPERF_API msperf_att_table *msperf_att_table_load_default (GError **error);
+MSPERF_API void msperf_att_table_free (msperf_att_table *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_att_table, msperf_att_table_free)
 
 /* The file the table came from. Transfer none. */
-const char *msperf_att_table_path (const msperf_att_table *table);
+MSPERF_API const char *msperf_att_table_path (const msperf_att_table *table);
 /* A value of the `constants` block ("vf_head_cost", "vector_len_bytes", …), or fallback. */
-double msperf_att_table_constant (const msperf_att_table *table, const char *name,
+MSPERF_API double msperf_att_table_constant (const msperf_att_table *table, const char *name,
                                   double fallback);
 /* The per-dtype maps (dtype strings as the table writes them: "float16", "int4", "bool"):
  * elements per 256-B repeat (kRptEleMap), per 32-B block (kBlkEleMap), bytes per element.
  * FALSE when the dtype is absent from the map (int4 is absent from repeat_elems). */
-gboolean msperf_att_table_repeat_elems (const msperf_att_table *table, const char *dtype,
+MSPERF_API gboolean msperf_att_table_repeat_elems (const msperf_att_table *table, const char *dtype,
                                         int64_t *out);
-gboolean msperf_att_table_block_elems (const msperf_att_table *table, const char *dtype,
+MSPERF_API gboolean msperf_att_table_block_elems (const msperf_att_table *table, const char *dtype,
                                        int64_t *out);
-gboolean msperf_att_table_dtype_size (const msperf_att_table *table, const char *dtype,
+MSPERF_API gboolean msperf_att_table_dtype_size (const msperf_att_table *table, const char *dtype,
                                       int64_t *out);
 
 /* Single-dtype lookup (§1.2): the first row of key `type` whose dtypes contain dtype.
  * FALSE for an unknown key or dtype (the caller then adds nothing). */
-gboolean msperf_att_table_lookup (const msperf_att_table *table, const char *type,
+MSPERF_API gboolean msperf_att_table_lookup (const msperf_att_table *table, const char *type,
                                   const char *dtype, int64_t *latency, int64_t *throughput);
 /* Dtype-mapping lookup (§1.3): candidates (in,out), (in,default), (default,out),
  * (default,default); the first row matching the first candidate that matches anything.
  * *matched_in / *matched_out (may be NULL) receive the candidate used (transfer none).
  * FALSE when nothing matches (latency and throughput 0 then). */
-gboolean msperf_att_table_lookup_mapping (const msperf_att_table *table, const char *type,
+MSPERF_API gboolean msperf_att_table_lookup_mapping (const msperf_att_table *table, const char *type,
                                           const char *in, const char *out, int64_t *latency,
                                           int64_t *throughput, const char **matched_in,
                                           const char **matched_out);
@@ -86,43 +87,43 @@ typedef struct msperf_att_ledger_row {
 typedef struct msperf_att_vf msperf_att_vf;
 
 /* Expressions are built in ctx, which must outlive the accumulator's results. */
-msperf_att_vf *msperf_att_vf_new (const msperf_att_table *table, msperf_expr_ctx *ctx);
-void msperf_att_vf_free (msperf_att_vf *vf);
+MSPERF_API msperf_att_vf *msperf_att_vf_new (const msperf_att_table *table, msperf_expr_ctx *ctx);
+MSPERF_API void msperf_att_vf_free (msperf_att_vf *vf);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_att_vf, msperf_att_vf_free)
 
 /* Opens a ledger row (strings copied, NULL allowed except call_site/real_api). Transfer none. */
-msperf_att_ledger_row *msperf_att_vf_row (msperf_att_vf *vf, const char *call_site,
+MSPERF_API msperf_att_ledger_row *msperf_att_vf_row (msperf_att_vf *vf, const char *call_site,
                                           const char *real_api, const char *data_dtype,
                                           const char *index_dtype, const char *mode,
                                           const char *api_params,
                                           const msperf_expr *call_count);
 /* AddVfInstructPerf: latency = Max(row.latency, latency); throughput += row.throughput·count;
  * nothing when no row matches (the component is still recorded, no_table_entry). */
-void msperf_att_vf_add (msperf_att_vf *vf, msperf_att_ledger_row *row, const char *perf_type,
+MSPERF_API void msperf_att_vf_add (msperf_att_vf *vf, msperf_att_ledger_row *row, const char *perf_type,
                         const char *dtype, const msperf_expr *count);
 /* AddVfInstructDtypeMappingPerf: the same through the mapping lookup (0/0 when unmatched). */
-void msperf_att_vf_add_mapping (msperf_att_vf *vf, msperf_att_ledger_row *row,
+MSPERF_API void msperf_att_vf_add_mapping (msperf_att_vf *vf, msperf_att_ledger_row *row,
                                 const char *perf_type, const char *in, const char *out,
                                 const msperf_expr *count);
 /* Shorthand: a row with a single lookup (out == NULL: single-dtype, else mapping). */
-void msperf_att_vf_call (msperf_att_vf *vf, const char *call_site, const char *real_api,
+MSPERF_API void msperf_att_vf_call (msperf_att_vf *vf, const char *call_site, const char *real_api,
                          const char *mode, const char *perf_type, const char *in,
                          const char *out, const msperf_expr *count);
 
-msperf_expr *msperf_att_vf_max_latency (const msperf_att_vf *vf);
-msperf_expr *msperf_att_vf_throughput (const msperf_att_vf *vf);
+MSPERF_API msperf_expr *msperf_att_vf_max_latency (const msperf_att_vf *vf);
+MSPERF_API msperf_expr *msperf_att_vf_throughput (const msperf_att_vf *vf);
 /* head + max_latency + Σ throughput·count, head from constants.vf_head_cost. */
-msperf_expr *msperf_att_vf_cost (const msperf_att_vf *vf);
+MSPERF_API msperf_expr *msperf_att_vf_cost (const msperf_att_vf *vf);
 /* The rows in call order (msperf_att_ledger_row*). Transfer none. */
-GPtrArray *msperf_att_vf_ledger (const msperf_att_vf *vf);
+MSPERF_API GPtrArray *msperf_att_vf_ledger (const msperf_att_vf *vf);
 
 /* A ledger as FORMATS §5 prints it: LIST of MAPs (call_site, real_api, data_dtype,
  * index_dtype, mode, api_params, call_count, perf_components: [{perf_type, perf_dtype,
  * component_count, latency, throughput, no_table_entry[, matched]}]). Counts are numbers when
  * static, printed expressions otherwise. Transfer full. */
-msperf_value *msperf_att_ledger_to_value (GPtrArray *rows);
+MSPERF_API msperf_value *msperf_att_ledger_to_value (GPtrArray *rows);
 /* An expression as a value: INT for an integer, FLOAT for another number, else STRING. */
-msperf_value *msperf_att_expr_value (const msperf_expr *e);
+MSPERF_API msperf_value *msperf_att_expr_value (const msperf_expr *e);
 
 /* ---- the answer of an ATT model module (core/att_report.c) */
 
@@ -133,7 +134,7 @@ msperf_value *msperf_att_expr_value (const msperf_expr *e);
  * vf_launches (msperf_att_expr_value of launches). A model appends its own keys after these.
  * NULL + error when cost cannot be inlined or evaluating it fails for another reason than an
  * unbound symbol (a zero divisor). Transfer full. */
-msperf_value *msperf_att_report_new (msperf_expr_ctx *ctx, const msperf_expr *cost,
+MSPERF_API msperf_value *msperf_att_report_new (msperf_expr_ctx *ctx, const msperf_expr *cost,
                                      GHashTable *bindings, const msperf_att_vf *vf,
                                      const msperf_expr *launches, GError **error);
 
@@ -141,14 +142,14 @@ msperf_value *msperf_att_report_new (msperf_expr_ctx *ctx, const msperf_expr *co
  * of kernel_type with rule "att" and confidence, and the `cycles` detail: the report's value
  * when it is a number, else the printed cost. Returns the cycles, NAN while symbolic. The
  * module then adds its own details (att_branch, …) and calls msperf_att_result_finish. */
-double msperf_att_result_begin (msperf_result *result, const char *kernel_type,
+MSPERF_API double msperf_att_result_begin (msperf_result *result, const char *kernel_type,
                                 double confidence, const msperf_expr *cost,
                                 const msperf_value *report);
 /* Second half: copies every key of report into the details (in report order), then sets the
  * latency cycles / (vector clock GHz) / 1e3 µs, or keeps the ANALYTIC answer without a
  * latency and the miss reason "symbolic_cost" (cycles NAN) or "no_vector_clock" (the device
  * profile gives no clock). */
-void msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
+MSPERF_API void msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
                                const msperf_value *report, double cycles);
 
 G_END_DECLS

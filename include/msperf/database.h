@@ -2,6 +2,7 @@
 #ifndef MSPERF_DATABASE_H
 #define MSPERF_DATABASE_H
 
+#include <msperf/api.h>
 #include <glib.h>
 #include <msperf/op.h>
 #include <msperf/table.h>
@@ -28,34 +29,34 @@ typedef struct msperf_mapping_entry {
 /* Opens dir/op_mapping.yaml. root (nullable) confines every resolved file (after symlinks).
  * Entries with a bad kernel_type are rejected with an error naming them and recorded as
  * problems (msperf_database_problems); the rest load. Transfer full. */
-msperf_database *msperf_database_open (const char *dir, const char *root, GError **error);
-void msperf_database_free (msperf_database *db);
+MSPERF_API msperf_database *msperf_database_open (const char *dir, const char *root, GError **error);
+MSPERF_API void msperf_database_free (msperf_database *db);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_database, msperf_database_free)
 
-const char *msperf_database_dir (const msperf_database *db);
+MSPERF_API const char *msperf_database_dir (const msperf_database *db);
 /* The `device:` metadata value, or NULL. */
-const char *msperf_database_device (const msperf_database *db);
+MSPERF_API const char *msperf_database_device (const msperf_database *db);
 /* Entry for a normalised op name, or NULL (unmapped). */
-const msperf_mapping_entry *msperf_database_entry (const msperf_database *db, const char *op_name);
+MSPERF_API const msperf_mapping_entry *msperf_database_entry (const msperf_database *db, const char *op_name);
 /* All entries in file order (msperf_mapping_entry*). Transfer none. */
-const GPtrArray *msperf_database_entries (const msperf_database *db);
+MSPERF_API const GPtrArray *msperf_database_entries (const msperf_database *db);
 /* The kernel table, loaded on first use and cached. NULL with MSPERF_ERROR_NOT_FOUND when no
  * CSV exists (csv_not_found); NULL with another code when it exists but is unusable. */
-const msperf_table *msperf_database_table (msperf_database *db, const char *kernel_type,
+MSPERF_API const msperf_table *msperf_database_table (msperf_database *db, const char *kernel_type,
                                            GError **error);
 /* <block>.kernel_overrides.<kernel>.<key> from op_mapping.yaml (block: latency_policy,
  * query_selection_policy, interpolation_policy), or NULL. Transfer none. */
-const msperf_value *msperf_database_kernel_option (const msperf_database *db, const char *block,
+MSPERF_API const msperf_value *msperf_database_kernel_option (const msperf_database *db, const char *block,
                                                    const char *kernel, const char *key);
 /* A top-level key of op_mapping.yaml as a value tree, or NULL. */
-const msperf_value *msperf_database_top (const msperf_database *db, const char *key);
+MSPERF_API const msperf_value *msperf_database_top (const msperf_database *db, const char *key);
 /* Load-time problems and warnings ("FILE:LINE: message"), in order. Transfer none. */
-const GPtrArray *msperf_database_warnings (const msperf_database *db);
+MSPERF_API const GPtrArray *msperf_database_warnings (const msperf_database *db);
 /* Drops every cached table (and what the engine built on them). */
-void msperf_database_clear_cache (msperf_database *db);
+MSPERF_API void msperf_database_clear_cache (msperf_database *db);
 
 /* TRUE when name is a plain file stem (no '/', '\\', "..", leading '.', control chars). */
-gboolean msperf_kernel_type_is_plain (const char *name);
+MSPERF_API gboolean msperf_kernel_type_is_plain (const char *name);
 
 G_END_DECLS
 

@@ -2,6 +2,7 @@
 #ifndef MSPERF_DTYPE_H
 #define MSPERF_DTYPE_H
 
+#include <msperf/api.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -39,20 +40,20 @@ typedef enum {
 
 /* Parses a torch name ("bfloat16", "torch.float16") or a profiling spelling ("DT_BF16",
  * "FLOAT", "DT_FLOAT"). Returns MSPERF_DTYPE_UNKNOWN for anything else. */
-msperf_dtype msperf_dtype_from_string (const char *name);
+MSPERF_API msperf_dtype msperf_dtype_from_string (const char *name);
 /* Canonical profiling spelling as the upstream DTYPE_MAP writes it ("DT_BF16", "FLOAT",
  * "INT8", ...); "DT_FLOAT16" for float16. Transfer none. */
-const char *msperf_dtype_profiling_name (msperf_dtype dtype);
+MSPERF_API const char *msperf_dtype_profiling_name (msperf_dtype dtype);
 /* Torch spelling ("bfloat16"). Transfer none. */
-const char *msperf_dtype_torch_name (msperf_dtype dtype);
+MSPERF_API const char *msperf_dtype_torch_name (msperf_dtype dtype);
 /* Element size in bytes as upstream counts it; 0 for unknown/undefined (int4 counts 1). */
-guint msperf_dtype_size (msperf_dtype dtype);
+MSPERF_API guint msperf_dtype_size (msperf_dtype dtype);
 /* TRUE when the upstream DTYPE_MAP maps this torch dtype (bf16, fp16, int8, int32, int64,
  * float32, bool): only those can match a compute row. */
-gboolean msperf_dtype_is_mapped (msperf_dtype dtype);
+MSPERF_API gboolean msperf_dtype_is_mapped (msperf_dtype dtype);
 
-msperf_format msperf_format_from_string (const char *name);
-const char *msperf_format_name (msperf_format format);
+MSPERF_API msperf_format msperf_format_from_string (const char *name);
+MSPERF_API const char *msperf_format_name (msperf_format format);
 
 G_END_DECLS
 

@@ -3,6 +3,7 @@
 #ifndef MSPERF_ENGINE_H
 #define MSPERF_ENGINE_H
 
+#include <msperf/api.h>
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/op.h>
@@ -33,10 +34,10 @@ typedef struct msperf_subquery {
   gboolean is_attention;
 } msperf_subquery;
 
-msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);
-void msperf_subquery_free (msperf_subquery *sq);
-void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
-void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
+MSPERF_API msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);
+MSPERF_API void msperf_subquery_free (msperf_subquery *sq);
+MSPERF_API void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
+MSPERF_API void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
 
 /* Status of one discovered module file, as `msperf plugins list` prints it. */
 typedef enum {
@@ -56,72 +57,72 @@ typedef struct msperf_plugin_info {
   char *reason;             /* why rejected/skipped/disabled, or NULL */
 } msperf_plugin_info;
 
-const char *msperf_plugin_status_name (msperf_plugin_status status);
+MSPERF_API const char *msperf_plugin_status_name (msperf_plugin_status status);
 
-msperf_engine *msperf_engine_new (void);
-void msperf_engine_free (msperf_engine *engine);
+MSPERF_API msperf_engine *msperf_engine_new (void);
+MSPERF_API void msperf_engine_free (msperf_engine *engine);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_engine, msperf_engine_free)
 
 /* Configuration, before msperf_engine_start. */
-void msperf_engine_add_plugin_dir (msperf_engine *engine, const char *dir);
+MSPERF_API void msperf_engine_add_plugin_dir (msperf_engine *engine, const char *dir);
 /* Skip MSPERF_PLUGIN_PATH and the installed directory (tests). */
-void msperf_engine_set_plugin_search_defaults (msperf_engine *engine, gboolean use_defaults);
-gboolean msperf_engine_load_policy (msperf_engine *engine, const char *path, GError **error);
+MSPERF_API void msperf_engine_set_plugin_search_defaults (msperf_engine *engine, gboolean use_defaults);
+MSPERF_API gboolean msperf_engine_load_policy (msperf_engine *engine, const char *path, GError **error);
 /* Command-line overrides, the highest precedence: a dotted key and a YAML scalar text,
  * e.g. ("parallel.tp_size", "2"), ("interpolation.enabled", "false"). */
-gboolean msperf_engine_set_override (msperf_engine *engine, const char *key, const char *value,
+MSPERF_API gboolean msperf_engine_set_override (msperf_engine *engine, const char *key, const char *value,
                                      GError **error);
-gboolean msperf_engine_open_database (msperf_engine *engine, const char *dir, const char *root,
+MSPERF_API gboolean msperf_engine_open_database (msperf_engine *engine, const char *dir, const char *root,
                                       GError **error);
-gboolean msperf_engine_set_device_profile (msperf_engine *engine, const char *name_or_path,
+MSPERF_API gboolean msperf_engine_set_device_profile (msperf_engine *engine, const char *name_or_path,
                                            GError **error);
 /* Merges the policy, discovers and initialises modules, picks the device profile.
  * FALSE only for configuration errors (bad policy, unreadable device profile). */
-gboolean msperf_engine_start (msperf_engine *engine, GError **error);
+MSPERF_API gboolean msperf_engine_start (msperf_engine *engine, GError **error);
 
 /* Every module file seen, in discovery order (msperf_plugin_info*). Transfer none. */
-const GPtrArray *msperf_engine_plugins (msperf_engine *engine);
+MSPERF_API const GPtrArray *msperf_engine_plugins (msperf_engine *engine);
 /* TRUE when a module of that name is loaded and enabled. */
-gboolean msperf_engine_has_module (msperf_engine *engine, const char *name);
+MSPERF_API gboolean msperf_engine_has_module (msperf_engine *engine, const char *name);
 
 /* Answers one op with every stage (exact, interpolation, model, roofline). Transfer full. */
-msperf_result *msperf_engine_query (msperf_engine *engine, const msperf_op *op);
+MSPERF_API msperf_result *msperf_engine_query (msperf_engine *engine, const msperf_op *op);
 /* The roofline estimate of an op in µs (NAN when it cannot be computed). */
-double msperf_engine_analytic_latency (msperf_engine *engine, const msperf_op *op);
+MSPERF_API double msperf_engine_analytic_latency (msperf_engine *engine, const msperf_op *op);
 
 /* Answers one sub-query (a composite's part, a moe_fused embedded term) through the module
  * of sq->mode, as the engine answers ops: the module's exact lookup (and, once interpolation
  * exists, its fallback). parent is the invocation the part belongs to. result is filled;
  * returns the module's status. Modules may call this; it never recurses into decomposition. */
-msperf_status msperf_engine_subquery (msperf_engine *engine, const msperf_op *parent,
+MSPERF_API msperf_status msperf_engine_subquery (msperf_engine *engine, const msperf_op *parent,
                                       const msperf_subquery *sq, msperf_result *result);
 
 /* Services for modules. */
-msperf_database *msperf_engine_database (msperf_engine *engine);
+MSPERF_API msperf_database *msperf_engine_database (msperf_engine *engine);
 /* Kernel table through the database cache; NULL + MSPERF_ERROR_NOT_FOUND when absent. */
-const msperf_table *msperf_engine_table (msperf_engine *engine, const char *kernel_type,
+MSPERF_API const msperf_table *msperf_engine_table (msperf_engine *engine, const char *kernel_type,
                                          GError **error);
 /* Effective per-kernel option: --policy kernel_overrides, then the database's
  * <block>.kernel_overrides. block: latency_policy, query_selection_policy, interpolation_policy. */
-const msperf_value *msperf_engine_kernel_option (msperf_engine *engine, const char *block,
+MSPERF_API const msperf_value *msperf_engine_kernel_option (msperf_engine *engine, const char *block,
                                                  const char *kernel, const char *key);
-gboolean msperf_engine_kernel_flag (msperf_engine *engine, const char *block, const char *kernel,
+MSPERF_API gboolean msperf_engine_kernel_flag (msperf_engine *engine, const char *block, const char *kernel,
                                     const char *key);
-const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
+MSPERF_API const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
 /* A value of the effective policy by dotted path ("interpolation.attention.sparse_mode_default"). */
-const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
+MSPERF_API const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
 /* SHA-256 of the canonical JSON of the effective policy. */
-const char *msperf_engine_policy_hash (msperf_engine *engine);
+MSPERF_API const char *msperf_engine_policy_hash (msperf_engine *engine);
 /* The device profile's communication rank grid (outermost dimension first, upstream comm_grid):
  * TRUE with *dims (owned by the engine) and *n when the profile configures one; FALSE (and
  * *dims NULL, *n 0) when it does not, which means "no topology-tier filter". */
-gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_t **dims, size_t *n);
+MSPERF_API gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_t **dims, size_t *n);
 /* Name of the device profile the roofline uses (after start). Transfer none. */
-const char *msperf_engine_device_name (msperf_engine *engine);
+MSPERF_API const char *msperf_engine_device_name (msperf_engine *engine);
 /* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
-double msperf_engine_vector_clock_ghz (msperf_engine *engine);
+MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */
-const char *msperf_engine_policy_json (msperf_engine *engine);
+MSPERF_API const char *msperf_engine_policy_json (msperf_engine *engine);
 
 G_END_DECLS
 

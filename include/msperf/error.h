@@ -2,6 +2,7 @@
 #ifndef MSPERF_ERROR_H
 #define MSPERF_ERROR_H
 
+#include <msperf/api.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -9,7 +10,7 @@ G_BEGIN_DECLS
 /* GLib would call this MSPERF_ERROR, but ARCHITECTURE.md gives that name to the status
  * value of a module slot; the domain is therefore MSPERF_ERROR_DOMAIN. */
 #define MSPERF_ERROR_DOMAIN (msperf_error_quark ())
-GQuark msperf_error_quark (void);
+MSPERF_API GQuark msperf_error_quark (void);
 
 typedef enum {
   MSPERF_ERROR_FAILED = 0,  /* anything not listed below */

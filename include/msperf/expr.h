@@ -15,6 +15,7 @@
 #ifndef MSPERF_EXPR_H
 #define MSPERF_EXPR_H
 
+#include <msperf/api.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <glib.h>
@@ -66,116 +67,116 @@ typedef enum {
   MSPERF_CMP_GE
 } msperf_cmp;
 
-msperf_expr_ctx *msperf_expr_ctx_new (void);
-void msperf_expr_ctx_free (msperf_expr_ctx *ctx);
+MSPERF_API msperf_expr_ctx *msperf_expr_ctx_new (void);
+MSPERF_API void msperf_expr_ctx_free (msperf_expr_ctx *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_expr_ctx, msperf_expr_ctx_free)
 
 /* ---- leaves (transfer none: owned by ctx) */
-msperf_expr *msperf_expr_int (msperf_expr_ctx *ctx, int64_t value);
+MSPERF_API msperf_expr *msperf_expr_int (msperf_expr_ctx *ctx, int64_t value);
 /* n/d reduced; an integer when d divides n. d == 0 is a caller bug (NULL). */
-msperf_expr *msperf_expr_rational (msperf_expr_ctx *ctx, int64_t n, int64_t d);
-msperf_expr *msperf_expr_double (msperf_expr_ctx *ctx, double value);
+MSPERF_API msperf_expr *msperf_expr_rational (msperf_expr_ctx *ctx, int64_t n, int64_t d);
+MSPERF_API msperf_expr *msperf_expr_double (msperf_expr_ctx *ctx, double value);
 /* A symbol. name must be an identifier ([A-Za-z_][A-Za-z0-9_]*), else NULL. */
-msperf_expr *msperf_expr_symbol (msperf_expr_ctx *ctx, const char *name);
+MSPERF_API msperf_expr *msperf_expr_symbol (msperf_expr_ctx *ctx, const char *name);
 /* TRUE when name is an identifier msperf_expr_symbol accepts. */
-gboolean msperf_expr_is_identifier (const char *name);
+MSPERF_API gboolean msperf_expr_is_identifier (const char *name);
 
 /* ---- arithmetic (canonical form; transfer none) */
-msperf_expr *msperf_expr_add (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_sub (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_mul (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_neg (const msperf_expr *a);
+MSPERF_API msperf_expr *msperf_expr_add (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_sub (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_mul (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_neg (const msperf_expr *a);
 /* n-ary forms; n >= 1. */
-msperf_expr *msperf_expr_add_n (msperf_expr *const *args, size_t n);
-msperf_expr *msperf_expr_mul_n (msperf_expr *const *args, size_t n);
+MSPERF_API msperf_expr *msperf_expr_add_n (msperf_expr *const *args, size_t n);
+MSPERF_API msperf_expr *msperf_expr_mul_n (msperf_expr *const *args, size_t n);
 /* Exact division a · b⁻¹ (integers give a Rational). A literal zero divisor is kept as an
  * unevaluated 0⁻¹ factor that fails evaluation; msperf_expr_div_checked refuses it instead. */
-msperf_expr *msperf_expr_div (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_div_checked (const msperf_expr *a, const msperf_expr *b,
+MSPERF_API msperf_expr *msperf_expr_div (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_div_checked (const msperf_expr *a, const msperf_expr *b,
                                       GError **error);
 /* a^b; integer powers of numbers fold, powers of products distribute for integer b. */
-msperf_expr *msperf_expr_pow (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_pow_int (const msperf_expr *a, int64_t k);
-msperf_expr *msperf_expr_ceil (const msperf_expr *a);
-msperf_expr *msperf_expr_floor (const msperf_expr *a);
-msperf_expr *msperf_expr_abs (const msperf_expr *a);
+MSPERF_API msperf_expr *msperf_expr_pow (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_pow_int (const msperf_expr *a, int64_t k);
+MSPERF_API msperf_expr *msperf_expr_ceil (const msperf_expr *a);
+MSPERF_API msperf_expr *msperf_expr_floor (const msperf_expr *a);
+MSPERF_API msperf_expr *msperf_expr_abs (const msperf_expr *a);
 /* Ceiling(a / b), Floor(a / b). */
-msperf_expr *msperf_expr_ceil_div (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_floor_div (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_ceil_div (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_floor_div (const msperf_expr *a, const msperf_expr *b);
 /* Mod(a, b): floored remainder (the sign of b) when both are numbers. */
-msperf_expr *msperf_expr_mod (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_mod (const msperf_expr *a, const msperf_expr *b);
 /* Max/Min: nested calls flatten, numbers fold into one, duplicates go; argument order kept. */
-msperf_expr *msperf_expr_max (const msperf_expr *a, const msperf_expr *b);
-msperf_expr *msperf_expr_min (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_max (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_min (const msperf_expr *a, const msperf_expr *b);
 /* A relational (printed ExpectEq/ExpectNe/ExpectLt/ExpectLe); numbers fold to 1 or 0. */
-msperf_expr *msperf_expr_cmp (msperf_cmp op, const msperf_expr *a, const msperf_expr *b);
+MSPERF_API msperf_expr *msperf_expr_cmp (msperf_cmp op, const msperf_expr *a, const msperf_expr *b);
 /* An IfCase node "cond(left, right) ? a : b". Never folded, even with numeric conditions
  * (upstream builds and prints `TernaryOp(IsEqual(64, 64), …)`); evaluation picks a branch. */
-msperf_expr *msperf_expr_ternary (msperf_cond cond, const msperf_expr *left,
+MSPERF_API msperf_expr *msperf_expr_ternary (msperf_cond cond, const msperf_expr *left,
                                   const msperf_expr *right, const msperf_expr *a,
                                   const msperf_expr *b);
 
 /* ---- inspection */
-msperf_expr_kind msperf_expr_get_kind (const msperf_expr *e);
-msperf_expr_ctx *msperf_expr_get_ctx (const msperf_expr *e);
+MSPERF_API msperf_expr_kind msperf_expr_get_kind (const msperf_expr *e);
+MSPERF_API msperf_expr_ctx *msperf_expr_get_ctx (const msperf_expr *e);
 /* INTEGER, RATIONAL or DOUBLE. */
-gboolean msperf_expr_is_number (const msperf_expr *e);
+MSPERF_API gboolean msperf_expr_is_number (const msperf_expr *e);
 /* TRUE and *out for an INTEGER node. */
-gboolean msperf_expr_get_int (const msperf_expr *e, int64_t *out);
+MSPERF_API gboolean msperf_expr_get_int (const msperf_expr *e, int64_t *out);
 /* TRUE and *out for any number node. */
-gboolean msperf_expr_get_double (const msperf_expr *e, double *out);
+MSPERF_API gboolean msperf_expr_get_double (const msperf_expr *e, double *out);
 /* Structural equality (same canonical form). */
-gboolean msperf_expr_equal (const msperf_expr *a, const msperf_expr *b);
+MSPERF_API gboolean msperf_expr_equal (const msperf_expr *a, const msperf_expr *b);
 /* The symbol's name (transfer none), NULL for other kinds. */
-const char *msperf_expr_symbol_name (const msperf_expr *e);
+MSPERF_API const char *msperf_expr_symbol_name (const msperf_expr *e);
 /* Sorted, de-duplicated names of the free symbols (variables count as symbols unless
  * through_variables, which looks into their definitions instead). Transfer full (g_strfreev). */
-char **msperf_expr_free_symbols (const msperf_expr *e, gboolean through_variables);
+MSPERF_API char **msperf_expr_free_symbols (const msperf_expr *e, gboolean through_variables);
 
 /* ---- named variables kept beside the expressions */
 /* Defines (or redefines) name := definition and returns the symbol `name`. NULL when name is
  * not an identifier. */
-msperf_expr *msperf_expr_ctx_define (msperf_expr_ctx *ctx, const char *name,
+MSPERF_API msperf_expr *msperf_expr_ctx_define (msperf_expr_ctx *ctx, const char *name,
                                      const msperf_expr *definition, const char *description);
 /* Like msperf_expr_ctx_define with the first free name of prefix, prefix1, prefix2, …
  * (upstream GetPerfVar). */
-msperf_expr *msperf_expr_ctx_define_fresh (msperf_expr_ctx *ctx, const char *prefix,
+MSPERF_API msperf_expr *msperf_expr_ctx_define_fresh (msperf_expr_ctx *ctx, const char *prefix,
                                            const msperf_expr *definition,
                                            const char *description);
-size_t msperf_expr_ctx_n_variables (const msperf_expr_ctx *ctx);
+MSPERF_API size_t msperf_expr_ctx_n_variables (const msperf_expr_ctx *ctx);
 /* Variable i in definition order: name, definition, description (any may be NULL-ed out). */
-void msperf_expr_ctx_variable (const msperf_expr_ctx *ctx, size_t i, const char **name,
+MSPERF_API void msperf_expr_ctx_variable (const msperf_expr_ctx *ctx, size_t i, const char **name,
                                const msperf_expr **definition, const char **description);
 /* The definition of name, or NULL. */
-const msperf_expr *msperf_expr_ctx_lookup (const msperf_expr_ctx *ctx, const char *name);
+MSPERF_API const msperf_expr *msperf_expr_ctx_lookup (const msperf_expr_ctx *ctx, const char *name);
 
 /* ---- substitution and evaluation */
 /* Replaces symbols by expressions: bindings maps char* name → const msperf_expr* (same ctx).
  * Rebuilt through the constructors, so the result is canonical again. */
-msperf_expr *msperf_expr_subs (const msperf_expr *e, GHashTable *bindings);
-msperf_expr *msperf_expr_subs1 (const msperf_expr *e, const char *name,
+MSPERF_API msperf_expr *msperf_expr_subs (const msperf_expr *e, GHashTable *bindings);
+MSPERF_API msperf_expr *msperf_expr_subs1 (const msperf_expr *e, const char *name,
                                 const msperf_expr *value);
 /* Replaces every variable of the context by its definition, recursively (upstream
  * ConcursiveReplaceVars); unbound symbols stay. NULL + MSPERF_ERROR_INVALID when definitions
  * refer to each other in a cycle. */
-msperf_expr *msperf_expr_inline (const msperf_expr *e, GError **error);
+MSPERF_API msperf_expr *msperf_expr_inline (const msperf_expr *e, GError **error);
 /* Numeric value: symbols from bindings (name → const msperf_expr*, may be NULL), else from
  * the context's variables. Exact while possible. Ternaries evaluate only the branch taken;
  * EQ compares exactly, or with |a − b| < 1e-8 once doubles are involved (as the generated
  * tiling code does). Errors: MSPERF_ERROR_UNBOUND "unbound symbol 'x'", MSPERF_ERROR_INVALID
  * "division by zero in …" (also Mod by zero), cyclic variables. Transfer none. */
-msperf_expr *msperf_expr_evaluate (const msperf_expr *e, GHashTable *bindings, GError **error);
+MSPERF_API msperf_expr *msperf_expr_evaluate (const msperf_expr *e, GHashTable *bindings, GError **error);
 /* The same as a double. */
-gboolean msperf_expr_eval (const msperf_expr *e, GHashTable *bindings, double *out,
+MSPERF_API gboolean msperf_expr_eval (const msperf_expr *e, GHashTable *bindings, double *out,
                            GError **error);
 
 /* ---- printing (expr_print.c) */
 /* The upstream Str() form (att-model.md §2.3): sorted printed arguments, brackets,
  * `Rational(n , d)`, `TernaryOp(IsEqual(a, b), x, y)`, `Max(a, b)`. Transfer none (cached). */
-const char *msperf_expr_str (const msperf_expr *e);
+MSPERF_API const char *msperf_expr_str (const msperf_expr *e);
 /* The inlined form: every variable replaced by its printed definition. Transfer full;
  * NULL + error on cyclic definitions. */
-char *msperf_expr_str_inlined (const msperf_expr *e, GError **error);
+MSPERF_API char *msperf_expr_str_inlined (const msperf_expr *e, GError **error);
 
 G_END_DECLS
 

@@ -6,6 +6,7 @@
 #ifndef MSPERF_HOLDOUT_H
 #define MSPERF_HOLDOUT_H
 
+#include <msperf/api.h>
 #include <msperf/engine.h>
 #include <msperf/point.h>
 
@@ -72,15 +73,15 @@ typedef struct msperf_holdout_report {
 /* Runs the holdout on a started engine with a database. Errors (MSPERF_ERROR_DOMAIN): a
  * requested kernel that no mapping entry sends to an interpolating query mode, or whose table
  * cannot be read (MSPERF_ERROR_NOT_FOUND / INVALID); a fraction outside (0, 1]. Transfer full. */
-msperf_holdout_report *msperf_holdout_run (msperf_engine *engine,
+MSPERF_API msperf_holdout_report *msperf_holdout_run (msperf_engine *engine,
                                            const msperf_holdout_options *options,
                                            GError **error);
-void msperf_holdout_report_free (msperf_holdout_report *report);
+MSPERF_API void msperf_holdout_report_free (msperf_holdout_report *report);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_holdout_report, msperf_holdout_report_free)
 
 /* numpy.percentile(values, 100·q) with the default linear method, on sorted[0..n-1] sorted
  * ascending; NAN when n == 0. */
-double msperf_holdout_quantile (const double *sorted, size_t n, double q);
+MSPERF_API double msperf_holdout_quantile (const double *sorted, size_t n, double q);
 
 G_END_DECLS
 

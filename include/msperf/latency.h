@@ -4,6 +4,7 @@
 #ifndef MSPERF_LATENCY_H
 #define MSPERF_LATENCY_H
 
+#include <msperf/api.h>
 #include <stddef.h>
 #include <glib.h>
 #include <msperf/table.h>
@@ -25,7 +26,7 @@ typedef struct msperf_latency_policy {
 
 /* Resolves the policy of kernel_type through msperf_engine_kernel_option (--policy overrides
  * first, then the database's latency_policy.kernel_overrides). */
-void msperf_latency_policy_init (msperf_latency_policy *policy, msperf_engine *engine,
+MSPERF_API void msperf_latency_policy_init (msperf_latency_policy *policy, msperf_engine *engine,
                                  const char *kernel_type);
 
 /* The latency of a valid row under policy: the row latency by the column priority
@@ -37,13 +38,13 @@ void msperf_latency_policy_init (msperf_latency_policy *policy, msperf_engine *e
  * prefer_profiling_rows. *selection (may be NULL) receives
  * MSPERF_LATENCY_SELECTION_CORE_ENVELOPE when the fallback applied, else NULL (a static
  * string, transfer none). */
-double msperf_latency_policy_row (const msperf_latency_policy *policy,
+MSPERF_API double msperf_latency_policy_row (const msperf_latency_policy *policy,
                                   const msperf_table *table, size_t row, int *priority,
                                   const char **selection);
 
 /* One-shot form for a single row: the policy of the table's own kernel type, then
  * msperf_latency_policy_row (a scan over many rows resolves the policy once instead). */
-double msperf_latency_policy_apply (msperf_engine *engine, const msperf_table *table,
+MSPERF_API double msperf_latency_policy_apply (msperf_engine *engine, const msperf_table *table,
                                     size_t row, int *priority, const char **selection);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
 #ifndef MSPERF_OP_H
 #define MSPERF_OP_H
 
+#include <msperf/api.h>
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/dtype.h>
@@ -24,14 +25,14 @@ typedef struct msperf_tensor {
 } msperf_tensor;
 
 /* Number of elements, or -1 when the product overflows int64. */
-int64_t msperf_tensor_numel (const msperf_tensor *t);
+MSPERF_API int64_t msperf_tensor_numel (const msperf_tensor *t);
 /* Equal rank and dims (dtype and format ignored). */
-gboolean msperf_tensor_same_shape (const msperf_tensor *a, const msperf_tensor *b);
+MSPERF_API gboolean msperf_tensor_same_shape (const msperf_tensor *a, const msperf_tensor *b);
 /* Deep copy into dst (dst's previous contents are not freed). */
-void msperf_tensor_copy (msperf_tensor *dst, const msperf_tensor *src);
-void msperf_tensor_clear (msperf_tensor *t);
+MSPERF_API void msperf_tensor_copy (msperf_tensor *dst, const msperf_tensor *src);
+MSPERF_API void msperf_tensor_clear (msperf_tensor *t);
 /* "[136, 5120]" (Python list repr of the dims). Transfer full. */
-char *msperf_tensor_shape_repr (const msperf_tensor *t);
+MSPERF_API char *msperf_tensor_shape_repr (const msperf_tensor *t);
 
 /* A JSON-like argument value. Trees of these hold args, kwargs and ATT parameters. */
 typedef enum {
@@ -58,28 +59,28 @@ struct msperf_value {
   guint line;            /* 1-based source line when parsed from a file, else 0 */
 };
 
-msperf_value *msperf_value_new (msperf_value_kind kind);
-void msperf_value_free (msperf_value *v);
-msperf_value *msperf_value_copy (const msperf_value *v);
+MSPERF_API msperf_value *msperf_value_new (msperf_value_kind kind);
+MSPERF_API void msperf_value_free (msperf_value *v);
+MSPERF_API msperf_value *msperf_value_copy (const msperf_value *v);
 /* Scalar constructors (transfer full); string copies s (NULL gives a NONE value). */
-msperf_value *msperf_value_new_int (int64_t i);
-msperf_value *msperf_value_new_double (double f);
-msperf_value *msperf_value_new_bool (gboolean b);
-msperf_value *msperf_value_new_string (const char *s);
+MSPERF_API msperf_value *msperf_value_new_int (int64_t i);
+MSPERF_API msperf_value *msperf_value_new_double (double f);
+MSPERF_API msperf_value *msperf_value_new_bool (gboolean b);
+MSPERF_API msperf_value *msperf_value_new_string (const char *s);
 /* MAP lookup; NULL when v is not a map or has no such key. Transfer none. */
-const msperf_value *msperf_value_lookup (const msperf_value *v, const char *key);
+MSPERF_API const msperf_value *msperf_value_lookup (const msperf_value *v, const char *key);
 /* Appends to a LIST (takes ownership of item). */
-void msperf_value_list_append (msperf_value *list, msperf_value *item);
+MSPERF_API void msperf_value_list_append (msperf_value *list, msperf_value *item);
 /* Sets key in a MAP (takes ownership of item; replaces an existing key). */
-void msperf_value_map_set (msperf_value *map, const char *key, msperf_value *item);
+MSPERF_API void msperf_value_map_set (msperf_value *map, const char *key, msperf_value *item);
 /* TRUE and *out when v is an INT, or a FLOAT holding an integral value. */
-gboolean msperf_value_get_int (const msperf_value *v, int64_t *out);
+MSPERF_API gboolean msperf_value_get_int (const msperf_value *v, int64_t *out);
 /* TRUE and *out for INT or FLOAT. */
-gboolean msperf_value_get_double (const msperf_value *v, double *out);
+MSPERF_API gboolean msperf_value_get_double (const msperf_value *v, double *out);
 /* String for kind STRING, else NULL. Transfer none. */
-const char *msperf_value_get_string (const msperf_value *v);
+MSPERF_API const char *msperf_value_get_string (const msperf_value *v);
 /* TRUE for kind LIST whose items are all INT. */
-gboolean msperf_value_is_int_list (const msperf_value *v);
+MSPERF_API gboolean msperf_value_is_int_list (const msperf_value *v);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_value, msperf_value_free)
 
@@ -95,23 +96,23 @@ typedef struct msperf_op {
   guint line;          /* 1-based source line, 0 when not from a file */
 } msperf_op;
 
-msperf_op *msperf_op_new (const char *name);
-void msperf_op_free (msperf_op *op);
+MSPERF_API msperf_op *msperf_op_new (const char *name);
+MSPERF_API void msperf_op_free (msperf_op *op);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_op, msperf_op_free)
 
 /* The TC tensor inputs as upstream _extract_tensor_inputs reads them: positional args only;
  * a tensor of rank > 0 contributes itself; a list contributes its tensors of rank > 0; scalars
  * and non-tensors are dropped. Returns msperf_tensor* pointing into op (transfer container). */
-GPtrArray *msperf_op_tensor_inputs (const msperf_op *op);
+MSPERF_API GPtrArray *msperf_op_tensor_inputs (const msperf_op *op);
 /* Top-level tensor args (rank 0 included), as upstream records tc_shapes (transfer container). */
-GPtrArray *msperf_op_top_level_tensors (const msperf_op *op);
+MSPERF_API GPtrArray *msperf_op_top_level_tensors (const msperf_op *op);
 /* Positional arg i (negative counts from the end), or NULL. Transfer none. */
-const msperf_value *msperf_op_arg (const msperf_op *op, int i);
+MSPERF_API const msperf_value *msperf_op_arg (const msperf_op *op, int i);
 /* First output tensor, or NULL. Transfer none. */
-const msperf_tensor *msperf_op_output (const msperf_op *op);
+MSPERF_API const msperf_tensor *msperf_op_output (const msperf_op *op);
 /* A stable signature of the invocation (name, args, kwargs, out, att; not count/index/line):
  * equal signatures get equal answers. Transfer full. */
-char *msperf_op_signature (const msperf_op *op);
+MSPERF_API char *msperf_op_signature (const msperf_op *op);
 
 G_END_DECLS
 

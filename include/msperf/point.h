@@ -3,6 +3,7 @@
 #ifndef MSPERF_POINT_H
 #define MSPERF_POINT_H
 
+#include <msperf/api.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -36,16 +37,16 @@ typedef struct msperf_point {
                           * tc_input_count (-1 = none); row slots beyond it are not compared */
 } msperf_point;
 
-void msperf_point_init (msperf_point *p);
-void msperf_point_clear (msperf_point *p);
+MSPERF_API void msperf_point_init (msperf_point *p);
+MSPERF_API void msperf_point_clear (msperf_point *p);
 /* Appends "|part" to the regime key. */
-void msperf_point_regime_add (msperf_point *p, const char *part);
+MSPERF_API void msperf_point_regime_add (msperf_point *p, const char *part);
 /* name must be a static string. FALSE when the point is full. */
-gboolean msperf_point_add_axis (msperf_point *p, const char *name, double value, gboolean known);
-gboolean msperf_point_add_field (msperf_point *p, const char *name, int64_t value,
+MSPERF_API gboolean msperf_point_add_axis (msperf_point *p, const char *name, double value, gboolean known);
+MSPERF_API gboolean msperf_point_add_field (msperf_point *p, const char *name, int64_t value,
                                  msperf_matcher matcher);
 /* Sets the group (copied) and its rank. */
-void msperf_point_set_group (msperf_point *p, const char *group, int rank);
+MSPERF_API void msperf_point_set_group (msperf_point *p, const char *group, int rank);
 
 G_END_DECLS
 

@@ -2,6 +2,7 @@
 #ifndef MSPERF_RESULT_H
 #define MSPERF_RESULT_H
 
+#include <msperf/api.h>
 #include <glib.h>
 #include <msperf/op.h>
 
@@ -24,7 +25,7 @@ typedef enum {
   MSPERF_ERROR   /* the module could not run (bad parameters); miss_reason holds the message */
 } msperf_status;
 
-const char *msperf_source_name (msperf_source source);
+MSPERF_API const char *msperf_source_name (msperf_source source);
 
 /* The result object. The core creates it; modules fill it only through the setters below,
  * which copy every string (a module keeps no pointer into it after returning). */
@@ -47,37 +48,37 @@ typedef struct msperf_result {
  * reference is shared (msperf_engine_query's answers share theirs with the engine's answer
  * cache) is read-only: the setters below refuse it; msperf_result_copy gives a private,
  * modifiable copy. */
-msperf_result *msperf_result_new (void);
-void msperf_result_free (msperf_result *result);
+MSPERF_API msperf_result *msperf_result_new (void);
+MSPERF_API void msperf_result_free (msperf_result *result);
 /* Back to the state of msperf_result_new (for reuse). */
-void msperf_result_reset (msperf_result *result);
+MSPERF_API void msperf_result_reset (msperf_result *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_result, msperf_result_free)
 
 /* Another reference to result (returns it). */
-msperf_result *msperf_result_ref (msperf_result *result);
+MSPERF_API msperf_result *msperf_result_ref (msperf_result *result);
 /* Drops one reference (the same as msperf_result_free). NULL is ignored. */
-void msperf_result_unref (msperf_result *result);
+MSPERF_API void msperf_result_unref (msperf_result *result);
 /* TRUE when more than one reference is held: the result must not be modified. */
-gboolean msperf_result_is_shared (const msperf_result *result);
+MSPERF_API gboolean msperf_result_is_shared (const msperf_result *result);
 /* A deep copy with a single reference (modifiable). Transfer full. */
-msperf_result *msperf_result_copy (const msperf_result *result);
+MSPERF_API msperf_result *msperf_result_copy (const msperf_result *result);
 
 /* A hit: sets source, latency, confidence, rule and method, clears miss_reason. */
-void msperf_result_set_hit (msperf_result *result, msperf_source source, double latency_us,
+MSPERF_API void msperf_result_set_hit (msperf_result *result, msperf_source source, double latency_us,
                             double confidence, const char *kernel_type, const char *rule);
 /* A miss: reason printf-style; the latency stays NAN. Returns MSPERF_MISS for tail calls. */
-msperf_status msperf_result_set_miss (msperf_result *result, const char *fmt, ...)
+MSPERF_API msperf_status msperf_result_set_miss (msperf_result *result, const char *fmt, ...)
   G_GNUC_PRINTF (2, 3);
-void msperf_result_set_method (msperf_result *result, const char *method);
-void msperf_result_add_kernel_shape (msperf_result *result, const msperf_tensor *shape);
+MSPERF_API void msperf_result_set_method (msperf_result *result, const char *method);
+MSPERF_API void msperf_result_add_kernel_shape (msperf_result *result, const msperf_tensor *shape);
 
 /* Ordered details (keys keep their first insertion position; setting again replaces). */
-void msperf_result_detail_string (msperf_result *result, const char *key, const char *value);
-void msperf_result_detail_int (msperf_result *result, const char *key, int64_t value);
-void msperf_result_detail_double (msperf_result *result, const char *key, double value);
-void msperf_result_detail_bool (msperf_result *result, const char *key, gboolean value);
+MSPERF_API void msperf_result_detail_string (msperf_result *result, const char *key, const char *value);
+MSPERF_API void msperf_result_detail_int (msperf_result *result, const char *key, int64_t value);
+MSPERF_API void msperf_result_detail_double (msperf_result *result, const char *key, double value);
+MSPERF_API void msperf_result_detail_bool (msperf_result *result, const char *key, gboolean value);
 /* Takes ownership of value. */
-void msperf_result_detail_value (msperf_result *result, const char *key, msperf_value *value);
+MSPERF_API void msperf_result_detail_value (msperf_result *result, const char *key, msperf_value *value);
 
 G_END_DECLS
 

@@ -2,6 +2,7 @@
 #ifndef MSPERF_SELECT_H
 #define MSPERF_SELECT_H
 
+#include <msperf/api.h>
 #include <glib.h>
 #include <msperf/table.h>
 
@@ -24,10 +25,10 @@ typedef struct msperf_selector {
   size_t n_offered;
 } msperf_selector;
 
-void msperf_selector_init (msperf_selector *sel);
-void msperf_selector_clear (msperf_selector *sel);
+MSPERF_API void msperf_selector_init (msperf_selector *sel);
+MSPERF_API void msperf_selector_clear (msperf_selector *sel);
 /* Offers one matching row. rule is copied if this row becomes the best. */
-void msperf_selector_offer (msperf_selector *sel, double distance, int kernel_index,
+MSPERF_API void msperf_selector_offer (msperf_selector *sel, double distance, int kernel_index,
                             int latency_priority, const msperf_table *table, size_t row,
                             double latency, const char *rule);
 

@@ -2,6 +2,7 @@
 #ifndef MSPERF_TABLE_H
 #define MSPERF_TABLE_H
 
+#include <msperf/api.h>
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/op.h>
@@ -29,62 +30,62 @@ typedef struct msperf_slots {
 /* Parses the CSV at path (RFC 4180; triple-quoted raw shape cells accepted). kernel_type
  * names the table in messages. Rows without a valid latency are kept but marked
  * MSPERF_LATENCY_NONE and counted. Errors: "FILE:LINE: problem". Transfer full. */
-msperf_table *msperf_table_load (const char *path, const char *kernel_type, GError **error);
+MSPERF_API msperf_table *msperf_table_load (const char *path, const char *kernel_type, GError **error);
 /* Same from memory (tests, fuzzers); 'name' stands for the file in messages. */
-msperf_table *msperf_table_load_data (const char *data, size_t len, const char *name,
+MSPERF_API msperf_table *msperf_table_load_data (const char *data, size_t len, const char *name,
                                       const char *kernel_type, GError **error);
-void msperf_table_free (msperf_table *table);
+MSPERF_API void msperf_table_free (msperf_table *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_table, msperf_table_free)
 
-const char *msperf_table_kernel_type (const msperf_table *table);
-const char *msperf_table_path (const msperf_table *table);
+MSPERF_API const char *msperf_table_kernel_type (const msperf_table *table);
+MSPERF_API const char *msperf_table_path (const msperf_table *table);
 /* SHA-256 (hex) of the file's bytes: part of every cache key built on this table. */
-const char *msperf_table_hash (const msperf_table *table);
-size_t msperf_table_n_rows (const msperf_table *table);
+MSPERF_API const char *msperf_table_hash (const msperf_table *table);
+MSPERF_API size_t msperf_table_n_rows (const msperf_table *table);
 /* Rows skipped for lack of a valid latency (NaN, <= 0, blank, unparsable) or because a shape
  * cell could not be parsed (see msperf_table_problems). */
-size_t msperf_table_n_skipped (const msperf_table *table);
-size_t msperf_table_n_columns (const msperf_table *table);
-const char *msperf_table_column_name (const msperf_table *table, size_t col);
+MSPERF_API size_t msperf_table_n_skipped (const msperf_table *table);
+MSPERF_API size_t msperf_table_n_columns (const msperf_table *table);
+MSPERF_API const char *msperf_table_column_name (const msperf_table *table, size_t col);
 /* Column index by exact header name, or -1. */
-int msperf_table_column (const msperf_table *table, const char *name);
+MSPERF_API int msperf_table_column (const msperf_table *table, const char *name);
 /* Raw cell text ("" when the row is short). Transfer none. */
-const char *msperf_table_cell (const msperf_table *table, size_t row, int col);
+MSPERF_API const char *msperf_table_cell (const msperf_table *table, size_t row, int col);
 /* Cell of a named column, or NULL when the table has no such column. */
-const char *msperf_table_cell_by_name (const msperf_table *table, size_t row, const char *name);
+MSPERF_API const char *msperf_table_cell_by_name (const msperf_table *table, size_t row, const char *name);
 /* 1-based line in the file where the row starts. */
-guint msperf_table_row_line (const msperf_table *table, size_t row);
+MSPERF_API guint msperf_table_row_line (const msperf_table *table, size_t row);
 
 /* The row latency by the column priority (a blank preferred cell falls through to the next). */
-double msperf_table_row_latency (const msperf_table *table, size_t row);
-msperf_latency_column msperf_table_row_latency_column (const msperf_table *table, size_t row);
-gboolean msperf_table_row_valid (const msperf_table *table, size_t row);
+MSPERF_API double msperf_table_row_latency (const msperf_table *table, size_t row);
+MSPERF_API msperf_latency_column msperf_table_row_latency_column (const msperf_table *table, size_t row);
+MSPERF_API gboolean msperf_table_row_valid (const msperf_table *table, size_t row);
 
 /* Decoded slots of "Input …" and "Output …" columns. Transfer none. */
-const msperf_slots *msperf_table_row_inputs (const msperf_table *table, size_t row);
-const msperf_slots *msperf_table_row_outputs (const msperf_table *table, size_t row);
+MSPERF_API const msperf_slots *msperf_table_row_inputs (const msperf_table *table, size_t row);
+MSPERF_API const msperf_slots *msperf_table_row_outputs (const msperf_table *table, size_t row);
 /* TRUE when the table has Input Shapes (compute/attention schema). */
-gboolean msperf_table_has_shapes (const msperf_table *table);
+MSPERF_API gboolean msperf_table_has_shapes (const msperf_table *table);
 /* Row problems found while loading ("FILE:LINE: problem", char*): ragged rows (skipped, not in
  * n_rows), rows with invalid UTF-8 (skipped), unparsable shape cells (row kept, not valid).
  * For `msperf validate` and stats. Transfer none. */
-const GPtrArray *msperf_table_problems (const msperf_table *table);
+MSPERF_API const GPtrArray *msperf_table_problems (const msperf_table *table);
 
 /* The exact-key index (built at load): the element count of a tensor as the index keys it —
  * the product of the dims' magnitudes saturated at UINT64_MAX, 0 when a dim is 0, 1 for a
  * scalar. The input rewrites that keep an element count (batch strip, transposes, flatten,
  * merge, FRACTAL_NZ restore) keep this key, so a row matching without padding has the key of
  * the query's input; block padding only shrinks the row's key. */
-uint64_t msperf_tensor_numel_key (const msperf_tensor *t);
+MSPERF_API uint64_t msperf_tensor_numel_key (const msperf_tensor *t);
 /* Appends to rows (GArray of size_t) the valid rows whose first input slot has a key in
  * [lo, hi], in ascending row order; returns how many. Rows without input slots are never
  * returned. */
-size_t msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
+MSPERF_API size_t msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
                                          GArray *rows);
 /* Appends the valid rows with at least two input slots whose first two slots have the keys
  * key0 and key1 (key1 > 0: 0 also stands for "no second slot"), in ascending row order;
  * returns how many (binary searches, no filtering). */
-size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
+MSPERF_API size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
                                           uint64_t key1, GArray *rows);
 
 G_END_DECLS

@@ -13,7 +13,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
-#include "base/numfmt.h"
+#include <msperf/format.h>
 #include "app/metrics.h"
 #include "app/report.h"
 

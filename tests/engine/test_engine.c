@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "base/numfmt.h"
+#include <msperf/format.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16

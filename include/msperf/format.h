@@ -1,39 +1,44 @@
-/* msperf (internal) — the one number and string formatter every output goes through, so a
+/* msperf — the one number and string formatter every output goes through, so a
  * value prints the same way in the table, JSON, CSV, the metrics file and the Chrome trace. */
-#ifndef MSPERF_CORE_NUMFMT_H
-#define MSPERF_CORE_NUMFMT_H
+#ifndef MSPERF_FORMAT_H
+#define MSPERF_FORMAT_H
 
 #include <stdint.h>
 #include <glib.h>
+#include <msperf/api.h>
 #include <msperf/op.h>
+
+G_BEGIN_DECLS
 
 /* Python repr(float): shortest round-trip digits, scientific notation when the decimal
  * exponent is < -4 or >= 16 ("1e-05", "1e+16"), ".0" on integral values ("2.0"),
  * "inf", "-inf", "nan". */
-void msperf_fmt_py_float (GString *out, double value);
+MSPERF_API void msperf_fmt_py_float (GString *out, double value);
 /* JSON number as Python's json module writes a float (same text as msperf_fmt_py_float);
  * NaN and infinities become null (msperf writes strict JSON). */
-void msperf_fmt_json_double (GString *out, double value);
+MSPERF_API void msperf_fmt_json_double (GString *out, double value);
 /* Fixed decimals for tables ("%.3f"); "-" for NaN. */
-void msperf_fmt_fixed (GString *out, double value, int decimals);
+MSPERF_API void msperf_fmt_fixed (GString *out, double value, int decimals);
 /* Python round() to an integer: ties to even (Chrome trace ts/dur, reference Q13).
  * Non-finite values give 0; values beyond int64 saturate. */
-int64_t msperf_round_half_even (double value);
+MSPERF_API int64_t msperf_round_half_even (double value);
 
 /* JSON string literal with quotes, escaped as json.dumps(ensure_ascii=False) does. */
-void msperf_fmt_json_string (GString *out, const char *s);
+MSPERF_API void msperf_fmt_json_string (GString *out, const char *s);
 /* Python repr(str): single quotes unless the text holds ' and no ". */
-void msperf_fmt_py_string (GString *out, const char *s);
+MSPERF_API void msperf_fmt_py_string (GString *out, const char *s);
 
 /* msperf_value as JSON. indent < 0: one line with Python's default ", " and ": "
  * separators; indent >= 0: json.dumps(indent=N) layout starting at nesting level. */
-void msperf_fmt_json_value (GString *out, const msperf_value *value, int indent, int level);
+MSPERF_API void msperf_fmt_json_value (GString *out, const msperf_value *value, int indent, int level);
 /* str(value) as Python prints it: a top-level string is bare, nested strings are quoted,
  * True/False/None, lists "[1, 2]", maps "{'k': v}", tensors as shape lists. */
-void msperf_fmt_py_str (GString *out, const msperf_value *value);
+MSPERF_API void msperf_fmt_py_str (GString *out, const msperf_value *value);
 /* repr(value): like msperf_fmt_py_str but strings quoted at the top level too. */
-void msperf_fmt_py_repr (GString *out, const msperf_value *value);
+MSPERF_API void msperf_fmt_py_repr (GString *out, const msperf_value *value);
 /* "[136, 5120]": Python list repr of the dims of t. */
-void msperf_fmt_py_shape (GString *out, const msperf_tensor *t);
+MSPERF_API void msperf_fmt_py_shape (GString *out, const msperf_tensor *t);
+
+G_END_DECLS
 
 #endif
