@@ -690,7 +690,7 @@ msperf_composite_answer (msperf_engine *engine, const msperf_op *op,
 
   g_return_val_if_fail (engine != NULL && op != NULL && entry != NULL && r != NULL,
                         MSPERF_ERROR);
-  plugin = msperf_registry_decomposer (engine->registry, op->name, &state);
+  plugin = msperf_registry_decomposer (engine->m->registry, op->name, &state);
   if (plugin != NULL && plugin->decompose != NULL)
     return decomposed (engine, op, entry, plugin, state, r);
   sub_kernels = entry_field (entry, "sub_kernels");

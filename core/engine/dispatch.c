@@ -16,7 +16,7 @@
 static gboolean
 module_disabled (msperf_engine *e, const char *mode)
 {
-  const GPtrArray *infos = msperf_registry_infos (e->registry);
+  const GPtrArray *infos = msperf_registry_infos (e->m->registry);
 
   for (guint k = 0; infos && k < infos->len; k++)
     {
@@ -58,7 +58,7 @@ call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
              const msperf_mapping_entry *entry, msperf_result *r)
 {
   void *state = NULL;
-  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, &state);
   g_autoptr (GArray) inputs = NULL;
   static const char *const no_kernels[] = { NULL };
   msperf_query q = { 0 };
@@ -106,9 +106,9 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   msperf_status status;
   msperf_query q = { 0 };
 
-  g_return_val_if_fail (e != NULL && e->started && parent != NULL && sq != NULL && r != NULL,
+  g_return_val_if_fail (e != NULL && e->m->started && parent != NULL && sq != NULL && r != NULL,
                         MSPERF_ERROR);
-  plugin = msperf_registry_lookup (e->registry, sq->mode, &state);
+  plugin = msperf_registry_lookup (e->m->registry, sq->mode, &state);
   if (plugin == NULL)
     return msperf_result_set_miss (r, "%s:%s", module_disabled (e, sq->mode) ? "module_disabled"
                                                                              : "module_missing",
@@ -120,7 +120,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   /* A composite's part that misses exactly goes through the interpolation stage (reference
    * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
    * exact behaviour their own confidence rules assume. */
-  entry = e->db ? msperf_database_entry (e->db, parent->name) : NULL;
+  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
   if (status == MSPERF_MISS && entry && entry->composite)
     status = msperf_interpolate_subquery (e, parent, sq, r);
   return status;
@@ -161,7 +161,7 @@ static msperf_status
 exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
              const msperf_mapping_entry **entry_out, const char **mode_out)
 {
-  const msperf_mapping_entry *entry = msperf_database_entry (e->db, op->name);
+  const msperf_mapping_entry *entry = msperf_database_entry (e->m->db, op->name);
   const char *mode;
   msperf_status status;
 
@@ -238,7 +238,7 @@ static gboolean
 model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_result *r)
 {
   void *state = NULL;
-  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, &state);
+  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, &state);
   msperf_query q = { 0 };
   msperf_status status;
 
@@ -282,7 +282,7 @@ answer (msperf_engine *e, const msperf_op *op)
       if (!model_stage (e, att, op, r))
         roofline_stage (e, op, r);
     }
-  else if (e->db == NULL)
+  else if (e->m->db == NULL)
     {
       /* analytic-only run: the roofline is the requested model, not a fallback. */
       roofline_stage (e, op, r);
@@ -306,8 +306,8 @@ answer (msperf_engine *e, const msperf_op *op)
           roofline_stage (e, op, r);
         }
     }
-  if (e->policy_hash)
-    msperf_result_detail_string (r, "policy_hash", e->policy_hash);
+  if (e->m->policy_hash)
+    msperf_result_detail_string (r, "policy_hash", e->m->policy_hash);
   return r;
 }
 

@@ -1,5 +1,7 @@
 /* msperf — the engine: configuration, start-up (policy merge, modules, device profile) and
  * the services modules call. The stage order itself is in dispatch.c. */
+/* PTHREAD_MUTEX_RECURSIVE is XSI. */
+#define _XOPEN_SOURCE 700
 #include <config.h>
 #include <math.h>
 #include <string.h>
@@ -63,19 +65,82 @@ msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type)
 
 /* ------------------------------------------------------------------ life cycle */
 
-msperf_engine *
-msperf_engine_new (void)
+static msperf_model *
+model_new (void)
+{
+  msperf_model *m = g_new0 (msperf_model, 1);
+  pthread_mutexattr_t attr;
+
+  m->refcount = 1;
+  pthread_mutexattr_init (&attr);
+  pthread_mutexattr_settype (&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init (&m->lock, &attr);
+  pthread_mutexattr_destroy (&attr);
+  m->plugin_dirs = g_ptr_array_new_with_free_func (g_free);
+  m->use_default_dirs = TRUE;
+  m->override_keys = g_ptr_array_new_with_free_func (g_free);
+  m->override_values = g_ptr_array_new_with_free_func (g_free);
+  m->warnings = g_ptr_array_new_with_free_func (g_free);
+  m->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
+  return m;
+}
+
+static void
+model_unref (msperf_model *m)
+{
+  if (!g_atomic_int_dec_and_test (&m->refcount))
+    return;
+  msperf_index_cache_free (m->index_cache);
+  msperf_registry_free (m->registry);
+  msperf_database_free (m->db);
+  msperf_policy_free (m->policy);
+  msperf_device_free (m->device);
+  g_free (m->policy_json);
+  g_free (m->policy_hash);
+  g_free (m->policy_path);
+  g_free (m->device_request);
+  g_ptr_array_unref (m->plugin_dirs);
+  g_ptr_array_unref (m->override_keys);
+  g_ptr_array_unref (m->override_values);
+  g_ptr_array_unref (m->warnings);
+  pthread_mutex_destroy (&m->lock);
+  g_free (m);
+}
+
+static msperf_engine *
+handle_new (msperf_model *m)
 {
   msperf_engine *e = g_new0 (msperf_engine, 1);
 
-  e->plugin_dirs = g_ptr_array_new_with_free_func (g_free);
-  e->use_default_dirs = TRUE;
-  e->override_keys = g_ptr_array_new_with_free_func (g_free);
-  e->override_values = g_ptr_array_new_with_free_func (g_free);
-  e->warnings = g_ptr_array_new_with_free_func (g_free);
+  e->m = m;
   e->answers = msperf_dispatch_answers_new ();
-  e->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
   return e;
+}
+
+msperf_engine *
+msperf_engine_new (void)
+{
+  return handle_new (model_new ());
+}
+
+msperf_engine *
+msperf_engine_new_session (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL && e->m->started, NULL);
+  g_atomic_int_inc (&e->m->refcount);
+  return handle_new (e->m);
+}
+
+void
+msperf_model_lock (msperf_engine *e)
+{
+  pthread_mutex_lock (&e->m->lock);
+}
+
+void
+msperf_model_unlock (msperf_engine *e)
+{
+  pthread_mutex_unlock (&e->m->lock);
 }
 
 static void
@@ -92,39 +157,28 @@ msperf_engine_free (msperf_engine *e)
 {
   if (e == NULL)
     return;
-  /* Cached answers may hold strings from modules' static data: drop them first. */
+  /* Cached answers may hold strings from modules' static data: drop them before the model
+   * (and so the modules) can go. */
   g_hash_table_unref (e->answers);
   msperf_dispatch_scratch_free (e);
   for (guint k = 0; k < e->option_memo_len; k++)
     option_memo_clear (&e->option_memo[k]);
-  msperf_index_cache_free (e->index_cache);
-  msperf_registry_free (e->registry);
-  msperf_database_free (e->db);
-  msperf_policy_free (e->policy);
-  msperf_device_free (e->device);
-  g_free (e->policy_json);
-  g_free (e->policy_hash);
-  g_free (e->policy_path);
-  g_free (e->device_request);
-  g_ptr_array_unref (e->plugin_dirs);
-  g_ptr_array_unref (e->override_keys);
-  g_ptr_array_unref (e->override_values);
-  g_ptr_array_unref (e->warnings);
+  model_unref (e->m);
   g_free (e);
 }
 
 void
 msperf_engine_add_plugin_dir (msperf_engine *e, const char *dir)
 {
-  g_return_if_fail (e != NULL && dir != NULL && !e->started);
-  g_ptr_array_add (e->plugin_dirs, g_strdup (dir));
+  g_return_if_fail (e != NULL && dir != NULL && !e->m->started);
+  g_ptr_array_add (e->m->plugin_dirs, g_strdup (dir));
 }
 
 void
 msperf_engine_set_plugin_search_defaults (msperf_engine *e, gboolean use_defaults)
 {
-  g_return_if_fail (e != NULL && !e->started);
-  e->use_default_dirs = use_defaults;
+  g_return_if_fail (e != NULL && !e->m->started);
+  e->m->use_default_dirs = use_defaults;
 }
 
 gboolean
@@ -133,7 +187,7 @@ msperf_engine_load_policy (msperf_engine *e, const char *path, GError **error)
   msperf_policy *trial;
   gboolean ok;
 
-  g_return_val_if_fail (e != NULL && path != NULL && !e->started, FALSE);
+  g_return_val_if_fail (e != NULL && path != NULL && !e->m->started, FALSE);
   /* Validate now so a bad --policy is reported before any work; merged again at start in
    * its precedence slot (after the database). */
   trial = msperf_policy_new_defaults ();
@@ -141,8 +195,8 @@ msperf_engine_load_policy (msperf_engine *e, const char *path, GError **error)
   msperf_policy_free (trial);
   if (!ok)
     return FALSE;
-  g_free (e->policy_path);
-  e->policy_path = g_strdup (path);
+  g_free (e->m->policy_path);
+  e->m->policy_path = g_strdup (path);
   return TRUE;
 }
 
@@ -152,14 +206,14 @@ msperf_engine_set_override (msperf_engine *e, const char *key, const char *value
   msperf_policy *trial;
   gboolean ok;
 
-  g_return_val_if_fail (e != NULL && key != NULL && value != NULL && !e->started, FALSE);
+  g_return_val_if_fail (e != NULL && key != NULL && value != NULL && !e->m->started, FALSE);
   trial = msperf_policy_new_defaults ();
   ok = msperf_policy_set (trial, key, value, error);
   msperf_policy_free (trial);
   if (!ok)
     return FALSE;
-  g_ptr_array_add (e->override_keys, g_strdup (key));
-  g_ptr_array_add (e->override_values, g_strdup (value));
+  g_ptr_array_add (e->m->override_keys, g_strdup (key));
+  g_ptr_array_add (e->m->override_values, g_strdup (value));
   return TRUE;
 }
 
@@ -168,22 +222,22 @@ msperf_engine_open_database (msperf_engine *e, const char *dir, const char *root
 {
   msperf_database *db;
 
-  g_return_val_if_fail (e != NULL && dir != NULL && !e->started, FALSE);
+  g_return_val_if_fail (e != NULL && dir != NULL && !e->m->started, FALSE);
   db = msperf_database_open (dir, root, error);
   if (db == NULL)
     return FALSE;
-  msperf_database_free (e->db);
-  e->db = db;
+  msperf_database_free (e->m->db);
+  e->m->db = db;
   return TRUE;
 }
 
 gboolean
 msperf_engine_set_device_profile (msperf_engine *e, const char *name_or_path, GError **error)
 {
-  g_return_val_if_fail (e != NULL && name_or_path != NULL && !e->started, FALSE);
+  g_return_val_if_fail (e != NULL && name_or_path != NULL && !e->m->started, FALSE);
   (void) error;
-  g_free (e->device_request);
-  e->device_request = g_strdup (name_or_path);
+  g_free (e->m->device_request);
+  e->m->device_request = g_strdup (name_or_path);
   return TRUE;
 }
 
@@ -191,7 +245,9 @@ static void
 warn (msperf_engine *e, const char *message)
 {
   g_warning ("%s", message);
-  g_ptr_array_add (e->warnings, g_strdup (message));
+  msperf_model_lock (e);
+  g_ptr_array_add (e->m->warnings, g_strdup (message));
+  msperf_model_unlock (e);
 }
 
 /* built-in < database < --policy < flags (ARCHITECTURE § Policies). */
@@ -200,19 +256,19 @@ merge_policy (msperf_engine *e, GError **error)
 {
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
 
-  e->policy = msperf_policy_new_defaults ();
-  if (e->db && !msperf_policy_merge_database (e->policy, e->db, warnings, error))
+  e->m->policy = msperf_policy_new_defaults ();
+  if (e->m->db && !msperf_policy_merge_database (e->m->policy, e->m->db, warnings, error))
     return FALSE;
   for (guint k = 0; k < warnings->len; k++)
     warn (e, g_ptr_array_index (warnings, k));
-  if (e->policy_path && !msperf_policy_merge_file (e->policy, e->policy_path, error))
+  if (e->m->policy_path && !msperf_policy_merge_file (e->m->policy, e->m->policy_path, error))
     return FALSE;
-  for (guint k = 0; k < e->override_keys->len; k++)
-    if (!msperf_policy_set (e->policy, g_ptr_array_index (e->override_keys, k),
-                            g_ptr_array_index (e->override_values, k), error))
+  for (guint k = 0; k < e->m->override_keys->len; k++)
+    if (!msperf_policy_set (e->m->policy, g_ptr_array_index (e->m->override_keys, k),
+                            g_ptr_array_index (e->m->override_values, k), error))
       return FALSE;
-  e->policy_json = msperf_policy_canonical_json (e->policy);
-  e->policy_hash = msperf_policy_hash (e->policy);
+  e->m->policy_json = msperf_policy_canonical_json (e->m->policy);
+  e->m->policy_hash = msperf_policy_hash (e->m->policy);
   return TRUE;
 }
 
@@ -220,19 +276,19 @@ static int64_t
 policy_int (msperf_engine *e, const char *path, int64_t fallback)
 {
   int64_t v;
-  return msperf_value_get_int (msperf_policy_get (e->policy, path), &v) ? v : fallback;
+  return msperf_value_get_int (msperf_policy_get (e->m->policy, path), &v) ? v : fallback;
 }
 
 static void
 read_parallel (msperf_engine *e)
 {
-  const msperf_value *sp = msperf_policy_get (e->policy, "parallel.sequence_parallel");
+  const msperf_value *sp = msperf_policy_get (e->m->policy, "parallel.sequence_parallel");
 
-  e->parallel.tp_size = policy_int (e, "parallel.tp_size", 1);
-  e->parallel.ep_size = policy_int (e, "parallel.ep_size", 0);
-  e->parallel.dp_size = policy_int (e, "parallel.dp_size", 1);
-  e->parallel.world_size = policy_int (e, "parallel.world_size", 1);
-  e->parallel.sequence_parallel = sp && sp->kind == MSPERF_VALUE_BOOL && sp->b;
+  e->m->parallel.tp_size = policy_int (e, "parallel.tp_size", 1);
+  e->m->parallel.ep_size = policy_int (e, "parallel.ep_size", 0);
+  e->m->parallel.dp_size = policy_int (e, "parallel.dp_size", 1);
+  e->m->parallel.world_size = policy_int (e, "parallel.world_size", 1);
+  e->m->parallel.sequence_parallel = sp && sp->kind == MSPERF_VALUE_BOOL && sp->b;
 }
 
 /* --device-profile, else analytic.device_profile: resolved at start so a bad name is a
@@ -242,49 +298,62 @@ pick_requested_device (msperf_engine *e, GError **error)
 {
   g_autofree char *dir = msperf_paths_data_file ("policies/devices", "policies/devices");
   const char *dirs[] = { dir, NULL };
-  const char *request = e->device_request;
+  const char *request = e->m->device_request;
 
   if (request == NULL)
-    request = msperf_value_get_string (msperf_policy_get (e->policy, "analytic.device_profile"));
+    request = msperf_value_get_string (msperf_policy_get (e->m->policy, "analytic.device_profile"));
   if (request == NULL)
     return TRUE;
-  e->device = msperf_device_find (request, dirs, error);
-  return e->device != NULL;
+  e->m->device = msperf_device_find (request, dirs, error);
+  return e->m->device != NULL;
 }
 
 /* Otherwise the profile aliased to the database's device, else nvidia-h200 with a warning
  * (FORMATS §4) — decided on first use, so commands that never cost an op (plugins, validate)
  * do not warn about a roofline they do not run. */
+static const msperf_device *engine_device_locked (msperf_engine *e);
+
 static const msperf_device *
 engine_device (msperf_engine *e)
+{
+  const msperf_device *d;
+
+  msperf_model_lock (e);
+  d = engine_device_locked (e);
+  msperf_model_unlock (e);
+  return d;
+}
+
+static const msperf_device *
+engine_device_locked (msperf_engine *e)
 {
   g_autofree char *dir = NULL;
   const char *device_key;
   g_autoptr (GError) error = NULL;
 
-  if (e->device || e->device_failed)
-    return e->device;
+  if (e->m->device || e->m->device_failed)
+    return e->m->device;
   dir = msperf_paths_data_file ("policies/devices", "policies/devices");
   const char *dirs[] = { dir, NULL };
-  device_key = e->db ? msperf_database_device (e->db) : NULL;
+  device_key = e->m->db ? msperf_database_device (e->m->db) : NULL;
   if (device_key)
-    e->device = msperf_device_find_alias (device_key, dirs);
-  if (e->device == NULL)
+    e->m->device = msperf_device_find_alias (device_key, dirs);
+  if (e->m->device == NULL)
     {
       g_autofree char *msg = g_strdup_printf (
         "no device profile given%s%s%s: the roofline uses nvidia-h200",
         device_key ? " and none is aliased to the database device '" : "",
         device_key ? device_key : "", device_key ? "'" : "");
       warn (e, msg);
-      e->device = msperf_device_find ("nvidia-h200", dirs, &error);
-      if (e->device == NULL)
+      e->m->device = msperf_device_find ("nvidia-h200", dirs, &error);
+      if (e->m->device == NULL)
         {
           g_autofree char *fail = g_strdup_printf ("no roofline: %s", error->message);
           warn (e, fail);
-          e->device_failed = TRUE;
+          e->m->device_failed = TRUE;
         }
     }
-  return e->device;
+  return e->m->device;
 }
 
 gboolean
@@ -293,23 +362,23 @@ msperf_engine_start (msperf_engine *e, GError **error)
   g_autoptr (GPtrArray) dirs = NULL;
   g_autoptr (GHashTable) disabled = NULL;
 
-  g_return_val_if_fail (e != NULL && !e->started, FALSE);
+  g_return_val_if_fail (e != NULL && !e->m->started, FALSE);
   if (!merge_policy (e, error))
     return FALSE;
   read_parallel (e);
   if (!pick_requested_device (e, error))
     return FALSE;
   /* The registry wants a NULL-terminated list: terminate pdata for the call only. */
-  g_ptr_array_add (e->plugin_dirs, NULL);
-  dirs = msperf_registry_search_path ((const char *const *) e->plugin_dirs->pdata,
-                                      e->use_default_dirs);
-  g_ptr_array_remove_index (e->plugin_dirs, e->plugin_dirs->len - 1);
+  g_ptr_array_add (e->m->plugin_dirs, NULL);
+  dirs = msperf_registry_search_path ((const char *const *) e->m->plugin_dirs->pdata,
+                                      e->m->use_default_dirs);
+  g_ptr_array_remove_index (e->m->plugin_dirs, e->m->plugin_dirs->len - 1);
   /* pdata of an empty GPtrArray may be NULL; the registry accepts NULL-terminated lists. */
   g_ptr_array_add (dirs, NULL);
-  disabled = msperf_policy_disabled_modules (e->policy);
-  e->registry = msperf_registry_new ();
-  e->started = TRUE;
-  msperf_registry_load (e->registry, (const char *const *) dirs->pdata, disabled, e);
+  disabled = msperf_policy_disabled_modules (e->m->policy);
+  e->m->registry = msperf_registry_new ();
+  e->m->started = TRUE;
+  msperf_registry_load (e->m->registry, (const char *const *) dirs->pdata, disabled, e);
   return TRUE;
 }
 
@@ -319,18 +388,20 @@ void
 msperf_engine_drop_tables (msperf_engine *e)
 {
   g_return_if_fail (e != NULL);
-  if (e->db)
-    msperf_database_clear_cache (e->db);
-  if (e->index_cache)
-    msperf_index_cache_clear (e->index_cache);
+  msperf_model_lock (e);
+  if (e->m->db)
+    msperf_database_clear_cache (e->m->db);
+  if (e->m->index_cache)
+    msperf_index_cache_clear (e->m->index_cache);
+  msperf_model_unlock (e);
   g_hash_table_remove_all (e->answers);
 }
 
 const GPtrArray *
 msperf_engine_plugins (msperf_engine *e)
 {
-  g_return_val_if_fail (e != NULL && e->started, NULL);
-  return msperf_registry_infos (e->registry);
+  g_return_val_if_fail (e != NULL && e->m->started, NULL);
+  return msperf_registry_infos (e->m->registry);
 }
 
 gboolean
@@ -338,8 +409,8 @@ msperf_engine_has_module (msperf_engine *e, const char *name)
 {
   void *state;
 
-  g_return_val_if_fail (e != NULL && e->started, FALSE);
-  return msperf_registry_lookup (e->registry, name, &state) != NULL;
+  g_return_val_if_fail (e != NULL && e->m->started, FALSE);
+  return msperf_registry_lookup (e->m->registry, name, &state) != NULL;
 }
 
 const msperf_device *
@@ -367,7 +438,7 @@ msperf_engine_comm_grid (msperf_engine *e, const int64_t **dims, size_t *n)
 msperf_result *
 msperf_engine_query (msperf_engine *e, const msperf_op *op)
 {
-  g_return_val_if_fail (e != NULL && e->started && op != NULL, NULL);
+  g_return_val_if_fail (e != NULL && e->m->started && op != NULL, NULL);
   return msperf_dispatch_query (e, op);
 }
 
@@ -385,20 +456,25 @@ msperf_database *
 msperf_engine_database (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return e->db;
+  return e->m->db;
 }
 
 const msperf_table *
 msperf_engine_table (msperf_engine *e, const char *kernel_type, GError **error)
 {
+  const msperf_table *t;
+
   g_return_val_if_fail (e != NULL && kernel_type != NULL, NULL);
-  if (e->db == NULL)
+  if (e->m->db == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
                    "no profiling database is open");
       return NULL;
     }
-  return msperf_database_table (e->db, kernel_type, error);
+  msperf_model_lock (e);
+  t = msperf_database_table (e->m->db, kernel_type, error);
+  msperf_model_unlock (e);
+  return t;
 }
 
 const msperf_value *
@@ -411,7 +487,7 @@ msperf_engine_kernel_option (msperf_engine *e, const char *block, const char *ke
   g_return_val_if_fail (e != NULL && block != NULL && kernel != NULL && key != NULL, NULL);
   /* Every exact hit asks a few of these (the latency policy); each walked the database
    * document or printed a policy path. A run asks few distinct ones: remember them. */
-  for (guint k = 0; e->started && k < e->option_memo_len; k++)
+  for (guint k = 0; e->m->started && k < e->option_memo_len; k++)
     {
       m = &e->option_memo[k];
       if (strcmp (m->key, key) == 0 && strcmp (m->kernel, kernel) == 0
@@ -420,14 +496,14 @@ msperf_engine_kernel_option (msperf_engine *e, const char *block, const char *ke
     }
   /* The effective policy already holds the database's interpolation_policy beneath the
    * --policy file; the other blocks exist only in the database. */
-  if (strcmp (block, "interpolation_policy") == 0 && e->policy)
+  if (strcmp (block, "interpolation_policy") == 0 && e->m->policy)
     {
       g_autofree char *path = g_strdup_printf ("interpolation.kernel_overrides.%s.%s", kernel, key);
-      v = msperf_policy_get (e->policy, path);
+      v = msperf_policy_get (e->m->policy, path);
     }
   else
-    v = e->db ? msperf_database_kernel_option (e->db, block, kernel, key) : NULL;
-  if (!e->started)
+    v = e->m->db ? msperf_database_kernel_option (e->m->db, block, kernel, key) : NULL;
+  if (!e->m->started)
     return v;
   if (e->option_memo_len < MSPERF_OPTION_MEMO_SIZE)
     m = &e->option_memo[e->option_memo_len++];
@@ -456,40 +532,40 @@ const msperf_parallel *
 msperf_engine_parallel (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return &e->parallel;
+  return &e->m->parallel;
 }
 
 const msperf_value *
 msperf_engine_policy_value (msperf_engine *e, const char *path)
 {
   g_return_val_if_fail (e != NULL && path != NULL, NULL);
-  return e->policy ? msperf_policy_get (e->policy, path) : NULL;
+  return e->m->policy ? msperf_policy_get (e->m->policy, path) : NULL;
 }
 
 const char *
 msperf_engine_policy_hash (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return e->policy_hash;
+  return e->m->policy_hash;
 }
 
 const char *
 msperf_engine_policy_json (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return e->policy_json;
+  return e->m->policy_json;
 }
 
 const char *
 msperf_engine_device_name (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NULL);
-  return engine_device (e) ? e->device->name : NULL;
+  return engine_device (e) ? e->m->device->name : NULL;
 }
 
 double
 msperf_engine_vector_clock_ghz (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NAN);
-  return engine_device (e) ? e->device->vector_clock_ghz : NAN;
+  return engine_device (e) ? e->m->device->vector_clock_ghz : NAN;
 }

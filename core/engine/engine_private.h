@@ -3,6 +3,7 @@
 #ifndef MSPERF_CORE_ENGINE_PRIVATE_H
 #define MSPERF_CORE_ENGINE_PRIVATE_H
 
+#include <pthread.h>
 #include <msperf/plugin.h>
 #include "io/device.h"
 #include "interp/index.h"
@@ -19,7 +20,17 @@ typedef struct msperf_option_memo {
 
 #define MSPERF_OPTION_MEMO_SIZE 16
 
-struct msperf_engine {
+/* What every session of a started engine shares (doc/design.md § Threads): configuration,
+ * database, policy, modules, device profile, tables and candidate indexes. Immutable once
+ * started except for what is built on first use, which `lock` guards. */
+typedef struct msperf_model {
+  gint refcount;                 /* the root engine and each session hold one */
+  /* Recursive: the interpolation stage holds it while it reads tables through services
+   * that take it too. Taken for lazy tables, candidate indexes and triangulations, the
+   * device profile chosen on first use and the warning list. A pthread mutex (not GMutex,
+   * a bare futex on Linux) so that TSan and helgrind see it. */
+  pthread_mutex_t lock;
+
   /* configuration (before start) */
   GPtrArray *plugin_dirs;        /* char* */
   gboolean use_default_dirs;
@@ -39,9 +50,15 @@ struct msperf_engine {
   msperf_registry *registry;
   msperf_parallel parallel;
   GPtrArray *warnings;           /* char*: load-time warnings, already logged */
-  GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
-  GHashTable *values_cache;      /* dotted policy path → const msperf_value* (borrowed) */
   msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
+} msperf_model;
+
+/* An engine is a handle on a model plus what one thread may change without a lock: the
+ * answer cache, scratch buffers and the option memo. msperf_engine_new gives the root
+ * handle; msperf_engine_new_session more handles on the same started model. */
+struct msperf_engine {
+  msperf_model *m;
+  GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
   guint8 *key_scratch;           /* dispatch.c: the answer-cache key being built, reused */
   size_t key_scratch_cap;
   /* kernel options asked after start (the policy and database no longer change) */
@@ -49,6 +66,10 @@ struct msperf_engine {
   guint option_memo_len;
   guint option_memo_next;        /* the entry replaced next once the memo is full */
 };
+
+/* The model lock (recursive). */
+void msperf_model_lock (msperf_engine *engine);
+void msperf_model_unlock (msperf_engine *engine);
 
 /* The device profile of the roofline (resolved on first use). */
 const msperf_device *msperf_engine_device (msperf_engine *engine);

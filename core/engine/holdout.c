@@ -157,7 +157,7 @@ job_free (gpointer p)
 static GPtrArray *
 collect_jobs (msperf_engine *e, const char *const *wanted, GError **error)
 {
-  const GPtrArray *entries = msperf_database_entries (e->db);
+  const GPtrArray *entries = msperf_database_entries (e->m->db);
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (job_free);
   GPtrArray *jobs;
 
@@ -398,8 +398,8 @@ run_sample (msperf_engine *e, msperf_index *idx, const kernel_job *job, const co
 
 /* ------------------------------------------------------------------ run */
 
-msperf_holdout_report *
-msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **error)
+static msperf_holdout_report *
+holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **error)
 {
   g_autoptr (msperf_holdout_report) rep = NULL;
   g_autoptr (GPtrArray) jobs = NULL;
@@ -410,7 +410,7 @@ msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **
   size_t total = 0, done = 0;
 
   g_return_val_if_fail (e != NULL && o != NULL, NULL);
-  if (e->db == NULL)
+  if (e->m->db == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "holdout: no profiling database");
@@ -425,12 +425,12 @@ msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **
   jobs = collect_jobs (e, o->kernels, error);
   if (jobs == NULL)
     return NULL;
-  if (e->index_cache == NULL)
-    e->index_cache = msperf_index_cache_new ();
+  if (e->m->index_cache == NULL)
+    e->m->index_cache = msperf_index_cache_new ();
 
   rep = g_new0 (msperf_holdout_report, 1);
-  rep->database = g_strdup (msperf_database_dir (e->db));
-  rep->policy_hash = g_strdup (e->policy_hash);
+  rep->database = g_strdup (msperf_database_dir (e->m->db));
+  rep->policy_hash = g_strdup (e->m->policy_hash);
   rep->leave_one_out = o->leave_one_out || o->fraction >= 1.0;
   rep->fraction = rep->leave_one_out ? 1.0 : o->fraction;
   rep->seed = o->seed;
@@ -447,7 +447,7 @@ msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **
       g_autoptr (GError) local = NULL;
       const msperf_table *table = msperf_engine_table (e, job->kernel, &local);
       void *state = NULL;
-      const msperf_plugin *plugin = msperf_registry_lookup (e->registry, job->mode, &state);
+      const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, job->mode, &state);
       msperf_index *idx = NULL;
       GPtrArray *coords;
 
@@ -457,8 +457,8 @@ msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **
           return NULL;
         }
       if (table && plugin && plugin->describe_target && plugin->describe_row)
-        idx = msperf_index_cache_get (e->index_cache, plugin, state, table, job->mode,
-                                      e->policy_hash, job->tc_input_count, NULL);
+        idx = msperf_index_cache_get (e->m->index_cache, plugin, state, table, job->mode,
+                                      e->m->policy_hash, job->tc_input_count, NULL);
       coords = idx ? collect_coordinates (idx)
                    : g_ptr_array_new_with_free_func (coordinate_free);
       g_ptr_array_add (indexes, idx);
@@ -494,3 +494,16 @@ msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **
   return g_steal_pointer (&rep);
 }
 
+
+/* The whole run holds the model lock: it builds and walks the shared candidate indexes. */
+msperf_holdout_report *
+msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **error)
+{
+  msperf_holdout_report *rep;
+
+  g_return_val_if_fail (e != NULL && o != NULL, NULL);
+  msperf_model_lock (e);
+  rep = holdout_run_locked (e, o, error);
+  msperf_model_unlock (e);
+  return rep;
+}

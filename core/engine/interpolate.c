@@ -136,7 +136,7 @@ msperf_interpolation_allows (msperf_engine *e, const char *mode)
   const msperf_value *enabled, *modes;
 
   g_return_val_if_fail (e != NULL, FALSE);
-  if (mode == NULL || e->db == NULL || strcmp (mode, "communication") == 0)
+  if (mode == NULL || e->m->db == NULL || strcmp (mode, "communication") == 0)
     return FALSE;
   enabled = msperf_engine_policy_value (e, "interpolation.enabled");
   if (enabled && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
@@ -149,10 +149,12 @@ void
 msperf_engine_index_stats (msperf_engine *e, msperf_index_stats *out)
 {
   g_return_if_fail (e != NULL && out != NULL);
-  if (e->index_cache)
-    msperf_index_cache_stats (e->index_cache, out);
+  msperf_model_lock (e);
+  if (e->m->index_cache)
+    msperf_index_cache_stats (e->m->index_cache, out);
   else
     *out = (msperf_index_stats){ 0 };
+  msperf_model_unlock (e);
 }
 
 /* ------------------------------------------------------------------ values for details */
@@ -557,7 +559,7 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 
       for (j = 0; j < dim; j++)
         axes[j] = free[pick[j]];
-      why = try_group (e->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
+      why = try_group (e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
       if (why == NULL)
         {
           w->b = b;
@@ -594,14 +596,14 @@ no_table_reason (const char *mode)
 /* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
  * *wrapper_reason (static) and reasons filled, r untouched. */
 static gboolean
-run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
+run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
            const char *base_reason, const char *fallback_from, GPtrArray *reasons,
            const char **wrapper_reason, msperf_result *r)
 {
   gboolean any_table = FALSE, any_target = FALSE, any_regime = FALSE;
 
-  if (e->index_cache == NULL)
-    e->index_cache = msperf_index_cache_new ();
+  if (e->m->index_cache == NULL)
+    e->m->index_cache = msperf_index_cache_new ();
   for (const char *const *k = q->kernel_types; k && *k; k++)
     {
       const char *one[] = { *k, NULL };
@@ -628,8 +630,8 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
           continue;
         }
       any_target = TRUE;
-      idx = msperf_index_cache_get (e->index_cache, plugin, state, table, q->mode,
-                                    e->policy_hash, q->tc_input_count, &hit);
+      idx = msperf_index_cache_get (e->m->index_cache, plugin, state, table, q->mode,
+                                    e->m->policy_hash, q->tc_input_count, &hit);
       buckets = msperf_index_buckets (idx, t.regime->str);
       if (buckets == NULL)
         {
@@ -683,11 +685,27 @@ is_refusal (const char *reason)
 static const msperf_plugin *
 describing_module (msperf_engine *e, const char *mode, void **state)
 {
-  const msperf_plugin *plugin = msperf_registry_lookup (e->registry, mode, state);
+  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, state);
 
   if (plugin == NULL || plugin->describe_target == NULL || plugin->describe_row == NULL)
     return NULL;
   return plugin;
+}
+
+/* The stage under the model lock: candidate indexes, their point sets and triangulations are
+ * built on first use and shared by every session (doc/design.md § Threads). */
+static gboolean
+run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
+           const char *base_reason, const char *fallback_from, GPtrArray *reasons,
+           const char **wrapper_reason, msperf_result *r)
+{
+  gboolean ok;
+
+  msperf_model_lock (e);
+  ok = run_stage_locked (e, plugin, state, q, base_reason, fallback_from, reasons,
+                         wrapper_reason, r);
+  msperf_model_unlock (e);
+  return ok;
 }
 
 gboolean
@@ -784,8 +802,8 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
 
   g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && mode != NULL
                         && t != NULL && r != NULL, FALSE);
-  if (e->index_cache == NULL)
-    e->index_cache = msperf_index_cache_new ();
+  if (e->m->index_cache == NULL)
+    e->m->index_cache = msperf_index_cache_new ();
   q.engine = e;
   q.mode = mode;
   q.kernel_types = one;
