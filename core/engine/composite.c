@@ -13,6 +13,7 @@
  * a mixed decode/prefill MLA batch, quirk Q24); MSPERF_ERROR = the module does not specify this
  * op or variant (`decomposer_unsupported`). */
 #include <config.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,12 +230,34 @@ parts_add_hit (parts *p, const msperf_subquery *sq, const msperf_result *sub)
                              sub->shape_match_rule ? sub->shape_match_rule : "unknown"));
 }
 
+/* ------------------------------------------------------------------ decomposer plans */
+
+void
+msperf_plan_add_part (msperf_plan *plan, msperf_subquery *part)
+{
+  g_return_if_fail (plan != NULL && part != NULL);
+  g_ptr_array_add (plan->parts, part);
+}
+
+void
+msperf_plan_set_miss (msperf_plan *plan, const char *fmt, ...)
+{
+  va_list ap;
+
+  g_return_if_fail (plan != NULL && fmt != NULL);
+  g_free (plan->miss);
+  va_start (ap, fmt);
+  plan->miss = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+}
+
 static msperf_status
 decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *entry,
             const msperf_plugin *plugin, void *state, msperf_result *r)
 {
   g_autoptr (GPtrArray) specs
     = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_subquery_free);
+  msperf_plan plan = { specs, NULL };
   g_autoptr (GPtrArray) in = msperf_op_tensor_inputs (op);
   g_autoptr (GArray) inputs = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), in->len);
   static const char *const no_kernels[] = { NULL };
@@ -253,11 +276,19 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
   q.inputs = (const msperf_tensor *) (void *) inputs->data;
   q.n_inputs = inputs->len;
   q.tc_input_count = entry->tc_input_count;
-  st = plugin->decompose (state, &q, specs);
+  st = plugin->decompose (e, state, &q, &plan);
   if (st == MSPERF_ERROR)
-    return msperf_result_set_miss (r, "decomposer_unsupported");
+    {
+      g_free (plan.miss);
+      return msperf_result_set_miss (r, "decomposer_unsupported");
+    }
   if (st != MSPERF_HIT || specs->len == 0)
-    return msperf_result_set_miss (r, "decompose_failed");
+    {
+      g_autofree char *why = plan.miss;
+
+      return msperf_result_set_miss (r, "%s", why ? why : "decompose_failed");
+    }
+  g_free (plan.miss);
 
   parts_init (&p);
   for (guint k = 0; k < specs->len; k++)

@@ -14,4 +14,10 @@
 msperf_status msperf_composite_answer (msperf_engine *engine, const msperf_op *op,
                                        const msperf_mapping_entry *entry, msperf_result *r);
 
+/* A decomposer's plan (include/msperf/plugin.h): the parts the engine answers. */
+struct msperf_plan {
+  GPtrArray *parts;   /* msperf_subquery*, owned by the caller's array */
+  char *miss;         /* the decomposer's reason for MSPERF_MISS, or NULL */
+};
+
 #endif

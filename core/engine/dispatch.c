@@ -78,7 +78,7 @@ call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
   q.inputs = (const msperf_tensor *) (void *) inputs->data;
   q.n_inputs = inputs->len;
   q.tc_input_count = entry ? entry->tc_input_count : -1;
-  return plugin->lookup (state, &q, r);
+  return plugin->lookup (e, state, &q, r);
 }
 
 void
@@ -116,7 +116,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   if (plugin->lookup == NULL)
     return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
   msperf_subquery_query (e, parent, sq, &q);
-  status = plugin->lookup (state, &q, r);
+  status = plugin->lookup (e, state, &q, r);
   /* A composite's part that misses exactly goes through the interpolation stage (reference
    * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
    * exact behaviour their own confidence rules assume. */
@@ -141,18 +141,26 @@ zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
   return MSPERF_HIT;
 }
 
-/* The module a mapped op resolves to, in the upstream precedence (reference §2.2), or NULL
- * when the core answers it itself (zero_cost, accepted_miss). */
-static const char *
-resolve_mode (const msperf_mapping_entry *entry)
+const char *
+msperf_engine_resolve_mode (msperf_engine *e, const msperf_mapping_entry *entry,
+                            gboolean *by_default)
 {
-  if (entry->category && strcmp (entry->category, "communication") == 0)
-    return "communication";
+  msperf_registry *reg;
+  const char *mode;
+
+  g_return_val_if_fail (e != NULL && entry != NULL, NULL);
+  reg = e->m->registry;
+  if (by_default)
+    *by_default = FALSE;
+  if (entry->category && (mode = msperf_registry_category_module (reg, entry->category)))
+    return mode;
   if (entry->query_mode)
-    return strcmp (entry->query_mode, "mtp_projection") == 0 ? "compute" : entry->query_mode;
+    return msperf_registry_canonical_mode (reg, entry->query_mode);
   if (entry->zero_cost || entry->accepted_miss)
     return NULL;
-  return "compute";
+  if (by_default)
+    *by_default = TRUE;
+  return msperf_registry_default_mode (reg);
 }
 
 /* *entry_out and *mode_out receive the entry and the module that answered (NULL when the
@@ -163,6 +171,7 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
 {
   const msperf_mapping_entry *entry = msperf_database_entry (e->m->db, op->name);
   const char *mode;
+  gboolean by_default;
   msperf_status status;
 
   *entry_out = entry;
@@ -175,19 +184,26 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
     }
   if (entry->composite)
     return msperf_composite_answer (e, op, entry, r);
-  mode = resolve_mode (entry);
-  if (mode == NULL)
+  mode = msperf_engine_resolve_mode (e, entry, &by_default);
+  if (mode == NULL && !by_default)
     return zero_cost (r, entry);
-  if (strcmp (mode, "compute") == 0 && entry->kernel_type == NULL && !entry->query_mode)
+  if (by_default && entry->kernel_type == NULL)
     return msperf_result_set_miss (r, "no_kernel_type");
+  if (mode == NULL)
+    return msperf_result_set_miss (r, "no_default_module");
   *mode_out = mode;
   status = call_lookup (e, mode, op, entry, r);
-  /* elementwise without an output tensor answers through compute (reference §2.6 step 1). */
-  if (status == MSPERF_MISS && g_strcmp0 (r->miss_reason, "elementwise_fallback_compute") == 0)
+  /* "Not mine": the module's declared fallback answers (elementwise without an output tensor
+   * answers through compute, reference §2.6 step 1). */
+  while (status == MSPERF_FALLBACK)
     {
+      const msperf_plugin *p = msperf_registry_lookup (e->m->registry, mode, NULL);
+
       msperf_result_reset (r);
-      *mode_out = "compute";
-      status = call_lookup (e, "compute", op, entry, r);
+      if (p == NULL || p->fallback_mode == NULL || strcmp (p->fallback_mode, mode) == 0)
+        return msperf_result_set_miss (r, "fallback_unavailable:%s", mode);
+      mode = *mode_out = p->fallback_mode;
+      status = call_lookup (e, mode, op, entry, r);
     }
   return status;
 }
@@ -216,19 +232,13 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
 }
 
-/* The ATT module an op's `att.kind` selects (FORMATS §2), or NULL. */
+/* The ATT module an op's `att.kind` selects (FORMATS §2; declared by the modules), or NULL. */
 static const char *
-att_mode (const msperf_op *op)
+att_mode (msperf_engine *e, const msperf_op *op)
 {
   const char *kind = msperf_value_get_string (msperf_value_lookup (op->att, "kind"));
 
-  if (kind == NULL)
-    return NULL;
-  if (strcmp (kind, "cast") == 0)
-    return "cast_att";
-  if (strcmp (kind, "broadcast_extend") == 0 || strcmp (kind, "duplicate") == 0)
-    return "broadcast_att";
-  return NULL;
+  return kind != NULL ? msperf_registry_att_module (e->m->registry, kind) : NULL;
 }
 
 /* Analytic model of an ATT module: its answer, even without a latency (no vector clock:
@@ -258,7 +268,7 @@ model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_res
   q.mode = mode;
   q.kernel_types = (const char *const[]){ NULL };
   q.tc_input_count = -1;
-  status = plugin->model (state, &q, r);
+  status = plugin->model (e, state, &q, r);
   if (status == MSPERF_ERROR)
     {
       r->source = MSPERF_SOURCE_REJECTED;
@@ -275,7 +285,7 @@ answer (msperf_engine *e, const msperf_op *op)
 {
   msperf_result *r = msperf_result_new ();
   msperf_status status = MSPERF_MISS;
-  const char *att = att_mode (op);
+  const char *att = att_mode (e, op);
 
   if (att != NULL)
     {

@@ -91,6 +91,8 @@ model_unref (msperf_model *m)
   if (!g_atomic_int_dec_and_test (&m->refcount))
     return;
   msperf_index_cache_free (m->index_cache);
+  if (m->option_defaults)
+    g_hash_table_unref (m->option_defaults);
   msperf_registry_free (m->registry);
   msperf_database_free (m->db);
   msperf_policy_free (m->policy);
@@ -250,6 +252,17 @@ warn (msperf_engine *e, const char *message)
   msperf_model_unlock (e);
 }
 
+/* TRUE when the effective policy's value at path is the built-in one. */
+static gboolean
+same_value (const msperf_policy *policy, const char *path)
+{
+  g_autoptr (msperf_policy) builtin = msperf_policy_new_defaults ();
+  g_autofree char *a = msperf_value_canonical_json (msperf_policy_get (policy, path));
+  g_autofree char *b = msperf_value_canonical_json (msperf_policy_get (builtin, path));
+
+  return g_strcmp0 (a, b) == 0;
+}
+
 /* built-in < database < --policy < flags (ARCHITECTURE § Policies). */
 static gboolean
 merge_policy (msperf_engine *e, GError **error)
@@ -267,6 +280,7 @@ merge_policy (msperf_engine *e, GError **error)
     if (!msperf_policy_set (e->m->policy, g_ptr_array_index (e->m->override_keys, k),
                             g_ptr_array_index (e->m->override_values, k), error))
       return FALSE;
+  e->m->modes_builtin = same_value (e->m->policy, "interpolation.modes");
   e->m->policy_json = msperf_policy_canonical_json (e->m->policy);
   e->m->policy_hash = msperf_policy_hash (e->m->policy);
   return TRUE;
@@ -379,7 +393,7 @@ msperf_engine_start (msperf_engine *e, GError **error)
   e->m->registry = msperf_registry_new ();
   e->m->started = TRUE;
   msperf_registry_load (e->m->registry, (const char *const *) dirs->pdata, disabled, e);
-  return TRUE;
+  return msperf_engine_check_module_options (e, error);
 }
 
 /* ------------------------------------------------------------------ queries and services */

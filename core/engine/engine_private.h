@@ -51,6 +51,8 @@ typedef struct msperf_model {
   msperf_parallel parallel;
   GPtrArray *warnings;           /* char*: load-time warnings, already logged */
   msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
+  gboolean modes_builtin;        /* interpolation.modes is the built-in list (no policy set one) */
+  GHashTable *option_defaults;   /* "module\x1fkey" -> msperf_value*: declared defaults (options.c) */
 } msperf_model;
 
 /* An engine is a handle on a model plus what one thread may change without a lock: the
@@ -78,7 +80,16 @@ const msperf_device *msperf_engine_device (msperf_engine *engine);
  * the next query reads the CSVs again. */
 void msperf_engine_drop_tables (msperf_engine *engine);
 
+/* options.c: checks modules.<name> blocks against the loaded modules' declarations and parses
+ * their defaults (once, at start). */
+gboolean msperf_engine_check_module_options (msperf_engine *engine, GError **error);
+
 /* dispatch.c */
+/* The module a mapped entry resolves to, in the upstream precedence (reference §2.2): the
+ * module declaring its category, its query_mode (aliases resolved), NULL for zero_cost /
+ * accepted_miss, else the default module (*by_default TRUE). Dispatch and holdout share it. */
+const char *msperf_engine_resolve_mode (msperf_engine *engine, const msperf_mapping_entry *entry,
+                                        gboolean *by_default);
 /* The module query a sub-query stands for (borrows everything from parent and sq). */
 void msperf_subquery_query (msperf_engine *engine, const msperf_op *parent,
                             const msperf_subquery *sq, msperf_query *q);

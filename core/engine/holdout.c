@@ -130,17 +130,21 @@ compute_stats (const GPtrArray *samples, guint from, guint to, const char *kerne
 
 /* ------------------------------------------------------------------ kernels */
 
-/* The module an entry's kernels answer through (dispatch.c's rule); NULL = none. */
+/* The module an entry's kernels answer through (dispatch's rule); NULL = none, or a module
+ * that interpolates by itself. */
 static const char *
-entry_mode (const msperf_mapping_entry *entry)
+entry_mode (msperf_engine *e, const msperf_mapping_entry *entry)
 {
-  if (entry->composite || (entry->category && strcmp (entry->category, "communication") == 0))
+  const msperf_plugin *p;
+  const char *mode;
+
+  if (entry->composite)
     return NULL;
-  if (entry->query_mode)
-    return strcmp (entry->query_mode, "mtp_projection") == 0 ? "compute" : entry->query_mode;
-  if (entry->zero_cost || entry->accepted_miss)
+  mode = msperf_engine_resolve_mode (e, entry, NULL);
+  p = mode ? msperf_registry_lookup (e->m->registry, mode, NULL) : NULL;
+  if (p != NULL && (p->flags & MSPERF_PLUGIN_OWN_INTERPOLATION))
     return NULL;
-  return "compute";
+  return mode;
 }
 
 static void
@@ -164,7 +168,7 @@ collect_jobs (msperf_engine *e, const char *const *wanted, GError **error)
   for (guint k = 0; entries && k < entries->len; k++)
     {
       const msperf_mapping_entry *entry = g_ptr_array_index (entries, k);
-      const char *mode = entry_mode (entry);
+      const char *mode = entry_mode (e, entry);
 
       if (mode == NULL || !msperf_interpolation_allows (e, mode))
         continue;
@@ -457,7 +461,7 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
           return NULL;
         }
       if (table && plugin && plugin->describe_target && plugin->describe_row)
-        idx = msperf_index_cache_get (e->m->index_cache, plugin, state, table, job->mode,
+        idx = msperf_index_cache_get (e->m->index_cache, e, plugin, state, table, job->mode,
                                       e->m->policy_hash, job->tc_input_count, NULL);
       coords = idx ? collect_coordinates (idx)
                    : g_ptr_array_new_with_free_func (coordinate_free);

@@ -134,15 +134,23 @@ gboolean
 msperf_interpolation_allows (msperf_engine *e, const char *mode)
 {
   const msperf_value *enabled, *modes;
+  const msperf_plugin *plugin;
 
   g_return_val_if_fail (e != NULL, FALSE);
-  if (mode == NULL || e->m->db == NULL || strcmp (mode, "communication") == 0)
+  if (mode == NULL || e->m->db == NULL)
+    return FALSE;
+  plugin = msperf_registry_lookup (e->m->registry, mode, NULL);
+  if (plugin != NULL && (plugin->flags & MSPERF_PLUGIN_OWN_INTERPOLATION))
     return FALSE;
   enabled = msperf_engine_policy_value (e, "interpolation.enabled");
   if (enabled && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
     return FALSE;
   modes = msperf_engine_policy_value (e, "interpolation.modes");
-  return modes && modes->kind == MSPERF_VALUE_LIST && list_has (modes, mode);
+  if (modes && modes->kind == MSPERF_VALUE_LIST && list_has (modes, mode))
+    return TRUE;
+  /* A module interpolated by default joins the built-in list unless a policy set its own. */
+  return e->m->modes_builtin && plugin != NULL
+         && (plugin->flags & MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT);
 }
 
 void
@@ -583,16 +591,6 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
     }
 }
 
-static const char *
-no_table_reason (const char *mode)
-{
-  if (strcmp (mode, "compute") == 0)
-    return "compute_csv_not_found";
-  if (strcmp (mode, "attention_special") == 0)
-    return "attention_index_unavailable";
-  return "wrapper_not_applicable";
-}
-
 /* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
  * *wrapper_reason (static) and reasons filled, r untouched. */
 static gboolean
@@ -624,13 +622,13 @@ run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, co
       qk.kernel_types = one;
       msperf_point_init (&t);
       t.input_limit = q->tc_input_count;
-      if (!plugin->describe_target (state, &qk, &t))
+      if (!plugin->describe_target (e, state, &qk, &t))
         {
           msperf_point_clear (&t);
           continue;
         }
       any_target = TRUE;
-      idx = msperf_index_cache_get (e->m->index_cache, plugin, state, table, q->mode,
+      idx = msperf_index_cache_get (e->m->index_cache, e, plugin, state, table, q->mode,
                                     e->m->policy_hash, q->tc_input_count, &hit);
       buckets = msperf_index_buckets (idx, t.regime->str);
       if (buckets == NULL)
@@ -659,10 +657,11 @@ run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, co
       msperf_point_clear (&t);
     }
   if (!any_table)
-    *wrapper_reason = no_table_reason (q->mode);
+    *wrapper_reason = plugin->no_table_reason ? plugin->no_table_reason
+                                              : "wrapper_not_applicable";
   else if (!any_target)
-    *wrapper_reason = strcmp (q->mode, "compute") == 0 ? "compute_target_unavailable"
-                                                       : "wrapper_not_applicable";
+    *wrapper_reason = plugin->no_target_reason ? plugin->no_target_reason
+                                               : "wrapper_not_applicable";
   else if (!any_regime)
     *wrapper_reason = "regime_key_unmatched";
   else

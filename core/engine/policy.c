@@ -46,6 +46,8 @@ struct schema {
   const char *const *choices;   /* S_ENUM, NULL-terminated */
   const field *fields;          /* S_MAP, NULL-terminated */
   const schema *item;           /* S_DICT: schema of every value */
+  gboolean open;                /* S_MAP: other keys are kept unchecked (a module's options,
+                                 * checked against its declaration once it is loaded) */
 };
 
 static const schema s_bool = { .kind = S_BOOL };
@@ -102,7 +104,7 @@ static const field interpolation_fields[] = {
 static const schema s_interpolation = { .kind = S_MAP, .fields = interpolation_fields };
 
 static const field module_fields[] = { { "enabled", &s_bool }, { NULL, NULL } };
-static const schema s_module = { .kind = S_MAP, .fields = module_fields };
+static const schema s_module = { .kind = S_MAP, .fields = module_fields, .open = TRUE };
 static const schema s_modules = { .kind = S_DICT, .item = &s_module };
 
 static const field analytic_fields[] = { { "device_profile", &s_str_or_null }, { NULL, NULL } };
@@ -202,6 +204,12 @@ validate_map (vctx *c, const schema *s, const msperf_value *v, const char *path,
       GError *local = NULL;
       msperf_value *checked;
 
+      if (sub == NULL && s->open)
+        {
+          g_ptr_array_add (out->keys, g_strdup (key));
+          g_ptr_array_add (out->items, msperf_value_copy (item));
+          continue;
+        }
       if (sub == NULL)
         {
           char *msg = *path

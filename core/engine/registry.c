@@ -46,6 +46,14 @@ struct msperf_registry {
   GHashTable *claims;     /* mode name -> claim* */
   GHashTable *dirs_seen;  /* canonical dir -> NULL: a dir listed twice is scanned once */
   GPtrArray *infos;       /* msperf_plugin_info*, discovery order */
+  /* Routing declared by the descriptors of loaded AND policy-disabled modules (so that a
+   * disabled module's ops still say module_disabled:<name>); values are module names. */
+  GHashTable *by_att_kind;  /* att.kind -> name */
+  GHashTable *by_alias;     /* query_mode alias -> name */
+  GHashTable *by_category;  /* mapping category -> name */
+  char *default_mode;       /* the first DEFAULT_MODE module, or NULL */
+  char *static_composite;   /* the first STATIC_COMPOSITE module, or NULL */
+  GHashTable *options;      /* name -> const msperf_option_spec* (loaded modules) */
 };
 
 const char *
@@ -107,6 +115,9 @@ msperf_registry_new (void)
   reg->claims = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, claim_free);
   reg->dirs_seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   reg->infos = g_ptr_array_new_with_free_func (info_free);
+  reg->by_att_kind = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  reg->by_alias = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  reg->by_category = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return reg;
 }
 
@@ -131,6 +142,11 @@ msperf_registry_free (msperf_registry *reg)
   g_hash_table_unref (reg->claims);
   g_hash_table_unref (reg->dirs_seen);
   g_ptr_array_unref (reg->infos);
+  g_hash_table_unref (reg->by_att_kind);
+  g_hash_table_unref (reg->by_alias);
+  g_hash_table_unref (reg->by_category);
+  g_free (reg->default_mode);
+  g_free (reg->static_composite);
   if (reg->ltdl_ready)
     lt_dlexit ();
   g_free (reg);
@@ -248,8 +264,14 @@ reject (msperf_plugin_info *info, char *reason)
 static char *
 check_descriptor (const msperf_plugin *p)
 {
-  if (p->abi != MSPERF_PLUGIN_ABI)
-    return g_strdup_printf ("ABI %u, expected %u", (unsigned) p->abi, (unsigned) MSPERF_PLUGIN_ABI);
+  /* Major equal, minor at most the core's (doc/plugin-guide.md § Versions). */
+  if (p->abi != MSPERF_PLUGIN_ABI_MAJOR)
+    return g_strdup_printf ("ABI %u, expected %u", (unsigned) p->abi,
+                            (unsigned) MSPERF_PLUGIN_ABI_MAJOR);
+  if (p->abi_minor > MSPERF_PLUGIN_ABI_MINOR)
+    return g_strdup_printf ("ABI %u.%u is newer than this msperf's %u.%u", (unsigned) p->abi,
+                            (unsigned) p->abi_minor, (unsigned) MSPERF_PLUGIN_ABI_MAJOR,
+                            (unsigned) MSPERF_PLUGIN_ABI_MINOR);
   if (p->size < sizeof (msperf_plugin))
     return g_strdup_printf ("descriptor size %u smaller than %zu", (unsigned) p->size,
                             sizeof (msperf_plugin));
@@ -301,6 +323,38 @@ candidate_file (const char *dir, const char *stem)
     return path;
   g_free (path);
   return g_build_filename (dir, so, NULL);
+}
+
+/* First claim wins, as for mode names; a later claim is a warning. */
+static void
+claim_route (GHashTable *map, const char *what, const char *key, const char *name,
+             const char *file)
+{
+  const char *other = g_hash_table_lookup (map, key);
+
+  if (other != NULL)
+    {
+      if (strcmp (other, name) != 0)
+        g_warning ("%s: %s '%s' is already answered by module '%s': ignored here", file, what,
+                   key, other);
+      return;
+    }
+  g_hash_table_insert (map, g_strdup (key), g_strdup (name));
+}
+
+static void
+claim_routes (msperf_registry *reg, const msperf_plugin *p, const char *file)
+{
+  for (const char *const *k = p->att_kinds; k != NULL && *k != NULL; k++)
+    claim_route (reg->by_att_kind, "att.kind", *k, p->name, file);
+  for (const char *const *k = p->aliases; k != NULL && *k != NULL; k++)
+    claim_route (reg->by_alias, "query mode", *k, p->name, file);
+  for (const char *const *k = p->categories; k != NULL && *k != NULL; k++)
+    claim_route (reg->by_category, "category", *k, p->name, file);
+  if ((p->flags & MSPERF_PLUGIN_DEFAULT_MODE) && reg->default_mode == NULL)
+    reg->default_mode = g_strdup (p->name);
+  if ((p->flags & MSPERF_PLUGIN_STATIC_COMPOSITE) && reg->static_composite == NULL)
+    reg->static_composite = g_strdup (p->name);
 }
 
 static void
@@ -472,6 +526,7 @@ load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTa
   c->file = g_strdup (info->file);
   g_hash_table_insert (reg->claims, g_strdup (p->name), c);
 
+  claim_routes (reg, p, info->file);
   if (disabled != NULL && g_hash_table_contains (disabled, p->name))
     {
       info->status = MSPERF_PLUGIN_DISABLED;
@@ -601,4 +656,61 @@ msperf_registry_infos (msperf_registry *reg)
 {
   g_return_val_if_fail (reg != NULL, NULL);
   return reg->infos;
+}
+
+const char *
+msperf_registry_att_module (msperf_registry *reg, const char *kind)
+{
+  g_return_val_if_fail (reg != NULL && kind != NULL, NULL);
+  return g_hash_table_lookup (reg->by_att_kind, kind);
+}
+
+const char *
+msperf_registry_category_module (msperf_registry *reg, const char *category)
+{
+  g_return_val_if_fail (reg != NULL && category != NULL, NULL);
+  return g_hash_table_lookup (reg->by_category, category);
+}
+
+const char *
+msperf_registry_canonical_mode (msperf_registry *reg, const char *mode)
+{
+  const char *name;
+
+  g_return_val_if_fail (reg != NULL && mode != NULL, NULL);
+  name = g_hash_table_lookup (reg->by_alias, mode);
+  return name != NULL ? name : mode;
+}
+
+const char *
+msperf_registry_default_mode (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return reg->default_mode;
+}
+
+const char *
+msperf_registry_static_composite (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return reg->static_composite;
+}
+
+const GPtrArray *
+msperf_registry_loaded (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return reg->modules;
+}
+
+const msperf_plugin *
+msperf_registry_plugin_at (msperf_registry *reg, guint i, void **state)
+{
+  const module *m;
+
+  g_return_val_if_fail (reg != NULL && i < reg->modules->len, NULL);
+  m = g_ptr_array_index (reg->modules, i);
+  if (state != NULL)
+    *state = m->state;
+  return m->plugin;
 }

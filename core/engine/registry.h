@@ -32,4 +32,19 @@ const GPtrArray *msperf_registry_infos (msperf_registry *reg);
 /* "lookup,interpolate,model,decompose" from the non-NULL slots ("" when none). Transfer full. */
 char *msperf_plugin_capabilities (const msperf_plugin *plugin);
 
+/* Routing declared by module descriptors (loaded or disabled by policy); module names, or
+ * NULL when no module declares it. Transfer none. */
+const char *msperf_registry_att_module (msperf_registry *reg, const char *kind);
+const char *msperf_registry_category_module (msperf_registry *reg, const char *category);
+/* The module a query_mode names: itself, or the module declaring it as an alias. */
+const char *msperf_registry_canonical_mode (msperf_registry *reg, const char *mode);
+/* The module of entries naming no query mode (MSPERF_PLUGIN_DEFAULT_MODE). */
+const char *msperf_registry_default_mode (msperf_registry *reg);
+/* The module answering composite entries no decomposer claims (MSPERF_PLUGIN_STATIC_COMPOSITE). */
+const char *msperf_registry_static_composite (msperf_registry *reg);
+/* Loaded modules in load order; each element starts with its const msperf_plugin*
+ * (see msperf_registry_plugin_at). */
+const GPtrArray *msperf_registry_loaded (msperf_registry *reg);
+const msperf_plugin *msperf_registry_plugin_at (msperf_registry *reg, guint i, void **state);
+
 #endif

@@ -196,7 +196,7 @@ bucket_order (gconstpointer a, gconstpointer b)
 }
 
 static msperf_index *
-index_build (const msperf_plugin *plugin, void *state, const msperf_table *table,
+index_build (msperf_engine *engine, const msperf_plugin *plugin, void *state, const msperf_table *table,
              const char *mode, const char *policy_hash, int64_t tc_input_count)
 {
   msperf_index *idx = g_new0 (msperf_index, 1);
@@ -226,7 +226,7 @@ index_build (const msperf_plugin *plugin, void *state, const msperf_table *table
       idx->n_rows++;
       msperf_point_init (&p);
       p.input_limit = tc_input_count;
-      if (!plugin->describe_row (state, table, row, &p))
+      if (!plugin->describe_row (engine, state, table, row, &p))
         {
           msperf_point_clear (&p);
           continue;
@@ -369,7 +369,8 @@ is_stale (gpointer key, gpointer value, gpointer data)
 }
 
 msperf_index *
-msperf_index_cache_get (msperf_index_cache *c, const msperf_plugin *plugin, void *state,
+msperf_index_cache_get (msperf_index_cache *c, msperf_engine *engine, const msperf_plugin *plugin,
+                        void *state,
                         const msperf_table *table, const char *mode, const char *policy_hash,
                         int64_t tc_input_count, gboolean *hit)
 {
@@ -408,7 +409,7 @@ msperf_index_cache_get (msperf_index_cache *c, const msperf_plugin *plugin, void
   m.tc = tc_input_count;
   c->last = NULL;   /* it may be one of the stale indexes removed here */
   g_hash_table_foreach_remove (c->indexes, is_stale, &m);
-  idx = index_build (plugin, state, table, mode, policy_hash, tc_input_count);
+  idx = index_build (engine, plugin, state, table, mode, policy_hash, tc_input_count);
   c->stats.index_builds++;
   g_hash_table_insert (c->indexes, g_steal_pointer (&key), idx);
   c->last = idx;

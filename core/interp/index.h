@@ -77,7 +77,8 @@ void msperf_index_cache_stats (const msperf_index_cache *cache, msperf_index_sta
 /* The index of table for (mode, policy_hash, tc_input_count), built with plugin's describe_row
  * on first use; *hit (nullable) says whether it came from the cache. An index of the same
  * kernel, mode and tc_input_count built on other table content is dropped. Transfer none. */
-msperf_index *msperf_index_cache_get (msperf_index_cache *cache, const msperf_plugin *plugin,
+msperf_index *msperf_index_cache_get (msperf_index_cache *cache, msperf_engine *engine,
+                                      const msperf_plugin *plugin,
                                       void *state, const msperf_table *table, const char *mode,
                                       const char *policy_hash, int64_t tc_input_count,
                                       gboolean *hit);

@@ -16,7 +16,7 @@
 #include <msperf/op.h>
 #include <msperf/expr.h>
 #include <msperf/result.h>
-#include <msperf/engine.h>
+#include <msperf/host.h>
 
 G_BEGIN_DECLS
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <glib.h>
 #include <msperf/table.h>
-#include <msperf/engine.h>
+#include <msperf/host.h>
 
 G_BEGIN_DECLS
 

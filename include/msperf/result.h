@@ -22,7 +22,8 @@ typedef enum {
 typedef enum {
   MSPERF_HIT = 0,
   MSPERF_MISS,   /* result->miss_reason says why */
-  MSPERF_ERROR   /* the module could not run (bad parameters); miss_reason holds the message */
+  MSPERF_ERROR,  /* the module could not run (bad parameters); miss_reason holds the message */
+  MSPERF_FALLBACK /* a lookup's "not mine": the engine asks the module's fallback_mode */
 } msperf_status;
 
 MSPERF_API const char *msperf_source_name (msperf_source source);

@@ -131,9 +131,11 @@ query_len (int64_t tokens, int64_t batch)
 /* ---- target ---- */
 
 gboolean
-attention_describe_target (void *state, const msperf_query *q, msperf_point *p)
+attention_describe_target (msperf_engine *engine, void *state, const msperf_query *q, msperf_point *p)
 {
-  msperf_engine *e = state;
+  msperf_engine *e = engine;
+
+  (void) state;
   const msperf_table *t;
   attn_target_info info;
   axes_cols c;
@@ -250,9 +252,11 @@ row_strict_int (const msperf_table *t, size_t row, int col, int64_t *out)
 }
 
 gboolean
-attention_describe_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
+attention_describe_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
 {
-  msperf_engine *e = state;
+  msperf_engine *e = engine;
+
+  (void) state;
   axes_cols c;
   msperf_tensor q, key;
   int64_t q3[3], seq, batch, head_dim = 0, qlen, v;

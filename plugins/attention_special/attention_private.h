@@ -41,8 +41,8 @@ msperf_dtype attn_parse_dtype0 (const char *cell);
 gboolean attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3]);
 
 /* attention_axes.c: the describe slots (state is the engine). */
-gboolean attention_describe_target (void *state, const msperf_query *query, msperf_point *point);
-gboolean attention_describe_row (void *state, const msperf_table *table, size_t row,
+gboolean attention_describe_target (msperf_engine *engine, void *state, const msperf_query *query, msperf_point *point);
+gboolean attention_describe_row (msperf_engine *engine, void *state, const msperf_table *table, size_t row,
                                  msperf_point *point);
 
 G_END_DECLS

@@ -811,7 +811,7 @@ set_hit (msperf_engine *engine, const msperf_selector *sel, const target *tg, gb
 }
 
 static msperf_status
-attention_lookup (void *state, const msperf_query *q, msperf_result *r)
+attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   target tg = { 0 };
   g_autoptr (GString) missing = NULL;
@@ -832,20 +832,20 @@ attention_lookup (void *state, const msperf_query *q, msperf_result *r)
 
   missing = g_string_new (NULL);
   msperf_selector_init (&sel);
-  st = scan (q->engine, q->kernel_types, &tg, tg.dtype, &sel, missing);
+  st = scan (engine, q->kernel_types, &tg, tg.dtype, &sel, missing);
   /* Q3: float16 first matches DT_FLOAT16 rows, then retries as DT_BF16 as upstream does. */
   if (st == SCAN_NO_MATCH && tg.dtype == MSPERF_DTYPE_FLOAT16)
     {
       msperf_selector_clear (&sel);
       msperf_selector_init (&sel);
       g_string_truncate (missing, 0);
-      st = scan (q->engine, q->kernel_types, &tg, MSPERF_DTYPE_BF16, &sel, missing);
+      st = scan (engine, q->kernel_types, &tg, MSPERF_DTYPE_BF16, &sel, missing);
       aliased = TRUE;
     }
   switch (st)
     {
     case SCAN_HIT:
-      set_hit (q->engine, &sel, &tg, aliased, r);
+      set_hit (engine, &sel, &tg, aliased, r);
       status = MSPERF_HIT;
       break;
     case SCAN_NO_CSV:
@@ -966,12 +966,13 @@ attn_target_info_get (const msperf_query *q, attn_target_info *out)
   return TRUE;
 }
 
-/* The describe slots read the policy and the tables through the engine. */
+/* Stateless: every slot reads the policy and the tables through its engine argument. */
 static gboolean
 attention_init (msperf_engine *engine, void **state, GError **error)
 {
   (void) error;
-  *state = engine;
+  (void) engine;
+  *state = NULL;
   return TRUE;
 }
 
@@ -981,16 +982,16 @@ attention_fini (void *state)
   (void) state;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+MSPERF_PLUGIN_DEFINE (
   .name = "attention_special",
   .version = PACKAGE_VERSION,
   .description = "enriched attention CSVs: exact lookup by Q shape, avg_seq_len and runtime "
                  "metadata",
+  .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
+  .no_table_reason = "attention_index_unavailable",
   .init = attention_init,
   .fini = attention_fini,
   .lookup = attention_lookup,
   .describe_target = attention_describe_target,
   .describe_row = attention_describe_row,
-};
+);

@@ -29,7 +29,7 @@ broadcast_fini (void *state)
 }
 
 static msperf_status
-broadcast_model (void *state, const msperf_query *query, msperf_result *result)
+broadcast_model (msperf_engine *engine, void *state, const msperf_query *query, msperf_result *result)
 {
   const msperf_att_table *table = state;
   g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
@@ -59,7 +59,7 @@ broadcast_model (void *state, const msperf_query *query, msperf_result *result)
   msperf_result_detail_string (result, "att_branch", m.branches->len == 1
                                ? ((brc_branch *) g_ptr_array_index (m.branches, 0))->name
                                : "symbolic");
-  msperf_att_result_finish (result, query->engine, report, cyc);
+  msperf_att_result_finish (result, engine, report, cyc);
   status = MSPERF_HIT;
 out:
   brc_model_clear (&m);
@@ -67,14 +67,15 @@ out:
   return status;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+static const char *const broadcast_kinds[] = { "broadcast_extend", "duplicate", NULL };
+
+MSPERF_PLUGIN_DEFINE (
   .name = "broadcast_att",
   .version = PACKAGE_VERSION,
   .description = "ATT Broadcast V2 model: BroadcastExtend and Duplicate (cycles, expression, "
                  "call ledger)",
+  .att_kinds = broadcast_kinds,
   .init = broadcast_init,
   .fini = broadcast_fini,
   .model = broadcast_model,
-};
+);

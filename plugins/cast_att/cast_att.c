@@ -62,7 +62,7 @@ bindings_from_att (msperf_expr_ctx *ctx, const msperf_value *att, GError **error
 }
 
 static msperf_status
-cast_model (void *state, const msperf_query *query, msperf_result *result)
+cast_model (msperf_engine *engine, void *state, const msperf_query *query, msperf_result *result)
 {
   const msperf_att_table *table = state;
   g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
@@ -93,7 +93,7 @@ cast_model (void *state, const msperf_query *query, msperf_result *result)
   msperf_result_detail_string (result, "call_count", msperf_expr_str (m.call_count));
   if (m.warning != NULL)
     msperf_result_detail_string (result, "warning", m.warning);
-  msperf_att_result_finish (result, query->engine, report, cyc);
+  msperf_att_result_finish (result, engine, report, cyc);
   status = MSPERF_HIT;
 out:
   cast_att_model_clear (&m);
@@ -101,13 +101,14 @@ out:
   return status;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+static const char *const cast_kinds[] = { "cast", NULL };
+
+MSPERF_PLUGIN_DEFINE (
   .name = "cast_att",
   .version = PACKAGE_VERSION,
   .description = "ATT Cast V2 vector-function cost model (cycles, expression, call ledger)",
+  .att_kinds = cast_kinds,
   .init = cast_init,
   .fini = cast_fini,
   .model = cast_model,
-};
+);

@@ -31,6 +31,7 @@
  * topology_tier column is matched only when the tier is known; without a grid rows of different
  * tiers compete and the first wins (Q10): the module warns once per CSV when that happens. */
 #include <config.h>
+#include <pthread.h>
 #define G_LOG_DOMAIN "msperf"
 #include <math.h>
 #include <string.h>
@@ -40,7 +41,9 @@
 #define CONFIDENCE_INTERPOLATED 0.8
 
 typedef struct comm_state {
-  /* CSV paths already checked for competing tiers (Q10): one warning per CSV per engine. */
+  /* CSV paths already checked for competing tiers (Q10): one warning per CSV per model. The
+   * state is shared by every thread's queries: the set is guarded by its own lock. */
+  pthread_mutex_t lock;
   GHashTable *tier_checked;
 } comm_state;
 
@@ -131,10 +134,13 @@ check_competing_tiers (comm_state *st, const msperf_table *t, int c_mb, int c_nd
   g_autoptr (GHashTable) first_tier = NULL;
   size_t n_conflicts = 0;
   guint first_line = 0;
+  gboolean checked;
 
-  if (g_hash_table_contains (st->tier_checked, path))
+  pthread_mutex_lock (&st->lock);
+  checked = !g_hash_table_add (st->tier_checked, g_strdup (path));
+  pthread_mutex_unlock (&st->lock);
+  if (checked)
     return;
-  g_hash_table_add (st->tier_checked, g_strdup (path));
   first_tier = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (size_t row = 0; row < msperf_table_n_rows (t); row++)
     {
@@ -389,7 +395,7 @@ request_from_params (const msperf_query *q, comm_request *req, msperf_result *r)
 }
 
 static msperf_status
-comm_lookup (void *state, const msperf_query *q, msperf_result *r)
+comm_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   comm_request req = { 0 };
   msperf_status status;
@@ -407,7 +413,7 @@ comm_lookup (void *state, const msperf_query *q, msperf_result *r)
     status = msperf_result_set_miss (r, "invalid_args");
   if (status != MSPERF_HIT)
     return status;
-  return query_csv (state, q->engine, &req, r);
+  return query_csv (state, engine, &req, r);
 }
 
 static gboolean
@@ -417,6 +423,7 @@ comm_init (msperf_engine *engine, void **state, GError **error)
 
   (void) engine;
   (void) error;
+  pthread_mutex_init (&st->lock, NULL);
   st->tier_checked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   *state = st;
   return TRUE;
@@ -430,16 +437,21 @@ comm_fini (void *state)
   if (st == NULL)
     return;
   g_hash_table_unref (st->tier_checked);
+  pthread_mutex_destroy (&st->lock);
   g_free (st);
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+/* Mapping entries of category communication come here whatever their query_mode says
+ * (reference §2.2); alpha-beta and bracket_linear are this module's own interpolation. */
+static const char *const comm_categories[] = { "communication", NULL };
+
+MSPERF_PLUGIN_DEFINE (
   .name = "communication",
   .version = PACKAGE_VERSION,
   .description = "collectives: exact and bracketed hcom_* CSV lookup (alpha-beta, bracket_linear)",
+  .flags = MSPERF_PLUGIN_OWN_INTERPOLATION,
+  .categories = comm_categories,
   .init = comm_init,
   .fini = comm_fini,
   .lookup = comm_lookup,
-};
+);

@@ -318,7 +318,7 @@ try_mtp_projection (const msperf_query *q, const attempt *a, msperf_result *r)
 }
 
 static msperf_status
-compute_lookup (void *state, const msperf_query *q, msperf_result *r)
+compute_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   attempt a = { 0 };
   char tp_applied[96] = "";
@@ -355,9 +355,9 @@ compute_lookup (void *state, const msperf_query *q, msperf_result *r)
     {
       msperf_selector sel;
       gboolean aliased;
-      scan_status st = run_attempt (q->engine, &a, q->tc_input_count, &sel, &aliased);
+      scan_status st = run_attempt (engine, &a, q->tc_input_count, &sel, &aliased);
 
-      status = finish (q->engine, st, &sel, aliased, r);
+      status = finish (engine, st, &sel, aliased, r);
       if (status == MSPERF_HIT && tp_applied[0])
         msperf_result_detail_string (r, "tp_projection", tp_applied);
       msperf_selector_clear (&sel);
@@ -371,8 +371,9 @@ static gboolean
 compute_init (msperf_engine *engine, void **state, GError **error)
 {
   (void) error;
-  /* The describe slots read the policy and the tables through the engine. */
-  *state = engine;
+  /* Stateless: every slot reads the policy and the tables through its engine argument. */
+  (void) engine;
+  *state = NULL;
   return TRUE;
 }
 
@@ -382,15 +383,20 @@ compute_fini (void *state)
   (void) state;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+/* Upstream's mtp_projection query mode is a compute lookup (reference §2.2). */
+static const char *const compute_aliases[] = { "mtp_projection", NULL };
+
+MSPERF_PLUGIN_DEFINE (
   .name = "compute",
   .version = PACKAGE_VERSION,
   .description = "compute kernels: exact CSV lookup with the upstream shape rules",
+  .flags = MSPERF_PLUGIN_DEFAULT_MODE | MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
+  .aliases = compute_aliases,
+  .no_table_reason = "compute_csv_not_found",
+  .no_target_reason = "compute_target_unavailable",
   .init = compute_init,
   .fini = compute_fini,
   .lookup = compute_lookup,
   .describe_target = compute_describe_target,
   .describe_row = compute_describe_row,
-};
+);

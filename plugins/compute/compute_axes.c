@@ -218,9 +218,11 @@ table_has_fp16 (msperf_engine *e, const char *kernel)
 }
 
 gboolean
-compute_describe_target (void *state, const msperf_query *q, msperf_point *p)
+compute_describe_target (msperf_engine *engine, void *state, const msperf_query *q, msperf_point *p)
 {
-  msperf_engine *e = state;
+  msperf_engine *e = engine;
+
+  (void) state;
   const char *kernel;
   msperf_tensor in[MAX_AXIS_INPUTS];
   const msperf_value *tp_rule;
@@ -264,9 +266,11 @@ compute_describe_target (void *state, const msperf_query *q, msperf_point *p)
 }
 
 gboolean
-compute_describe_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
+compute_describe_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
 {
-  msperf_engine *e = state;
+  msperf_engine *e = engine;
+
+  (void) state;
   const char *kernel = msperf_table_kernel_type (t);
   const msperf_slots *slots = msperf_table_row_inputs (t, row);
   const msperf_slots *outs = msperf_table_row_outputs (t, row);

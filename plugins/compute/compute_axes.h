@@ -9,8 +9,8 @@
 G_BEGIN_DECLS
 
 /* state is the engine (compute_init). */
-gboolean compute_describe_target (void *state, const msperf_query *query, msperf_point *point);
-gboolean compute_describe_row (void *state, const msperf_table *table, size_t row,
+gboolean compute_describe_target (msperf_engine *engine, void *state, const msperf_query *query, msperf_point *point);
+gboolean compute_describe_row (msperf_engine *engine, void *state, const msperf_table *table, size_t row,
                                msperf_point *point);
 
 G_END_DECLS

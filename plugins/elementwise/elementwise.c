@@ -58,7 +58,7 @@ output_fits (const msperf_tensor *tc, const msperf_tensor *c)
 }
 
 static msperf_status
-elementwise_lookup (void *state, const msperf_query *q, msperf_result *r)
+elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   const msperf_tensor *out;
   msperf_tensor tc_out;
@@ -73,14 +73,14 @@ elementwise_lookup (void *state, const msperf_query *q, msperf_result *r)
   (void) state;
   g_return_val_if_fail (q != NULL && r != NULL, MSPERF_ERROR);
   out = q->op ? msperf_op_output (q->op) : NULL;
-  /* Without an output tensor the op is answered by the compute path (the engine re-dispatches
-   * on this reason). */
+  /* Without an output tensor the op is answered by the compute path (reference §2.6 step 1):
+   * the engine asks this module's fallback_mode. */
   if (out == NULL || out->rank == 0)
-    return msperf_result_set_miss (r, "elementwise_fallback_compute");
+    return MSPERF_FALLBACK;
   if (q->kernel_types == NULL || q->kernel_types[0] == NULL)
     return msperf_result_set_miss (r, "no_kernel_type");
   kernel = q->kernel_types[0];
-  t = msperf_engine_table (q->engine, kernel, &error);
+  t = msperf_engine_table (engine, kernel, &error);
   if (t == NULL)
     return msperf_result_set_miss (r, "csv_not_found");
 
@@ -152,13 +152,12 @@ elementwise_fini (void *state)
   (void) state;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+MSPERF_PLUGIN_DEFINE (
   .name = "elementwise",
   .version = PACKAGE_VERSION,
   .description = "elementwise ops: exact lookup by output shape with dtype scaling",
+  .fallback_mode = "compute",
   .init = elementwise_init,
   .fini = elementwise_fini,
   .lookup = elementwise_lookup,
-};
+);

@@ -242,7 +242,7 @@ mean_seq_len (const msperf_tensor *t, int64_t *avg)
 }
 
 static msperf_status
-mla_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
+mla_decompose (msperf_engine *engine, void *state, const msperf_query *query, msperf_plan *plan)
 {
   const msperf_op *op = query->op;
   const char *name = op->name;
@@ -258,7 +258,7 @@ mla_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
   (void) state;
   if (!g_str_has_prefix (name, "tensor_cast.multihead_latent_attention") && !sparse)
     return MSPERF_ERROR;
-  if (sparse && msperf_engine_parallel (query->engine)->sequence_parallel)
+  if (sparse && msperf_engine_parallel (engine)->sequence_parallel)
     return MSPERF_ERROR;
   if (op->args->len < MLA_MIN_ARGS)
     return MSPERF_MISS;
@@ -299,9 +299,9 @@ mla_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
       add_input (tbmm, dtype, 3, n, kv_lora, v);
       if (sparse)
         add_sparse_params (attn, op, kv_cache, seq_lens);
-      g_ptr_array_add (subqueries, bmm);
-      g_ptr_array_add (subqueries, attn);
-      g_ptr_array_add (subqueries, tbmm);
+      msperf_plan_add_part (plan, bmm);
+      msperf_plan_add_part (plan, attn);
+      msperf_plan_add_part (plan, tbmm);
       return MSPERF_HIT;
     }
   if (phase == PHASE_PREFILL)
@@ -325,8 +325,8 @@ mla_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
                     : attention_spec (attn_kernel, dtype, t, n, nope, avg, 3, n);
       if (sparse)
         add_sparse_params (attn, op, kv_cache, seq_lens);
-      g_ptr_array_add (subqueries, mm);
-      g_ptr_array_add (subqueries, attn);
+      msperf_plan_add_part (plan, mm);
+      msperf_plan_add_part (plan, attn);
       return MSPERF_HIT;
     }
   /* A mixed decode/prefill batch has no single kernel sequence (quirk Q24, reproduced). */
@@ -348,9 +348,7 @@ mla_fini (void *state)
   (void) state;
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+MSPERF_PLUGIN_DEFINE (
   .name = "mla",
   .version = PACKAGE_VERSION,
   .description = "MLA family decomposers: decode/prefill, quant and sparse variants",
@@ -358,4 +356,4 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .init = mla_init,
   .fini = mla_fini,
   .decompose = mla_decompose,
-};
+);

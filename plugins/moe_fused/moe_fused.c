@@ -753,7 +753,7 @@ add_communication (const msperf_query *q, const GPtrArray *parts, double base,
 }
 
 static msperf_status
-moe_lookup (void *state, const msperf_query *q, msperf_result *r)
+moe_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   const char *kernel;
   const msperf_value *project = entry_field (q, "project_full_shape");
@@ -761,7 +761,7 @@ moe_lookup (void *state, const msperf_query *q, msperf_result *r)
   const msperf_tensor *tc = q->inputs;
   size_t n_tc = q->n_inputs;
   int64_t tc_input_count = q->tc_input_count;
-  int64_t ep_size = msperf_engine_parallel (q->engine)->ep_size;
+  int64_t ep_size = msperf_engine_parallel (engine)->ep_size;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (part_free);
   const msperf_table *t;
@@ -790,7 +790,7 @@ moe_lookup (void *state, const msperf_query *q, msperf_result *r)
     n_tc = (size_t) tc_input_count;
 
   /* Only the primary kernel (reference §2.7 step 1; alternates are not scanned). */
-  t = msperf_engine_table (q->engine, kernel, &error);
+  t = msperf_engine_table (engine, kernel, &error);
   if (t == NULL)
     return msperf_result_set_miss (r, "csv_not_found");
   ep_col = msperf_table_column (t, "EP Size");
@@ -829,11 +829,9 @@ moe_lookup (void *state, const msperf_query *q, msperf_result *r)
   return add_communication (q, parts, base, r);
 }
 
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
+MSPERF_PLUGIN_DEFINE (
   .name = "moe_fused",
   .version = PACKAGE_VERSION,
   .description = "fused MoE (DispatchFFNCombine): projected shapes, EP size, embedded parts",
   .lookup = moe_lookup,
-};
+);

@@ -30,11 +30,23 @@ test_headers_plugin_descriptor_layout_is_stable (void **state)
   (void) state;
   assert_int_equal (offsetof (msperf_plugin, abi), 0);
   assert_int_equal (offsetof (msperf_plugin, size), 4);
-  assert_int_equal (offsetof (msperf_plugin, name), 8);
+  /* ABI 2: abi and size keep their version-1 place (so the loader can read them from any
+   * module), then abi_minor and flags. */
+  assert_int_equal (offsetof (msperf_plugin, abi_minor), 8);
+  assert_int_equal (offsetof (msperf_plugin, flags), 12);
+  assert_int_equal (offsetof (msperf_plugin, name), 16);
+  assert_true (offsetof (msperf_plugin, options) < offsetof (msperf_plugin, init));
   assert_true (offsetof (msperf_plugin, init) < offsetof (msperf_plugin, lookup));
   assert_true (offsetof (msperf_plugin, decompose) < offsetof (msperf_plugin, reserved));
   assert_int_equal (sizeof (((msperf_plugin *) 0)->reserved) / sizeof (gpointer), 8);
-  assert_int_equal (MSPERF_PLUGIN_ABI, 1);
+  assert_int_equal (sizeof (((msperf_query *) 0)->reserved) / sizeof (gpointer), 4);
+  assert_int_equal (MSPERF_PLUGIN_ABI_MAJOR, 2);
+  assert_int_equal (MSPERF_PLUGIN_ABI, MSPERF_PLUGIN_ABI_MAJOR);
+  assert_int_equal (MSPERF_PLUGIN_ABI_MINOR, 0);
+  /* The generated version header agrees with the package. */
+  assert_string_equal (MSPERF_VERSION_STRING, PACKAGE_VERSION);
+  assert_true (MSPERF_CHECK_VERSION (0, 0, 0));
+  assert_false (MSPERF_CHECK_VERSION (MSPERF_MAJOR_VERSION + 1, 0, 0));
 }
 
 int

@@ -66,7 +66,7 @@ ok "plugins list shows the eight modules loaded from the build tree" t_plugins_l
 t_plugins_bad_abi() {
   mkdir -p "$tmp/bad" && cp "$MSPERF_TEST_FAKEDIR/msperf_fake_bad_abi.so" "$tmp/bad/" || return 1
   status_is 0 "$bin" --plugins-dir "$tmp/bad" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins list || return 1
-  contains "$tmp/cmd.out" "rejected: ABI 42, expected 1" || return 1
+  contains "$tmp/cmd.out" "rejected: ABI 43, expected 2" || return 1
   [ "$(grep -c ' loaded ' "$tmp/cmd.out")" -eq 8 ] || { echo "expected 8 loaded"; cat "$tmp/cmd.out"; return 1; }
   contains "$tmp/cmd.err" "msperf_fake_bad_abi.so"
 }

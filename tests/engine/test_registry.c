@@ -224,7 +224,7 @@ test_registry_wrong_abi_is_rejected_naming_both_versions (void **state)
   (void) state;
   /* fake_plugin.c FAKE_KIND 1 exports abi = MSPERF_PLUGIN_ABI + 41 = 42. The name is the file
    * stem: nothing past abi/size is trusted in a foreign layout. */
-  assert_rejected (find_info (reg, "fake_bad_abi"), "ABI 42, expected 1");
+  assert_rejected (find_info (reg, "fake_bad_abi"), "ABI 43, expected 2");
   assert_null (msperf_registry_lookup (reg, "fake_bad_abi", NULL));
   assert_good_loaded (reg);
   msperf_registry_free (reg);
@@ -281,10 +281,12 @@ test_registry_each_rejection_is_one_warning_naming_the_file (void **state)
   const GPtrArray *infos = msperf_registry_infos (reg);
 
   (void) state;
-  /* Five fakes: good, bad_abi, small, no_symbol, init_fail; four are rejected. */
-  assert_int_equal (infos->len, 5);
-  assert_int_equal (captured->len, 4);
-  assert_true (captured_contains ("msperf_fake_bad_abi.la: module rejected: ABI 42, expected 1"));
+  /* Six fakes: good, bad_abi, small, no_symbol, init_fail, newer_minor; five are rejected. */
+  assert_int_equal (infos->len, 6);
+  assert_int_equal (captured->len, 5);
+  assert_true (captured_contains ("msperf_fake_newer_minor.la: module rejected: ABI 2.1 is newer "
+                                  "than this msperf's 2.0"));
+  assert_true (captured_contains ("msperf_fake_bad_abi.la: module rejected: ABI 43, expected 2"));
   assert_true (captured_contains ("msperf_fake_small.la: module rejected: descriptor size 16"));
   assert_true (captured_contains ("msperf_fake_no_symbol.la: module rejected: missing symbol"));
   assert_true (captured_contains ("msperf_fake_init_fail.la: module rejected: fake init failure"));
@@ -465,8 +467,8 @@ test_registry_disabled_module_is_listed_but_not_loaded (void **state)
   assert_null (msperf_registry_lookup (reg, "fake_good", &module_state));
   assert_null (module_state);
   assert_null (msperf_registry_decomposer (reg, "FakeComposite", NULL));
-  /* Disabling is a choice, not a problem: only the 4 broken fakes warn. */
-  assert_int_equal (captured->len, 4);
+  /* Disabling is a choice, not a problem: only the 5 broken fakes warn. */
+  assert_int_equal (captured->len, 5);
   msperf_registry_free (reg);
 }
 
@@ -497,7 +499,7 @@ test_registry_same_dir_twice_is_scanned_once (void **state)
   msperf_registry *reg = load_dirs (dirs, NULL);
 
   (void) state;
-  assert_int_equal (msperf_registry_infos (reg)->len, 5);
+  assert_int_equal (msperf_registry_infos (reg)->len, 6);
   assert_good_loaded (reg);
   msperf_registry_free (reg);
 }
@@ -535,8 +537,9 @@ test_registry_two_registries_are_independent (void **state)
 
 /* Slots that are only ever compared with NULL. */
 static msperf_status
-dummy_answer (void *state, const msperf_query *query, msperf_result *result)
+dummy_answer (msperf_engine *engine, void *state, const msperf_query *query, msperf_result *result)
 {
+  (void) engine;
   (void) state;
   (void) query;
   (void) result;
@@ -544,8 +547,9 @@ dummy_answer (void *state, const msperf_query *query, msperf_result *result)
 }
 
 static gboolean
-dummy_target (void *state, const msperf_query *query, msperf_point *point)
+dummy_target (msperf_engine *engine, void *state, const msperf_query *query, msperf_point *point)
 {
+  (void) engine;
   (void) state;
   (void) query;
   (void) point;
@@ -553,8 +557,9 @@ dummy_target (void *state, const msperf_query *query, msperf_point *point)
 }
 
 static gboolean
-dummy_row (void *state, const msperf_table *table, size_t row, msperf_point *point)
+dummy_row (msperf_engine *engine, void *state, const msperf_table *table, size_t row, msperf_point *point)
 {
+  (void) engine;
   (void) state;
   (void) table;
   (void) row;
@@ -563,8 +568,9 @@ dummy_row (void *state, const msperf_table *table, size_t row, msperf_point *poi
 }
 
 static msperf_status
-dummy_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
+dummy_decompose (msperf_engine *engine, void *state, const msperf_query *query, msperf_plan *subqueries)
 {
+  (void) engine;
   (void) state;
   (void) query;
   (void) subqueries;

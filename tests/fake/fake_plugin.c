@@ -1,5 +1,6 @@
 /* Fake modules for the loader tests; FAKE_KIND selects the defect:
- * 0 good, 1 wrong ABI, 2 size too small, 3 missing symbol, 4 init fails. */
+ * 0 good, 1 wrong ABI, 2 size too small, 3 missing symbol, 4 init fails, 5 ABI minor newer
+ * than the core's. */
 #include <config.h>
 #include <msperf/plugin.h>
 
@@ -29,8 +30,9 @@ fake_fini (void *state)
 }
 
 static msperf_status
-fake_lookup (void *state, const msperf_query *query, msperf_result *result)
+fake_lookup (msperf_engine *engine, void *state, const msperf_query *query, msperf_result *result)
 {
+  (void) engine;
   (void) state;
   (void) query;
   msperf_result_set_hit (result, MSPERF_SOURCE_MEASURED, 42.0, 1.0, "FakeKernel", "identity");
@@ -42,11 +44,12 @@ fake_lookup (void *state, const msperf_query *query, msperf_result *result)
 static const char *const fake_op_names[] = { "FakeComposite", NULL };
 
 static msperf_status
-fake_decompose (void *state, const msperf_query *query, GPtrArray *subqueries)
+fake_decompose (msperf_engine *engine, void *state, const msperf_query *query, msperf_plan *plan)
 {
+  (void) engine;
   (void) state;
   (void) query;
-  (void) subqueries;
+  (void) plan;
   return MSPERF_HIT;
 }
 #endif
@@ -56,6 +59,11 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .abi = MSPERF_PLUGIN_ABI + 41,
 #else
   .abi = MSPERF_PLUGIN_ABI,
+#endif
+#if FAKE_KIND == 5
+  .abi_minor = MSPERF_PLUGIN_ABI_MINOR + 1,
+#else
+  .abi_minor = MSPERF_PLUGIN_ABI_MINOR,
 #endif
 #if FAKE_KIND == 2
   .size = 16,
@@ -68,6 +76,8 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .name = "fake_bad_abi",
 #elif FAKE_KIND == 2
   .name = "fake_small",
+#elif FAKE_KIND == 5
+  .name = "fake_newer_minor",
 #else
   .name = "fake_init_fail",
 #endif

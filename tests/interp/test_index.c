@@ -603,8 +603,9 @@ test_composite_part_interpolated (void **state)
 
 /* A module stub: one axis "seq" from the Seq column, regime "|stub". */
 static gboolean
-stub_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
+stub_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
 {
+  (void) engine;
   const char *cell = msperf_table_cell_by_name (t, row, "Seq");
 
   (void) state;
@@ -614,8 +615,9 @@ stub_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
 }
 
 static gboolean
-stub_target (void *state, const msperf_query *q, msperf_point *p)
+stub_target (msperf_engine *engine, void *state, const msperf_query *q, msperf_point *p)
 {
+  (void) engine;
   (void) state;
   (void) q;
   (void) p;
@@ -644,7 +646,7 @@ test_sqrt_seq_transform_in_the_index (void **state)
 
   (void) state;
   assert_non_null (t);
-  idx = msperf_index_cache_get (c, &plugin, NULL, t, "stub", "h", -1, &hit);
+  idx = msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit);
   assert_false (hit);
   assert_int_equal (msperf_index_n_points (idx), 3);
   buckets = msperf_index_buckets (idx, "|stub");
@@ -663,10 +665,10 @@ test_sqrt_seq_transform_in_the_index (void **state)
   /* the same request is served from the bucket's cache */
   assert_ptr_equal (msperf_index_bucket_set (c, g_ptr_array_index (buckets, 0), &axis, 1,
                                              &target, MSPERF_INTERP_AGGREGATE_MEDIAN, TRUE), s);
-  assert_non_null (msperf_index_cache_get (c, &plugin, NULL, t, "stub", "h", -1, &hit));
+  assert_non_null (msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit));
   assert_true (hit);
   /* another policy hash is another index */
-  msperf_index_cache_get (c, &plugin, NULL, t, "stub", "other", -1, &hit);
+  msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "other", -1, &hit);
   assert_false (hit);
   msperf_point_clear (&target);
   msperf_index_cache_free (c);
@@ -674,8 +676,9 @@ test_sqrt_seq_transform_in_the_index (void **state)
 
 /* A module stub with three axes A, B, C (a "-" cell is unknown) and one exact field F. */
 static gboolean
-abc_row (void *state, const msperf_table *t, size_t row, msperf_point *p)
+abc_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
 {
+  (void) engine;
   static const char *const names[] = { "A", "B", "C" };
 
   (void) state;
@@ -753,7 +756,7 @@ test_grouped_sets_equal_reference_filter (void **state)
                                   row % 2, row + 1), row++;
   t = msperf_table_load_data (csv->str, csv->len, "abc.csv", "Abc", &error);
   assert_non_null (t);
-  idx = msperf_index_cache_get (c, &plugin, NULL, t, "abc", "h", -1, NULL);
+  idx = msperf_index_cache_get (c, NULL, &plugin, NULL, t, "abc", "h", -1, NULL);
   buckets = msperf_index_buckets (idx, "|abc");
   assert_non_null (buckets);
   b = g_ptr_array_index (buckets, 0);

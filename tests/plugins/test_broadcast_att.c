@@ -1308,7 +1308,7 @@ module_query (const char *device, const char *att_json, msperf_status *status)
   q.mode = "broadcast_att";
   if (!msperf_plugin_v1.init (e, &st, &error))
     fail_msg ("%s", error->message);
-  *status = msperf_plugin_v1.model (st, &q, r);
+  *status = msperf_plugin_v1.model (e, st, &q, r);
   msperf_plugin_v1.fini (st);
   return r;
 }

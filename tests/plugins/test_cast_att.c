@@ -499,7 +499,7 @@ module_query (const char *device, const char *in, const char *out, gint64 n)
   q.mode = "cast_att";
   if (!msperf_plugin_v1.init (e, &st, &error))
     fail_msg ("%s", error->message);
-  msperf_plugin_v1.model (st, &q, r);
+  msperf_plugin_v1.model (e, st, &q, r);
   msperf_plugin_v1.fini (st);
   return r;
 }
@@ -563,7 +563,7 @@ test_cast_module_refuses_bad_dtype_with_error_status (void **state)
   q.engine = e;
   q.op = op;
   assert_true (msperf_plugin_v1.init (e, &st, &error));
-  assert_int_equal (msperf_plugin_v1.model (st, &q, r), MSPERF_ERROR);
+  assert_int_equal (msperf_plugin_v1.model (e, st, &q, r), MSPERF_ERROR);
   assert_non_null (strstr (r->miss_reason, "unknown dtype 'floatX'"));
   msperf_plugin_v1.fini (st);
 }

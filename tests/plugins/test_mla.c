@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "common/test_util.h"
+#include "engine/composite.h"
 #include "engine/engine_private.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -94,7 +95,13 @@ decompose (msperf_engine *e, const msperf_op *op, GPtrArray *specs)
   q.inputs = (const msperf_tensor *) (void *) inputs->data;
   q.n_inputs = inputs->len;
   q.tc_input_count = -1;
-  return p->decompose (state, &q, specs);
+  {
+    msperf_plan plan = { specs, NULL };
+    msperf_status st = p->decompose (e, state, &q, &plan);
+
+    g_free (plan.miss);
+    return st;
+  }
 }
 
 static GPtrArray *

@@ -105,7 +105,7 @@ scan_table (const msperf_table *table, int kernel_index, const msperf_tensor *ta
  * reason (the core then tries its fallbacks and finally the roofline); MSPERF_ERROR is for a
  * query this module cannot even evaluate (bad parameters). */
 static msperf_status
-example_lookup (void *state, const msperf_query *q, msperf_result *r)
+example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   example_state *s = state;
   msperf_selector sel;

@@ -1,0 +1,76 @@
+/* msperf — the services the engine offers a module (doc/plugin-guide.md § Services). Every
+ * slot receives the engine handle of the query's thread (include/msperf/engine.h § Threads):
+ * a module calls these with that handle, never with one kept from init. */
+#ifndef MSPERF_HOST_H
+#define MSPERF_HOST_H
+
+#include <msperf/api.h>
+#include <stdint.h>
+#include <glib.h>
+#include <msperf/op.h>
+#include <msperf/table.h>
+#include <msperf/result.h>
+#include <msperf/database.h>
+#include <msperf/engine.h>
+
+G_BEGIN_DECLS
+
+/* A part of a composite op, or an embedded term of a module's answer, to be answered by the
+ * module of `mode` (msperf_engine_subquery), or by the engine as one part of a plan. */
+typedef struct msperf_subquery {
+  char *mode;              /* "compute", "attention_special", ... */
+  char **kernel_types;     /* NULL-terminated, owned */
+  GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
+  msperf_value *params;    /* MAP or NULL, owned */
+  int64_t tc_input_count;  /* -1 = none */
+  gboolean is_attention;
+} msperf_subquery;
+
+MSPERF_API msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);
+MSPERF_API void msperf_subquery_free (msperf_subquery *sq);
+MSPERF_API void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
+MSPERF_API void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
+
+/* Answers one sub-query (a composite's part, a moe_fused embedded term) through the module
+ * of sq->mode, as the engine answers ops: the module's exact lookup (and, once interpolation
+ * exists, its fallback). parent is the invocation the part belongs to. result is filled;
+ * returns the module's status. Modules may call this; it never recurses into decomposition. */
+MSPERF_API msperf_status msperf_engine_subquery (msperf_engine *engine, const msperf_op *parent,
+                                      const msperf_subquery *sq, msperf_result *result);
+
+/* Services for modules. */
+MSPERF_API msperf_database *msperf_engine_database (msperf_engine *engine);
+/* Kernel table through the database cache; NULL + MSPERF_ERROR_NOT_FOUND when absent. */
+MSPERF_API const msperf_table *msperf_engine_table (msperf_engine *engine, const char *kernel_type,
+                                         GError **error);
+/* Effective per-kernel option: --policy kernel_overrides, then the database's
+ * <block>.kernel_overrides. block: latency_policy, query_selection_policy, interpolation_policy. */
+MSPERF_API const msperf_value *msperf_engine_kernel_option (msperf_engine *engine, const char *block,
+                                                 const char *kernel, const char *key);
+MSPERF_API gboolean msperf_engine_kernel_flag (msperf_engine *engine, const char *block, const char *kernel,
+                                    const char *key);
+MSPERF_API const msperf_parallel *msperf_engine_parallel (msperf_engine *engine);
+/* A value of the effective policy by dotted path ("interpolation.attention.sparse_mode_default"). */
+MSPERF_API const msperf_value *msperf_engine_policy_value (msperf_engine *engine, const char *path);
+/* SHA-256 of the canonical JSON of the effective policy. */
+MSPERF_API const char *msperf_engine_policy_hash (msperf_engine *engine);
+/* The device profile's communication rank grid (outermost dimension first, upstream comm_grid):
+ * TRUE with *dims (owned by the engine) and *n when the profile configures one; FALSE (and
+ * *dims NULL, *n 0) when it does not, which means "no topology-tier filter". */
+MSPERF_API gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_t **dims, size_t *n);
+/* Name of the device profile the roofline uses (after start). Transfer none. */
+MSPERF_API const char *msperf_engine_device_name (msperf_engine *engine);
+/* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
+MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
+/* Canonical JSON of the effective policy. Transfer none. */
+MSPERF_API const char *msperf_engine_policy_json (msperf_engine *engine);
+
+/* The effective value of option key of module module_name (modules.<name>.<key> of the policy,
+ * else the default the module declared); NULL for an undeclared key. Transfer none. */
+MSPERF_API const msperf_value *msperf_engine_module_option (msperf_engine *engine,
+                                                            const char *module_name,
+                                                            const char *key);
+
+G_END_DECLS
+
+#endif /* MSPERF_HOST_H */
