@@ -53,6 +53,8 @@ gboolean msperf_report_metrics_file (const msperf_run *run, const char *path, GE
 gboolean msperf_report_chrome_trace (const msperf_run *run, const char *path, GError **error);
 /* Markdown, JSON or single-file HTML with inline SVG charts, by the extension of path. */
 gboolean msperf_report_document (const msperf_run *run, const char *path, GError **error);
+/* TRUE when path ends in a suffix msperf_report_document knows (checked before a run). */
+gboolean msperf_report_document_suffix_ok (const char *path);
 
 /* Shared by the report_*.c files. */
 /* The text msperf_report_summary prints. Transfer full. */

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <msperf/error.h>
 #include "app/report.h"
+#include "app/output.h"
 #include "app/metrics.h"
 #include "base/numfmt.h"
 
@@ -193,28 +194,13 @@ write_events (const msperf_run *run, FILE *f)
 gboolean
 msperf_report_chrome_trace (const msperf_run *run, const char *path, GError **error)
 {
-  FILE *f;
-  gboolean ok;
-  int saved;
+  msperf_outfile *of;
 
   g_return_val_if_fail (run != NULL && path != NULL, FALSE);
-  f = g_fopen (path, "w");
-  if (f == NULL)
-    {
-      saved = errno;
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                   path, g_strerror (saved));
-      return FALSE;
-    }
-  ok = write_events (run, f);
-  saved = errno;
-  if (fclose (f) != 0 && ok)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (!ok)
-    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                 path, g_strerror (saved));
-  return ok;
+  of = msperf_outfile_open (path, error);
+  if (of == NULL)
+    return FALSE;
+  /* A failed write leaves the stream's error flag set; close reports it with the path. */
+  write_events (run, msperf_outfile_stream (of));
+  return msperf_outfile_close (of, error);
 }

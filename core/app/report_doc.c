@@ -488,6 +488,18 @@ render_html (const msperf_run *run, GArray *rows)
 /* ------------------------------------------------------------------ entry point */
 
 gboolean
+msperf_report_document_suffix_ok (const char *path)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  const char *const suffixes[] = { ".md", ".markdown", ".json", ".html", ".htm" };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (suffixes); k++)
+    if (g_str_has_suffix (lower, suffixes[k]))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 msperf_report_document (const msperf_run *run, const char *path, GError **error)
 {
   g_autofree char *lower = NULL;

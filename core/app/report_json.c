@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/report.h"
+#include "app/output.h"
 #include "app/metrics.h"
 #include "base/numfmt.h"
 #include <msperf/error.h>
@@ -298,14 +299,15 @@ msperf_report_metrics_file (const msperf_run *run, const char *path, GError **er
 gboolean
 msperf_report_write_file (const char *path, const char *text, gssize len, GError **error)
 {
-  g_autoptr (GError) local = NULL;
+  msperf_outfile *of;
+  gsize n;
 
   g_return_val_if_fail (path != NULL && text != NULL, FALSE);
-  if (!g_file_set_contents (path, text, len, &local))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                   path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  n = len < 0 ? strlen (text) : (gsize) len;
+  of = msperf_outfile_open (path, error);
+  if (of == NULL)
+    return FALSE;
+  /* A short write leaves the stream's error flag set: close reports it and drops the file. */
+  fwrite (text, 1, n, msperf_outfile_stream (of));
+  return msperf_outfile_close (of, error);
 }

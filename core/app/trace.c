@@ -1,9 +1,11 @@
 /* msperf — reading op traces: JSON Lines (streamed, one op per line) and the upstream
  * op-summary JSON (one whole document). FORMATS.md §2. */
+#define _XOPEN_SOURCE 700  /* fileno, fstat, S_ISSOCK: POSIX, hidden by -std=c11 */
 #include <config.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
 #include <msperf/shape.h>
@@ -16,7 +18,9 @@ struct msperf_trace_reader {
   char *data;          /* memory source (owned copy) */
   gsize len;
   gsize pos;
-  gboolean read_failed;
+  gboolean read_failed;  /* a read error not reported yet */
+  gboolean read_ended;   /* a read error ended the input */
+  int read_errno;
   GQueue pending;      /* raw lines read ahead while detecting the format (char*) */
   GString *buf;
   guint line;          /* physical lines consumed so far */
@@ -1056,6 +1060,8 @@ source_read_line (msperf_trace_reader *r)
           r->pos = r->len;
         }
     }
+  else if (r->read_ended)
+    return FALSE;
   else
     {
       /* getc, not fgets: fgets cannot tell a NUL byte from the end of what it read. */
@@ -1070,7 +1076,15 @@ source_read_line (msperf_trace_reader *r)
           g_string_append_c (r->buf, (char) c);
         }
       if (ferror (r->file))
-        r->read_failed = TRUE;
+        {
+          /* A read error ends the input: retrying would report it for ever (a directory
+           * given as --ops once printed "read error" until the disk was full). */
+          if (!r->read_ended)
+            r->read_failed = TRUE;
+          r->read_ended = TRUE;
+          r->read_errno = errno;
+          return FALSE;
+        }
       if (!any)
         return FALSE;
     }
@@ -1226,6 +1240,46 @@ reader_new (const char *name)
   return r;
 }
 
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Opens a trace file: a regular file or a FIFO (a pipe from another program); a directory,
+ * socket or device is refused before a byte is read. */
+static FILE *
+open_input (const char *path, GError **error)
+{
+  struct stat st;
+  FILE *f = fopen (path, "rb");
+
+  if (f == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot open: %s",
+                   path, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fileno (f), &st) == 0 && !S_ISREG (st.st_mode) && !S_ISFIFO (st.st_mode))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
+                   "%s: cannot read: not a regular file (%s)", path,
+                   file_kind (st.st_mode));
+      fclose (f);
+      return NULL;
+    }
+  return f;
+}
+
 msperf_trace_reader *
 msperf_trace_reader_open (const char *path, GError **error)
 {
@@ -1241,14 +1295,9 @@ msperf_trace_reader_open (const char *path, GError **error)
     }
   else
     {
-      FILE *f = fopen (path, "rb");
+      FILE *f = open_input (path, error);
       if (f == NULL)
-        {
-          int saved = errno;
-          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot open: %s",
-                       path, g_strerror (saved));
-          return NULL;
-        }
+        return NULL;
       r = reader_new (path);
       r->file = f;
       r->close_file = TRUE;
@@ -1348,7 +1397,8 @@ msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
       /* Report a read error once, as a rejected item, so the caller's exit status shows it. */
       reader->read_failed = FALSE;
       memset (item, 0, sizeof *item);
-      item->error = g_strdup_printf ("%s:%u: read error", reader->name, reader->line + 1);
+      item->error = g_strdup_printf ("%s:%u: read error: %s", reader->name, reader->line + 1,
+                                     g_strerror (reader->read_errno));
       item->index = reader->index++;
       item->line = reader->line + 1;
       return TRUE;

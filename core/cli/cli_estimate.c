@@ -1,11 +1,14 @@
 /* msperf — `estimate` (a whole trace) and `query` (one inline op). */
 #include <config.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "base/paths.h"
 #include "app/report.h"
 #include "app/trace.h"
@@ -57,6 +60,61 @@ expand_model_lists (int argc, char **argv, int *new_argc)
   return (char **) g_ptr_array_free (out, FALSE);
 }
 
+/* Sizes are counts of devices: 0 or a negative number is a mistake, not "unset". */
+static gboolean
+check_sizes (const estimate_opts *o, GError **error)
+{
+  const struct { const char *flag; int value; } sizes[] = {
+    { "--tp-size", o->tp }, { "--ep-size", o->ep }, { "--dp-size", o->dp },
+    { "--world-size", o->world }
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (sizes); k++)
+    if (sizes[k].value != INT_MIN && sizes[k].value < 1)
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "%s must be an integer >= 1, not %d", sizes[k].flag, sizes[k].value);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+
+  if (strcmp (a, b) == 0)
+    return TRUE;
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+         && sa.st_ino == sb.st_ino && S_ISREG (sa.st_mode);
+}
+
+/* Output problems found before the run, not after minutes of work: a report name without a
+ * known suffix, one file named for two outputs. */
+static gboolean
+check_outputs (const estimate_opts *o, GError **error)
+{
+  const char *const outs[] = { o->report, o->metrics, o->chrome };
+  const char *const flags[] = { "--report", "--export-empirical-metrics", "--chrome-trace" };
+
+  if (o->report && !msperf_report_document_suffix_ok (o->report))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: unknown report format (use a .md, .json or .html file name)", o->report);
+      return FALSE;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (outs); i++)
+    for (gsize j = i + 1; j < G_N_ELEMENTS (outs); j++)
+      if (outs[i] && outs[j] && same_file (outs[i], outs[j]))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s and %s name the same file '%s'", flags[i], flags[j], outs[i]);
+          return FALSE;
+        }
+  return TRUE;
+}
+
 static gboolean
 parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
 {
@@ -67,10 +125,10 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "Alias of --profiling-database", "DIR" },
     { "database-root", 0, 0, G_OPTION_ARG_FILENAME, &o->database_root,
       "Refuse database files that resolve outside DIR", "DIR" },
-    { "ops", 0, single ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->ops,
+    { "ops", 0, 0, G_OPTION_ARG_FILENAME, &o->ops,
       "Op trace: JSON Lines or op-summary JSON, '-' for stdin (default: the shipped sample)",
       "FILE" },
-    { "op", 0, single ? 0 : G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &o->op_json,
+    { "op", 0, 0, G_OPTION_ARG_STRING, &o->op_json,
       "The op to answer, as one JSON object (FORMATS §2)", "JSON" },
     { "device-profile", 0, 0, G_OPTION_ARG_STRING, &o->device,
       "Device profile for the roofline: a name from policies/devices or a YAML path", "NAME|FILE" },
@@ -104,9 +162,20 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
     single ? "--op JSON — answer one op" : "— answer every op of a trace");
+  /* estimate takes --ops, query --op: the other one is a mistake, not a hidden alias. */
+  g_autoptr (GArray) own = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (strcmp (e->long_name, single ? "ops" : "op") != 0)
+      g_array_append_val (own, *e);
+  o->tp = o->ep = o->dp = o->world = INT_MIN;  /* "not given", so that 0 can be refused */
+  if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
+                                 (const GOptionEntry *) own->data, *args, error))
+    return FALSE;
+  g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
   if (!g_option_context_parse_strv (ctx, args, error))
+    return FALSE;
+  if (!check_sizes (o, error) || !check_outputs (o, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
     {
@@ -142,7 +211,7 @@ set_int_override (msperf_engine *e, const char *key, int value, GError **error)
 {
   g_autofree char *text = NULL;
 
-  if (value == 0)
+  if (value == INT_MIN)
     return TRUE;
   text = g_strdup_printf ("%d", value);
   return msperf_engine_set_override (e, key, text, error);

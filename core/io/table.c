@@ -9,6 +9,7 @@
 #include <msperf/shape.h>
 #include <msperf/table.h>
 #include "io/csv_reader.h"
+#include "base/readfile.h"
 
 /* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
 static const char *const latency_names[] = {
@@ -652,7 +653,7 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!g_file_get_contents (path, &contents, &len, &local))
+  if (!msperf_file_get_regular_contents (path, &contents, &len, &local))
     {
       gboolean missing = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 
