@@ -332,6 +332,9 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
       progress_tick (&prog, run->records->len);
       if (rec->error && o->strict)
         break;
+      /* A full disk under --format jsonl: answering the rest would only be lost too. */
+      if (jsonl && ferror (stdout))
+        break;
     }
   progress_end (&prog, run->records->len);
   return status;

@@ -1,0 +1,187 @@
+#!/bin/sh
+# Issue 14, "runs you can trust": checked writes, non-regular inputs, strict command lines,
+# warnings a user can act on, the headline, shapes, the Chrome trace, the second bad-input
+# campaign. Each case asserts the message and the exit status. TAP output.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin=$MSPERF_BIN
+src=$MSPERF_TOP_SRCDIR
+bad=$src/tests/data/bad
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/why" 2>&1; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/why" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# run EXPECTED_STATUS COMMAND... : stdout to $tmp/out, stderr to $tmp/err
+run() {
+  want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; head -n 20 "$tmp/err"; return 1; }
+}
+has() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+hasnt() { ! grep -q -- "$2" "$1" || { echo "'$2' unexpectedly in $1:"; grep -- "$2" "$1" | head -n 5; return 1; }; }
+
+fresh_db() {
+  rm -rf "$tmp/case"
+  mkdir -p "$tmp/case/db"
+  cp "$bad/base/op_mapping.yaml" "$bad/base/Add.csv" "$bad/base/MatMulV2.csv" "$tmp/case/db/"
+  cp "$bad/base/ops.jsonl" "$tmp/case/"
+}
+
+# ---- every write checked
+full_ok=no
+[ -w /dev/full ] && full_ok=yes
+t_full_format() {
+  for f in table json jsonl csv; do
+    run 2 sh -c "'$bin' estimate --format $f >/dev/full" || return 1
+    has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  done
+}
+t_full_commands() {
+  fresh_db
+  run 2 sh -c "'$bin' query --op '{\"op\": \"aten.add.Tensor\"}' >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' validate --profiling-database '$tmp/case/db' >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' --plugins-dir '$MSPERF_TEST_PLUGINDIR' plugins list >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' att duplicate --dtype float16 --count 64 >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device"
+}
+t_full_files() {
+  for o in --chrome-trace --export-empirical-metrics; do
+    run 2 "$bin" estimate --format jsonl "$o" /dev/full || return 1
+    has "$tmp/err" "msperf: /dev/full: No space left on device" || return 1
+  done
+  # /dev/full stays a device (an output never replaces a special file)
+  [ -c /dev/full ] || { echo "/dev/full is no longer a character device"; return 1; }
+}
+if [ "$full_ok" = yes ]; then
+  ok "a full stdout ends every --format with 'msperf: stdout: <strerror>', exit 2" t_full_format
+  ok "a full stdout fails query, validate, plugins and att with exit 2" t_full_commands
+  ok "a full --chrome-trace / metrics file is named with its strerror, exit 2" t_full_files
+else
+  skip "full stdout" "no writable /dev/full"; skip "full stdout commands" "no /dev/full"
+  skip "full output files" "no /dev/full"
+fi
+
+t_symlink_output() {
+  mkdir -p "$tmp/out1" "$tmp/other"
+  : >"$tmp/other/victim.json"
+  ln -sf "$tmp/other/victim.json" "$tmp/out1/m.json"
+  run 2 "$bin" estimate --format jsonl --export-empirical-metrics "$tmp/out1/m.json" || return 1
+  has "$tmp/err" "symbolic link out of its directory" || return 1
+  [ ! -s "$tmp/other/victim.json" ] || { echo "wrote through the link"; return 1; }
+  [ -L "$tmp/out1/m.json" ] || { echo "the link was replaced"; return 1; }
+}
+ok "an output symlink out of its directory is refused, the link kept" t_symlink_output
+
+t_regular_output_mode() {
+  : >"$tmp/m.json"; chmod 640 "$tmp/m.json"
+  run 0 "$bin" estimate --format jsonl --export-empirical-metrics "$tmp/m.json" || return 1
+  [ -s "$tmp/m.json" ] || { echo "metrics file empty"; return 1; }
+  [ "$(stat -c %a "$tmp/m.json")" = 640 ] || { echo "mode changed"; return 1; }
+  ls -a "$tmp" | grep -q '^\.m\.json\.' && { echo "temporary file left"; return 1; }
+  return 0
+}
+ok "a regular output is replaced atomically, keeping its mode, no temporary left" t_regular_output_mode
+
+t_same_output() {
+  run 2 "$bin" estimate --report "$tmp/x.json" --export-empirical-metrics "$tmp/x.json" || return 1
+  has "$tmp/err" "name the same file" || return 1
+  [ ! -e "$tmp/x.json" ] || { echo "wrote before refusing"; return 1; }
+}
+ok "one file named for two outputs is refused before the run (exit 2)" t_same_output
+
+t_report_suffix_first() {
+  run 2 "$bin" estimate --report "$tmp/r.txt" || return 1
+  has "$tmp/err" "unknown report format" || return 1
+  [ ! -s "$tmp/out" ] || { echo "ran before refusing"; return 1; }
+}
+ok "a --report suffix is checked before the run" t_report_suffix_first
+
+# ---- inputs that are not regular files
+t_dir_ops() {
+  run 2 "$bin" estimate --ops "$tmp" || return 1
+  has "$tmp/err" "not a regular file (a directory)" || return 1
+  [ "$(wc -l <"$tmp/err")" -le 2 ] || { echo "more than one message"; return 1; }
+}
+ok "--ops DIR is refused at open, once (exit 2)" t_dir_ops
+t_dev_ops() {
+  run 2 "$bin" estimate --ops /dev/zero || return 1
+  has "$tmp/err" "not a regular file (a character device)"
+}
+ok "--ops on a character device is refused at open" t_dev_ops
+t_fifo_ops() {
+  mkfifo "$tmp/fifo" || return 1
+  (cat "$bad/base/ops.jsonl" >"$tmp/fifo") &
+  fresh_db
+  run 0 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/fifo" --format jsonl || return 1
+  [ "$(wc -l <"$tmp/out")" -eq 2 ] || { echo "expected 2 answers"; return 1; }
+}
+ok "--ops on a FIFO is read (a pipe from another program)" t_fifo_ops
+t_db_fifo() {
+  fresh_db
+  rm "$tmp/case/db/MatMulV2.csv"
+  mkfifo "$tmp/case/db/MatMulV2.csv"
+  run 0 timeout 20 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/ops.jsonl" --format jsonl || return 1
+  has "$tmp/out" '"op": "aten.add.Tensor"' || return 1
+  run 1 timeout 20 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "not a regular file (a FIFO)"
+}
+ok "a FIFO in a database is refused without hanging, named in validate" t_db_fifo
+t_policy_dir() {
+  run 2 "$bin" --policy "$tmp" estimate || return 1
+  has "$tmp/err" "not a regular file (a directory)"
+}
+ok "--policy DIR is refused with a clear message" t_policy_dir
+
+# ---- strict command lines
+t_foreign_op() {
+  run 2 "$bin" estimate --op "$tmp/x" || return 1
+  has "$tmp/err" "msperf estimate: unknown option --op for 'estimate' (did you mean --ops?)"
+}
+ok "estimate --op is an error naming estimate, suggesting --ops (exit 2)" t_foreign_op
+t_foreign_ops() {
+  run 2 "$bin" query --ops x || return 1
+  has "$tmp/err" "unknown option --ops for 'query' (did you mean --op?)"
+}
+ok "query --ops is an error suggesting --op (exit 2)" t_foreign_ops
+t_typo() {
+  run 2 "$bin" validate --profiling-databse x || return 1
+  has "$tmp/err" "did you mean --profiling-database?"
+}
+ok "a near-miss option name gets a 'did you mean'" t_typo
+t_sizes() {
+  for v in 0 -1; do
+    for f in --tp-size --ep-size --dp-size --world-size; do
+      run 2 "$bin" estimate "$f=$v" || return 1
+      has "$tmp/err" "$f must be an integer >= 1, not $v" || return 1
+    done
+  done
+}
+ok "0 and negative sizes are refused (exit 2)" t_sizes
+t_plugins_foreign() {
+  run 2 "$bin" plugins list --format json || return 1
+  has "$tmp/err" "unknown option --format for 'plugins'"
+}
+ok "plugins list refuses an option it does not take" t_plugins_foreign
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
