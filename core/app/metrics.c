@@ -40,6 +40,7 @@ msperf_run_new (void)
 
   run->records = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_record_free);
   run->use_profiling = TRUE;
+  run->warnings = g_ptr_array_new_with_free_func (g_free);
   return run;
 }
 
@@ -52,6 +53,10 @@ msperf_run_free (msperf_run *run)
   g_free (run->database);
   g_free (run->policy_hash);
   g_free (run->device_profile);
+  g_free (run->trace);
+  g_free (run->database_version);
+  g_free (run->database_device);
+  g_ptr_array_unref (run->warnings);
   g_free (run);
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <msperf/op.h>
 #include <msperf/result.h>
+#include <msperf/database.h>
 
 /* One input item and its answer. */
 typedef struct msperf_record {
@@ -27,6 +28,13 @@ typedef struct msperf_run {
   gboolean use_profiling;    /* --performance-model includes profiling */
   gboolean use_analytic;     /* --performance-model includes analytic */
   gboolean dump_input_shapes;
+  /* Added for issue 14 (the headline and the warnings). */
+  char *trace;               /* the trace as named in messages ("<stdin>", "--op") or NULL */
+  char *database_version;    /* op_mapping.yaml `version:`, or NULL */
+  char *database_device;     /* op_mapping.yaml `device:`, or NULL */
+  GPtrArray *warnings;       /* char*, once each, in the order found */
+  gboolean list_all;         /* the interpolation listing shows every op, not the top N */
+  gboolean chrome_aggregate; /* Chrome trace: one event per distinct op and its count */
 } msperf_run;
 
 msperf_run *msperf_run_new (void);
@@ -34,6 +42,13 @@ void msperf_run_free (msperf_run *run);
 /* Takes ownership of record. */
 void msperf_run_add (msperf_run *run, msperf_record *record);
 msperf_record *msperf_record_new (void);
+/* Adds a warning once (a repeated text is dropped) and prints it on stderr as
+ * "msperf: warning: TEXT". */
+void msperf_run_warn (msperf_run *run, const char *text);
+/* Warnings about the run's inputs a user can act on: op names the mapping does not know
+ * (closest known name suggested), mapped kernels whose CSV is missing, unusable or a Git LFS
+ * pointer, CSV rows skipped as invalid. db may be NULL (analytic only). */
+void msperf_run_check_inputs (msperf_run *run, msperf_database *db);
 void msperf_record_free (msperf_record *record);
 
 /* Per-op outputs (stdout). */

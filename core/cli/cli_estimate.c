@@ -16,7 +16,7 @@
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
   char **models;
-  gboolean no_interp, seq_parallel, dump_shapes, strict;
+  gboolean no_interp, seq_parallel, dump_shapes, strict, list_all, chrome_aggregate;
   int tp, ep, dp, world;
 } estimate_opts;
 
@@ -158,6 +158,10 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "Group the table by input shapes", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &o->strict, "Stop at the first rejected input line",
       NULL },
+    { "list-all", 0, 0, G_OPTION_ARG_NONE, &o->list_all,
+      "List every interpolated op in the summary (default: the top 20; -v does too)", NULL },
+    { "chrome-trace-aggregate", 0, 0, G_OPTION_ARG_NONE, &o->chrome_aggregate,
+      "One Chrome trace event per distinct op and its count (for long traces)", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -340,6 +344,17 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
   return status;
 }
 
+static void
+describe_database (msperf_run *run, msperf_database *db)
+{
+  const msperf_value *v = msperf_database_top (db, "version");
+
+  if (v && v->kind == MSPERF_VALUE_STRING)
+    run->database_version = g_strdup (v->s);
+  if (msperf_database_device (db))
+    run->database_device = g_strdup (msperf_database_device (db));
+}
+
 static gboolean
 write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
 {
@@ -417,7 +432,19 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   run->database = profiling ? g_strdup (msperf_database_dir (msperf_engine_database (e))) : NULL;
   run->policy_hash = g_strdup (msperf_engine_policy_hash (e));
   run->device_profile = g_strdup (msperf_engine_device_name (e));
-  status = run_items (e, run, reader, strcmp (source, "-") == 0 ? "<stdin>" : source, &o);
+  run->trace = g_strdup (strcmp (source, "-") == 0 ? "<stdin>" : source);
+  run->list_all = o.list_all || g->verbose;
+  run->chrome_aggregate = o.chrome_aggregate;
+  if (profiling)
+    describe_database (run, msperf_engine_database (e));
+  status = run_items (e, run, reader, run->trace, &o);
+  {
+    const GPtrArray *w = msperf_trace_reader_warnings (reader);
+    for (guint k = 0; k < w->len; k++)
+      msperf_run_warn (run, g_ptr_array_index (w, k));
+  }
+  if (profiling)
+    msperf_run_check_inputs (run, msperf_engine_database (e));
   if (!write_outputs (run, &o, single, &error))
     {
       fprintf (stderr, "msperf: %s\n", error->message);
