@@ -35,6 +35,7 @@ typedef struct msperf_run {
   GPtrArray *warnings;       /* char*, once each, in the order found */
   gboolean list_all;         /* the interpolation listing shows every op, not the top N */
   gboolean chrome_aggregate; /* Chrome trace: one event per distinct op and its count */
+  gboolean report_all;       /* set while a report is written: listings are complete */
 } msperf_run;
 
 msperf_run *msperf_run_new (void);
@@ -59,6 +60,11 @@ void msperf_report_jsonl_record (const msperf_record *record, FILE *out);
 void msperf_report_jsonl_write (GString *s, const msperf_record *record);
 void msperf_report_json (const msperf_run *run, FILE *out);
 void msperf_report_csv (const msperf_run *run, FILE *out);
+/* The headline (issue 14): trace, database with its version and device, device profile,
+ * policy hash, total in ms, the share of each source, the largest contributors with their
+ * shapes. Printed before the table, on stderr for other formats, first in every report. */
+char *msperf_report_headline_text (const msperf_run *run);
+void msperf_report_headline (const msperf_run *run, FILE *out);
 /* Summary: total time, time and op count by source, M1–M5 (table format: on stdout after the
  * table; other formats: on stderr). */
 void msperf_report_summary (const msperf_run *run, FILE *out);

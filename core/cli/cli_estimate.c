@@ -356,12 +356,15 @@ describe_database (msperf_run *run, msperf_database *db)
 }
 
 static gboolean
-write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
+write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
 {
   gboolean table = strcmp (o->format, "table") == 0;
 
   if (table)
-    msperf_report_table (run, stdout);
+    {
+      msperf_report_headline (run, stdout);
+      msperf_report_table (run, stdout);
+    }
   else if (strcmp (o->format, "json") == 0)
     msperf_report_json (run, stdout);
   else if (strcmp (o->format, "csv") == 0)
@@ -370,11 +373,15 @@ write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, G
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other
    * formats get it on stderr (a single `query` answer needs none). */
   if (!single && !table)
-    msperf_report_summary (run, stderr);
+    {
+      msperf_report_headline (run, stderr);
+      msperf_report_summary (run, stderr);
+    }
   if (o->metrics && !msperf_report_metrics_file (run, o->metrics, error))
     return FALSE;
   if (o->chrome && !msperf_report_chrome_trace (run, o->chrome, error))
     return FALSE;
+  run->report_all = TRUE;  /* a report lists everything */
   if (o->report && !msperf_report_document (run, o->report, error))
     return FALSE;
   return TRUE;
