@@ -183,5 +183,108 @@ t_plugins_foreign() {
 }
 ok "plugins list refuses an option it does not take" t_plugins_foreign
 
+# ---- warnings a user can act on
+est() {  # est STATUS [OPTIONS]: estimate on $tmp/case (db, t.jsonl), jsonl
+  want=$1; shift
+  run "$want" "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/t.jsonl" --format jsonl "$@"
+}
+t_key_typo() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.add.Tensor", "arg": [{"shape": [1024], "dtype": "bfloat16"}]}' \
+    '{"op": "aten.add.Tensor", "arg": []}' >"$tmp/case/t.jsonl"
+  est 0 || return 1
+  has "$tmp/err" "t.jsonl:1: unknown key \"arg\" ignored (did you mean \"args\"?)" || return 1
+  [ "$(grep -c 'unknown key' "$tmp/err")" -eq 1 ] || { echo "warned more than once"; return 1; }
+}
+ok "a trace key typo is warned once with the closest key" t_key_typo
+t_op_typo() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.mn.default"}' >"$tmp/case/t.jsonl"
+  est 0 || return 1
+  has "$tmp/err" "t.jsonl:1: op 'aten.mn.default' is not in op_mapping.yaml (did you mean 'aten.mm.default'?)"
+}
+ok "an op-name typo is warned with the closest mapped name" t_op_typo
+t_missing_csv() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  rm "$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "warning: kernel MatMulV2 (mapped by aten.mm.default): no MatMulV2.csv in the database"
+}
+ok "a mapped kernel without its CSV is warned (answered analytically)" t_missing_csv
+t_lfs_csv() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  printf 'version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 1\n' >"$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "MatMulV2.csv: is a Git LFS pointer file, not the table (run 'git lfs pull')"
+}
+ok "a Git LFS pointer CSV is named as such" t_lfs_csv
+t_skipped_rows() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  cp "$bad/csv-nan-latency.csv" "$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "MatMulV2.csv: 1 row skipped as invalid (no valid latency or shape), first at line 3"
+}
+ok "CSV rows skipped as invalid are warned with count and first line" t_skipped_rows
+t_warnings_in_report() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.mn.default"}' >"$tmp/case/t.jsonl"
+  est 0 --report "$tmp/r.json" || return 1
+  has "$tmp/r.json" "did you mean 'aten.mm.default'" || return 1
+  has "$tmp/r.json" '"headline"'
+}
+ok "warnings and the headline are in the --report" t_warnings_in_report
+
+# ---- headline, shapes
+t_headline() {
+  run 0 "$bin" estimate || return 1
+  head -n 12 "$tmp/out" >"$tmp/first"
+  has "$tmp/first" "trace: .*llama3-8b-prefill.jsonl" || return 1
+  has "$tmp/first" "database: .*h200-db (version 1.0, device NVIDIA_H200_SXM)" || return 1
+  has "$tmp/first" "device profile: nvidia-h200" || return 1
+  has "$tmp/first" "policy hash: " || return 1
+  has "$tmp/first" "total latency: *[0-9.]* ms" || return 1
+  has "$tmp/first" "answered: *MEASURED [0-9.]*%, INTERPOLATED" || return 1
+  has "$tmp/first" "largest: *aten.mm.default \[2048, 4096\]"
+}
+ok "the demo's first screen names its inputs and the total in ms" t_headline
+t_shapes() {
+  run 0 "$bin" estimate --format jsonl || return 1
+  has "$tmp/out" '"input_shapes": \[\[2048, 4096\], \[4096, 14336\]\]}$' || return 1
+  run 0 "$bin" estimate --format csv || return 1
+  head -n 1 "$tmp/out" | grep -q ',error,input_shapes' || { echo "no csv column"; return 1; }
+  run 0 "$bin" estimate || return 1
+  has "$tmp/out" "input_shapes"
+}
+ok "jsonl, csv and table carry input shapes" t_shapes
+
+# ---- Chrome trace
+t_chrome() {
+  run 0 "$bin" estimate --chrome-trace "$tmp/ct.json" || return 1
+  python3 - "$tmp/ct.json" <<'PY' || return 1
+import json, sys
+from decimal import Decimal
+d = json.load(open(sys.argv[1]), parse_float=Decimal)
+end = None
+for e in d["traceEvents"]:
+    if e.get("ph") != "X":
+        continue
+    for k in ("input_shapes", "source", "confidence", "method"):
+        assert k in e["args"], k
+    if end is not None and Decimal(e["ts"]) != end:
+        sys.exit("event at %s, previous ended at %s" % (e["ts"], end))
+    end = Decimal(e["ts"]) + Decimal(e["dur"])
+PY
+  run 0 "$bin" estimate --chrome-trace "$tmp/cta.json" --chrome-trace-aggregate || return 1
+  has "$tmp/cta.json" '"count": 65'
+}
+if command -v python3 >/dev/null 2>&1; then
+  ok "the Chrome trace lays events end to end with op args; --chrome-trace-aggregate" t_chrome
+else
+  skip "Chrome trace" "no python3"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
