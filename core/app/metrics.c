@@ -425,14 +425,16 @@ msperf_metrics_compute (const msperf_run *run)
       if (mr->hit)
         {
           m->m1_hit++;
-          m->inv_hit += mr->invocations;
+          m->inv_hit = m->inv_hit > G_MAXINT64 - mr->invocations ? G_MAXINT64
+                                                                  : m->inv_hit + mr->invocations;
           m->m5_hit_s += mr->analytic_s;
           m->inv_m5_hit_s += weight;
         }
       else
         {
           m->m1_miss++;
-          m->inv_miss += mr->invocations;
+          m->inv_miss = m->inv_miss > G_MAXINT64 - mr->invocations ? G_MAXINT64
+                                                                    : m->inv_miss + mr->invocations;
         }
     }
   m->m1_total = m->m1_hit + m->m1_miss;
@@ -560,6 +562,20 @@ msperf_metrics_to_json (const msperf_metrics *m)
 
 /* ------------------------------------------------------------------ summary */
 
+/* Counts come from the trace (each up to INT64_MAX): their sums saturate instead of
+ * overflowing (two ops of count INT64_MAX once gave "invocations: -2"), and say so. */
+static void
+sat_add (int64_t *acc, int64_t v, gboolean *saturated)
+{
+  if (v > 0 && *acc > G_MAXINT64 - v)
+    {
+      *acc = G_MAXINT64;
+      *saturated = TRUE;
+    }
+  else
+    *acc += v;
+}
+
 static void
 summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
 {
@@ -572,11 +588,11 @@ summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
   if ((int) src < 0 || src > MSPERF_SOURCE_REJECTED)
     src = MSPERF_SOURCE_NONE;
   t = &s->by_source[src];
-  t->invocations += count;
+  sat_add (&t->invocations, count, &s->counts_saturated);
   t->distinct++;
   if (src == MSPERF_SOURCE_REJECTED)
     return;
-  s->invocations += count;
+  sat_add (&s->invocations, count, &s->counts_saturated);
   s->distinct++;
   if (isfinite (lat))
     {
@@ -585,7 +601,7 @@ summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
     }
   else
     {
-      s->unknown_latency_invocations += count;
+      sat_add (&s->unknown_latency_invocations, count, &s->counts_saturated);
       s->unknown_latency_distinct++;
     }
   if (isfinite (r->analytic_us))

@@ -452,6 +452,9 @@ msperf_report_summary_text (const msperf_run *run)
              s->unknown_latency_invocations, s->unknown_latency_distinct);
   if (s->rejected > 0)
     g_string_append_printf (out, "  rejected input lines: %" G_GINT64_FORMAT "\n", s->rejected);
+  if (s->counts_saturated)
+    g_string_append (out, "  warning: invocation counts overflow int64; sums saturated at "
+                          "9223372036854775807\n");
   print_sources (s, out);
   if (run->use_profiling)
     {

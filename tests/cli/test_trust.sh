@@ -260,6 +260,16 @@ t_shapes() {
 }
 ok "jsonl, csv and table carry input shapes" t_shapes
 
+# ---- second bad-input campaign
+t_count_overflow() {
+  printf '%s\n' '{"op": "aten.add.Tensor", "count": 9223372036854775807}' \
+    '{"op": "aten.mul.Tensor", "count": 9223372036854775807}' >"$tmp/ov.jsonl"
+  run 0 "$bin" estimate --ops "$tmp/ov.jsonl" --format jsonl || return 1
+  has "$tmp/err" "invocation counts overflow int64; sums saturated at 9223372036854775807" || return 1
+  hasnt "$tmp/err" "invocations: -"
+}
+ok "sums of count saturate at INT64_MAX and say so" t_count_overflow
+
 # ---- Chrome trace
 t_chrome() {
   run 0 "$bin" estimate --chrome-trace "$tmp/ct.json" || return 1
