@@ -40,6 +40,7 @@ msperf_run_new (void)
 
   run->records = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_record_free);
   run->use_profiling = TRUE;
+  run->warnings = g_ptr_array_new_with_free_func (g_free);
   return run;
 }
 
@@ -52,6 +53,10 @@ msperf_run_free (msperf_run *run)
   g_free (run->database);
   g_free (run->policy_hash);
   g_free (run->device_profile);
+  g_free (run->trace);
+  g_free (run->database_version);
+  g_free (run->database_device);
+  g_ptr_array_unref (run->warnings);
   g_free (run);
 }
 
@@ -420,14 +425,16 @@ msperf_metrics_compute (const msperf_run *run)
       if (mr->hit)
         {
           m->m1_hit++;
-          m->inv_hit += mr->invocations;
+          m->inv_hit = m->inv_hit > G_MAXINT64 - mr->invocations ? G_MAXINT64
+                                                                  : m->inv_hit + mr->invocations;
           m->m5_hit_s += mr->analytic_s;
           m->inv_m5_hit_s += weight;
         }
       else
         {
           m->m1_miss++;
-          m->inv_miss += mr->invocations;
+          m->inv_miss = m->inv_miss > G_MAXINT64 - mr->invocations ? G_MAXINT64
+                                                                    : m->inv_miss + mr->invocations;
         }
     }
   m->m1_total = m->m1_hit + m->m1_miss;
@@ -555,6 +562,20 @@ msperf_metrics_to_json (const msperf_metrics *m)
 
 /* ------------------------------------------------------------------ summary */
 
+/* Counts come from the trace (each up to INT64_MAX): their sums saturate instead of
+ * overflowing (two ops of count INT64_MAX once gave "invocations: -2"), and say so. */
+static void
+sat_add (int64_t *acc, int64_t v, gboolean *saturated)
+{
+  if (v > 0 && *acc > G_MAXINT64 - v)
+    {
+      *acc = G_MAXINT64;
+      *saturated = TRUE;
+    }
+  else
+    *acc += v;
+}
+
 static void
 summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
 {
@@ -567,11 +588,11 @@ summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
   if ((int) src < 0 || src > MSPERF_SOURCE_REJECTED)
     src = MSPERF_SOURCE_NONE;
   t = &s->by_source[src];
-  t->invocations += count;
+  sat_add (&t->invocations, count, &s->counts_saturated);
   t->distinct++;
   if (src == MSPERF_SOURCE_REJECTED)
     return;
-  s->invocations += count;
+  sat_add (&s->invocations, count, &s->counts_saturated);
   s->distinct++;
   if (isfinite (lat))
     {
@@ -580,7 +601,7 @@ summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
     }
   else
     {
-      s->unknown_latency_invocations += count;
+      sat_add (&s->unknown_latency_invocations, count, &s->counts_saturated);
       s->unknown_latency_distinct++;
     }
   if (isfinite (r->analytic_us))

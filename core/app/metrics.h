@@ -67,6 +67,7 @@ typedef struct msperf_summary {
   msperf_source_total by_source[MSPERF_SOURCE_REJECTED + 1];
   /* Answers without a latency (ATT under a profile with no vector clock): counted apart. */
   int64_t unknown_latency_invocations, unknown_latency_distinct;
+  gboolean counts_saturated;    /* a sum of counts reached INT64_MAX and stopped there */
   double analytic_total_us;     /* Σ analytic × count (finite only) */
   /* Interpolated distinct ops by dim (index 1..3; 0 = dim unknown) and by method. */
   int64_t interpolated_by_dim[4];

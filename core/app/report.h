@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <msperf/op.h>
 #include <msperf/result.h>
+#include <msperf/database.h>
 
 /* One input item and its answer. */
 typedef struct msperf_record {
@@ -27,6 +28,14 @@ typedef struct msperf_run {
   gboolean use_profiling;    /* --performance-model includes profiling */
   gboolean use_analytic;     /* --performance-model includes analytic */
   gboolean dump_input_shapes;
+  /* Added for issue 14 (the headline and the warnings). */
+  char *trace;               /* the trace as named in messages ("<stdin>", "--op") or NULL */
+  char *database_version;    /* op_mapping.yaml `version:`, or NULL */
+  char *database_device;     /* op_mapping.yaml `device:`, or NULL */
+  GPtrArray *warnings;       /* char*, once each, in the order found */
+  gboolean list_all;         /* the interpolation listing shows every op, not the top N */
+  gboolean chrome_aggregate; /* Chrome trace: one event per distinct op and its count */
+  gboolean report_all;       /* set while a report is written: listings are complete */
 } msperf_run;
 
 msperf_run *msperf_run_new (void);
@@ -34,6 +43,13 @@ void msperf_run_free (msperf_run *run);
 /* Takes ownership of record. */
 void msperf_run_add (msperf_run *run, msperf_record *record);
 msperf_record *msperf_record_new (void);
+/* Adds a warning once (a repeated text is dropped) and prints it on stderr as
+ * "msperf: warning: TEXT". */
+void msperf_run_warn (msperf_run *run, const char *text);
+/* Warnings about the run's inputs a user can act on: op names the mapping does not know
+ * (closest known name suggested), mapped kernels whose CSV is missing, unusable or a Git LFS
+ * pointer, CSV rows skipped as invalid. db may be NULL (analytic only). */
+void msperf_run_check_inputs (msperf_run *run, msperf_database *db);
 void msperf_record_free (msperf_record *record);
 
 /* Per-op outputs (stdout). */
@@ -44,6 +60,11 @@ void msperf_report_jsonl_record (const msperf_record *record, FILE *out);
 void msperf_report_jsonl_write (GString *s, const msperf_record *record);
 void msperf_report_json (const msperf_run *run, FILE *out);
 void msperf_report_csv (const msperf_run *run, FILE *out);
+/* The headline (issue 14): trace, database with its version and device, device profile,
+ * policy hash, total in ms, the share of each source, the largest contributors with their
+ * shapes. Printed before the table, on stderr for other formats, first in every report. */
+char *msperf_report_headline_text (const msperf_run *run);
+void msperf_report_headline (const msperf_run *run, FILE *out);
 /* Summary: total time, time and op count by source, M1–M5 (table format: on stdout after the
  * table; other formats: on stderr). */
 void msperf_report_summary (const msperf_run *run, FILE *out);
@@ -53,6 +74,8 @@ gboolean msperf_report_metrics_file (const msperf_run *run, const char *path, GE
 gboolean msperf_report_chrome_trace (const msperf_run *run, const char *path, GError **error);
 /* Markdown, JSON or single-file HTML with inline SVG charts, by the extension of path. */
 gboolean msperf_report_document (const msperf_run *run, const char *path, GError **error);
+/* TRUE when path ends in a suffix msperf_report_document knows (checked before a run). */
+gboolean msperf_report_document_suffix_ok (const char *path);
 
 /* Shared by the report_*.c files. */
 /* The text msperf_report_summary prints. Transfer full. */

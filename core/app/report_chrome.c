@@ -6,7 +6,9 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
+#include <msperf/shape.h>
 #include "app/report.h"
+#include "app/output.h"
 #include "app/metrics.h"
 #include <msperf/format.h>
 
@@ -97,6 +99,9 @@ event_args (const msperf_record *r)
   if (r->op->out->len > 0)
     set_str (args, "Output", output_repr (r->op));
   set_str (args, "simulation_shapes", shapes_repr (top));
+  set_str (args, "input_shapes", shapes_repr (top));
+  if (res->method)
+    msperf_value_map_set (args, "method", msperf_value_new_string (res->method));
   /* Upstream omits source on a miss; msperf labels it so M6-style scripts can tell. */
   msperf_value_map_set (args, "source", msperf_value_new_string (analytic ? "ANALYTIC"
                                                           : msperf_source_name (res->source)));
@@ -128,16 +133,125 @@ put (FILE *f, const GString *s)
   return fwrite (s->str, 1, s->len, f) == s->len;
 }
 
+/* Times are kept in integer nanoseconds and printed as microseconds with three decimals: each
+ * event starts exactly where the previous one ended (whole-µs rounding of ts and dur apart
+ * made neighbours overlap on the one thread), and the decimal text is exact. */
+static void
+put_us (GString *s, int64_t ns)
+{
+  g_string_append_printf (s, "%" G_GINT64_FORMAT ".%03d", ns / 1000, (int) (ns % 1000));
+}
+
+static int64_t
+latency_ns (double us)
+{
+  double ns = isfinite (us) && us > 0 ? us * 1000.0 : 0.0;
+  return ns >= 9.0e18 ? G_GINT64_CONSTANT (9000000000000000000) : msperf_round_half_even (ns);
+}
+
+/* The part of an event after "ts": dur, pid, tid, args. */
+static void
+event_tail (GString *tail, const msperf_record *r, int64_t dur_ns, int64_t count)
+{
+  g_autoptr (msperf_value) args = event_args (r);
+
+  if (count > 0)
+    msperf_value_map_set (args, "count", msperf_value_new_int (count));
+  g_string_assign (tail, ", \"dur\": ");
+  put_us (tail, dur_ns);
+  g_string_append (tail, ", \"pid\": 0, \"tid\": 0, \"args\": ");
+  msperf_fmt_json_value (tail, args, -1, 0);
+  g_string_append_c (tail, '}');
+}
+
+static void
+event_head (GString *head, const msperf_record *r, const char *model)
+{
+  g_string_assign (head, ",\n{\"name\": ");
+  msperf_fmt_json_string (head, r->op->name);
+  g_string_append (head, ", \"cat\": ");
+  msperf_fmt_json_string (head, model);
+  g_string_append (head, ", \"ph\": \"X\", \"ts\": ");
+}
+
+static gboolean
+answered (const msperf_record *r)
+{
+  return r->op != NULL && r->result != NULL && r->result->source != MSPERF_SOURCE_REJECTED;
+}
+
+/* --chrome-trace-aggregate: one event per distinct op, lasting count × latency. */
+static gboolean
+write_aggregate (const msperf_run *run, FILE *f, const char *model, GString *line)
+{
+  g_autoptr (GArray) counts = NULL;
+  g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, &counts);
+  g_autoptr (GString) tail = g_string_new (NULL);
+  int64_t start_ns = 0;
+
+  for (guint k = 0; k < firsts->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (firsts, k);
+      int64_t count = g_array_index (counts, int64_t, k), dur;
+
+      if (!answered (r))
+        continue;
+      if (!msperf_int64_checked_mul (latency_ns (r->result->latency_us), count, &dur))
+        dur = G_MAXINT64 / 2;
+      event_head (line, r, model);
+      put_us (line, start_ns);
+      event_tail (tail, r, dur, count);
+      g_string_append_len (line, tail->str, tail->len);
+      if (!put (f, line))
+        return FALSE;
+      start_ns = dur > G_MAXINT64 / 2 - start_ns ? G_MAXINT64 / 2 : start_ns + dur;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_invocations (const msperf_run *run, FILE *f, const char *model, GString *line)
+{
+  g_autoptr (GString) head = g_string_new (NULL);
+  g_autoptr (GString) tail = g_string_new (NULL);
+  int64_t start_ns = 0, written = 0;
+
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+      int64_t dur;
+
+      if (!answered (r))
+        continue;
+      dur = latency_ns (r->result->latency_us);
+      event_head (head, r, model);
+      event_tail (tail, r, dur, 0);
+      for (int64_t n = 0; n < r->count; n++)
+        {
+          if (written >= MAX_TRACE_EVENTS)
+            {
+              g_warning ("Chrome trace truncated after %d events (the run has more "
+                         "invocations; --chrome-trace-aggregate writes one per op)",
+                         MAX_TRACE_EVENTS);
+              return TRUE;
+            }
+          g_string_assign (line, head->str);
+          put_us (line, start_ns);
+          g_string_append_len (line, tail->str, tail->len);
+          if (!put (f, line))
+            return FALSE;
+          start_ns = dur > G_MAXINT64 / 2 - start_ns ? G_MAXINT64 / 2 : start_ns + dur;
+          written++;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 write_events (const msperf_run *run, FILE *f)
 {
   const char *model = run->use_profiling ? "empirical" : "analytic";
   g_autoptr (GString) line = g_string_new (NULL);
-  g_autoptr (GString) head = g_string_new (NULL);
-  g_autoptr (GString) tail = g_string_new (NULL);
-  double start_us = 0.0;
-  int64_t written = 0;
-  gboolean capped = FALSE;
 
   g_string_printf (line, "{\"traceEvents\": [\n"
                    "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": "
@@ -146,46 +260,9 @@ write_events (const msperf_run *run, FILE *f)
                    "{\"name\": \"Stream 0\"}}", model);
   if (!put (f, line))
     return FALSE;
-  for (guint k = 0; k < run->records->len && !capped; k++)
-    {
-      const msperf_record *r = g_ptr_array_index (run->records, k);
-      g_autoptr (msperf_value) args = NULL;
-      double lat;
-      int64_t dur;
-
-      if (r->op == NULL || r->result == NULL || r->result->source == MSPERF_SOURCE_REJECTED)
-        continue;
-      args = event_args (r);
-      lat = isfinite (r->result->latency_us) ? r->result->latency_us : 0.0;
-      dur = msperf_round_half_even (lat);
-      g_string_assign (head, ",\n{\"name\": ");
-      msperf_fmt_json_string (head, r->op->name);
-      g_string_append (head, ", \"cat\": ");
-      msperf_fmt_json_string (head, model);
-      g_string_append (head, ", \"ph\": \"X\", \"ts\": ");
-      g_string_assign (tail, ", \"pid\": 0, \"tid\": 0, \"args\": ");
-      msperf_fmt_json_value (tail, args, -1, 0);
-      g_string_append_c (tail, '}');
-      for (int64_t n = 0; n < r->count; n++)
-        {
-          if (written >= MAX_TRACE_EVENTS)
-            {
-              capped = TRUE;
-              break;
-            }
-          g_string_assign (line, head->str);
-          g_string_append_printf (line, "%" G_GINT64_FORMAT ", \"dur\": %" G_GINT64_FORMAT,
-                                  msperf_round_half_even (start_us), dur);
-          g_string_append_len (line, tail->str, tail->len);
-          if (!put (f, line))
-            return FALSE;
-          start_us += lat;
-          written++;
-        }
-    }
-  if (capped)
-    g_warning ("Chrome trace truncated after %d events (the run has more invocations)",
-               MAX_TRACE_EVENTS);
+  if (!(run->chrome_aggregate ? write_aggregate (run, f, model, line)
+                              : write_invocations (run, f, model, line)))
+    return FALSE;
   g_string_assign (line, "\n]}\n");
   return put (f, line);
 }
@@ -193,28 +270,13 @@ write_events (const msperf_run *run, FILE *f)
 gboolean
 msperf_report_chrome_trace (const msperf_run *run, const char *path, GError **error)
 {
-  FILE *f;
-  gboolean ok;
-  int saved;
+  msperf_outfile *of;
 
   g_return_val_if_fail (run != NULL && path != NULL, FALSE);
-  f = g_fopen (path, "w");
-  if (f == NULL)
-    {
-      saved = errno;
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                   path, g_strerror (saved));
-      return FALSE;
-    }
-  ok = write_events (run, f);
-  saved = errno;
-  if (fclose (f) != 0 && ok)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (!ok)
-    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                 path, g_strerror (saved));
-  return ok;
+  of = msperf_outfile_open (path, error);
+  if (of == NULL)
+    return FALSE;
+  /* A failed write leaves the stream's error flag set; close reports it with the path. */
+  write_events (run, msperf_outfile_stream (of));
+  return msperf_outfile_close (of, error);
 }

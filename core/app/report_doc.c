@@ -203,7 +203,22 @@ render_md (const msperf_run *run, GArray *rows)
   GString *s = g_string_new ("# msperf report\n\n");
   g_autofree char *summary = msperf_report_summary_text (run);
 
+  g_autofree char *headline = msperf_report_headline_text (run);
+
+  g_string_append (s, "```text\n");
+  g_string_append (s, headline);
+  g_string_append (s, "```\n\n");
   append_run_header (s, run, md_cell, "- ", "\n");
+  if (run->warnings->len)
+    {
+      g_string_append (s, "\n## Warnings\n\n");
+      for (guint k = 0; k < run->warnings->len; k++)
+        {
+          g_string_append (s, "- ");
+          md_cell (s, g_ptr_array_index (run->warnings, k));
+          g_string_append_c (s, '\n');
+        }
+    }
   g_string_append (s, "\n## Summary\n\n```text\n");
   g_string_append (s, summary);
   g_string_append (s, "```\n\n## Ops\n\n"
@@ -252,12 +267,24 @@ render_json (const msperf_run *run, GArray *rows)
   g_autoptr (msperf_metrics) metrics = msperf_metrics_compute (run);
   msperf_value *ops = msperf_value_new (MSPERF_VALUE_LIST);
   GString *s = g_string_new (NULL);
+  g_autofree char *headline = msperf_report_headline_text (run);
 
   msperf_value_map_set (root, "schema_version", msperf_value_new_int (1));
   msperf_value_map_set (root, "kind", msperf_value_new_string ("msperf-report"));
   msperf_value_map_set (root, "database", msperf_value_new_string (run->database));
   msperf_value_map_set (root, "policy_hash", msperf_value_new_string (run->policy_hash));
   msperf_value_map_set (root, "device_profile", msperf_value_new_string (run->device_profile));
+  msperf_value_map_set (root, "trace", msperf_value_new_string (run->trace));
+  msperf_value_map_set (root, "database_version", msperf_value_new_string (run->database_version));
+  msperf_value_map_set (root, "database_device", msperf_value_new_string (run->database_device));
+  msperf_value_map_set (root, "total_ms", msperf_value_new_double (summary->total_us / 1000.0));
+  msperf_value_map_set (root, "headline", msperf_value_new_string (headline));
+  {
+    msperf_value *w = msperf_value_new (MSPERF_VALUE_LIST);
+    for (guint k = 0; k < run->warnings->len; k++)
+      msperf_value_list_append (w, msperf_value_new_string (g_ptr_array_index (run->warnings, k)));
+    msperf_value_map_set (root, "warnings", w);
+  }
   msperf_value_map_set (root, "summary", msperf_summary_to_value (summary, metrics));
   msperf_value_map_set (root, "metrics", msperf_metrics_to_value (metrics, TRUE));
   for (guint k = 0; k < rows->len; k++)
@@ -427,7 +454,10 @@ static const char html_css[] =
   "th{background:#f0f0f0}td.n{text-align:right}pre{background:#f7f7f7;padding:1em}"
   "svg{display:block;margin:1em 0;font-size:12px}svg .t{font-weight:bold;font-size:14px}"
   "dt{font-weight:bold;float:left;clear:left;width:12em}dd{margin-left:13em}"
-  "details{margin:.3em 0}";
+  "details{margin:.3em 0}"
+  ".headline pre{border:2px solid #1565c0;background:#eef4fb;white-space:pre-wrap}"
+  ".legend span{display:inline-block;margin-right:1.2em}"
+  ".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}";
 
 static char *
 render_html (const msperf_run *run, GArray *rows)
@@ -437,11 +467,35 @@ render_html (const msperf_run *run, GArray *rows)
 
   g_string_append_printf (s, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                           "<title>msperf report</title><style>%s</style></head><body>\n"
-                          "<h1>msperf report</h1>\n<ul>", html_css);
+                          "<h1>msperf report</h1>\n", html_css);
+  g_autofree char *headline = msperf_report_headline_text (run);
+
+  g_string_append (s, "<div class=\"headline\" id=\"headline\"><pre>");
+  esc (s, headline);
+  g_string_append (s, "</pre></div>\n<ul>");
   append_run_header (s, run, esc, "<li>", "</li>");
-  g_string_append (s, "</ul>\n<h2>Summary</h2>\n<pre>");
+  g_string_append (s, "</ul>\n");
+  if (run->warnings->len)
+    {
+      g_string_append (s, "<h2>Warnings</h2>\n<ul class=\"warnings\">");
+      for (guint k = 0; k < run->warnings->len; k++)
+        {
+          g_string_append (s, "<li>");
+          esc (s, g_ptr_array_index (run->warnings, k));
+          g_string_append (s, "</li>");
+        }
+      g_string_append (s, "</ul>\n");
+    }
+  g_string_append (s, "<h2>Summary</h2>\n<pre>");
   esc (s, summary);
-  g_string_append (s, "</pre>\n<h2>Charts</h2>\n");
+  g_string_append (s, "</pre>\n<h2>Charts</h2>\n<p class=\"legend\" id=\"legend\">");
+  {
+    const char *const names[] = { "MEASURED", "INTERPOLATED", "PARTIAL", "ANALYTIC", "REJECTED" };
+    for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+      g_string_append_printf (s, "<span><i style=\"background:%s\"></i>%s</span>",
+                              source_color (names[k]), names[k]);
+  }
+  g_string_append (s, "</p>\n");
   html_charts (s, run, rows);
   g_string_append (s, "<h2>Ops</h2>\n<table><tr><th>#</th><th>op</th><th>count</th>"
                    "<th>source</th><th>confidence</th><th>latency_us</th><th>total_us</th>"
@@ -486,6 +540,18 @@ render_html (const msperf_run *run, GArray *rows)
 }
 
 /* ------------------------------------------------------------------ entry point */
+
+gboolean
+msperf_report_document_suffix_ok (const char *path)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  const char *const suffixes[] = { ".md", ".markdown", ".json", ".html", ".htm" };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (suffixes); k++)
+    if (g_str_has_suffix (lower, suffixes[k]))
+      return TRUE;
+  return FALSE;
+}
 
 gboolean
 msperf_report_document (const msperf_run *run, const char *path, GError **error)

@@ -3,9 +3,29 @@
 #include <math.h>
 #include <string.h>
 #include "app/report.h"
+#include "app/output.h"
 #include "app/metrics.h"
 #include <msperf/format.h>
 #include <msperf/error.h>
+
+/* The op's top-level tensor inputs as [[dims], …] (issue 14: five aten.mm.default records
+ * could not be told apart). Transfer full. */
+static msperf_value *
+input_shapes_value (const msperf_op *op)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+  g_autoptr (GPtrArray) top = op ? msperf_op_top_level_tensors (op) : NULL;
+
+  for (guint k = 0; top && k < top->len; k++)
+    {
+      const msperf_tensor *t = g_ptr_array_index (top, k);
+      msperf_value *dims = msperf_value_new (MSPERF_VALUE_LIST);
+      for (int d = 0; d < t->rank; d++)
+        msperf_value_list_append (dims, msperf_value_new_int (t->dims[d]));
+      msperf_value_list_append (list, dims);
+    }
+  return list;
+}
 
 /* A details value copied for output, or null. */
 static msperf_value *
@@ -58,6 +78,8 @@ msperf_report_record_value (const msperf_record *r)
   msperf_value_map_set (o, "details", res ? msperf_value_copy (res->details) : msperf_value_new (MSPERF_VALUE_MAP));
   if (rejected)
     msperf_value_map_set (o, "error", msperf_value_new_string (r->error ? r->error : "rejected"));
+  /* Last, so every earlier byte of a record stays as before. */
+  msperf_value_map_set (o, "input_shapes", input_shapes_value (r->op));
   return o;
 }
 
@@ -148,6 +170,11 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
       g_string_append (s, ", \"error\": ");
       msperf_fmt_json_string (s, r->error ? r->error : "rejected");
     }
+  {
+    g_autoptr (msperf_value) shapes = input_shapes_value (r->op);
+    g_string_append (s, ", \"input_shapes\": ");
+    msperf_fmt_json_value (s, shapes, -1, 0);
+  }
   g_string_append_c (s, '}');
 }
 
@@ -202,7 +229,8 @@ msperf_report_json (const msperf_run *run, FILE *out)
 static const char *const csv_columns[] = {
   "index", "op", "count", "source", "confidence", "latency_us", "total_us",
   "analytic_latency_us", "kernel_type", "method", "interpolation_dim", "shape_match_rule",
-  "axes", "candidate_count", "miss_reason", "base_reason", "fallback_reasons", "error"
+  "axes", "candidate_count", "miss_reason", "base_reason", "fallback_reasons", "error",
+  "input_shapes"
 };
 
 /* RFC 4180: quote a field holding a comma, quote, CR or LF (or edge spaces), doubling quotes. */
@@ -251,6 +279,18 @@ csv_cell_text (GString *cell, const msperf_value *v)
     msperf_fmt_json_value (cell, v, -1, 0);
 }
 
+/* [[1, 256], [256, 256]] as "[1, 256] [256, 256]": a flat list would lose the tensors. */
+static void
+csv_shapes_text (GString *cell, const msperf_value *v)
+{
+  for (guint k = 0; v && v->kind == MSPERF_VALUE_LIST && k < v->items->len; k++)
+    {
+      if (k > 0)
+        g_string_append_c (cell, ' ');
+      msperf_fmt_json_value (cell, g_ptr_array_index (v->items, k), -1, 0);
+    }
+}
+
 void
 msperf_report_csv (const msperf_run *run, FILE *out)
 {
@@ -270,7 +310,10 @@ msperf_report_csv (const msperf_run *run, FILE *out)
       for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
         {
           g_string_truncate (cell, 0);
-          csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
+          if (strcmp (csv_columns[c], "input_shapes") == 0)
+            csv_shapes_text (cell, msperf_value_lookup (obj, csv_columns[c]));
+          else
+            csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
           if (c > 0)
             g_string_append_c (line, ',');
           csv_field (line, cell->str);
@@ -298,14 +341,15 @@ msperf_report_metrics_file (const msperf_run *run, const char *path, GError **er
 gboolean
 msperf_report_write_file (const char *path, const char *text, gssize len, GError **error)
 {
-  g_autoptr (GError) local = NULL;
+  msperf_outfile *of;
+  gsize n;
 
   g_return_val_if_fail (path != NULL && text != NULL, FALSE);
-  if (!g_file_set_contents (path, text, len, &local))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write: %s",
-                   path, local->message);
-      return FALSE;
-    }
-  return TRUE;
+  n = len < 0 ? strlen (text) : (gsize) len;
+  of = msperf_outfile_open (path, error);
+  if (of == NULL)
+    return FALSE;
+  /* A short write leaves the stream's error flag set: close reports it and drops the file. */
+  fwrite (text, 1, n, msperf_outfile_stream (of));
+  return msperf_outfile_close (of, error);
 }

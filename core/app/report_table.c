@@ -125,6 +125,12 @@ axes_text (const msperf_result *res)
   return g_string_free (s, FALSE);
 }
 
+static double
+pct (double part, double whole)
+{
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
 static const char *
 or_dash (const char *s)
 {
@@ -163,7 +169,8 @@ msperf_report_table (const msperf_run *run, FILE *out)
 
   g_return_if_fail (run != NULL && out != NULL);
   both = run->use_analytic && run->use_profiling;
-  shapes = run->dump_input_shapes;
+  /* Always: rows of one op name differ only by their shapes (issue 14). */
+  shapes = TRUE;
 #define COL(name, r) (headers[n] = (name), right[n++] = (r))
   COL ("op", FALSE);
   if (shapes)
@@ -221,13 +228,94 @@ msperf_report_table (const msperf_run *run, FILE *out)
   msperf_report_summary (run, out);
 }
 
-/* ------------------------------------------------------------------ summary */
+/* ------------------------------------------------------------------ headline */
 
-static double
-pct (double part, double whole)
+typedef struct {
+  const msperf_record *r;
+  double total_us;
+} contributor;
+
+static int
+cmp_contributor (gconstpointer a, gconstpointer b)
 {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
+  double x = ((const contributor *) a)->total_us, y = ((const contributor *) b)->total_us;
+  return x < y ? 1 : x > y ? -1 : 0;
 }
+
+#define HEADLINE_TOP 3
+
+char *
+msperf_report_headline_text (const msperf_run *run)
+{
+  static const msperf_source shares[] = {
+    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_PARTIAL,
+    MSPERF_SOURCE_ANALYTIC
+  };
+  g_autoptr (msperf_summary) s = msperf_summary_compute (run);
+  g_autoptr (GArray) counts = NULL;
+  g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, &counts);
+  g_autoptr (GArray) top = g_array_new (FALSE, FALSE, sizeof (contributor));
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "msperf run\n  trace:          %s\n",
+                          run->trace ? run->trace : "-");
+  if (run->database)
+    {
+      g_string_append_printf (out, "  database:       %s", run->database);
+      if (run->database_version || run->database_device)
+        g_string_append_printf (out, " (version %s, device %s)",
+                                run->database_version ? run->database_version : "-",
+                                run->database_device ? run->database_device : "-");
+      g_string_append_c (out, '\n');
+    }
+  else
+    g_string_append (out, "  database:       none (analytic only)\n");
+  g_string_append_printf (out, "  device profile: %s\n  policy hash:    %.16s\n",
+                          or_dash (run->device_profile), or_dash (run->policy_hash));
+  g_string_append_printf (out, "  total latency:  %.3f ms (%" G_GINT64_FORMAT " invocations, %"
+                          G_GINT64_FORMAT " distinct ops)\n  answered:      ", s->total_us / 1000.0,
+                          s->invocations, s->distinct);
+  for (gsize k = 0; k < G_N_ELEMENTS (shares); k++)
+    g_string_append_printf (out, " %s %.1f%%%s", msperf_source_name (shares[k]),
+                            pct (s->by_source[shares[k]].time_us, s->total_us),
+                            k + 1 < G_N_ELEMENTS (shares) ? "," : " (share of the total)\n");
+  for (guint k = 0; k < firsts->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (firsts, k);
+      contributor c = { r, 0.0 };
+      if (r->op == NULL || r->result == NULL || !isfinite (r->result->latency_us))
+        continue;
+      c.total_us = r->result->latency_us * (double) g_array_index (counts, int64_t, k);
+      g_array_append_val (top, c);
+    }
+  g_array_sort (top, cmp_contributor);
+  for (guint k = 0; k < top->len && k < HEADLINE_TOP; k++)
+    {
+      const contributor *c = &g_array_index (top, contributor, k);
+      g_autofree char *shapes = input_shapes_text (c->r->op);
+      g_string_append_printf (out, "  %s %s %s: %.3f ms (%.1f%%, %s)\n",
+                              k == 0 ? "largest:       " : "               ", c->r->op->name,
+                              shapes, c->total_us / 1000.0, pct (c->total_us, s->total_us),
+                              msperf_source_name (c->r->result->source));
+    }
+  if (run->warnings && run->warnings->len)
+    g_string_append_printf (out, "  warnings:       %u (on stderr and in --report)\n",
+                            run->warnings->len);
+  return g_string_free (out, FALSE);
+}
+
+void
+msperf_report_headline (const msperf_run *run, FILE *out)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (run != NULL && out != NULL);
+  text = msperf_report_headline_text (run);
+  fputs (text, out);
+  fputc ('\n', out);
+}
+
+/* ------------------------------------------------------------------ summary */
 
 static void
 print_sources (const msperf_summary *s, GString *out)
@@ -283,10 +371,14 @@ cmp_str (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* Seed 000 §7.1 "Profiling interpolation summary": counts, then the interpolated ops. */
+#define INTERP_LIST_TOP 20
+
+/* Seed 000 §7.1 "Profiling interpolation summary": counts, then the interpolated ops (the
+ * first INTERP_LIST_TOP unless all). */
 static void
-print_interpolation (const msperf_run *run, const msperf_summary *s, GString *out)
+print_interpolation (const msperf_run *run, const msperf_summary *s, gboolean all, GString *out)
 {
+  guint listed = 0;
   const char *headers[] = { "op_name", "source", "confidence", "method", "dim", "axes",
                             "latency_us" };
   gboolean right[] = { FALSE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE };
@@ -318,6 +410,10 @@ print_interpolation (const msperf_run *run, const msperf_summary *s, GString *ou
 
       if (r->op == NULL || res == NULL || res->source != MSPERF_SOURCE_INTERPOLATED)
         continue;
+      /* A 200k-line trace listed 27 096 ops here and buried the summary: the first N, then
+       * a count (--list-all, -v or the report for all). */
+      if (!all && listed++ >= INTERP_LIST_TOP)
+        continue;
       table_cell (&t, ellipsize (r->op->name, OP_WIDTH));
       table_cell (&t, g_strdup (msperf_source_name (res->source)));
       table_cell (&t, fixed (res->confidence, 2));
@@ -328,6 +424,9 @@ print_interpolation (const msperf_run *run, const msperf_summary *s, GString *ou
     }
   if (t.cells->len > 0)
     table_print (&t, "  ", out);
+  if (!all && listed > INTERP_LIST_TOP)
+    g_string_append_printf (out, "  … and %u more interpolated ops (--list-all or -v lists them "
+                            "all; a --report has them all)\n", listed - INTERP_LIST_TOP);
   g_ptr_array_unref (t.cells);
 }
 
@@ -353,11 +452,14 @@ msperf_report_summary_text (const msperf_run *run)
              s->unknown_latency_invocations, s->unknown_latency_distinct);
   if (s->rejected > 0)
     g_string_append_printf (out, "  rejected input lines: %" G_GINT64_FORMAT "\n", s->rejected);
+  if (s->counts_saturated)
+    g_string_append (out, "  warning: invocation counts overflow int64; sums saturated at "
+                          "9223372036854775807\n");
   print_sources (s, out);
   if (run->use_profiling)
     {
       print_metrics (m, out);
-      print_interpolation (run, s, out);
+      print_interpolation (run, s, run->list_all || run->report_all, out);
     }
   return g_string_free (out, FALSE);
 }

@@ -1,13 +1,16 @@
 /* msperf — reading op traces: JSON Lines (streamed, one op per line) and the upstream
  * op-summary JSON (one whole document). FORMATS.md §2. */
+#define _XOPEN_SOURCE 700  /* fileno, fstat, S_ISSOCK: POSIX, hidden by -std=c11 */
 #include <config.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
 #include <msperf/shape.h>
 #include "app/trace.h"
+#include <msperf/format.h>
 
 struct msperf_trace_reader {
   char *name;          /* the path as given, "<stdin>" for "-": used in messages */
@@ -16,7 +19,9 @@ struct msperf_trace_reader {
   char *data;          /* memory source (owned copy) */
   gsize len;
   gsize pos;
-  gboolean read_failed;
+  gboolean read_failed;  /* a read error not reported yet */
+  gboolean read_ended;   /* a read error ended the input */
+  int read_errno;
   GQueue pending;      /* raw lines read ahead while detecting the format (char*) */
   GString *buf;
   guint line;          /* physical lines consumed so far */
@@ -25,7 +30,13 @@ struct msperf_trace_reader {
   GPtrArray *items;    /* op-summary: every item, built at open (msperf_trace_item*) */
   guint next_item;
   struct line_slot *cache; /* JSON Lines: recent line texts -> parsed op (LINE_CACHE_SLOTS) */
+  GHashTable *unknown_keys; /* key already warned about -> itself */
+  GPtrArray *warnings;      /* "FILE:LINE: unknown key ..." once per key (char*) */
 };
+
+/* The keys of a trace line (FORMATS §2); any other key is most likely a typo ("arg") whose
+ * value would be ignored without a word. */
+static const char *const known_keys[] = { "op", "args", "kwargs", "out", "count", "att", NULL };
 
 /* Traces repeat lines (a layer's ops, every layer): a line seen recently is copied from its
  * parsed op instead of going through json-glib again (a copy costs a fraction of a parse,
@@ -117,6 +128,60 @@ static gboolean
 node_is_string (JsonNode *node)
 {
   return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+/* Edit distance, for "did you mean" on a mistyped key. */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* Warns once per unknown key of a line object (the line is still answered). */
+static void
+check_keys (msperf_trace_reader *r, JsonObject *obj)
+{
+  g_autoptr (GList) members = json_object_get_members (obj);
+
+  for (GList *l = members; l; l = l->next)
+    {
+      const char *key = l->data, *near = NULL;
+      guint best = 3;
+      GString *msg;
+
+      if (g_strv_contains (known_keys, key) || g_hash_table_contains (r->unknown_keys, key))
+        continue;
+      g_hash_table_add (r->unknown_keys, g_strdup (key));
+      for (const char *const *k = known_keys; *k; k++)
+        if (edit_distance (key, *k) < best)
+          {
+            best = edit_distance (key, *k);
+            near = *k;
+          }
+      msg = g_string_new (NULL);
+      g_string_append_printf (msg, "%s:%u: unknown key ", r->name, r->line);
+      msperf_fmt_json_string (msg, key);
+      g_string_append (msg, " ignored");
+      if (near)
+        g_string_append_printf (msg, " (did you mean \"%s\"?)", near);
+      g_ptr_array_add (r->warnings, g_string_free (msg, FALSE));
+    }
 }
 
 /* ------------------------------------------------------------------ tensors and values */
@@ -1056,6 +1121,8 @@ source_read_line (msperf_trace_reader *r)
           r->pos = r->len;
         }
     }
+  else if (r->read_ended)
+    return FALSE;
   else
     {
       /* getc, not fgets: fgets cannot tell a NUL byte from the end of what it read. */
@@ -1070,7 +1137,15 @@ source_read_line (msperf_trace_reader *r)
           g_string_append_c (r->buf, (char) c);
         }
       if (ferror (r->file))
-        r->read_failed = TRUE;
+        {
+          /* A read error ends the input: retrying would report it for ever (a directory
+           * given as --ops once printed "read error" until the disk was full). */
+          if (!r->read_ended)
+            r->read_failed = TRUE;
+          r->read_ended = TRUE;
+          r->read_errno = errno;
+          return FALSE;
+        }
       if (!any)
         return FALSE;
     }
@@ -1223,7 +1298,49 @@ reader_new (const char *name)
   g_queue_init (&r->pending);
   r->buf = g_string_sized_new (256);
   r->parser = json_parser_new_immutable ();
+  r->unknown_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->warnings = g_ptr_array_new_with_free_func (g_free);
   return r;
+}
+
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Opens a trace file: a regular file or a FIFO (a pipe from another program); a directory,
+ * socket or device is refused before a byte is read. */
+static FILE *
+open_input (const char *path, GError **error)
+{
+  struct stat st;
+  FILE *f = fopen (path, "rb");
+
+  if (f == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot open: %s",
+                   path, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fileno (f), &st) == 0 && !S_ISREG (st.st_mode) && !S_ISFIFO (st.st_mode))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
+                   "%s: cannot read: not a regular file (%s)", path,
+                   file_kind (st.st_mode));
+      fclose (f);
+      return NULL;
+    }
+  return f;
 }
 
 msperf_trace_reader *
@@ -1241,14 +1358,9 @@ msperf_trace_reader_open (const char *path, GError **error)
     }
   else
     {
-      FILE *f = fopen (path, "rb");
+      FILE *f = open_input (path, error);
       if (f == NULL)
-        {
-          int saved = errno;
-          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot open: %s",
-                       path, g_strerror (saved));
-          return NULL;
-        }
+        return NULL;
       r = reader_new (path);
       r->file = f;
       r->close_file = TRUE;
@@ -1348,7 +1460,8 @@ msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
       /* Report a read error once, as a rejected item, so the caller's exit status shows it. */
       reader->read_failed = FALSE;
       memset (item, 0, sizeof *item);
-      item->error = g_strdup_printf ("%s:%u: read error", reader->name, reader->line + 1);
+      item->error = g_strdup_printf ("%s:%u: read error: %s", reader->name, reader->line + 1,
+                                     g_strerror (reader->read_errno));
       item->index = reader->index++;
       item->line = reader->line + 1;
       return TRUE;
@@ -1370,6 +1483,7 @@ msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
         item->op = op_from_text (reader->parser, text, &op_name, &err);
         if (item->op)
           {
+            check_keys (reader, json_node_get_object (json_parser_get_root (reader->parser)));
             g_free (slot->text);
             msperf_op_free (slot->op);
             slot->text = g_strdup (text);
@@ -1411,8 +1525,17 @@ msperf_trace_reader_free (msperf_trace_reader *reader)
         msperf_op_free (reader->cache[k].op);
       }
   g_free (reader->cache);
+  g_hash_table_unref (reader->unknown_keys);
+  g_ptr_array_unref (reader->warnings);
   g_free (reader->name);
   g_free (reader);
+}
+
+const GPtrArray *
+msperf_trace_reader_warnings (const msperf_trace_reader *reader)
+{
+  g_return_val_if_fail (reader != NULL, NULL);
+  return reader->warnings;
 }
 
 void

@@ -26,6 +26,9 @@ msperf_trace_reader *msperf_trace_reader_open_data (const char *data, gssize len
  * skipped. A malformed line yields TRUE with item->error set. */
 gboolean msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item);
 void msperf_trace_reader_free (msperf_trace_reader *reader);
+/* Warnings found so far ("FILE:LINE: unknown key \"arg\" ignored (did you mean \"args\"?)"),
+ * once per key; the lines are still answered. Transfer none. */
+const GPtrArray *msperf_trace_reader_warnings (const msperf_trace_reader *reader);
 void msperf_trace_item_clear (msperf_trace_item *item);
 
 /* Parses one op from a JSON object text (the `query --op JSON` form). */

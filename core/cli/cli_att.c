@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include <msperf/format.h>
+#include "cli/options.h"
 
 /* The device profile when none is asked for: one without a vector clock, so the answer is
  * cycles only (latency null, reason no_vector_clock) without the default-device warning. */
@@ -342,7 +343,8 @@ parse (char ***args, const GOptionEntry *entries, const char *summary, const cha
   g_autoptr (GError) error = NULL;
 
   g_option_context_add_main_entries (octx, entries, NULL);
-  if (!g_option_context_parse_strv (octx, args, &error))
+  if (!msperf_cli_check_options (cmd, entries, *args, &error)
+      || !g_option_context_parse_strv (octx, args, &error))
     {
       fprintf (stderr, "%s: %s\n", cmd, error->message);
       return FALSE;

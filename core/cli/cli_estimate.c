@@ -1,19 +1,22 @@
 /* msperf — `estimate` (a whole trace) and `query` (one inline op). */
 #include <config.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include <msperf/paths.h>
+#include "cli/options.h"
 #include "app/report.h"
 #include "app/trace.h"
 
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
   char **models;
-  gboolean no_interp, seq_parallel, dump_shapes, strict;
+  gboolean no_interp, seq_parallel, dump_shapes, strict, list_all, chrome_aggregate;
   int tp, ep, dp, world;
 } estimate_opts;
 
@@ -57,6 +60,61 @@ expand_model_lists (int argc, char **argv, int *new_argc)
   return (char **) g_ptr_array_free (out, FALSE);
 }
 
+/* Sizes are counts of devices: 0 or a negative number is a mistake, not "unset". */
+static gboolean
+check_sizes (const estimate_opts *o, GError **error)
+{
+  const struct { const char *flag; int value; } sizes[] = {
+    { "--tp-size", o->tp }, { "--ep-size", o->ep }, { "--dp-size", o->dp },
+    { "--world-size", o->world }
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (sizes); k++)
+    if (sizes[k].value != INT_MIN && sizes[k].value < 1)
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "%s must be an integer >= 1, not %d", sizes[k].flag, sizes[k].value);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static gboolean
+same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+
+  if (strcmp (a, b) == 0)
+    return TRUE;
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+         && sa.st_ino == sb.st_ino && S_ISREG (sa.st_mode);
+}
+
+/* Output problems found before the run, not after minutes of work: a report name without a
+ * known suffix, one file named for two outputs. */
+static gboolean
+check_outputs (const estimate_opts *o, GError **error)
+{
+  const char *const outs[] = { o->report, o->metrics, o->chrome };
+  const char *const flags[] = { "--report", "--export-empirical-metrics", "--chrome-trace" };
+
+  if (o->report && !msperf_report_document_suffix_ok (o->report))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: unknown report format (use a .md, .json or .html file name)", o->report);
+      return FALSE;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (outs); i++)
+    for (gsize j = i + 1; j < G_N_ELEMENTS (outs); j++)
+      if (outs[i] && outs[j] && same_file (outs[i], outs[j]))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s and %s name the same file '%s'", flags[i], flags[j], outs[i]);
+          return FALSE;
+        }
+  return TRUE;
+}
+
 static gboolean
 parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
 {
@@ -67,10 +125,10 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "Alias of --profiling-database", "DIR" },
     { "database-root", 0, 0, G_OPTION_ARG_FILENAME, &o->database_root,
       "Refuse database files that resolve outside DIR", "DIR" },
-    { "ops", 0, single ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->ops,
+    { "ops", 0, 0, G_OPTION_ARG_FILENAME, &o->ops,
       "Op trace: JSON Lines or op-summary JSON, '-' for stdin (default: the shipped sample)",
       "FILE" },
-    { "op", 0, single ? 0 : G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &o->op_json,
+    { "op", 0, 0, G_OPTION_ARG_STRING, &o->op_json,
       "The op to answer, as one JSON object (FORMATS §2)", "JSON" },
     { "device-profile", 0, 0, G_OPTION_ARG_STRING, &o->device,
       "Device profile for the roofline: a name from policies/devices or a YAML path", "NAME|FILE" },
@@ -100,13 +158,28 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "Group the table by input shapes", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &o->strict, "Stop at the first rejected input line",
       NULL },
+    { "list-all", 0, 0, G_OPTION_ARG_NONE, &o->list_all,
+      "List every interpolated op in the summary (default: the top 20; -v does too)", NULL },
+    { "chrome-trace-aggregate", 0, 0, G_OPTION_ARG_NONE, &o->chrome_aggregate,
+      "One Chrome trace event per distinct op and its count (for long traces)", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
     single ? "--op JSON — answer one op" : "— answer every op of a trace");
+  /* estimate takes --ops, query --op: the other one is a mistake, not a hidden alias. */
+  g_autoptr (GArray) own = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (strcmp (e->long_name, single ? "ops" : "op") != 0)
+      g_array_append_val (own, *e);
+  o->tp = o->ep = o->dp = o->world = INT_MIN;  /* "not given", so that 0 can be refused */
+  if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
+                                 (const GOptionEntry *) own->data, *args, error))
+    return FALSE;
+  g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
   if (!g_option_context_parse_strv (ctx, args, error))
+    return FALSE;
+  if (!check_sizes (o, error) || !check_outputs (o, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
     {
@@ -142,7 +215,7 @@ set_int_override (msperf_engine *e, const char *key, int value, GError **error)
 {
   g_autofree char *text = NULL;
 
-  if (value == 0)
+  if (value == INT_MIN)
     return TRUE;
   text = g_strdup_printf ("%d", value);
   return msperf_engine_set_override (e, key, text, error);
@@ -263,18 +336,35 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
       progress_tick (&prog, run->records->len);
       if (rec->error && o->strict)
         break;
+      /* A full disk under --format jsonl: answering the rest would only be lost too. */
+      if (jsonl && ferror (stdout))
+        break;
     }
   progress_end (&prog, run->records->len);
   return status;
 }
 
+static void
+describe_database (msperf_run *run, msperf_database *db)
+{
+  const msperf_value *v = msperf_database_top (db, "version");
+
+  if (v && v->kind == MSPERF_VALUE_STRING)
+    run->database_version = g_strdup (v->s);
+  if (msperf_database_device (db))
+    run->database_device = g_strdup (msperf_database_device (db));
+}
+
 static gboolean
-write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
+write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError **error)
 {
   gboolean table = strcmp (o->format, "table") == 0;
 
   if (table)
-    msperf_report_table (run, stdout);
+    {
+      msperf_report_headline (run, stdout);
+      msperf_report_table (run, stdout);
+    }
   else if (strcmp (o->format, "json") == 0)
     msperf_report_json (run, stdout);
   else if (strcmp (o->format, "csv") == 0)
@@ -283,11 +373,15 @@ write_outputs (const msperf_run *run, const estimate_opts *o, gboolean single, G
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other
    * formats get it on stderr (a single `query` answer needs none). */
   if (!single && !table)
-    msperf_report_summary (run, stderr);
+    {
+      msperf_report_headline (run, stderr);
+      msperf_report_summary (run, stderr);
+    }
   if (o->metrics && !msperf_report_metrics_file (run, o->metrics, error))
     return FALSE;
   if (o->chrome && !msperf_report_chrome_trace (run, o->chrome, error))
     return FALSE;
+  run->report_all = TRUE;  /* a report lists everything */
   if (o->report && !msperf_report_document (run, o->report, error))
     return FALSE;
   return TRUE;
@@ -345,7 +439,19 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   run->database = profiling ? g_strdup (msperf_database_dir (msperf_engine_database (e))) : NULL;
   run->policy_hash = g_strdup (msperf_engine_policy_hash (e));
   run->device_profile = g_strdup (msperf_engine_device_name (e));
-  status = run_items (e, run, reader, strcmp (source, "-") == 0 ? "<stdin>" : source, &o);
+  run->trace = g_strdup (strcmp (source, "-") == 0 ? "<stdin>" : source);
+  run->list_all = o.list_all || g->verbose;
+  run->chrome_aggregate = o.chrome_aggregate;
+  if (profiling)
+    describe_database (run, msperf_engine_database (e));
+  status = run_items (e, run, reader, run->trace, &o);
+  {
+    const GPtrArray *w = msperf_trace_reader_warnings (reader);
+    for (guint k = 0; k < w->len; k++)
+      msperf_run_warn (run, g_ptr_array_index (w, k));
+  }
+  if (profiling)
+    msperf_run_check_inputs (run, msperf_engine_database (e));
   if (!write_outputs (run, &o, single, &error))
     {
       fprintf (stderr, "msperf: %s\n", error->message);

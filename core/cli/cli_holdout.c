@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "app/holdout_report.h"
 
 #define BAR_WIDTH 30
@@ -76,7 +77,8 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
 
   ctx = g_option_context_new ("— interpolate at every held-out coordinate and report the error");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!msperf_cli_check_options ("msperf holdout", entries, argv, &error)
+      || !g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "msperf holdout: %s\n", error->message);
       return MSPERF_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include <msperf/engine.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 typedef int (*subcommand_fn) (const msperf_cli_global *g, char **args);
 
@@ -217,6 +218,7 @@ plugins_info (const msperf_cli_global *g, char **args)
 int
 msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv)
 {
+  static const GOptionEntry no_options[] = { G_OPTION_ENTRY_NULL };
   static const struct {
     const char *name;
     const char *params;
@@ -261,7 +263,9 @@ msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv)
     args[i - first + 1] = g_strdup (argv[i]);
   context = g_option_context_new (subcommands[which].params);
   g_option_context_set_summary (context, subcommands[which].summary);
-  if (!g_option_context_parse_strv (context, &args, &error))
+  if (!msperf_cli_check_options (g_get_prgname () ? g_get_prgname () : "msperf plugins",
+                                 no_options, args, &error)
+      || !g_option_context_parse_strv (context, &args, &error))
     {
       g_printerr ("msperf plugins %s: %s\n", subcommands[which].name, error->message);
       return MSPERF_EXIT_USAGE;

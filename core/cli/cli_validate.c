@@ -7,6 +7,7 @@
 #include <msperf/error.h>
 #include <msperf/table.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 
 /* The latency columns of reference §1.3 in priority order. */
 static const char *const latency_columns[] = {
@@ -247,7 +248,8 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
   (void) g;
   ctx = g_option_context_new ("— check a profiling database and list every problem");
   g_option_context_add_main_entries (ctx, options, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!msperf_cli_check_options ("msperf validate", options, argv, &error)
+      || !g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "msperf validate: %s\n", error->message);
       return MSPERF_EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/logging.h"
+#include "app/output.h"
 
 static const char commands_help[] =
   "Commands:\n"
@@ -39,6 +40,7 @@ main (int argc, char **argv)
   const char *cmd;
 
   setlocale (LC_ALL, "");
+  msperf_output_wrap_stdout ();
   ctx = g_option_context_new ("COMMAND [OPTION…] — predict operator latency on AI accelerators");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, commands_help);
@@ -90,6 +92,16 @@ main (int argc, char **argv)
   else
     fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
 out:
+  /* Every command's stdout is checked once here: a full disk or a closed descriptor must not
+   * leave a truncated output behind an exit status 0. */
+  {
+    g_autoptr (GError) write_error = NULL;
+    if (!msperf_output_stdout_ok (&write_error))
+      {
+        fprintf (stderr, "msperf: %s\n", write_error->message);
+        status = MSPERF_EXIT_USAGE;
+      }
+  }
   g_strfreev (g.plugin_dirs);
   g_free (g.policy);
   g_free (g.log_format);

@@ -9,6 +9,7 @@
 #include <msperf/shape.h>
 #include <msperf/table.h>
 #include "io/csv_reader.h"
+#include "base/readfile.h"
 
 /* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
 static const char *const latency_names[] = {
@@ -67,6 +68,7 @@ struct msperf_table {
   GPtrArray *problems;       /* char* */
   GArray *numel_index;       /* numel_entry of the valid rows with inputs, by (key, row) */
   size_t n_skipped;
+  guint first_skipped_line;  /* 0 when no row was skipped */
   int latency_cols[G_N_ELEMENTS (latency_names)];
   int slot_cols[2][3];
   gboolean have_header;
@@ -409,7 +411,8 @@ data_record (msperf_table *table, guint line, const char *const *fields, size_t 
   if (row.latency_column == MSPERF_LATENCY_NONE)
     {
       row.latency = 0.0;
-      table->n_skipped++;
+      if (table->n_skipped++ == 0)
+        table->first_skipped_line = line;
     }
 
   for (size_t k = 0; k < n_fields; k++)
@@ -652,13 +655,21 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!g_file_get_contents (path, &contents, &len, &local))
+  if (!msperf_file_get_regular_contents (path, &contents, &len, &local))
     {
       gboolean missing = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 
       g_set_error (error, MSPERF_ERROR_DOMAIN,
                    missing ? MSPERF_ERROR_NOT_FOUND : MSPERF_ERROR_IO, "%s: cannot read: %s",
                    path, local->message);
+      return NULL;
+    }
+  /* A clone without `git lfs pull` has the pointer, not the table: say so rather than a
+   * confusing header error or, worse, an analytic answer for every op of the kernel. */
+  if (g_str_has_prefix (contents, "version https://git-lfs"))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
+                   "%s: is a Git LFS pointer file, not the table (run 'git lfs pull')", path);
       return NULL;
     }
   table = parse_table (contents, len, path, kernel_type, error);
@@ -716,6 +727,13 @@ msperf_table_n_rows (const msperf_table *table)
 {
   g_return_val_if_fail (table != NULL, 0);
   return table->rows->len;
+}
+
+guint
+msperf_table_first_skipped_line (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  return table->first_skipped_line;
 }
 
 size_t

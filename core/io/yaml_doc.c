@@ -8,6 +8,7 @@
 #include <yaml.h>
 #include <msperf/error.h>
 #include "io/yaml_doc.h"
+#include "base/readfile.h"
 
 #define MERGE_KEY "<<"
 
@@ -463,7 +464,7 @@ msperf_yaml_load_file (const char *path, GError **error)
   GError *local = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (!g_file_get_contents (path, &data, &len, &local))
+  if (!msperf_file_get_regular_contents (path, &data, &len, &local))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN,
                    g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)

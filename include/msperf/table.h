@@ -88,6 +88,10 @@ MSPERF_API size_t msperf_table_rows_by_input_numel (const msperf_table *table, u
 MSPERF_API size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
                                           uint64_t key1, GArray *rows);
 
+/* Line of the first row counted by msperf_table_n_skipped, 0 when none (added for issue 14:
+ * the warning names it). */
+MSPERF_API guint msperf_table_first_skipped_line (const msperf_table *table);
+
 G_END_DECLS
 
 #endif /* MSPERF_TABLE_H */

@@ -1,0 +1,159 @@
+/* msperf — warnings about a run's inputs that a user can act on (issue 14): an op-name typo,
+ * a mapped kernel whose CSV is missing or a Git LFS pointer, rows skipped as invalid. Without
+ * them such runs were answered analytically, or with fewer rows, without a word. */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#include <msperf/error.h>
+#include <msperf/table.h>
+#include "app/report.h"
+
+void
+msperf_run_warn (msperf_run *run, const char *text)
+{
+  g_return_if_fail (run != NULL && text != NULL);
+  for (guint k = 0; k < run->warnings->len; k++)
+    if (strcmp (g_ptr_array_index (run->warnings, k), text) == 0)
+      return;
+  g_ptr_array_add (run->warnings, g_strdup (text));
+  fprintf (stderr, "msperf: warning: %s\n", text);
+}
+
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* The mapped op name closest to name (at most 3 edits), or NULL. Transfer none. */
+static const char *
+closest_op (msperf_database *db, const char *name)
+{
+  const GPtrArray *entries = msperf_database_entries (db);
+  const char *best = NULL;
+  guint best_d = 4;
+  gsize len = strlen (name);
+
+  for (guint k = 0; k < entries->len; k++)
+    {
+      const msperf_mapping_entry *e = g_ptr_array_index (entries, k);
+      gsize el = strlen (e->op_name);
+      guint d;
+
+      if ((el > len ? el - len : len - el) >= best_d)
+        continue;
+      d = edit_distance (name, e->op_name);
+      if (d < best_d)
+        {
+          best_d = d;
+          best = e->op_name;
+        }
+    }
+  return best;
+}
+
+/* A near miss of a mapped name is most likely a typo: warned alone, with the suggestion.
+ * Other unmapped ops are common (upstream mappings leave many out) and go in one line. */
+static void
+check_op_name (msperf_run *run, msperf_database *db, const msperf_record *r, GString *others)
+{
+  g_autofree char *text = NULL;
+  const char *near = closest_op (db, r->op->name);
+
+  if (near == NULL)
+    {
+      g_string_append_printf (others, "%s%s", others->len ? ", " : "", r->op->name);
+      return;
+    }
+  text = g_strdup_printf ("%s:%u: op '%s' is not in op_mapping.yaml (did you mean '%s'?); "
+                          "answered by the roofline", run->trace ? run->trace : "trace",
+                          r->line, r->op->name, near);
+  msperf_run_warn (run, text);
+}
+
+static void
+check_kernel (msperf_run *run, msperf_database *db, const char *kernel, const char *op_name)
+{
+  g_autoptr (GError) err = NULL;
+  g_autofree char *text = NULL;
+  const msperf_table *t = msperf_database_table (db, kernel, &err);
+  const GPtrArray *problems;
+
+  if (t == NULL)
+    {
+      if (g_error_matches (err, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND))
+        text = g_strdup_printf ("kernel %s (mapped by %s): no %s.csv in the database; its ops "
+                                "are answered analytically", kernel, op_name, kernel);
+      else
+        text = g_strdup_printf ("kernel %s (mapped by %s): CSV unusable, its ops are answered "
+                                "analytically: %s", kernel, op_name, err->message);
+      msperf_run_warn (run, text);
+      return;
+    }
+  if (msperf_table_n_skipped (t) == 0)
+    return;
+  problems = msperf_table_problems (t);
+  text = g_strdup_printf ("%s: %zu row%s skipped as invalid (no valid latency or shape), first "
+                          "at line %u%s%s", msperf_table_path (t), msperf_table_n_skipped (t),
+                          msperf_table_n_skipped (t) == 1 ? "" : "s",
+                          msperf_table_first_skipped_line (t),
+                          problems && problems->len ? "; first problem: " : "",
+                          problems && problems->len ? (char *) g_ptr_array_index (problems, 0)
+                                                    : "");
+  msperf_run_warn (run, text);
+}
+
+void
+msperf_run_check_inputs (msperf_run *run, msperf_database *db)
+{
+  g_autoptr (GHashTable) seen = NULL;
+  g_autoptr (GHashTable) kernels = NULL;
+  g_autoptr (GString) others = g_string_new (NULL);
+
+  g_return_if_fail (run != NULL);
+  if (db == NULL)
+    return;
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  kernels = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+      const msperf_mapping_entry *e;
+
+      if (r->op == NULL || r->op->att != NULL || !g_hash_table_add (seen, r->op->name))
+        continue;
+      e = msperf_database_entry (db, r->op->name);
+      if (e == NULL)
+        {
+          check_op_name (run, db, r, others);
+          continue;
+        }
+      if (e->zero_cost || e->accepted_miss || e->composite)
+        continue;
+      for (char **kt = e->kernel_types; kt && *kt; kt++)
+        if (g_hash_table_add (kernels, *kt))
+          check_kernel (run, db, *kt, e->op_name);
+    }
+  if (others->len)
+    {
+      g_autofree char *text = g_strdup_printf ("not in op_mapping.yaml, answered by the "
+                                               "roofline: %s", others->str);
+      msperf_run_warn (run, text);
+    }
+}

@@ -1,0 +1,121 @@
+/* msperf — strict command lines (issue 14): a foreign option is an error, not a no-op. */
+#include <config.h>
+#include <string.h>
+#include <msperf/error.h>
+#include "cli/options.h"
+
+/* Levenshtein distance, two rows. */
+static guint
+distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *prev = g_new (guint, lb + 1);
+  g_autofree guint *cur = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    prev[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      cur[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+          cur[j] = MIN (MIN (prev[j] + 1, cur[j - 1] + 1), sub);
+        }
+      memcpy (prev, cur, (lb + 1) * sizeof *prev);
+    }
+  return prev[lb];
+}
+
+const char *
+msperf_cli_closest (const char *word, const char *const *candidates)
+{
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  gsize len;
+
+  g_return_val_if_fail (word != NULL, NULL);
+  len = strlen (word);
+  /* Long words, as long option names and op names are, allow more slips than short ones. */
+  for (const char *const *c = candidates; c && *c; c++)
+    {
+      guint d = distance (word, *c);
+      if (d < best_d)
+        {
+          best_d = d;
+          best = *c;
+        }
+    }
+  if (best == NULL || best_d == 0 || best_d > (len >= 12 ? 3u : len >= 5 ? 2u : 1u))
+    return NULL;
+  return best;
+}
+
+static const GOptionEntry *
+find_entry (const GOptionEntry *entries, const char *name)
+{
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (strcmp (e->long_name, name) == 0)
+      return e;
+  return NULL;
+}
+
+static gboolean
+takes_value (const GOptionEntry *e)
+{
+  return e->arg != G_OPTION_ARG_NONE && !(e->flags & G_OPTION_FLAG_OPTIONAL_ARG);
+}
+
+static void
+unknown (const char *command, const char *name, const GOptionEntry *entries, GError **error)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  const char *near;
+
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (!(e->flags & G_OPTION_FLAG_HIDDEN))
+      g_ptr_array_add (names, (gpointer) e->long_name);
+  g_ptr_array_add (names, NULL);
+  near = msperf_cli_closest (name, (const char *const *) names->pdata);
+  if (g_str_has_prefix (command, "msperf "))
+    command += strlen ("msperf ");
+  if (near)
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                 "unknown option --%s for '%s' (did you mean --%s?)", name, command, near);
+  else
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                 "unknown option --%s for '%s' (run 'msperf %s --help' for its options)", name,
+                 command, command);
+}
+
+gboolean
+msperf_cli_check_options (const char *command, const GOptionEntry *entries, char *const *args,
+                          GError **error)
+{
+  g_return_val_if_fail (command != NULL && entries != NULL, FALSE);
+  for (gsize k = 1; args && args[k]; k++)
+    {
+      const char *a = args[k];
+      g_autofree char *name = NULL;
+      const GOptionEntry *e;
+      const char *eq;
+
+      if (strcmp (a, "--") == 0)
+        break;
+      if (a[0] != '-' || a[1] != '-')
+        continue;
+      eq = strchr (a, '=');
+      name = eq ? g_strndup (a + 2, (gsize) (eq - a - 2)) : g_strdup (a + 2);
+      if (g_str_has_prefix (name, "help"))
+        continue;  /* --help, --help-all: GOption's own */
+      e = find_entry (entries, name);
+      if (e == NULL)
+        {
+          unknown (command, name, entries, error);
+          return FALSE;
+        }
+      if (eq == NULL && takes_value (e) && args[k + 1])
+        k++;  /* the value, even one starting with "--" */
+    }
+  return TRUE;
+}

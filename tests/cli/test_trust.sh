@@ -1,0 +1,300 @@
+#!/bin/sh
+# Issue 14, "runs you can trust": checked writes, non-regular inputs, strict command lines,
+# warnings a user can act on, the headline, shapes, the Chrome trace, the second bad-input
+# campaign. Each case asserts the message and the exit status. TAP output.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin=$MSPERF_BIN
+src=$MSPERF_TOP_SRCDIR
+bad=$src/tests/data/bad
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/why" 2>&1; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/why" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# run EXPECTED_STATUS COMMAND... : stdout to $tmp/out, stderr to $tmp/err
+run() {
+  want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; head -n 20 "$tmp/err"; return 1; }
+}
+has() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+hasnt() { ! grep -q -- "$2" "$1" || { echo "'$2' unexpectedly in $1:"; grep -- "$2" "$1" | head -n 5; return 1; }; }
+
+fresh_db() {
+  rm -rf "$tmp/case"
+  mkdir -p "$tmp/case/db"
+  cp "$bad/base/op_mapping.yaml" "$bad/base/Add.csv" "$bad/base/MatMulV2.csv" "$tmp/case/db/"
+  cp "$bad/base/ops.jsonl" "$tmp/case/"
+}
+
+# ---- every write checked
+full_ok=no
+[ -w /dev/full ] && full_ok=yes
+t_full_format() {
+  for f in table json jsonl csv; do
+    run 2 sh -c "'$bin' estimate --format $f >/dev/full" || return 1
+    has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  done
+}
+t_full_commands() {
+  fresh_db
+  run 2 sh -c "'$bin' query --op '{\"op\": \"aten.add.Tensor\"}' >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' validate --profiling-database '$tmp/case/db' >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' --plugins-dir '$MSPERF_TEST_PLUGINDIR' plugins list >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device" || return 1
+  run 2 sh -c "'$bin' att duplicate --dtype float16 --count 64 >/dev/full" || return 1
+  has "$tmp/err" "msperf: stdout: No space left on device"
+}
+t_full_files() {
+  for o in --chrome-trace --export-empirical-metrics; do
+    run 2 "$bin" estimate --format jsonl "$o" /dev/full || return 1
+    has "$tmp/err" "msperf: /dev/full: No space left on device" || return 1
+  done
+  # /dev/full stays a device (an output never replaces a special file)
+  [ -c /dev/full ] || { echo "/dev/full is no longer a character device"; return 1; }
+}
+if [ "$full_ok" = yes ]; then
+  ok "a full stdout ends every --format with 'msperf: stdout: <strerror>', exit 2" t_full_format
+  ok "a full stdout fails query, validate, plugins and att with exit 2" t_full_commands
+  ok "a full --chrome-trace / metrics file is named with its strerror, exit 2" t_full_files
+else
+  skip "full stdout" "no writable /dev/full"; skip "full stdout commands" "no /dev/full"
+  skip "full output files" "no /dev/full"
+fi
+
+t_symlink_output() {
+  mkdir -p "$tmp/out1" "$tmp/other"
+  : >"$tmp/other/victim.json"
+  ln -sf "$tmp/other/victim.json" "$tmp/out1/m.json"
+  run 2 "$bin" estimate --format jsonl --export-empirical-metrics "$tmp/out1/m.json" || return 1
+  has "$tmp/err" "symbolic link out of its directory" || return 1
+  [ ! -s "$tmp/other/victim.json" ] || { echo "wrote through the link"; return 1; }
+  [ -L "$tmp/out1/m.json" ] || { echo "the link was replaced"; return 1; }
+}
+ok "an output symlink out of its directory is refused, the link kept" t_symlink_output
+
+t_regular_output_mode() {
+  : >"$tmp/m.json"; chmod 640 "$tmp/m.json"
+  run 0 "$bin" estimate --format jsonl --export-empirical-metrics "$tmp/m.json" || return 1
+  [ -s "$tmp/m.json" ] || { echo "metrics file empty"; return 1; }
+  [ "$(stat -c %a "$tmp/m.json")" = 640 ] || { echo "mode changed"; return 1; }
+  ls -a "$tmp" | grep -q '^\.m\.json\.' && { echo "temporary file left"; return 1; }
+  return 0
+}
+ok "a regular output is replaced atomically, keeping its mode, no temporary left" t_regular_output_mode
+
+t_same_output() {
+  run 2 "$bin" estimate --report "$tmp/x.json" --export-empirical-metrics "$tmp/x.json" || return 1
+  has "$tmp/err" "name the same file" || return 1
+  [ ! -e "$tmp/x.json" ] || { echo "wrote before refusing"; return 1; }
+}
+ok "one file named for two outputs is refused before the run (exit 2)" t_same_output
+
+t_report_suffix_first() {
+  run 2 "$bin" estimate --report "$tmp/r.txt" || return 1
+  has "$tmp/err" "unknown report format" || return 1
+  [ ! -s "$tmp/out" ] || { echo "ran before refusing"; return 1; }
+}
+ok "a --report suffix is checked before the run" t_report_suffix_first
+
+# ---- inputs that are not regular files
+t_dir_ops() {
+  run 2 "$bin" estimate --ops "$tmp" || return 1
+  has "$tmp/err" "not a regular file (a directory)" || return 1
+  [ "$(wc -l <"$tmp/err")" -le 2 ] || { echo "more than one message"; return 1; }
+}
+ok "--ops DIR is refused at open, once (exit 2)" t_dir_ops
+t_dev_ops() {
+  run 2 "$bin" estimate --ops /dev/zero || return 1
+  has "$tmp/err" "not a regular file (a character device)"
+}
+ok "--ops on a character device is refused at open" t_dev_ops
+t_fifo_ops() {
+  mkfifo "$tmp/fifo" || return 1
+  (cat "$bad/base/ops.jsonl" >"$tmp/fifo") &
+  fresh_db
+  run 0 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/fifo" --format jsonl || return 1
+  [ "$(wc -l <"$tmp/out")" -eq 2 ] || { echo "expected 2 answers"; return 1; }
+}
+ok "--ops on a FIFO is read (a pipe from another program)" t_fifo_ops
+t_db_fifo() {
+  fresh_db
+  rm "$tmp/case/db/MatMulV2.csv"
+  mkfifo "$tmp/case/db/MatMulV2.csv"
+  run 0 timeout 20 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/ops.jsonl" --format jsonl || return 1
+  has "$tmp/out" '"op": "aten.add.Tensor"' || return 1
+  run 1 timeout 20 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "not a regular file (a FIFO)"
+}
+ok "a FIFO in a database is refused without hanging, named in validate" t_db_fifo
+t_policy_dir() {
+  run 2 "$bin" --policy "$tmp" estimate || return 1
+  has "$tmp/err" "not a regular file (a directory)"
+}
+ok "--policy DIR is refused with a clear message" t_policy_dir
+
+# ---- strict command lines
+t_foreign_op() {
+  run 2 "$bin" estimate --op "$tmp/x" || return 1
+  has "$tmp/err" "msperf estimate: unknown option --op for 'estimate' (did you mean --ops?)"
+}
+ok "estimate --op is an error naming estimate, suggesting --ops (exit 2)" t_foreign_op
+t_foreign_ops() {
+  run 2 "$bin" query --ops x || return 1
+  has "$tmp/err" "unknown option --ops for 'query' (did you mean --op?)"
+}
+ok "query --ops is an error suggesting --op (exit 2)" t_foreign_ops
+t_typo() {
+  run 2 "$bin" validate --profiling-databse x || return 1
+  has "$tmp/err" "did you mean --profiling-database?"
+}
+ok "a near-miss option name gets a 'did you mean'" t_typo
+t_sizes() {
+  for v in 0 -1; do
+    for f in --tp-size --ep-size --dp-size --world-size; do
+      run 2 "$bin" estimate "$f=$v" || return 1
+      has "$tmp/err" "$f must be an integer >= 1, not $v" || return 1
+    done
+  done
+}
+ok "0 and negative sizes are refused (exit 2)" t_sizes
+t_plugins_foreign() {
+  run 2 "$bin" plugins list --format json || return 1
+  has "$tmp/err" "unknown option --format for 'plugins'"
+}
+ok "plugins list refuses an option it does not take" t_plugins_foreign
+
+# ---- warnings a user can act on
+est() {  # est STATUS [OPTIONS]: estimate on $tmp/case (db, t.jsonl), jsonl
+  want=$1; shift
+  run "$want" "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/t.jsonl" --format jsonl "$@"
+}
+t_key_typo() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.add.Tensor", "arg": [{"shape": [1024], "dtype": "bfloat16"}]}' \
+    '{"op": "aten.add.Tensor", "arg": []}' >"$tmp/case/t.jsonl"
+  est 0 || return 1
+  has "$tmp/err" "t.jsonl:1: unknown key \"arg\" ignored (did you mean \"args\"?)" || return 1
+  [ "$(grep -c 'unknown key' "$tmp/err")" -eq 1 ] || { echo "warned more than once"; return 1; }
+}
+ok "a trace key typo is warned once with the closest key" t_key_typo
+t_op_typo() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.mn.default"}' >"$tmp/case/t.jsonl"
+  est 0 || return 1
+  has "$tmp/err" "t.jsonl:1: op 'aten.mn.default' is not in op_mapping.yaml (did you mean 'aten.mm.default'?)"
+}
+ok "an op-name typo is warned with the closest mapped name" t_op_typo
+t_missing_csv() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  rm "$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "warning: kernel MatMulV2 (mapped by aten.mm.default): no MatMulV2.csv in the database"
+}
+ok "a mapped kernel without its CSV is warned (answered analytically)" t_missing_csv
+t_lfs_csv() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  printf 'version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 1\n' >"$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "MatMulV2.csv: is a Git LFS pointer file, not the table (run 'git lfs pull')"
+}
+ok "a Git LFS pointer CSV is named as such" t_lfs_csv
+t_skipped_rows() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  cp "$bad/csv-nan-latency.csv" "$tmp/case/db/MatMulV2.csv"
+  est 0 || return 1
+  has "$tmp/err" "MatMulV2.csv: 1 row skipped as invalid (no valid latency or shape), first at line 3"
+}
+ok "CSV rows skipped as invalid are warned with count and first line" t_skipped_rows
+t_warnings_in_report() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.mn.default"}' >"$tmp/case/t.jsonl"
+  est 0 --report "$tmp/r.json" || return 1
+  has "$tmp/r.json" "did you mean 'aten.mm.default'" || return 1
+  has "$tmp/r.json" '"headline"'
+}
+ok "warnings and the headline are in the --report" t_warnings_in_report
+
+# ---- headline, shapes
+t_headline() {
+  run 0 "$bin" estimate || return 1
+  head -n 12 "$tmp/out" >"$tmp/first"
+  has "$tmp/first" "trace: .*llama3-8b-prefill.jsonl" || return 1
+  has "$tmp/first" "database: .*h200-db (version 1.0, device NVIDIA_H200_SXM)" || return 1
+  has "$tmp/first" "device profile: nvidia-h200" || return 1
+  has "$tmp/first" "policy hash: " || return 1
+  has "$tmp/first" "total latency: *[0-9.]* ms" || return 1
+  has "$tmp/first" "answered: *MEASURED [0-9.]*%, INTERPOLATED" || return 1
+  has "$tmp/first" "largest: *aten.mm.default \[2048, 4096\]"
+}
+ok "the demo's first screen names its inputs and the total in ms" t_headline
+t_shapes() {
+  run 0 "$bin" estimate --format jsonl || return 1
+  has "$tmp/out" '"input_shapes": \[\[2048, 4096\], \[4096, 14336\]\]}$' || return 1
+  run 0 "$bin" estimate --format csv || return 1
+  head -n 1 "$tmp/out" | grep -q ',error,input_shapes' || { echo "no csv column"; return 1; }
+  run 0 "$bin" estimate || return 1
+  has "$tmp/out" "input_shapes"
+}
+ok "jsonl, csv and table carry input shapes" t_shapes
+
+# ---- second bad-input campaign
+t_count_overflow() {
+  printf '%s\n' '{"op": "aten.add.Tensor", "count": 9223372036854775807}' \
+    '{"op": "aten.mul.Tensor", "count": 9223372036854775807}' >"$tmp/ov.jsonl"
+  run 0 "$bin" estimate --ops "$tmp/ov.jsonl" --format jsonl || return 1
+  has "$tmp/err" "invocation counts overflow int64; sums saturated at 9223372036854775807" || return 1
+  hasnt "$tmp/err" "invocations: -"
+}
+ok "sums of count saturate at INT64_MAX and say so" t_count_overflow
+
+# ---- Chrome trace
+t_chrome() {
+  run 0 "$bin" estimate --chrome-trace "$tmp/ct.json" || return 1
+  python3 - "$tmp/ct.json" <<'PY' || return 1
+import json, sys
+from decimal import Decimal
+d = json.load(open(sys.argv[1]), parse_float=Decimal)
+end = None
+for e in d["traceEvents"]:
+    if e.get("ph") != "X":
+        continue
+    for k in ("input_shapes", "source", "confidence", "method"):
+        assert k in e["args"], k
+    if end is not None and Decimal(e["ts"]) != end:
+        sys.exit("event at %s, previous ended at %s" % (e["ts"], end))
+    end = Decimal(e["ts"]) + Decimal(e["dur"])
+PY
+  run 0 "$bin" estimate --chrome-trace "$tmp/cta.json" --chrome-trace-aggregate || return 1
+  has "$tmp/cta.json" '"count": 65'
+}
+if command -v python3 >/dev/null 2>&1; then
+  ok "the Chrome trace lays events end to end with op args; --chrome-trace-aggregate" t_chrome
+else
+  skip "Chrome trace" "no python3"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
