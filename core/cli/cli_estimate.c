@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
+#include "cli/cli_model.h"
 #include "base/paths.h"
 #include "app/report.h"
 #include "app/trace.h"
@@ -106,6 +107,8 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     single ? "--op JSON — answer one op" : "— answer every op of a trace");
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!single)
+    g_option_context_add_group (ctx, msperf_cli_model_estimate_group ());
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
@@ -301,7 +304,7 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;
   msperf_run *run = NULL;
-  g_autofree char *sample = NULL;
+  g_autofree char *sample = NULL, *model_trace = NULL;
   const char *source = NULL;
   int n_args = 0, status = MSPERF_EXIT_USAGE;
   char **args = expand_model_lists (argc, argv, &n_args);
@@ -325,7 +328,9 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
     }
   if (single)
     reader = msperf_trace_reader_open_data (o.op_json, -1, source = "--op", &error);
-  else
+  else if ((model_trace = msperf_cli_model_estimate_trace (o.seq_parallel, &source, &error)))
+    reader = msperf_trace_reader_open_data (model_trace, -1, source, &error);
+  else if (error == NULL)
     {
       source = o.ops;
       if (source == NULL)
