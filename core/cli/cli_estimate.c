@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include <msperf/paths.h>
 #include "cli/options.h"
+#include "cli/cli_model.h"
 #include "app/report.h"
 #include "app/trace.h"
 
@@ -168,15 +169,22 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     single ? "--op JSON — answer one op" : "— answer every op of a trace");
   /* estimate takes --ops, query --op: the other one is a mistake, not a hidden alias. */
   g_autoptr (GArray) own = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  g_autoptr (GArray) known = NULL;
 
   for (const GOptionEntry *e = entries; e->long_name; e++)
     if (strcmp (e->long_name, single ? "ops" : "op") != 0)
       g_array_append_val (own, *e);
+  /* The options checked: the command's own and, for estimate, the --model group's. */
+  known = g_array_copy (own);
+  if (!single)
+    msperf_cli_model_estimate_entries (known);
   o->tp = o->ep = o->dp = o->world = INT_MIN;  /* "not given", so that 0 can be refused */
   if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
-                                 (const GOptionEntry *) own->data, *args, error))
+                                 (const GOptionEntry *) known->data, *args, error))
     return FALSE;
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
+  if (!single)
+    g_option_context_add_group (ctx, msperf_cli_model_estimate_group ());
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
   if (!check_sizes (o, error) || !check_outputs (o, error))
@@ -395,7 +403,7 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;
   msperf_run *run = NULL;
-  g_autofree char *sample = NULL;
+  g_autofree char *sample = NULL, *model_trace = NULL;
   const char *source = NULL;
   int n_args = 0, status = MSPERF_EXIT_USAGE;
   char **args = expand_model_lists (argc, argv, &n_args);
@@ -419,7 +427,9 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
     }
   if (single)
     reader = msperf_trace_reader_open_data (o.op_json, -1, source = "--op", &error);
-  else
+  else if ((model_trace = msperf_cli_model_estimate_trace (o.seq_parallel, &source, &error)))
+    reader = msperf_trace_reader_open_data (model_trace, -1, source, &error);
+  else if (error == NULL)
     {
       source = o.ops;
       if (source == NULL)

@@ -65,10 +65,10 @@ msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type)
 
 /* ------------------------------------------------------------------ life cycle */
 
-static msperf_model *
+static msperf_engine_model *
 model_new (void)
 {
-  msperf_model *m = g_new0 (msperf_model, 1);
+  msperf_engine_model *m = g_new0 (msperf_engine_model, 1);
   pthread_mutexattr_t attr;
 
   m->refcount = 1;
@@ -86,7 +86,7 @@ model_new (void)
 }
 
 static void
-model_unref (msperf_model *m)
+model_unref (msperf_engine_model *m)
 {
   if (!g_atomic_int_dec_and_test (&m->refcount))
     return;
@@ -110,7 +110,7 @@ model_unref (msperf_model *m)
 }
 
 static msperf_engine *
-handle_new (msperf_model *m)
+handle_new (msperf_engine_model *m)
 {
   msperf_engine *e = g_new0 (msperf_engine, 1);
 

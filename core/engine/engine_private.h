@@ -23,7 +23,7 @@ typedef struct msperf_option_memo {
 /* What every session of a started engine shares (doc/design.md § Threads): configuration,
  * database, policy, modules, device profile, tables and candidate indexes. Immutable once
  * started except for what is built on first use, which `lock` guards. */
-typedef struct msperf_model {
+typedef struct msperf_engine_model {
   gint refcount;                 /* the root engine and each session hold one */
   /* Recursive: the interpolation stage holds it while it reads tables through services
    * that take it too. Taken for lazy tables, candidate indexes and triangulations, the
@@ -53,13 +53,13 @@ typedef struct msperf_model {
   msperf_index_cache *index_cache; /* interpolation candidate indexes (interpolate.c), lazy */
   gboolean modes_builtin;        /* interpolation.modes is the built-in list (no policy set one) */
   GHashTable *option_defaults;   /* "module\x1fkey" -> msperf_value*: declared defaults (options.c) */
-} msperf_model;
+} msperf_engine_model;
 
 /* An engine is a handle on a model plus what one thread may change without a lock: the
  * answer cache, scratch buffers and the option memo. msperf_engine_new gives the root
  * handle; msperf_engine_new_session more handles on the same started model. */
 struct msperf_engine {
-  msperf_model *m;
+  msperf_engine_model *m;
   GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
   guint8 *key_scratch;           /* dispatch.c: the answer-cache key being built, reused */
   size_t key_scratch_cap;

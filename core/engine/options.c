@@ -76,7 +76,7 @@ option_id (const char *module, const char *key)
 /* The declared defaults of one module, parsed once (a bad default is the module's bug: the
  * module is named and the option left without default). */
 static void
-add_defaults (msperf_model *m, const msperf_plugin *p)
+add_defaults (msperf_engine_model *m, const msperf_plugin *p)
 {
   for (const msperf_option_spec *o = p->options; o != NULL && o->key != NULL; o++)
     {
@@ -96,7 +96,7 @@ add_defaults (msperf_model *m, const msperf_plugin *p)
 /* The file a bad option came from, for the message: the --policy file when it sets that key
  * (the highest file layer), else the database. */
 static const char *
-option_file (msperf_model *m, const msperf_value *policy_doc, const char *module, const char *key)
+option_file (msperf_engine_model *m, const msperf_value *policy_doc, const char *module, const char *key)
 {
   const msperf_value *block = msperf_value_lookup (msperf_value_lookup (msperf_value_lookup (
                                 policy_doc, "modules"), module), key);
@@ -107,7 +107,7 @@ option_file (msperf_model *m, const msperf_value *policy_doc, const char *module
 }
 
 static gboolean
-check_block (msperf_model *m, const msperf_value *policy_doc, const msperf_plugin *p,
+check_block (msperf_engine_model *m, const msperf_value *policy_doc, const msperf_plugin *p,
              const msperf_value *block, GError **error)
 {
   for (guint k = 0; block->kind == MSPERF_VALUE_MAP && k < block->keys->len; k++)
@@ -143,7 +143,7 @@ check_block (msperf_model *m, const msperf_value *policy_doc, const msperf_plugi
 gboolean
 msperf_engine_check_module_options (msperf_engine *e, GError **error)
 {
-  msperf_model *m = e->m;
+  msperf_engine_model *m = e->m;
   const msperf_value *modules = msperf_policy_get (m->policy, "modules");
   g_autoptr (msperf_value) policy_doc = NULL;
 

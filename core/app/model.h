@@ -1,0 +1,71 @@
+/* msperf (internal) — model-level traces: a Hugging Face config.json, an architecture template
+ * (policies/models/NAME.yaml, doc/models.md) and a parallel layout give the JSON Lines trace of
+ * one forward pass on one rank, in TensorCast's op names and per-rank shapes. */
+#ifndef MSPERF_APP_MODEL_H
+#define MSPERF_APP_MODEL_H
+
+#include <stdint.h>
+#include <glib.h>
+
+typedef struct msperf_model msperf_model;
+
+/* Sizes of the parallel layout (all >= 1). moe_tp is derived: tp·dp = moe_tp·ep. */
+typedef struct msperf_model_layout {
+  int64_t tp, ep, dp, pp;
+  gboolean sp;             /* sequence parallel */
+} msperf_model_layout;
+
+typedef enum { MSPERF_PHASE_PREFILL, MSPERF_PHASE_DECODE } msperf_model_phase;
+
+/* One forward pass: prefill of batch × seq tokens, or a decode step of batch sequences at
+ * context tokens each, with nextn speculative (MTP) tokens. */
+typedef struct msperf_model_pass {
+  msperf_model_phase phase;
+  int64_t batch;
+  int64_t seq;             /* prefill: tokens per sequence */
+  int64_t context;         /* decode: tokens already in the cache per sequence */
+  int64_t nextn;           /* decode: speculative tokens per step (0 = none) */
+} msperf_model_pass;
+
+/* Capture options that are not the model's: dtype (NULL = the config's torch_dtype) and the
+ * quantisation (NULL/"none", or "w8a8": int8 linear layers as TensorCast's static quant). */
+typedef struct msperf_model_options {
+  const char *dtype;
+  const char *quant;
+} msperf_model_options;
+
+/* Loads config_path and the template: template_path when given, else the first *.yaml of
+ * templates_dir (in name order) whose `architectures` lists the config's architecture.
+ * Errors name the file: a missing config field, an unknown architecture, a bad template
+ * (FILE:LINE). Transfer full. */
+msperf_model *msperf_model_load (const char *config_path, const char *template_path,
+                                 const char *templates_dir, const msperf_model_options *opts,
+                                 GError **error);
+void msperf_model_free (msperf_model *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_model, msperf_model_free)
+
+const char *msperf_model_family (const msperf_model *model);
+const char *msperf_model_template_path (const msperf_model *model);
+const char *msperf_model_architecture (const msperf_model *model);
+/* Name of the config (file stem). */
+const char *msperf_model_name (const msperf_model *model);
+
+/* FALSE with the reason when the layout does not divide the model (heads by tp, experts by ep,
+ * tp·dp = moe_tp·ep, layers by pp, or a template check). */
+gboolean msperf_model_check_layout (msperf_model *model, const msperf_model_layout *layout,
+                                    GError **error);
+
+/* The ops of one pass on one rank: bodies[i] is the JSON object of an op without its count
+ * (a stable key for caching answers), counts[i] (int64_t) its per-pass count. */
+gboolean msperf_model_pass_ops (msperf_model *model, const msperf_model_layout *layout,
+                                const msperf_model_pass *pass, GPtrArray *bodies, GArray *counts,
+                                GError **error);
+/* The same as JSON Lines (doc/formats.md §2), after a comment header. */
+gboolean msperf_model_trace (msperf_model *model, const msperf_model_layout *layout,
+                             const msperf_model_pass *pass, GString *out, GError **error);
+
+/* Memory per device in bytes: the weights, and the KV cache per token of context. */
+gboolean msperf_model_memory (msperf_model *model, const msperf_model_layout *layout,
+                              double *weight_bytes, double *kv_bytes_per_token, GError **error);
+
+#endif

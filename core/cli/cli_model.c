@@ -1,0 +1,723 @@
+/* msperf — `trace`, `e2e` and `sweep`: model-level estimates from a Hugging Face config.json
+ * (doc/models.md). The trace comes from the architecture template; e2e and sweep answer it
+ * through the engine's public API. */
+#include <config.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msperf/msperf.h>
+#include "cli/cli.h"
+#include "cli/cli_model.h"
+#include <msperf/paths.h>
+#include "app/model.h"
+#include "app/model_e2e.h"
+
+/* Options every model command shares. */
+typedef struct {
+  char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
+  int tp, ep, dp, pp, batch, seq, context, nextn;
+  gboolean sp;
+} model_opts;
+
+static model_opts est;   /* estimate --model: filled by its option group */
+
+static void
+model_opts_clear (model_opts *o)
+{
+  g_free (o->config);
+  g_free (o->template_path);
+  g_free (o->templates_dir);
+  g_free (o->dtype);
+  g_free (o->quant);
+  g_free (o->phase);
+}
+
+/* Adds the entries to ctx, else to group, else appends them to out (the strict option check
+ * of estimate wants the list). */
+static void
+add_model_entries (GOptionContext *ctx, GOptionGroup *group, GArray *out, model_opts *o,
+                   gboolean pass, gboolean layout)
+{
+  const GOptionEntry model[] = {
+    { "model", 0, 0, G_OPTION_ARG_FILENAME, &o->config, "Hugging Face config.json", "CONFIG" },
+    { "template", 0, 0, G_OPTION_ARG_FILENAME, &o->template_path,
+      "Architecture template (default: chosen by the config's architectures)", "FILE" },
+    { "templates-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->templates_dir,
+      "Directory of templates (default: the shipped policies/models)", "DIR" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
+      "Activation and weight dtype (default: the config's torch_dtype)", "DTYPE" },
+    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant, "none (default) or w8a8", "MODE" },
+    G_OPTION_ENTRY_NULL
+  };
+  const GOptionEntry pass_entries[] = {
+    { "phase", 0, 0, G_OPTION_ARG_STRING, &o->phase, "prefill (default) or decode", "PHASE" },
+    { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, "Sequences in the pass (default 1)", "B" },
+    { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Prefill: tokens per sequence", "S" },
+    { "context", 0, 0, G_OPTION_ARG_INT, &o->context, "Decode: cached tokens per sequence", "L" },
+    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "Decode: MTP draft tokens per step", "K" },
+    G_OPTION_ENTRY_NULL
+  };
+  const GOptionEntry layout_entries[] = {
+    { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel size (default 1)", "N" },
+    { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep, "Expert-parallel size (default 1)", "N" },
+    { "dp", 0, 0, G_OPTION_ARG_INT, &o->dp, "Attention data-parallel size (default 1)", "N" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline-parallel size (default 1)", "N" },
+    G_OPTION_ENTRY_NULL
+  };
+
+  if (ctx)
+    {
+      g_option_context_add_main_entries (ctx, model, NULL);
+      if (pass)
+        g_option_context_add_main_entries (ctx, pass_entries, NULL);
+      if (layout)
+        g_option_context_add_main_entries (ctx, layout_entries, NULL);
+      return;
+    }
+  if (out)
+    {
+      g_array_append_vals (out, model, G_N_ELEMENTS (model) - 1);
+      g_array_append_vals (out, pass_entries, G_N_ELEMENTS (pass_entries) - 1);
+      g_array_append_vals (out, layout_entries, G_N_ELEMENTS (layout_entries) - 1);
+      return;
+    }
+  g_option_group_add_entries (group, model);
+  g_option_group_add_entries (group, pass_entries);
+  g_option_group_add_entries (group, layout_entries);
+}
+
+void
+msperf_cli_model_estimate_entries (GArray *out)
+{
+  add_model_entries (NULL, NULL, out, &est, TRUE, TRUE);
+}
+
+static msperf_model *
+load_model (const model_opts *o, GError **error)
+{
+  msperf_model_options mo = { o->dtype, o->quant };
+  g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
+                                          : msperf_paths_data_file ("policies/models",
+                                                                    "policies/models");
+
+  if (o->config == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--model CONFIG is required");
+      return NULL;
+    }
+  return msperf_model_load (o->config, o->template_path, dir, &mo, error);
+}
+
+static msperf_model_layout
+layout_of (const model_opts *o)
+{
+  msperf_model_layout l = { o->tp ? o->tp : 1, o->ep ? o->ep : 1, o->dp ? o->dp : 1,
+                            o->pp ? o->pp : 1, o->sp };
+  return l;
+}
+
+static gboolean
+pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
+{
+  gboolean decode = o->phase && strcmp (o->phase, "decode") == 0;
+
+  if (o->phase && !decode && strcmp (o->phase, "prefill") != 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--phase must be prefill or decode, not '%s'", o->phase);
+      return FALSE;
+    }
+  if ((decode && o->seq) || (!decode && (o->context || o->nextn)))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   decode ? "--seq is for prefill; decode takes --context and --nextn"
+                          : "--context and --nextn are for decode; prefill takes --seq");
+      return FALSE;
+    }
+  p->phase = decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL;
+  p->batch = o->batch ? o->batch : 1;
+  p->seq = o->seq ? o->seq : 1024;
+  p->context = o->context ? o->context : 1024;
+  p->nextn = o->nextn;
+  return TRUE;
+}
+
+static gboolean
+parse_ctx (GOptionContext *ctx, char ***args, GError **error)
+{
+  if (!g_option_context_parse_strv (ctx, args, error))
+    return FALSE;
+  if (g_strv_length (*args) > 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   (*args)[1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+fail (const char *cmd, GError *error)
+{
+  fprintf (stderr, "msperf %s: %s\n", cmd, error->message);
+  return MSPERF_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------- trace */
+
+int
+msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
+{
+  model_opts o = { 0 };
+  char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— the trace of one forward pass");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  char **args = g_strdupv (argv);
+  msperf_model_layout layout;
+  msperf_model_pass pass;
+  int status = MSPERF_EXIT_USAGE;
+
+  (void) g;
+  (void) argc;
+  add_model_entries (ctx, NULL, NULL, &o, TRUE, TRUE);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!parse_ctx (ctx, &args, &error) || !pass_of (&o, &pass, &error)
+      || (m = load_model (&o, &error)) == NULL)
+    goto out;
+  layout = layout_of (&o);
+  if (!msperf_model_trace (m, &layout, &pass, out, &error))
+    goto out;
+  if (output ? !g_file_set_contents (output, out->str, (gssize) out->len, &error)
+             : fwrite (out->str, 1, out->len, stdout) != out->len)
+    goto out;
+  status = MSPERF_EXIT_OK;
+out:
+  if (error)
+    fail ("trace", error);
+  model_opts_clear (&o);
+  g_free (output);
+  g_strfreev (args);
+  return status;
+}
+
+/* ---------------------------------------------------------------- estimate --model */
+
+GOptionGroup *
+msperf_cli_model_estimate_group (void)
+{
+  GOptionGroup *group = g_option_group_new ("model", "Estimate a model from its config.json "
+                                            "(doc/models.md):", "Show the --model options",
+                                            NULL, NULL);
+
+  add_model_entries (NULL, group, NULL, &est, TRUE, TRUE);
+  return group;
+}
+
+char *
+msperf_cli_model_estimate_trace (gboolean sequence_parallel, const char **name, GError **error)
+{
+  g_autoptr (msperf_model) m = NULL;
+  GString *out;
+  msperf_model_layout layout;
+  msperf_model_pass pass;
+
+  if (est.config == NULL)
+    return NULL;
+  *name = est.config;
+  est.sp = sequence_parallel;
+  if (!pass_of (&est, &pass, error) || (m = load_model (&est, error)) == NULL)
+    return NULL;
+  layout = layout_of (&est);
+  out = g_string_new (NULL);
+  if (!msperf_model_trace (m, &layout, &pass, out, error))
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* ---------------------------------------------------------------- engine */
+
+typedef struct {
+  char *database, *device;
+  double memory_gib;
+} engine_opts;
+
+static msperf_engine *
+start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_bytes,
+              GError **error)
+{
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  g_autofree char *sample = NULL, *memfile = NULL;
+
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
+    return NULL;
+  if (eo->database == NULL)
+    sample = msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+  if (!msperf_engine_open_database (e, eo->database ? eo->database : sample, NULL, error)
+      || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
+      || !msperf_engine_start (e, error))
+    return NULL;
+  memfile = msperf_paths_data_file ("policies/device_memory.yaml", "policies/device_memory.yaml");
+  *device_bytes = eo->memory_gib > 0
+                    ? eo->memory_gib * 1024.0 * 1024.0 * 1024.0
+                    : msperf_model_device_memory (memfile, msperf_engine_device_name (e), NULL);
+  return g_steal_pointer (&e);
+}
+
+static void
+add_engine_entries (GOptionContext *ctx, engine_opts *eo)
+{
+  const GOptionEntry entries[] = {
+    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
+      "Profiling database directory (default: the shipped H200 sample)", "DIR" },
+    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
+      "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
+    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
+      "Device memory (default: policies/device_memory.yaml for the device profile)", "GIB" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+
+/* ---------------------------------------------------------------- e2e */
+
+typedef struct {
+  int isl, osl, stride;
+  double accept;
+  char *format;
+} request_opts;
+
+static void
+add_request_entries (GOptionContext *ctx, request_opts *r, model_opts *o)
+{
+  const GOptionEntry entries[] = {
+    { "isl", 0, 0, G_OPTION_ARG_INT, &r->isl, "Input tokens per request (default 1024)", "N" },
+    { "osl", 0, 0, G_OPTION_ARG_INT, &r->osl, "Output tokens per request (default 128)", "N" },
+    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "MTP draft tokens per decode step", "K" },
+    { "nextn-accept", 0, 0, G_OPTION_ARG_DOUBLE, &r->accept,
+      "Acceptance probability of each draft token (default 0.7)", "P" },
+    { "decode-stride", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &r->stride,
+      "Decode sampled every N tokens (default 32)", "N" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Output format", "FORMAT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+
+static gboolean
+request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2e_request *req,
+            GError **error)
+{
+  req->isl = r->isl ? r->isl : 1024;
+  req->osl = r->osl ? r->osl : 128;
+  req->batch = batch;
+  req->nextn = o->nextn;
+  req->accept = r->accept > 0 ? r->accept : 0.7;
+  req->stride = r->stride > 0 ? r->stride : 32;
+  if (req->isl < 1 || req->osl < 1 || req->nextn < 0 || req->accept > 1 || batch < 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--isl, --osl and --batch must be >= 1, --nextn >= 0, --nextn-accept in 0..1");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+print_e2e_table (const msperf_model *m, const msperf_e2e_point *p, const msperf_e2e_request *r,
+                 const char *device, double seconds)
+{
+  const msperf_model_layout *l = &p->layout;
+
+  printf ("model              %s (%s, template %s)\n", msperf_model_name (m),
+          msperf_model_architecture (m), msperf_model_family (m));
+  printf ("device profile     %s\n", device);
+  printf ("layout             tp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT " ep %"
+          G_GINT64_FORMAT " dp %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " devices)\n", l->tp,
+          l->pp, l->ep, l->dp, l->tp * l->dp * l->pp);
+  printf ("request            isl %" G_GINT64_FORMAT " osl %" G_GINT64_FORMAT " batch %"
+          G_GINT64_FORMAT " nextn %" G_GINT64_FORMAT "\n", r->isl, r->osl, r->batch, r->nextn);
+  printf ("memory/device      weights %.2f GiB + KV cache %.2f GiB of %.1f GiB: %s\n",
+          p->weight_gib, p->kv_gib, p->device_gib, p->fits ? "fits" : "DOES NOT FIT");
+  if (!p->estimated)
+    return;
+  printf ("TTFT               %.3f ms\n", p->ttft_ms);
+  printf ("TPOT               %.3f ms\n", p->tpot_ms);
+  printf ("request latency    %.3f ms\n", p->latency_ms);
+  printf ("tokens/s/device    %.2f\n", p->tps_device);
+  printf ("tokens/s/user      %.2f\n", p->tps_user);
+  printf ("answered from data %.1f %% of the time\n", 100 * p->data_share);
+  printf ("computed in        %.1f ms\n", seconds * 1e3);
+}
+
+int
+msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
+{
+  model_opts o = { 0 };
+  engine_opts eo = { 0 };
+  request_opts ro = { 0 };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— TTFT, TPOT and throughput of a request");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = NULL;
+  g_autoptr (msperf_engine) e = NULL;
+  msperf_model_eval *ev = NULL;
+  msperf_e2e_request req = { 0 };
+  msperf_e2e_point pt;
+  msperf_model_layout layout;
+  char **args = g_strdupv (argv);
+  int status = MSPERF_EXIT_USAGE;
+  gint64 t0;
+  const GOptionEntry batch_entry[] = {
+    { "batch", 0, 0, G_OPTION_ARG_INT, &o.batch, "Requests per DP rank (default 1)", "B" },
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  (void) argc;
+  add_model_entries (ctx, NULL, NULL, &o, FALSE, TRUE);
+  add_engine_entries (ctx, &eo);
+  add_request_entries (ctx, &ro, &o);
+  g_option_context_add_main_entries (ctx, batch_entry, NULL);
+  if (!parse_ctx (ctx, &args, &error) || !request_of (&ro, &o, o.batch ? o.batch : 1, &req, &error)
+      || (m = load_model (&o, &error)) == NULL)
+    goto out;
+  if (ro.format && strcmp (ro.format, "table") != 0 && strcmp (ro.format, "jsonl") != 0)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--format must be table or jsonl, not '%s'", ro.format);
+      goto out;
+    }
+  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL)
+    goto out;
+  ev = msperf_model_eval_new (e);
+  layout = layout_of (&o);
+  t0 = g_get_monotonic_time ();
+  if (!msperf_e2e_point_compute (ev, m, &layout, &req, &pt, &error))
+    goto out;
+  if (ro.format && strcmp (ro.format, "jsonl") == 0)
+    msperf_e2e_jsonl_row (&pt, stdout);
+  else
+    print_e2e_table (m, &pt, &req, msperf_engine_device_name (e),
+                     (double) (g_get_monotonic_time () - t0) / 1e6);
+  status = pt.fits ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;
+out:
+  if (error)
+    fail ("e2e", error);
+  msperf_model_eval_free (ev);
+  model_opts_clear (&o);
+  g_free (eo.database);
+  g_free (eo.device);
+  g_free (ro.format);
+  g_strfreev (args);
+  return status;
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+/* aiconfigurator-like batch sizes; "A..B" keeps those within [A, B]. */
+static const int default_batches[] = { 1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 112, 128,
+                                       144, 160, 192, 224, 256 };
+
+static gboolean
+parse_int (const char *s, int64_t *out)
+{
+  char *end;
+  long long v = strtoll (s, &end, 10);
+
+  if (end == s || *end != '\0' || v < 1 || v > 1 << 20)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* "1,2,4" or "A..B" (with batch defaults) into a list of positive integers. */
+static GArray *
+parse_list (const char *opt, const char *text, const char *fallback, gboolean batches,
+            GError **error)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (int64_t));
+  g_auto (GStrv) items = g_strsplit (text ? text : fallback, ",", -1);
+
+  for (char **it = items; *it; it++)
+    {
+      char *dots = strstr (*it, "..");
+      int64_t a, b;
+
+      if (dots && batches)
+        {
+          *dots = '\0';
+          if (!parse_int (*it, &a) || !parse_int (dots + 2, &b) || a > b)
+            goto bad;
+          for (guint i = 0; i < G_N_ELEMENTS (default_batches); i++)
+            if (default_batches[i] >= a && default_batches[i] <= b)
+              {
+                int64_t v = default_batches[i];
+                g_array_append_val (out, v);
+              }
+          continue;
+        }
+      if (!parse_int (g_strstrip (*it), &a))
+        goto bad;
+      g_array_append_val (out, a);
+    }
+  if (out->len > 0)
+    return out;
+bad:
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s must be a comma-separated list of positive integers%s, not '%s'", opt,
+               batches ? " or A..B" : "", text);
+  g_array_free (out, TRUE);
+  return NULL;
+}
+
+static gboolean
+parse_shard (const char *text, int64_t *index, int64_t *count, GError **error)
+{
+  g_auto (GStrv) parts = text ? g_strsplit (text, "/", 2) : NULL;
+
+  *index = 1;
+  *count = 1;
+  if (text == NULL)
+    return TRUE;
+  if (g_strv_length (parts) == 2 && parse_int (parts[0], index) && parse_int (parts[1], count)
+      && *index <= *count)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "--shard must be I/N with 1 <= I <= N, not '%s'", text);
+  return FALSE;
+}
+
+typedef struct {
+  char *tps, *eps, *pps, *batches, *shard, *report;
+  int devices;
+  double ttft_max, tpot_max;
+} sweep_opts;
+
+/* Layouts that use exactly `devices`: tp·dp·pp = devices, dp derived. */
+static GArray *
+sweep_layouts (const sweep_opts *so, const GArray *tps, const GArray *eps, const GArray *pps,
+               gboolean sp)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (msperf_model_layout));
+
+  for (guint a = 0; a < tps->len; a++)
+    for (guint c = 0; c < pps->len; c++)
+      for (guint b = 0; b < eps->len; b++)
+        {
+          int64_t tp = g_array_index (tps, int64_t, a), pp = g_array_index (pps, int64_t, c);
+          msperf_model_layout l = { tp, g_array_index (eps, int64_t, b), 0, pp, sp };
+
+          if (so->devices % (tp * pp) != 0)
+            continue;
+          l.dp = so->devices / (tp * pp);
+          g_array_append_val (out, l);
+        }
+  return out;
+}
+
+static gboolean
+meets (const sweep_opts *so, const msperf_e2e_point *p)
+{
+  return p->estimated && (so->ttft_max <= 0 || p->ttft_ms <= so->ttft_max)
+         && (so->tpot_max <= 0 || p->tpot_ms <= so->tpot_max);
+}
+
+static gboolean
+write_report (const sweep_opts *so, const msperf_model *m, const GArray *pts, GError **error)
+{
+  g_autofree char *csv = NULL, *front = NULL, *svg = NULL, *title = NULL;
+  FILE *f[2] = { NULL, NULL };
+  gboolean ok = TRUE;
+
+  if (g_mkdir_with_parents (so->report, 0755) != 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot create the directory",
+                   so->report);
+      return FALSE;
+    }
+  csv = g_build_filename (so->report, "sweep.csv", NULL);
+  front = g_build_filename (so->report, "pareto.csv", NULL);
+  svg = g_build_filename (so->report, "pareto.svg", NULL);
+  f[0] = fopen (csv, "w");
+  f[1] = fopen (front, "w");
+  if (f[0] == NULL || f[1] == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write", so->report);
+      ok = FALSE;
+      goto out;
+    }
+  msperf_e2e_csv_header (f[0]);
+  msperf_e2e_csv_header (f[1]);
+  for (guint i = 0; i < pts->len; i++)
+    {
+      const msperf_e2e_point *p = &g_array_index (pts, msperf_e2e_point, i);
+      msperf_e2e_csv_row (p, f[0]);
+      if (p->pareto)
+        msperf_e2e_csv_row (p, f[1]);
+    }
+  title = g_strdup_printf ("%s on %d devices: Pareto front (red)", msperf_model_name (m),
+                           so->devices);
+  ok = msperf_e2e_pareto_svg ((const msperf_e2e_point *) (void *) pts->data, pts->len, title, svg,
+                              error);
+out:
+  for (int i = 0; i < 2; i++)
+    if (f[i])
+      fclose (f[i]);
+  return ok;
+}
+
+typedef struct {
+  guint refused, no_fit, estimated;
+} sweep_counts;
+
+/* Every point of this shard, in order: layouts outer, batch sizes inner. A layout the model
+ * refuses is skipped (counted); other errors stop the sweep. */
+static gboolean
+run_points (msperf_model_eval *ev, msperf_model *m, const GArray *layouts, const GArray *batches,
+            msperf_e2e_request req, int64_t shard, int64_t shards, GArray *pts,
+            sweep_counts *n, GError **error)
+{
+  guint64 k = 0;
+
+  for (guint a = 0; a < layouts->len; a++)
+    {
+      const msperf_model_layout *l = &g_array_index (layouts, msperf_model_layout, a);
+
+      if (!msperf_model_check_layout (m, l, NULL))
+        {
+          n->refused++;
+          k += batches->len;
+          continue;
+        }
+      for (guint b = 0; b < batches->len; b++, k++)
+        {
+          msperf_e2e_point p;
+
+          if ((int64_t) (k % (guint64) shards) != shard - 1)
+            continue;
+          req.batch = g_array_index (batches, int64_t, b);
+          if (!msperf_e2e_point_compute (ev, m, l, &req, &p, error))
+            return FALSE;
+          n->no_fit += !p.fits;
+          n->estimated += p.estimated;
+          g_array_append_val (pts, p);
+        }
+    }
+  return TRUE;
+}
+
+int
+msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
+{
+  model_opts o = { 0 };
+  engine_opts eo = { 0 };
+  request_opts ro = { 0 };
+  sweep_opts so = { 0 };
+  const GOptionEntry entries[] = {
+    { "devices", 0, 0, G_OPTION_ARG_INT, &so.devices, "Devices per replica group (default 8)", "N" },
+    { "tp", 0, 0, G_OPTION_ARG_STRING, &so.tps, "Tensor-parallel sizes (default 1,2,4,8)", "LIST" },
+    { "ep", 0, 0, G_OPTION_ARG_STRING, &so.eps, "Expert-parallel sizes (default 1)", "LIST" },
+    { "pp", 0, 0, G_OPTION_ARG_STRING, &so.pps, "Pipeline-parallel sizes (default 1)", "LIST" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &so.batches,
+      "Batch sizes per DP rank: a list or A..B (default 1..256, 20 sizes)", "LIST" },
+    { "ttft-max", 0, 0, G_OPTION_ARG_DOUBLE, &so.ttft_max, "Pareto front: TTFT limit", "MS" },
+    { "tpot-max", 0, 0, G_OPTION_ARG_DOUBLE, &so.tpot_max, "Pareto front: TPOT limit", "MS" },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &so.shard, "Only points k with k mod N = I-1", "I/N" },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &so.report,
+      "Write DIR/sweep.csv, DIR/pareto.csv and DIR/pareto.svg", "DIR" },
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— layouts × batch sizes, Pareto front");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = NULL;
+  g_autoptr (msperf_engine) e = NULL;
+  g_autoptr (GArray) tps = NULL, eps = NULL, pps = NULL, batches = NULL, layouts = NULL;
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
+  g_autofree gboolean *keep = NULL;
+  msperf_model_eval *ev = NULL;
+  msperf_e2e_request req = { 0 };
+  sweep_counts counts = { 0 };
+  char **args = g_strdupv (argv);
+  int64_t shard = 1, shards = 1;
+  int status = MSPERF_EXIT_USAGE;
+  gboolean jsonl;
+  guint64 distinct, cached;
+  gint64 t0 = g_get_monotonic_time ();
+
+  (void) argc;
+  add_model_entries (ctx, NULL, NULL, &o, FALSE, FALSE);
+  add_engine_entries (ctx, &eo);
+  add_request_entries (ctx, &ro, &o);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!parse_ctx (ctx, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
+      || !parse_shard (so.shard, &shard, &shards, &error)
+      || (tps = parse_list ("--tp", so.tps, "1,2,4,8", FALSE, &error)) == NULL
+      || (eps = parse_list ("--ep", so.eps, "1", FALSE, &error)) == NULL
+      || (pps = parse_list ("--pp", so.pps, "1", FALSE, &error)) == NULL
+      || (batches = parse_list ("--batch", so.batches, "1..256", TRUE, &error)) == NULL
+      || (m = load_model (&o, &error)) == NULL)
+    goto out;
+  jsonl = ro.format && strcmp (ro.format, "jsonl") == 0;
+  if (ro.format && !jsonl && strcmp (ro.format, "csv") != 0)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--format must be csv or jsonl, not '%s'", ro.format);
+      goto out;
+    }
+  if (so.devices == 0)
+    so.devices = 8;
+  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL)
+    goto out;
+  ev = msperf_model_eval_new (e);
+  layouts = sweep_layouts (&so, tps, eps, pps, o.sp);
+  if (!run_points (ev, m, layouts, batches, req, shard, shards, pts, &counts, &error))
+    goto out;
+  keep = g_new0 (gboolean, pts->len + 1);
+  for (guint i = 0; i < pts->len; i++)
+    keep[i] = meets (&so, &g_array_index (pts, msperf_e2e_point, i));
+  msperf_e2e_pareto ((msperf_e2e_point *) (void *) pts->data, keep, pts->len);
+  if (!jsonl)
+    msperf_e2e_csv_header (stdout);
+  for (guint i = 0; i < pts->len; i++)
+    (jsonl ? msperf_e2e_jsonl_row : msperf_e2e_csv_row) (&g_array_index (pts, msperf_e2e_point, i),
+                                                         stdout);
+  fflush (stdout);
+  if (so.report && !write_report (&so, m, pts, &error))
+    goto out;
+  msperf_model_eval_stats (ev, &distinct, &cached);
+  fprintf (stderr, "msperf sweep: %u points (%u estimated, %u do not fit), %u of %u layouts "
+           "refused by the model; %" G_GUINT64_FORMAT " distinct ops asked, %" G_GUINT64_FORMAT
+           " answered from the cache; %.3f s\n", pts->len, counts.estimated, counts.no_fit,
+           counts.refused, layouts->len, distinct, cached,
+           (double) (g_get_monotonic_time () - t0) / 1e6);
+  status = MSPERF_EXIT_OK;
+out:
+  if (error)
+    fail ("sweep", error);
+  msperf_model_eval_free (ev);
+  model_opts_clear (&o);
+  g_free (eo.database);
+  g_free (eo.device);
+  g_free (ro.format);
+  g_free (so.tps);
+  g_free (so.eps);
+  g_free (so.pps);
+  g_free (so.batches);
+  g_free (so.shard);
+  g_free (so.report);
+  g_strfreev (args);
+  return status;
+}

@@ -1,0 +1,128 @@
+#!/bin/sh
+# CLI tests of the model-level commands (doc/models.md): trace, estimate --model, e2e, sweep
+# (CSV, shard, Pareto report), and the usage errors (exit 2). TAP output.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
+src=$MSPERF_TOP_SRCDIR
+data=$src/tests/data/models
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+
+llama=$data/configs/meta-llama--Meta-Llama-3.1-8B.json
+qwen=$data/configs/Qwen--Qwen3-32B.json
+dsv3=$data/configs/deepseek-ai--DeepSeek-V3.json
+
+# Qwen3-32B tp 16 decode as TensorCast captured it: qkv GEMM (16,5120)x(5120,768), 64 layers.
+t_trace() {
+  status_is 0 $bin trace --model "$qwen" --tp 16 --phase decode --batch 16 --context 4096 \
+    --dtype float16 || return 1
+  contains "$tmp/cmd.out" '"shape": \[16, 5120\], "dtype": "float16"}, {"shape": \[5120, 768\]' &&
+  contains "$tmp/cmd.out" '"op": "tensor_cast.matmul_all_reduce.default"' &&
+  contains "$tmp/cmd.out" '"count": 65}'
+}
+ok "trace: Qwen3-32B tp16 decode has the captured qkv GEMM" t_trace
+
+t_trace_estimate() {
+  $bin trace --model "$llama" --batch 2 --seq 128 -o "$tmp/t.jsonl" || return 1
+  status_is 0 $bin estimate --ops "$tmp/t.jsonl" --format jsonl || return 1
+  cp "$tmp/cmd.out" "$tmp/a.jsonl"
+  status_is 0 $bin estimate --model "$llama" --batch 2 --seq 128 --format jsonl || return 1
+  cmp "$tmp/a.jsonl" "$tmp/cmd.out" && contains "$tmp/cmd.out" '"source": "MEASURED"'
+}
+ok "estimate --model answers the same ops as estimate --ops on its trace" t_trace_estimate
+
+t_e2e() {
+  status_is 0 $bin e2e --model "$llama" --isl 1024 --osl 128 --batch 8 || return 1
+  contains "$tmp/cmd.out" "TTFT" && contains "$tmp/cmd.out" "TPOT" &&
+  contains "$tmp/cmd.out" "answered from data" && contains "$tmp/cmd.out" "fits"
+}
+ok "e2e: Llama-3.1-8B isl 1024 osl 128 batch 8 prints TTFT, TPOT and the data share" t_e2e
+
+t_e2e_nofit() {
+  status_is 1 $bin e2e --model "$dsv3" --tp 8 --isl 1024 --osl 128 --batch 8 &&
+  contains "$tmp/cmd.out" "DOES NOT FIT"
+}
+ok "e2e: DeepSeek-V3 on 8 H200 does not fit and is not estimated (exit 1)" t_e2e_nofit
+
+t_sweep() {
+  status_is 0 $bin sweep --model "$qwen" --devices 8 --isl 1024 --osl 128 --report "$tmp/rep" ||
+    return 1
+  # 4 layouts (tp 1, 2, 4, 8) x 20 batch sizes, plus the header.
+  [ "$(wc -l < "$tmp/cmd.out")" -eq 81 ] || { echo "rows: $(wc -l < "$tmp/cmd.out")"; return 1; }
+  contains "$tmp/cmd.out" "^tp,pp,ep,dp,moe_tp,batch,ttft_ms,tpot_ms" &&
+  contains "$tmp/rep/pareto.csv" ",true$" && contains "$tmp/rep/pareto.svg" "<svg" &&
+  contains "$tmp/cmd.err" "80 points"
+}
+ok "sweep: Qwen3-32B on 8 devices gives 80 rows, the Pareto CSV and SVG" t_sweep
+
+t_shard() {
+  $bin sweep --model "$qwen" --devices 8 --batch 1,2,4 --shard 1/2 > "$tmp/s1" 2>/dev/null &&
+  $bin sweep --model "$qwen" --devices 8 --batch 1,2,4 --shard 2/2 > "$tmp/s2" 2>/dev/null &&
+  $bin sweep --model "$qwen" --devices 8 --batch 1,2,4 > "$tmp/all" 2>/dev/null || return 1
+  [ "$(tail -n +2 "$tmp/s1" | wc -l)" -eq 6 ] && [ "$(tail -n +2 "$tmp/s2" | wc -l)" -eq 6 ] &&
+  [ "$( (tail -n +2 "$tmp/s1"; tail -n +2 "$tmp/s2") | cut -d, -f1-14 | sort | md5sum)" = \
+    "$(tail -n +2 "$tmp/all" | cut -d, -f1-14 | sort | md5sum)" ]
+}
+ok "sweep --shard 1/2 and 2/2 split the points and together give the whole sweep" t_shard
+
+t_new_family() {
+  status_is 0 $bin trace --model "$data/toy-config.json" --templates-dir "$data/templates" \
+    --tp 2 --batch 1 --seq 8 &&
+  contains "$tmp/cmd.out" "template toy_mlp"
+}
+ok "a new family is one template file (toy_mlp)" t_new_family
+
+t_bad_layout() {
+  status_is 2 $bin trace --model "$qwen" --tp 3 &&
+  contains "$tmp/cmd.err" "num_attention_heads 64 is not divisible by --tp 3"
+}
+ok "a layout that does not divide the model exits 2 with the reason" t_bad_layout
+t_bad_arch() {
+  status_is 2 $bin trace --model "$data/bad/unknown-arch.json" &&
+  contains "$tmp/cmd.err" "unknown-arch.json: unknown architecture"
+}
+ok "unknown architecture exits 2 naming the file" t_bad_arch
+t_missing_field() {
+  status_is 2 $bin e2e --model "$data/bad/no-heads.json" &&
+  contains "$tmp/cmd.err" "missing field 'num_attention_heads'"
+}
+ok "missing config field exits 2 naming the field" t_missing_field
+t_bad_template() {
+  status_is 2 $bin trace --model "$data/toy-config.json" --template "$data/bad/bad_expr.yaml" &&
+  contains "$tmp/cmd.err" "bad_expr.yaml:4:"
+}
+ok "bad template expression exits 2 with FILE:LINE" t_bad_template
+t_bad_phase() { status_is 2 $bin trace --model "$qwen" --phase middle; }
+ok "bad --phase exits 2" t_bad_phase
+t_bad_shard() { status_is 2 $bin sweep --model "$qwen" --shard 3/2; }
+ok "bad --shard exits 2" t_bad_shard
+t_no_model() { status_is 2 $bin e2e && contains "$tmp/cmd.err" "--model CONFIG is required"; }
+ok "e2e without --model exits 2" t_no_model
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
