@@ -69,15 +69,6 @@ msperf_run_add (msperf_run *run, msperf_record *record)
 
 /* ------------------------------------------------------------------ shape values */
 
-msperf_value *
-msperf_rv_shape (const msperf_tensor *t)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; t && k < t->rank; k++)
-    msperf_value_list_append (l, msperf_value_new_int (t->dims[k]));
-  return l;
-}
 
 /* ------------------------------------------------------------------ distinct signatures */
 
@@ -473,7 +464,7 @@ shapes_value (const GPtrArray *shapes)
   msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
 
   for (guint k = 0; k < shapes->len; k++)
-    msperf_value_list_append (l, msperf_rv_shape (g_ptr_array_index (shapes, k)));
+    msperf_value_list_append (l, msperf_value_new_shape (g_ptr_array_index (shapes, k)));
   return l;
 }
 

@@ -81,8 +81,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_summary, msperf_summary_free)
 msperf_value *msperf_summary_to_value (const msperf_summary *summary,
                                        const msperf_metrics *metrics);
 
-/* The dims of t as an INT list (transfer full); scalars use msperf_value_new_* (op.h). */
-msperf_value *msperf_rv_shape (const msperf_tensor *t);
 
 /* Distinct signatures in first-occurrence order: the first record of each (transfer
  * container) and, in *counts (transfer full, int64_t), the summed counts. A rejected record

@@ -239,3 +239,50 @@ msperf_result_detail_bool (msperf_result *r, const char *key, gboolean value)
 {
   msperf_result_detail_value (r, key, msperf_value_new_bool (value));
 }
+
+/* ------------------------------------------------------------------ composite details */
+
+/* Python's round(x, 2): printf rounds the exact binary value, as CPython does. */
+static double
+round2 (double x)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (x))
+    return x;
+  g_ascii_formatd (buf, sizeof buf, "%.2f", x);
+  return g_ascii_strtod (buf, NULL);
+}
+
+msperf_value *
+msperf_sub_kernel_duration_new (const char *kernel, double latency_us)
+{
+  msperf_value *pair = msperf_value_new (MSPERF_VALUE_LIST);
+
+  msperf_value_list_append (pair, msperf_value_new_string (kernel ? kernel : ""));
+  msperf_value_list_append (pair, msperf_value_new_double (round2 (latency_us)));
+  return pair;
+}
+
+msperf_value *
+msperf_sub_kernel_shape_new (const char *kernel, msperf_value *simulation,
+                             msperf_value *kernel_shapes, const char *rule)
+{
+  msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
+
+  msperf_value_map_set (m, "kernel_type", msperf_value_new_string (kernel ? kernel : ""));
+  msperf_value_map_set (m, "simulation_shapes", simulation);
+  msperf_value_map_set (m, "kernel_shapes", kernel_shapes);
+  msperf_value_map_set (m, "shape_match_rule", msperf_value_new_string (rule ? rule : ""));
+  return m;
+}
+
+msperf_value *
+msperf_result_kernel_shapes_value (const msperf_result *r)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (guint k = 0; r && k < r->kernel_shapes->len; k++)
+    msperf_value_list_append (list, msperf_value_new_shape (g_ptr_array_index (r->kernel_shapes, k)));
+  return list;
+}

@@ -192,3 +192,13 @@ msperf_value_is_int_list (const msperf_value *v)
       return FALSE;
   return TRUE;
 }
+
+msperf_value *
+msperf_value_new_shape (const msperf_tensor *t)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (int d = 0; t != NULL && d < t->rank; d++)
+    msperf_value_list_append (list, msperf_value_new_int (t->dims[d]));
+  return list;
+}

@@ -13,119 +13,6 @@
 /* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
 #define ROOFLINE_CONFIDENCE 0.3
 
-static gboolean
-module_disabled (msperf_engine *e, const char *mode)
-{
-  const GPtrArray *infos = msperf_registry_infos (e->m->registry);
-
-  for (guint k = 0; infos && k < infos->len; k++)
-    {
-      const msperf_plugin_info *info = g_ptr_array_index (infos, k);
-      if (info->status == MSPERF_PLUGIN_DISABLED && g_strcmp0 (info->name, mode) == 0)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* msperf_op_tensor_inputs's tensors, by value, in one array (one allocation instead of a
- * pointer array and a copy). */
-static GArray *
-tensor_inputs (const msperf_op *op)
-{
-  GArray *in = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), op->args->len);
-
-  for (guint k = 0; k < op->args->len; k++)
-    {
-      const msperf_value *v = g_ptr_array_index (op->args, k);
-
-      if (v->kind == MSPERF_VALUE_TENSOR && v->tensor.rank > 0)
-        g_array_append_val (in, v->tensor);
-      else if (v->kind == MSPERF_VALUE_LIST)
-        for (guint j = 0; j < v->items->len; j++)
-          {
-            const msperf_value *item = g_ptr_array_index (v->items, j);
-
-            if (item->kind == MSPERF_VALUE_TENSOR && item->tensor.rank > 0)
-              g_array_append_val (in, item->tensor);
-          }
-    }
-  return in;
-}
-
-/* Runs one module's exact lookup for op (or a sub-query's inputs). */
-static msperf_status
-call_lookup (msperf_engine *e, const char *mode, const msperf_op *op,
-             const msperf_mapping_entry *entry, msperf_result *r)
-{
-  void *state = NULL;
-  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, &state);
-  g_autoptr (GArray) inputs = NULL;
-  static const char *const no_kernels[] = { NULL };
-  msperf_query q = { 0 };
-
-  if (plugin == NULL)
-    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
-                                                                         : "module_missing", mode);
-  if (plugin->lookup == NULL)
-    return msperf_result_set_miss (r, "module_no_lookup:%s", mode);
-  inputs = tensor_inputs (op);
-  q.engine = e;
-  q.op = op;
-  q.entry = entry;
-  q.mode = mode;
-  q.kernel_types = entry && entry->kernel_types ? (const char *const *) entry->kernel_types
-                                                : no_kernels;
-  q.inputs = (const msperf_tensor *) (void *) inputs->data;
-  q.n_inputs = inputs->len;
-  q.tc_input_count = entry ? entry->tc_input_count : -1;
-  return plugin->lookup (e, state, &q, r);
-}
-
-void
-msperf_subquery_query (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
-                       msperf_query *q)
-{
-  *q = (msperf_query){ 0 };
-  q->engine = e;
-  q->op = parent;
-  q->mode = sq->mode;
-  q->kernel_types = (const char *const *) sq->kernel_types;
-  q->inputs = (const msperf_tensor *) (void *) sq->inputs->data;
-  q->n_inputs = sq->inputs->len;
-  q->tc_input_count = sq->tc_input_count;
-  q->params = sq->params;
-}
-
-msperf_status
-msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
-                        msperf_result *r)
-{
-  void *state = NULL;
-  const msperf_plugin *plugin;
-  const msperf_mapping_entry *entry;
-  msperf_status status;
-  msperf_query q = { 0 };
-
-  g_return_val_if_fail (e != NULL && e->m->started && parent != NULL && sq != NULL && r != NULL,
-                        MSPERF_ERROR);
-  plugin = msperf_registry_lookup (e->m->registry, sq->mode, &state);
-  if (plugin == NULL)
-    return msperf_result_set_miss (r, "%s:%s", module_disabled (e, sq->mode) ? "module_disabled"
-                                                                             : "module_missing",
-                                   sq->mode);
-  if (plugin->lookup == NULL)
-    return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
-  msperf_subquery_query (e, parent, sq, &q);
-  status = plugin->lookup (e, state, &q, r);
-  /* A composite's part that misses exactly goes through the interpolation stage (reference
-   * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
-   * exact behaviour their own confidence rules assume. */
-  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
-  if (status == MSPERF_MISS && entry && entry->composite)
-    status = msperf_interpolate_subquery (e, parent, sq, r);
-  return status;
-}
-
 static msperf_status
 zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
 {
@@ -192,7 +79,7 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
   if (mode == NULL)
     return msperf_result_set_miss (r, "no_default_module");
   *mode_out = mode;
-  status = call_lookup (e, mode, op, entry, r);
+  status = msperf_engine_lookup_as (e, mode, op, entry, r);
   /* "Not mine": the module's declared fallback answers (elementwise without an output tensor
    * answers through compute, reference §2.6 step 1). */
   while (status == MSPERF_FALLBACK)
@@ -203,7 +90,7 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
       if (p == NULL || p->fallback_mode == NULL || strcmp (p->fallback_mode, mode) == 0)
         return msperf_result_set_miss (r, "fallback_unavailable:%s", mode);
       mode = *mode_out = p->fallback_mode;
-      status = call_lookup (e, mode, op, entry, r);
+      status = msperf_engine_lookup_as (e, mode, op, entry, r);
     }
   return status;
 }
@@ -247,27 +134,19 @@ att_mode (msperf_engine *e, const msperf_op *op)
 static gboolean
 model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_result *r)
 {
-  void *state = NULL;
-  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, &state);
-  msperf_query q = { 0 };
+  void *state;
+  const msperf_plugin *plugin = msperf_engine_module_or_miss (e, mode, &state, r);
+  msperf_query q;
   msperf_status status;
 
   if (plugin == NULL)
-    {
-      msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
-                                                                    : "module_missing", mode);
-      return FALSE;
-    }
+    return FALSE;
   if (plugin->model == NULL)
     {
       msperf_result_set_miss (r, "module_no_model:%s", mode);
       return FALSE;
     }
-  q.engine = e;
-  q.op = op;
-  q.mode = mode;
-  q.kernel_types = (const char *const[]){ NULL };
-  q.tc_input_count = -1;
+  msperf_query_for_op (&q, e, op, NULL, mode, NULL);
   status = plugin->model (e, state, &q, r);
   if (status == MSPERF_ERROR)
     {

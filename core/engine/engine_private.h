@@ -84,15 +84,33 @@ void msperf_engine_drop_tables (msperf_engine *engine);
  * their defaults (once, at start). */
 gboolean msperf_engine_check_module_options (msperf_engine *engine, GError **error);
 
+/* query.c: the one module-query builder and the one "module missing/disabled" path. */
+/* The op's TC tensor inputs by value (a query points into it). Transfer full. */
+GArray *msperf_query_inputs (const msperf_op *op);
+/* The module query of op under entry (nullable) for mode; inputs as from msperf_query_inputs
+ * (nullable). Borrows everything. */
+void msperf_query_for_op (msperf_query *q, msperf_engine *engine, const msperf_op *op,
+                          const msperf_mapping_entry *entry, const char *mode,
+                          const GArray *inputs);
+/* The module query a sub-query stands for (borrows everything from parent and sq). */
+void msperf_subquery_query (msperf_engine *engine, const msperf_op *parent,
+                            const msperf_subquery *sq, msperf_query *q);
+/* The loaded module of mode, or NULL with r's miss set (module_disabled:<mode>,
+ * module_missing:<mode>, no_module_declared when mode is NULL). */
+const msperf_plugin *msperf_engine_module_or_miss (msperf_engine *engine, const char *mode,
+                                                   void **state, msperf_result *r);
+
+/* parts.c: one module's exact lookup for op under entry (msperf_engine_subquery is public). */
+msperf_status msperf_engine_lookup_as (msperf_engine *engine, const char *mode,
+                                       const msperf_op *op, const msperf_mapping_entry *entry,
+                                       msperf_result *r);
+
 /* dispatch.c */
 /* The module a mapped entry resolves to, in the upstream precedence (reference §2.2): the
  * module declaring its category, its query_mode (aliases resolved), NULL for zero_cost /
  * accepted_miss, else the default module (*by_default TRUE). Dispatch and holdout share it. */
 const char *msperf_engine_resolve_mode (msperf_engine *engine, const msperf_mapping_entry *entry,
                                         gboolean *by_default);
-/* The module query a sub-query stands for (borrows everything from parent and sq). */
-void msperf_subquery_query (msperf_engine *engine, const msperf_op *parent,
-                            const msperf_subquery *sq, msperf_query *q);
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);
 /* The answer cache (binary op key → shared msperf_result*). Transfer full. */
 GHashTable *msperf_dispatch_answers_new (void);

@@ -713,14 +713,12 @@ msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mappi
 {
   void *state = NULL;
   const msperf_plugin *plugin;
-  g_autoptr (GPtrArray) in = NULL;
   g_autoptr (GArray) inputs = NULL;
   g_autoptr (GPtrArray) reasons = NULL;
   g_autofree char *base = NULL;
-  static const char *const no_kernels[] = { NULL };
   const char *wrapper_reason = NULL;
   gboolean partial;
-  msperf_query q = { 0 };
+  msperf_query q;
 
   g_return_val_if_fail (e != NULL && op != NULL && r != NULL, FALSE);
   if (entry == NULL || !msperf_interpolation_allows (e, mode) || is_refusal (r->miss_reason))
@@ -729,18 +727,8 @@ msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mappi
   if (plugin == NULL)
     return FALSE;
   partial = r->source == MSPERF_SOURCE_PARTIAL;
-  in = msperf_op_tensor_inputs (op);
-  inputs = g_array_sized_new (FALSE, FALSE, sizeof (msperf_tensor), in->len);
-  for (guint k = 0; k < in->len; k++)
-    g_array_append_val (inputs, *(msperf_tensor *) g_ptr_array_index (in, k));
-  q.engine = e;
-  q.op = op;
-  q.entry = entry;
-  q.mode = mode;
-  q.kernel_types = entry->kernel_types ? (const char *const *) entry->kernel_types : no_kernels;
-  q.inputs = (const msperf_tensor *) (void *) inputs->data;
-  q.n_inputs = inputs->len;
-  q.tc_input_count = entry->tc_input_count;
+  inputs = msperf_query_inputs (op);
+  msperf_query_for_op (&q, e, op, entry, mode, inputs);
 
   base = g_strdup (r->miss_reason);
   reasons = g_ptr_array_new_with_free_func (g_free);

@@ -67,6 +67,9 @@ MSPERF_API msperf_value *msperf_value_new_int (int64_t i);
 MSPERF_API msperf_value *msperf_value_new_double (double f);
 MSPERF_API msperf_value *msperf_value_new_bool (gboolean b);
 MSPERF_API msperf_value *msperf_value_new_string (const char *s);
+/* The dims of t as an INT list ("[136, 5120]"; an empty list for a scalar or NULL): the one
+ * shape-as-value every detail and output uses. Transfer full. */
+MSPERF_API msperf_value *msperf_value_new_shape (const msperf_tensor *t);
 /* MAP lookup; NULL when v is not a map or has no such key. Transfer none. */
 MSPERF_API const msperf_value *msperf_value_lookup (const msperf_value *v, const char *key);
 /* Appends to a LIST (takes ownership of item). */

@@ -73,6 +73,17 @@ MSPERF_API msperf_status msperf_result_set_miss (msperf_result *result, const ch
 MSPERF_API void msperf_result_set_method (msperf_result *result, const char *method);
 MSPERF_API void msperf_result_add_kernel_shape (msperf_result *result, const msperf_tensor *shape);
 
+/* Detail items of a composite answer (FORMATS § details), built alike by the engine's
+ * aggregation of a decomposer's parts and by a module answering static sub_kernels:
+ * one sub_kernel_durations item [kernel, round(µs, 2)]; */
+MSPERF_API msperf_value *msperf_sub_kernel_duration_new (const char *kernel, double latency_us);
+/* one sub_kernel_shapes item (upstream SubKernelShapeInfo), taking ownership of the two lists; */
+MSPERF_API msperf_value *msperf_sub_kernel_shape_new (const char *kernel, msperf_value *simulation,
+                                                      msperf_value *kernel_shapes,
+                                                      const char *rule);
+/* the kernel_shapes of a part's answer as a LIST of shapes. All transfer full. */
+MSPERF_API msperf_value *msperf_result_kernel_shapes_value (const msperf_result *result);
+
 /* Ordered details (keys keep their first insertion position; setting again replaces). */
 MSPERF_API void msperf_result_detail_string (msperf_result *result, const char *key, const char *value);
 MSPERF_API void msperf_result_detail_int (msperf_result *result, const char *key, int64_t value);

@@ -662,11 +662,11 @@ test_registry_search_path_without_env_has_only_the_default (void **state)
 }
 
 static void
-test_registry_the_eight_real_modules_load (void **state)
+test_registry_the_nine_real_modules_load (void **state)
 {
   static const char *const names[] = { "compute", "attention_special", "communication",
                                        "elementwise", "moe_fused", "mla", "broadcast_att",
-                                       "cast_att" };
+                                       "cast_att", "composite" };
   const char *dirs[] = { env ("MSPERF_TEST_PLUGINDIR"), NULL };
   msperf_registry *reg = load_dirs (dirs, NULL);
 
@@ -683,6 +683,16 @@ test_registry_the_eight_real_modules_load (void **state)
     }
   assert_int_equal (msperf_registry_infos (reg)->len, G_N_ELEMENTS (names));
   assert_int_equal (captured->len, 0);
+  /* Routing comes from the descriptors (ABI 2), not from names in the core. */
+  assert_string_equal (msperf_registry_att_module (reg, "cast"), "cast_att");
+  assert_string_equal (msperf_registry_att_module (reg, "broadcast_extend"), "broadcast_att");
+  assert_string_equal (msperf_registry_att_module (reg, "duplicate"), "broadcast_att");
+  assert_null (msperf_registry_att_module (reg, "no_such_kind"));
+  assert_string_equal (msperf_registry_category_module (reg, "communication"), "communication");
+  assert_string_equal (msperf_registry_canonical_mode (reg, "mtp_projection"), "compute");
+  assert_string_equal (msperf_registry_canonical_mode (reg, "moe_fused"), "moe_fused");
+  assert_string_equal (msperf_registry_default_mode (reg), "compute");
+  assert_string_equal (msperf_registry_static_composite (reg), "composite");
   msperf_registry_free (reg);
 }
 

@@ -1,3 +1,0 @@
-#ifndef MSPERF_CORE_DISPATCH_H
-#define MSPERF_CORE_DISPATCH_H
-#endif

@@ -1,0 +1,53 @@
+/* msperf — answering one part: a module's exact lookup for an op or a sub-query, with the
+ * interpolation stage after a composite part's exact miss. Dispatch and the composite
+ * aggregation both call down here; nothing here calls back into them. */
+#include <config.h>
+#include <string.h>
+#include "engine/engine_private.h"
+#include "engine/interpolate.h"
+
+msperf_status
+msperf_engine_lookup_as (msperf_engine *e, const char *mode, const msperf_op *op,
+                         const msperf_mapping_entry *entry, msperf_result *r)
+{
+  void *state;
+  const msperf_plugin *plugin = msperf_engine_module_or_miss (e, mode, &state, r);
+  g_autoptr (GArray) inputs = NULL;
+  msperf_query q;
+
+  if (plugin == NULL)
+    return MSPERF_MISS;
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", mode);
+  inputs = msperf_query_inputs (op);
+  msperf_query_for_op (&q, e, op, entry, mode, inputs);
+  return plugin->lookup (e, state, &q, r);
+}
+
+msperf_status
+msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
+                        msperf_result *r)
+{
+  void *state;
+  const msperf_plugin *plugin;
+  const msperf_mapping_entry *entry;
+  msperf_status status;
+  msperf_query q;
+
+  g_return_val_if_fail (e != NULL && e->m->started && parent != NULL && sq != NULL && r != NULL,
+                        MSPERF_ERROR);
+  plugin = msperf_engine_module_or_miss (e, sq->mode, &state, r);
+  if (plugin == NULL)
+    return MSPERF_MISS;
+  if (plugin->lookup == NULL)
+    return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
+  msperf_subquery_query (e, parent, sq, &q);
+  status = plugin->lookup (e, state, &q, r);
+  /* A composite's part that misses exactly goes through the interpolation stage (reference
+   * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
+   * exact behaviour their own confidence rules assume. */
+  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
+  if (status == MSPERF_MISS && entry && entry->composite)
+    status = msperf_interpolate_subquery (e, parent, sq, r);
+  return status;
+}
