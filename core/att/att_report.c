@@ -81,7 +81,8 @@ msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
   else if (!(clock > 0.0))
     msperf_result_set_miss (result, "no_vector_clock");
   else
-    result->latency_us = cycles / clock / 1e3;
-  if (result->miss_reason != NULL)
-    result->source = MSPERF_SOURCE_ANALYTIC;  /* still the model's answer, without a latency */
+    msperf_result_set_answer (result, result->source, cycles / clock / 1e3, result->confidence);
+  if (result->miss_reason != NULL)   /* still the model's answer, without a latency */
+    msperf_result_set_answer (result, MSPERF_SOURCE_ANALYTIC, result->latency_us,
+                              result->confidence);
 }

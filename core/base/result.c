@@ -196,6 +196,54 @@ msperf_result_set_method (msperf_result *r, const char *method)
 }
 
 void
+msperf_result_set_answer (msperf_result *r, msperf_source source, double latency_us,
+                          double confidence)
+{
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
+  r->source = source;
+  r->latency_us = latency_us;
+  r->confidence = confidence;
+}
+
+void
+msperf_result_set_reason (msperf_result *r, const char *fmt, ...)
+{
+  va_list ap;
+
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
+  g_clear_pointer (&r->miss_reason, g_free);
+  if (fmt == NULL)
+    return;
+  va_start (ap, fmt);
+  r->miss_reason = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+}
+
+void
+msperf_result_set_rule (msperf_result *r, const char *rule)
+{
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
+  replace (&r->shape_match_rule, rule);
+}
+
+void
+msperf_result_set_interpolation_dim (msperf_result *r, int dim)
+{
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
+  r->interpolation_dim = dim;
+}
+
+void
+msperf_result_set_rejected (msperf_result *r, const char *default_reason)
+{
+  g_return_if_fail (r != NULL && NOT_SHARED (r));
+  r->source = MSPERF_SOURCE_REJECTED;
+  r->latency_us = NAN;
+  if (r->miss_reason == NULL && default_reason != NULL)
+    r->miss_reason = g_strdup (default_reason);
+}
+
+void
 msperf_result_add_kernel_shape (msperf_result *r, const msperf_tensor *shape)
 {
   msperf_tensor *t;

@@ -303,7 +303,7 @@ answer_item (msperf_engine *e, msperf_trace_item *item, const char *source)
       rec->op_name = g_strdup (item->op_name ? item->op_name : "");
       rec->count = 1;
       rec->result = msperf_result_new ();
-      rec->result->source = MSPERF_SOURCE_REJECTED;
+      msperf_result_set_rejected (rec->result, NULL);
       rec->analytic_us = NAN;
       return rec;
     }

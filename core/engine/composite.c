@@ -152,14 +152,15 @@ static void
 parts_add_hit (parts *p, const msperf_subquery *sq, const msperf_result *sub)
 {
   const char *k = sub->kernel_type ? sub->kernel_type : first_kernel (sq);
-  gboolean attention = strcmp (sq->mode, "attention_special") == 0;
+  gboolean attention = sq->is_attention;
 
   p->total_us += sub->latency_us;
   p->any_interpolated |= sub->source == MSPERF_SOURCE_INTERPOLATED;
   p->any_wrapper |= sub->interpolation_dim > 0;
   g_ptr_array_add (p->hit_kernels, g_strdup (k));
   msperf_value_list_append (p->durations, msperf_sub_kernel_duration_new (k, sub->latency_us));
-  /* Attention parts are matched by semantic key, not shapes (upstream records none). */
+  /* Attention parts (the decomposer marks them) are matched by semantic key, not shapes
+   * (upstream records none). */
   msperf_value_list_append (
     p->shapes,
     attention ? msperf_sub_kernel_shape_new (k, msperf_value_new (MSPERF_VALUE_LIST),
@@ -285,7 +286,7 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
   msperf_result_detail_bool (r, "composite", TRUE);
   msperf_result_detail_bool (r, "partial", TRUE);
   msperf_result_detail_value (r, "sub_kernel_shapes", g_steal_pointer (&p.shapes));
-  r->miss_reason = g_strdup_printf ("sub_kernel_miss:%s", missed);
+  msperf_result_set_reason (r, "sub_kernel_miss:%s", missed);
   parts_clear (&p);
   return MSPERF_HIT;
 }

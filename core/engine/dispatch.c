@@ -66,7 +66,7 @@ exact_stage (msperf_engine *e, const msperf_op *op, msperf_result *r,
 
   if (entry == NULL)
     {
-      r->shape_match_rule = g_strdup ("unmapped");
+      msperf_result_set_rule (r, "unmapped");
       return msperf_result_set_miss (r, "unmapped");
     }
   if (entry->composite)
@@ -105,15 +105,14 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   /* After a failed interpolation stage base_reason already holds the exact reason. */
   if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
     msperf_result_detail_string (r, "base_reason", reason);
-  r->source = MSPERF_SOURCE_ANALYTIC;
-  r->latency_us = rf.latency_us;
-  r->confidence = ROOFLINE_CONFIDENCE;
+  msperf_result_set_answer (r, MSPERF_SOURCE_ANALYTIC, rf.latency_us, ROOFLINE_CONFIDENCE);
   msperf_result_set_method (r, "roofline");
-  g_free (r->shape_match_rule);
-  r->shape_match_rule = g_strdup ("analytic");
+  msperf_result_set_rule (r, "analytic");
   /* set_miss cleared nothing else; keep the reason for the record (a miss is still a miss). */
-  g_free (r->miss_reason);
-  r->miss_reason = g_steal_pointer (&reason);
+  if (reason)
+    msperf_result_set_reason (r, "%s", reason);
+  else
+    msperf_result_set_reason (r, NULL);
   msperf_result_detail_string (r, "roofline_kind", rf.kind);
   msperf_result_detail_double (r, "roofline_flops", rf.flops);
   msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
@@ -150,10 +149,7 @@ model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_res
   status = plugin->model (e, state, &q, r);
   if (status == MSPERF_ERROR)
     {
-      r->source = MSPERF_SOURCE_REJECTED;
-      r->latency_us = NAN;
-      if (r->miss_reason == NULL)
-        r->miss_reason = g_strdup ("att_parameters_refused");
+      msperf_result_set_rejected (r, "att_parameters_refused");
       return TRUE;
     }
   return status == MSPERF_HIT;

@@ -471,7 +471,7 @@ fill_result (const success *w, msperf_result *r)
   msperf_result_reset (r);
   msperf_result_set_method (r, method->str);
   msperf_result_set_hit (r, MSPERF_SOURCE_INTERPOLATED, w->o->value, conf, w->kernel, rule->str);
-  r->interpolation_dim = w->dim;
+  msperf_result_set_interpolation_dim (r, w->dim);
   msperf_result_detail_string (r, "method", method->str);
   msperf_result_detail_int (r, "interpolation_dim", w->dim);
   msperf_result_detail_value (r, "axes", axes);
@@ -743,8 +743,7 @@ msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mappi
     {
       if (base)
         msperf_result_detail_string (r, "base_reason", base);
-      g_free (r->miss_reason);
-      r->miss_reason = g_strdup (wrapper_reason);
+      msperf_result_set_reason (r, "%s", wrapper_reason);
     }
   return FALSE;
 }

@@ -23,7 +23,9 @@ typedef struct msperf_subquery {
   GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
   msperf_value *params;    /* MAP or NULL, owned */
   int64_t tc_input_count;  /* -1 = none */
-  gboolean is_attention;
+  gboolean is_attention;   /* an attention part: matched by semantic key (no shapes in the
+                            * details), and its miss fails the whole op (no PARTIAL) */
+  gpointer reserved[4];    /* zero (msperf_subquery_new); room for minor versions */
 } msperf_subquery;
 
 MSPERF_API msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);

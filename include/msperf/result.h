@@ -71,6 +71,19 @@ MSPERF_API void msperf_result_set_hit (msperf_result *result, msperf_source sour
 MSPERF_API msperf_status msperf_result_set_miss (msperf_result *result, const char *fmt, ...)
   G_GNUC_PRINTF (2, 3);
 MSPERF_API void msperf_result_set_method (msperf_result *result, const char *method);
+/* The answer's source, latency and confidence alone (kernel, rule, reason untouched): a
+ * model's answer without a latency, a PARTIAL sum, a fallback estimate. */
+MSPERF_API void msperf_result_set_answer (msperf_result *result, msperf_source source,
+                                          double latency_us, double confidence);
+/* The reason alone (printf-style; NULL fmt clears it), latency untouched: a PARTIAL answer
+ * keeps its latency and says what it lacks. */
+MSPERF_API void msperf_result_set_reason (msperf_result *result, const char *fmt, ...)
+  G_GNUC_PRINTF (2, 3);
+MSPERF_API void msperf_result_set_rule (msperf_result *result, const char *rule);
+MSPERF_API void msperf_result_set_interpolation_dim (msperf_result *result, int dim);
+/* REJECTED: refused parameters; latency NAN; reason kept when the module set one, else
+ * default_reason. */
+MSPERF_API void msperf_result_set_rejected (msperf_result *result, const char *default_reason);
 MSPERF_API void msperf_result_add_kernel_shape (msperf_result *result, const msperf_tensor *shape);
 
 /* Detail items of a composite answer (FORMATS § details), built alike by the engine's

@@ -306,7 +306,7 @@ query_csv (comm_state *st, msperf_engine *engine, const comm_request *req, msper
   msperf_result_set_method (r, strcmp (method, "alpha_beta") == 0 ? "comm_alpha_beta"
                                                                   : "comm_bracket_linear");
   set_comm_hit (r, req, MSPERF_SOURCE_INTERPOLATED, pred, CONFIDENCE_INTERPOLATED);
-  r->interpolation_dim = 1;
+  msperf_result_set_interpolation_dim (r, 1);
   msperf_result_detail_string (r, "interpolation_method", method);
   msperf_result_detail_int (r, "bracket_lo_bytes", (int64_t) lo);
   msperf_result_detail_int (r, "bracket_hi_bytes", (int64_t) hi);

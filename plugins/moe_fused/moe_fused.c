@@ -651,9 +651,8 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
   gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
   const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
 
-  r->latency_us = base + cr->latency_us;
-  r->confidence = interpolated ? 0.8 : 0.9;
-  r->source = interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED;
+  msperf_result_set_answer (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
+                            base + cr->latency_us, interpolated ? 0.8 : 0.9);
   if (interpolated && cr->method)
     msperf_result_set_method (r, cr->method);
   msperf_result_detail_value (r, "sub_kernel_durations", durations (parts, kernel, cr->latency_us));
@@ -674,8 +673,7 @@ set_partial (msperf_result *r, const GPtrArray *parts, const char *kernel, const
   msperf_value *missed = msperf_value_new (MSPERF_VALUE_LIST);
   g_autofree char *reason = g_strdup_printf ("moe_embedded_communication_miss:%s", kernel);
 
-  r->source = MSPERF_SOURCE_PARTIAL;
-  r->confidence = CONFIDENCE_PARTIAL;
+  msperf_result_set_answer (r, MSPERF_SOURCE_PARTIAL, r->latency_us, CONFIDENCE_PARTIAL);
   msperf_value_list_append (missed, msperf_value_new_string (kernel));
   msperf_result_detail_value (r, "hit_kernels", string_list (parts));
   msperf_result_detail_value (r, "missed_kernels", missed);

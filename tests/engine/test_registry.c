@@ -723,7 +723,7 @@ main (void)
     cmocka_unit_test_setup (test_registry_search_path_is_cli_then_env_then_build_tree, reset_log),
     cmocka_unit_test_setup (test_registry_search_path_without_env_has_only_the_default,
                             reset_log),
-    cmocka_unit_test_setup (test_registry_the_eight_real_modules_load, reset_log),
+    cmocka_unit_test_setup (test_registry_the_nine_real_modules_load, reset_log),
   };
   int rc;
 
