@@ -1,4 +1,4 @@
-/* msperf_example.c — a complete third-party query-mode module, mode name "example".
+/* msperf_example.c — a complete third-party module (module ABI 2), mode name "example".
  *
  * Read this file next to doc/plugin-guide.md. It is built out of tree against an installed
  * msperf with nothing but pkg-config:
@@ -10,32 +10,57 @@
  *
  *   msperf --plugins-dir . plugins info example
  *   msperf --plugins-dir . query --profiling-database db --op '{"op": "example.scale", ...}'
+ *   msperf --plugins-dir . query --profiling-database db \
+ *     --op '{"op": "example.scaled", "att": {"kind": "example_scale", "elements": 4096}}'
  *
- * What the mode does: an op whose op_mapping.yaml entry says `query_mode: example` is answered
- * from its kernel CSVs by the row whose FIRST input shape equals the op's first tensor input.
- * A row of the same dtype is preferred over one of another dtype, an earlier kernel of the
- * entry's kernel list over a later one, and an earlier row over a later one. That is all: no
- * padding, no transposes, no interpolation. The real modes (plugins/compute, elementwise) use
- * the same building blocks with richer rules. */
+ * What the module does, slot by slot:
+ *
+ * - lookup (the exact stage): an op whose op_mapping.yaml entry says `query_mode: example` is
+ *   answered from its kernel CSVs by the row whose FIRST input shape equals the op's first
+ *   tensor input. A row of the same dtype is preferred over one of another dtype, an earlier
+ *   kernel of the entry's kernel list over a later one, and an earlier row over a later one.
+ *   No padding, no transposes, no interpolation: the real modes (plugins/compute, elementwise)
+ *   use the same building blocks with richer rules.
+ * - model (the analytic stage): an op whose `att` object has `"kind": "example_scale"` (the
+ *   descriptor's att_kinds) is routed here by the core, with or without a database. The cost is
+ *   elements / elements_per_us µs, times the policy option modules.example.scale_factor.
+ *
+ * It declares one policy option, modules.example.scale_factor (a number, default 1.0): the core
+ * checks a policy's modules.example block against the declaration (an unknown key or a wrong
+ * type stops the run with FILE:LINE) and the model slot reads the effective value through
+ * msperf_engine_module_option. */
 
 /* Messages of this module are tagged with its own log domain (`msperf -v` shows g_debug). */
 #define G_LOG_DOMAIN "msperf-example"
 
 /* The one header a module needs: it pulls in the whole public API it may call. */
 #include <msperf/plugin.h>
+#include <math.h>
+#include <string.h>
 
-/* The rule name this mode writes into result->shape_match_rule (and the JSON Lines output):
+/* The mode name: the descriptor's name, the `query_mode:` of the mapping and the
+ * modules.<name> block of a policy. */
+#define EXAMPLE_NAME "example"
+/* The rule name the lookup writes into result->shape_match_rule (and the JSON Lines output):
  * scripts and `make installcheck` recognise the example's answers by it. */
 #define EXAMPLE_RULE "example_first_input"
+/* The one ATT kind the model slot answers, and the rule of its answers. */
+#define EXAMPLE_ATT_KIND "example_scale"
+/* An analytic model: better than the roofline (0.3), below measured data. */
+#define EXAMPLE_MODEL_CONFIDENCE 0.5
+/* att.elements_per_us when the op does not give it. */
+#define EXAMPLE_DEFAULT_ELEMENTS_PER_US 1024.0
 
-/* Per-engine state. The core calls init once per engine and hands the pointer back to every
- * other slot of that engine; two engines in one process (tests create many) get two states, so
- * nothing here may be a global variable. One engine is only ever used from one thread, so the
- * counters need no lock. */
+/* Module state. The core calls init ONCE PER MODEL (msperf_engine_start) and hands the pointer
+ * back to every other slot; all the threads that query the model through their own sessions
+ * (msperf_engine_new_session) share it. So anything here is either read-only after init or
+ * guarded by the module itself: these two counters are only touched with atomic operations.
+ * Two models in one process (tests create many) get two states, so nothing here may be a
+ * global variable. The state keeps NO engine pointer: every slot receives the handle of the
+ * calling thread, and the handle given to init may be freed before the model goes. */
 typedef struct example_state {
-  msperf_engine *engine;  /* borrowed: every engine outlives its modules' states */
-  guint64 n_lookups;      /* lookups made by this engine (logged by fini) */
-  guint64 n_hits;
+  gint n_lookups;  /* lookups made on this model (logged by fini), g_atomic_int_* only */
+  gint n_models;
 } example_state;
 
 static gboolean
@@ -45,28 +70,28 @@ example_init (msperf_engine *engine, void **state, GError **error)
 
   /* An init that cannot work sets *error and returns FALSE: the loader then rejects this
    * module with the message (`msperf plugins list` shows it) and the run goes on without it.
-   * This module has no precondition, so the error path is only shown, never taken. */
+   * This module has no precondition, so the error path is only shown, never taken. Options
+   * are checked only after every module's init: read them from the slots, not here. */
   if (engine == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PLUGIN, "example: no engine");
       return FALSE;
     }
   s = g_new0 (example_state, 1);
-  s->engine = engine;
   *state = s;
   return TRUE;
 }
 
-/* Called once when the engine is freed, before the module is unloaded (never after a failed
- * init: an init that fails frees what it allocated itself). */
+/* Called once when the model goes (with its last handle), before the module is unloaded
+ * (never after a failed init: an init that fails frees what it allocated itself). */
 static void
 example_fini (void *state)
 {
   example_state *s = state;
 
   /* Debug messages are free when not shown; `msperf -v` shows them. */
-  g_debug ("example: %" G_GUINT64_FORMAT " lookups, %" G_GUINT64_FORMAT " hits", s->n_lookups,
-           s->n_hits);
+  g_debug ("example: %d lookups, %d model answers", g_atomic_int_get (&s->n_lookups),
+           g_atomic_int_get (&s->n_models));
   g_free (s);
 }
 
@@ -99,11 +124,13 @@ scan_table (const msperf_table *table, int kernel_index, const msperf_tensor *ta
     }
 }
 
-/* The exact-lookup slot. Everything in q is owned by the core and valid only during this
- * call; the answer goes into r through the msperf_result_* setters, which copy every string,
- * so nothing here outlives the call. Return MSPERF_HIT with a latency, or MSPERF_MISS with a
- * reason (the core then tries its fallbacks and finally the roofline); MSPERF_ERROR is for a
- * query this module cannot even evaluate (bad parameters). */
+/* The exact-lookup slot. engine is the handle of the calling thread: use it (never one kept
+ * from init) for every service. Everything in q is owned by the core and valid only during
+ * this call; the answer goes into r through the msperf_result_* setters, which copy every
+ * string, so nothing here outlives the call. Return MSPERF_HIT with a latency, or MSPERF_MISS
+ * with a reason (the core then tries interpolation when the module can, and finally the
+ * roofline); MSPERF_ERROR is for a query this module cannot even evaluate (bad parameters);
+ * MSPERF_FALLBACK hands the op to the descriptor's fallback_mode (this module has none). */
 static msperf_status
 example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
@@ -113,7 +140,7 @@ example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   const msperf_slots *inputs;
   const char *kernel;
 
-  s->n_lookups++;
+  g_atomic_int_inc (&s->n_lookups);
   if (q->kernel_types == NULL || q->kernel_types[0] == NULL)
     return msperf_result_set_miss (r, "no_kernel_type");
   /* q->inputs are the op's tensor inputs of rank > 0 in argument order (tensor lists
@@ -125,9 +152,10 @@ example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   for (int k = 0; q->kernel_types[k] != NULL; k++)
     {
       g_autoptr (GError) error = NULL;
-      /* Tables come from the engine's cache: parsed once per engine, shared read-only. Never
-       * free them and never open the CSV yourself (the core confines paths to the database). */
-      const msperf_table *table = msperf_engine_table (q->engine, q->kernel_types[k], &error);
+      /* Tables come from the model's cache: parsed once, shared read-only by every thread.
+       * Never free them and never open the CSV yourself (the core confines paths to the
+       * database). */
+      const msperf_table *table = msperf_engine_table (engine, q->kernel_types[k], &error);
 
       if (table == NULL)
         {
@@ -155,16 +183,15 @@ example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
                          kernel, sel.rule);
   msperf_result_set_method (r, "exact");
   /* Details are free-form and ordered; they appear under "details" in JSON outputs. */
-  msperf_result_detail_string (r, "query_mode", "example");
+  msperf_result_detail_string (r, "query_mode", EXAMPLE_NAME);
   msperf_result_detail_int (r, "csv_line", (int64_t) msperf_table_row_line (sel.table, sel.row));
   msperf_result_detail_int (r, "candidates", (int64_t) sel.n_offered);
   if (sel.ambiguous)
     msperf_result_detail_bool (r, "ambiguous", TRUE);
   /* The answer must depend on the query, the database and the policy only: the engine caches
-   * answers per op signature, so anything taken from call history (like these counters) stays
-   * in the state and never goes into the result. */
-  s->n_hits++;
-  /* The CSV shapes as written, so reports can show what was matched. */
+   * answers per op signature, so anything taken from call history (like the counters) stays
+   * in the state and never goes into the result. The CSV shapes as written, so reports can
+   * show what was matched: */
   inputs = msperf_table_row_inputs (sel.table, sel.row);
   for (size_t i = 0; i < inputs->n; i++)
     msperf_result_add_kernel_shape (r, &inputs->t[i]);
@@ -172,17 +199,97 @@ example_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   return MSPERF_HIT;
 }
 
-/* The descriptor: the ONE symbol this file exports (MSPERF_PLUGIN_EXPORT; everything else is
- * static). abi and size are checked before anything else is read; the slots left out here
- * (describe_target, describe_row, model, decompose, op_names, reserved) are NULL, which means
- * "not supported" and is what `msperf plugins info example` reports as capabilities. */
-MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
-  .abi = MSPERF_PLUGIN_ABI,
-  .size = sizeof (msperf_plugin),
-  .name = "example",
-  .version = "1.0",
-  .description = "example module: exact match on the first input shape (doc/plugin-guide.md)",
+/* The effective modules.example.scale_factor: the policy's value, else the declared default.
+ * The core validated the type (an integer is a number too), so this cannot fail for a
+ * declared key; the fallback only guards against a typo in the key. */
+static double
+scale_factor (msperf_engine *engine)
+{
+  double f = 1.0;
+
+  if (!msperf_value_get_double (msperf_engine_module_option (engine, EXAMPLE_NAME,
+                                                             "scale_factor"), &f))
+    g_debug ("example: option scale_factor not found, using 1.0");
+  return f;
+}
+
+/* A positive number of att (integer or floating point); FALSE when present but not one. */
+static gboolean
+att_number (const msperf_value *att, const char *key, double fallback, double *out)
+{
+  const msperf_value *v = msperf_value_lookup (att, key);
+
+  if (v == NULL)
+    {
+      *out = fallback;
+      return !isnan (fallback);
+    }
+  return msperf_value_get_double (v, out) && isfinite (*out) && *out > 0.0;
+}
+
+/* The analytic-model slot: the core calls it for an op whose att.kind is one of att_kinds,
+ * before and instead of any database lookup. q->op->att is the op's `att` object; there is no
+ * mapping entry, no kernel and no tensor input. A parameter the model cannot use is
+ * MSPERF_ERROR with the message as the miss reason: the core then answers REJECTED, as for an
+ * invalid input line. */
+static msperf_status
+example_model (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
+{
+  example_state *s = state;
+  const msperf_value *att = q->op->att;
+  double elements, per_us, factor, latency_us;
+
+  g_atomic_int_inc (&s->n_models);
+  if (!att_number (att, "elements", NAN, &elements))
+    {
+      msperf_result_set_miss (r, "example_scale: att.elements must be a positive number");
+      return MSPERF_ERROR;
+    }
+  if (!att_number (att, "elements_per_us", EXAMPLE_DEFAULT_ELEMENTS_PER_US, &per_us))
+    {
+      msperf_result_set_miss (r, "example_scale: att.elements_per_us must be a positive number");
+      return MSPERF_ERROR;
+    }
+  factor = scale_factor (engine);
+  latency_us = elements / per_us * factor;
+  msperf_result_set_hit (r, MSPERF_SOURCE_ANALYTIC, latency_us, EXAMPLE_MODEL_CONFIDENCE,
+                         EXAMPLE_ATT_KIND, EXAMPLE_ATT_KIND);
+  msperf_result_set_method (r, "example_model");
+  msperf_result_detail_string (r, "query_mode", EXAMPLE_NAME);
+  msperf_result_detail_double (r, "elements", elements);
+  msperf_result_detail_double (r, "elements_per_us", per_us);
+  /* The option is part of the policy, so of the policy_hash every answer carries: an answer
+   * that depends on it stays a pure function of (op, database, policy). */
+  msperf_result_detail_double (r, "scale_factor", factor);
+  return MSPERF_HIT;
+}
+
+/* Routing: the `att.kind` values the model slot answers (NULL-terminated). */
+static const char *const example_att_kinds[] = { EXAMPLE_ATT_KIND, NULL };
+
+/* Options: modules.example.<key> in a policy, { NULL }-terminated. default_yaml is YAML text
+ * parsed with the policy's rules and checked against the type when the module loads. */
+static const msperf_option_spec example_options[] = {
+  { "scale_factor", MSPERF_OPTION_DOUBLE, "1.0",
+    "multiplies the analytic cost of example_scale ops" },
+  { NULL, 0, NULL, NULL }
+};
+
+/* The descriptor: the ONE symbol this file exports (MSPERF_PLUGIN_DEFINE fills abi, size and
+ * abi_minor and marks it for export; everything else is static). Fields left out are NULL or
+ * 0: no flags (not the default mode, interpolated only when a policy lists "example" in
+ * interpolation.modes — and this module has no describe slots anyway), no aliases, no
+ * categories, no decomposed ops, no fallback_mode. `msperf plugins info example` reports the
+ * filled slots as capabilities: lookup,model. */
+MSPERF_PLUGIN_DEFINE (
+  .name = EXAMPLE_NAME,
+  .version = "2.0",
+  .description = "example module: exact match on the first input shape, and an analytic "
+                 "example_scale ATT model (doc/plugin-guide.md)",
+  .att_kinds = example_att_kinds,
+  .options = example_options,
   .init = example_init,
   .fini = example_fini,
   .lookup = example_lookup,
-};
+  .model = example_model,
+);
