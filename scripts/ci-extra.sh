@@ -3,8 +3,9 @@
 # distcheck. Installs clang, libclang-rt-14-dev and valgrind when missing, then:
 #   1. an out-of-tree ASan/UBSan build running `make check`;
 #   2. the CLI tests under valgrind (definite leaks and memory errors fail);
-#   3. `make fuzz` and every fuzzer for FUZZ_SECONDS (default 60) over its corpus.
-# Each step prints a header; any failure fails the script. About 20 minutes on 2 cores.
+#   3. `make fuzz` and every fuzzer for FUZZ_SECONDS (default 60) over its corpus;
+#   4. a TSan build running the engine's thread test (include/msperf/engine.h § Threads).
+# Each step prints a header; any failure fails the script. About 25 minutes on 2 cores.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ cd "$top"
 mkdir -p "$work"
 
 # ---------------------------------------------------------------- 1. sanitizers
-section "ci-extra 1/3: ASan + UBSan build, make check"
+section "ci-extra 1/4: ASan + UBSan build, make check"
 rm -rf "$work/asan" && mkdir -p "$work/asan"
 (
   cd "$work/asan"
@@ -49,7 +50,7 @@ rm -rf "$work/asan" && mkdir -p "$work/asan"
 )
 
 # ---------------------------------------------------------------- 2. valgrind
-section "ci-extra 2/3: CLI tests under valgrind"
+section "ci-extra 2/4: CLI tests under valgrind"
 rm -rf "$work/valgrind" && mkdir -p "$work/valgrind"
 (
   cd "$work/valgrind"
@@ -79,7 +80,7 @@ WRAP
 )
 
 # ---------------------------------------------------------------- 3. fuzzing
-section "ci-extra 3/3: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
+section "ci-extra 3/4: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
 (
   cd "$work/valgrind"
   make fuzz
@@ -97,6 +98,24 @@ section "ci-extra 3/3: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
       || { tail -n 60 "$work/fuzz-$name.log"; exit 1; }
     grep -E '^stat::number_of_executed_units|^Done' "$work/fuzz-$name.log" || true
   done
+)
+
+# ---------------------------------------------------------------- 4. threads
+section "ci-extra 4/4: TSan build, the engine thread test (4 threads x 10 000 queries)"
+rm -rf "$work/tsan" && mkdir -p "$work/tsan"
+(
+  cd "$work/tsan"
+  # gcc's TSan runtime (libtsan2, pulled in by build-essential) is a shared library, so the
+  # instrumented libmsperf and modules link with -Wl,--no-undefined like the normal build.
+  "$top/configure" -q --enable-werror CFLAGS='-fsanitize=thread -g -O1' LDFLAGS='-fsanitize=thread'
+  make -j"$jobs"
+  make -j"$jobs" tests/engine/test_threads
+  # GSlice's per-thread magazines recycle memory behind TSan's back: plain malloc instead.
+  export G_SLICE=always-malloc
+  export TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+  export MSPERF_TEST_PLUGINDIR="$work/tsan/plugins" MSPERF_TEST_DATADIR="$top/tests/data" \
+    MSPERF_TOP_SRCDIR="$top" MSPERF_PLUGIN_PATH=
+  ./tests/engine/test_threads
 )
 
 section "ci-extra: all clean"

@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <msperf/plugin.h>
 #include "cli/cli.h"
 #include "cli/logging.h"
 #include "app/output.h"
@@ -56,7 +57,8 @@ main (int argc, char **argv)
     }
   if (version)
     {
-      printf ("msperf %s (module ABI %u)\n", PACKAGE_VERSION, 1u);
+      printf ("msperf %s (module ABI %u.%u)\n", PACKAGE_VERSION, MSPERF_PLUGIN_ABI_MAJOR,
+              MSPERF_PLUGIN_ABI_MINOR);
       status = MSPERF_EXIT_OK;
       goto out;
     }

@@ -178,6 +178,9 @@ msperf_engine_module_option (msperf_engine *e, const char *module, const char *k
                                                 module), key);
   if (v != NULL)
     return v;
+  /* Defaults are parsed once every module is loaded: an init that asks gets NULL. */
+  if (e->m->option_defaults == NULL)
+    return NULL;
   id = option_id (module, key);
   return g_hash_table_lookup (e->m->option_defaults, id);
 }

@@ -11,8 +11,10 @@
  * Versioning: `abi` is the major version (MSPERF_PLUGIN_ABI_MAJOR); the loader refuses any
  * other. `abi_minor` is the minor version the module was built against; the loader refuses one
  * above its own. A minor version only appends fields at the end of a public struct a module
- * reads or fills (msperf_plugin, msperf_query, msperf_option_spec) or adds functions; anything
- * else — a slot signature, a field moved or retyped, a changed meaning — bumps the major. */
+ * reads or fills (msperf_plugin and msperf_query, which carry reserved space; msperf_subquery
+ * through its constructor) or adds functions. msperf_option_spec is an array element whose
+ * size the core must know, so it is never extended within a major. Anything else — a slot
+ * signature, a field moved or retyped, a changed meaning — bumps the major. */
 #ifndef MSPERF_PLUGIN_H
 #define MSPERF_PLUGIN_H
 
