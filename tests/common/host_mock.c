@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <json-glib/json-glib.h>
 #include "common/host_mock.h"
 
 struct msperf_engine {
@@ -240,6 +241,62 @@ hm_query_free (msperf_query *q)
   g_free ((char *) q->mode);
   g_strfreev ((char **) q->kernel_types);
   g_free (q);
+}
+
+static msperf_value *
+value_from_node (JsonNode *node)
+{
+  msperf_value *v;
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *o = json_node_get_object (node);
+        g_autoptr (GList) members = json_object_get_members (o);
+
+        v = msperf_value_new (MSPERF_VALUE_MAP);
+        for (GList *m = members; m != NULL; m = m->next)
+          msperf_value_map_set (v, m->data, value_from_node (json_object_get_member (o, m->data)));
+        return v;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *a = json_node_get_array (node);
+
+        v = msperf_value_new (MSPERF_VALUE_LIST);
+        for (guint i = 0; i < json_array_get_length (a); i++)
+          msperf_value_list_append (v, value_from_node (json_array_get_element (a, i)));
+        return v;
+      }
+    case JSON_NODE_NULL:
+      return msperf_value_new (MSPERF_VALUE_NONE);
+    case JSON_NODE_VALUE:
+    default:
+      break;
+    }
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      return msperf_value_new_int (json_node_get_int (node));
+    case G_TYPE_BOOLEAN:
+      return msperf_value_new_bool (json_node_get_boolean (node));
+    case G_TYPE_STRING:
+      return msperf_value_new_string (json_node_get_string (node));
+    default:
+      return msperf_value_new_double (json_node_get_double (node));
+    }
+}
+
+msperf_value *
+hm_value_from_json (const char *json)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+
+  if (!json_parser_load_from_data (parser, json, -1, &error))
+    fail_msg ("host mock: bad JSON %s: %s", json, error->message);
+  return value_from_node (json_parser_get_root (parser));
 }
 
 msperf_plan *

@@ -69,6 +69,11 @@ msperf_query *hm_query_new (msperf_engine *e, const msperf_op *op, const char *m
 void hm_query_free (msperf_query *q);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_query, hm_query_free)
 
+/* A value tree from JSON text (objects → MAP in key order, arrays → LIST, integers → INT,
+ * other numbers → DOUBLE, null → NONE): att objects and sub-query params written as a user
+ * writes them. Fails the test on bad JSON. Transfer full. */
+msperf_value *hm_value_from_json (const char *json);
+
 /* A decompose slot's plan without the engine: the parts (msperf_subquery*, owned by the plan)
  * and the miss reason (or NULL). */
 msperf_plan *hm_plan_new (void);
