@@ -1,5 +1,5 @@
-/* msperf tests — shared helpers: build ops and tensors as a user would, and an engine on a
- * fixture database with the build-tree modules. */
+/* msperf tests — shared helpers: build ops and tensors as a user would (test_ops.c, no engine
+ * needed), and an engine on a fixture database with the build-tree modules (test_util.c). */
 #ifndef MSPERF_TESTS_TEST_UTIL_H
 #define MSPERF_TESTS_TEST_UTIL_H
 
