@@ -226,7 +226,7 @@ mpy_op_to_json (PyObject *op, GString *out)
   if (!PyDict_Check (op))
     {
       PyErr_Format (PyExc_ValueError,
-                    "op: a trace-line dict (doc/formats.md §2) or its JSON text, not %s",
+                    "op: a trace-line dict (doc/formats.md, section 2) or its JSON text, not %s",
                     Py_TYPE (op)->tp_name);
       return FALSE;
     }

@@ -258,6 +258,18 @@ parse_models (mpy_engine *self, PyObject *models)
   return TRUE;
 }
 
+/* PyUnicode_FSConverter that takes None for "not given" (leaves *out NULL). */
+static int
+fs_path_or_none (PyObject *obj, void *out)
+{
+  if (obj == Py_None)
+    {
+      *(PyObject **) out = NULL;
+      return 1;
+    }
+  return PyUnicode_FSConverter (obj, out);
+}
+
 static int
 engine_init (mpy_engine *self, PyObject *args, PyObject *kwargs)
 {
@@ -275,13 +287,13 @@ engine_init (mpy_engine *self, PyObject *args, PyObject *kwargs)
       return -1;
     }
   if (!PyArg_ParseTupleAndKeywords (args, kwargs, "|O&O&zOOO&O", keywords,
-                                    PyUnicode_FSConverter, &db, PyUnicode_FSConverter, &policy,
+                                    fs_path_or_none, &db, fs_path_or_none, &policy,
                                     &a.device, &a.plugin_dirs, &a.overrides,
-                                    PyUnicode_FSConverter, &root, &a.models))
+                                    fs_path_or_none, &root, &a.models))
     goto out;
-  a.database = db && db != Py_None ? PyBytes_AS_STRING (db) : NULL;
-  a.policy = policy && policy != Py_None ? PyBytes_AS_STRING (policy) : NULL;
-  a.database_root = root && root != Py_None ? PyBytes_AS_STRING (root) : NULL;
+  a.database = db ? PyBytes_AS_STRING (db) : NULL;
+  a.policy = policy ? PyBytes_AS_STRING (policy) : NULL;
+  a.database_root = root ? PyBytes_AS_STRING (root) : NULL;
   if (a.plugin_dirs == NULL || a.plugin_dirs == Py_None)
     a.plugin_dirs = PyTuple_New (0);
   else
