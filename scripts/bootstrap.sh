@@ -11,7 +11,7 @@ cd "$top"
 packages=(
   build-essential autoconf automake libtool autoconf-archive pkgconf
   libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
-  libcmocka-dev
+  libcmocka-dev python3-dev
 )
 
 install_missing() {
