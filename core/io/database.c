@@ -2,10 +2,12 @@
  * (reference profiling-semantics.md §1, FORMATS §1). */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <config.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <msperf/database.h>
 #include <msperf/error.h>
 #include "io/yaml_doc.h"
@@ -371,6 +373,22 @@ load_comm_ref (msperf_database *db)
                  "kernels fall back to the database directory", ref->s, comm_dir);
 }
 
+/* Without a --database-root, op_mapping.yaml must still be the database's own: a symlink out
+ * of the directory would be read (and its parse errors would quote the foreign file). */
+static gboolean
+yaml_in_dir (msperf_database *db, GError **error)
+{
+  g_autofree char *real_dir = real_path (db->dir);
+  g_autofree char *real_yaml = real_path (db->yaml_path);
+
+  if (real_dir == NULL || real_yaml == NULL || path_is_under (real_yaml, real_dir))
+    return TRUE;  /* a missing file is reported by the load, with its errno */
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+               "%s: a symlink that resolves outside the database directory: refused",
+               db->yaml_path);
+  return FALSE;
+}
+
 msperf_database *
 msperf_database_open (const char *dir, const char *root, GError **error)
 {
@@ -404,6 +422,8 @@ msperf_database_open (const char *dir, const char *root, GError **error)
           return NULL;
         }
     }
+  else if (!yaml_in_dir (db, error))
+    return NULL;
   db->doc = msperf_yaml_load_file (db->yaml_path, error);
   if (db->doc == NULL)
     return NULL;
@@ -503,12 +523,16 @@ load_confined (msperf_database *db, const char *path, const char *lookup_dir,
                const char *kernel_type, GError **error)
 {
   g_autofree char *real = real_path (path);
+  int real_errno = errno;
   g_autofree char *base = real_path (db->root != NULL ? db->root : lookup_dir);
+  int base_errno = errno;
 
   if (real == NULL || base == NULL)
     {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot resolve the path",
-                   path);
+      /* a symlink loop or a dangling link is named with its reason */
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot resolve the path: %s",
+                   real == NULL ? path : db->root != NULL ? db->root : lookup_dir,
+                   g_strerror (real == NULL ? real_errno : base_errno));
       return NULL;
     }
   if (!path_is_under (real, base))
@@ -522,6 +546,16 @@ load_confined (msperf_database *db, const char *path, const char *lookup_dir,
       return NULL;
     }
   return msperf_table_load (path, kernel_type, error);
+}
+
+/* Whether anything is at path, also a dangling symlink or a symlink loop: those are a broken
+ * table to report, not a silent csv_not_found. */
+static gboolean
+present (const char *path)
+{
+  GStatBuf st;
+
+  return g_lstat (path, &st) == 0;
 }
 
 static cached *
@@ -545,7 +579,7 @@ resolve_table (msperf_database *db, const char *kernel_type)
       comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
       {
         g_autofree char *path = g_build_filename (comm_dir, file, NULL);
-        if (g_file_test (path, G_FILE_TEST_EXISTS))
+        if (present (path))
           {
             c->table = load_confined (db, path, comm_dir, kernel_type, &c->error);
             return c;
@@ -554,7 +588,7 @@ resolve_table (msperf_database *db, const char *kernel_type)
     }
   {
     g_autofree char *path = g_build_filename (db->dir, file, NULL);
-    if (g_file_test (path, G_FILE_TEST_EXISTS))
+    if (present (path))
       {
         c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
         return c;

@@ -337,6 +337,48 @@ t_escaped_nul() {
 }
 ok "an escaped NUL or a lone surrogate in a trace string refuses the line" t_escaped_nul
 
+# ---- database files stay inside the database
+t_yaml_symlink_out() {
+  fresh_db
+  printf 'root:x:0:0:secret-bytes\n' >"$tmp/foreign.yaml"
+  rm "$tmp/case/db/op_mapping.yaml"
+  ln -s "$tmp/foreign.yaml" "$tmp/case/db/op_mapping.yaml"
+  run 2 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "db/op_mapping.yaml: a symlink that resolves outside the database directory: refused" || return 1
+  cat "$tmp/out" >>"$tmp/err"
+  hasnt "$tmp/err" "secret-bytes" || return 1
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  est 2 || return 1
+  has "$tmp/err" "a symlink that resolves outside the database directory" && hasnt "$tmp/err" "secret-bytes"
+}
+ok "an op_mapping.yaml symlinked out of the database is refused, named, not quoted" t_yaml_symlink_out
+t_csv_loop() {
+  fresh_db
+  rm "$tmp/case/db/MatMulV2.csv"
+  ln -s loop "$tmp/case/db/MatMulV2.csv"; ln -s MatMulV2.csv "$tmp/case/db/loop"
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "MatMulV2.csv: cannot resolve the path: Too many levels of symbolic links" || return 1
+  hasnt "$tmp/out" csv_not_found
+}
+ok "a CSV symlink loop is named with its reason, not a silent csv_not_found" t_csv_loop
+
+# ---- ATT --bind values get the static domain checks
+t_bind_domain() {
+  for v in -5 0 1.5 2147483648 4294967296; do
+    run 1 "$bin" att duplicate --dtype float16 --count n --bind "n=$v" || return 1
+    has "$tmp/err" "msperf att duplicate: --bind value out of the parameter's domain: att duplicate: " || return 1
+    hasnt "$tmp/out" "value:" || return 1
+  done
+  has "$tmp/err" "above the kernel's limit 2147483647" || return 1
+  run 1 "$bin" att broadcast --dtype float16 --dst-shape a,8 --src-shape 1,8 --bind a=-3 || return 1
+  has "$tmp/err" "att.dst_shapes\[0\] is -3: sizes must be at least 1" || return 1
+  run 1 "$bin" att cast --in-dtype float32 --out-dtype float16 --shape s,4 --bind s=0.5 || return 1
+  has "$tmp/err" "att.shape\[0\]" || return 1
+  run 0 "$bin" att duplicate --dtype float16 --count n --bind n=64 || return 1
+  has "$tmp/out" "value: 29 cycles"
+}
+ok "ATT --bind values are refused outside the parameter's domain (exit 1)" t_bind_domain
+
 # ---- module loading stays in its directory (core/engine/registry.c)
 mod_so=$(ls "$MSPERF_TEST_PLUGINDIR"/.libs/msperf_elementwise.so 2>/dev/null | head -n 1)
 plugins_list() {  # plugins_list DIR: `plugins list` of DIR alone, to $tmp/out and $tmp/err
