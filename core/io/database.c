@@ -279,6 +279,72 @@ reject:
   return NULL;
 }
 
+/* Every per-op key of upstream's databases (0.13, 0.15, 0.18, the examples and fixtures; doc
+ * profiling-semantics §1.2) and msperf's own: they stay accepted even where msperf ignores
+ * them. Any other key is most likely a typo (kernel_typ) that would silently unmap the op. */
+static const char *const entry_keys[] = {
+  "kernel_type", "alternate_kernel_types", "notes", "tc_input_count", "query_mode", "category",
+  "composite", "sub_kernels", "decomposer", "decomposer_options", "require_all_sub_kernels",
+  "primary_kernel_type", "zero_cost", "compute_subcategory", "expected_input_formats",
+  "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
+  "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
+  "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", NULL
+};
+
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */
+static void
+check_entry_keys (msperf_database *db, const char *name, const msperf_value *raw)
+{
+  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP)
+    return;
+  for (guint k = 0; k < raw->keys->len; k++)
+    {
+      const char *key = g_ptr_array_index (raw->keys, k);
+      const msperf_value *v = g_ptr_array_index (raw->items, k);
+      const char *best = NULL;
+      guint best_d = 4;
+
+      if (g_strv_contains (entry_keys, key))
+        continue;
+      for (const char *const *known = entry_keys; *known != NULL; known++)
+        {
+          guint d = edit_distance (key, *known);
+
+          if (d < best_d)
+            best_d = d, best = *known;
+        }
+      if (best != NULL)
+        add_warning (db, v->line, "operator '%s': unknown key '%.80s' ignored (did you mean %s?)",
+                     name, key, best);
+      else
+        add_warning (db, v->line, "operator '%s': unknown key '%.80s' ignored", name, key);
+    }
+}
+
 static gboolean
 load_entries (msperf_database *db, GError **error)
 {
@@ -304,6 +370,7 @@ load_entries (msperf_database *db, GError **error)
       guint line = raw->line;
       msperf_mapping_entry *e = decode_entry (name, raw, &problem, &line);
 
+      check_entry_keys (db, name, raw);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);

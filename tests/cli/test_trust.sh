@@ -337,6 +337,30 @@ t_escaped_nul() {
 }
 ok "an escaped NUL or a lone surrogate in a trace string refuses the line" t_escaped_nul
 
+# ---- unknown per-op mapping keys
+t_mapping_key_typo() {
+  fresh_db
+  sed 's/^    kernel_type: Add$/    kernel_typ: Add/' "$bad/base/op_mapping.yaml" >"$tmp/case/db/op_mapping.yaml"
+  grep -q kernel_typ: "$tmp/case/db/op_mapping.yaml" || { echo "fixture not edited"; return 1; }
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "error: .*db/op_mapping.yaml:7: operator 'aten.add.Tensor': unknown key 'kernel_typ' ignored (did you mean kernel_type?)" || return 1
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  est 0 || return 1
+  [ "$(grep -c "unknown key 'kernel_typ'" "$tmp/err")" -eq 1 ] || { echo "estimate did not warn once"; cat "$tmp/err"; return 1; }
+}
+ok "validate reports a mapping key typo with file:line and 'did you mean' (exit 1); estimate warns once" t_mapping_key_typo
+t_upstream_keys() {
+  found=0
+  for f in "$src"/doc/examples/*/op_mapping.yaml /work/shared/data/msmodeling/*/*/*/op_mapping.yaml; do
+    [ -f "$f" ] || continue
+    found=1
+    "$bin" validate --profiling-database "$(dirname "$f")" >"$tmp/out" 2>&1
+    hasnt "$tmp/out" "unknown key" || return 1
+  done
+  [ "$found" = 1 ] || echo "no mapping found (only the fixture checked)"
+}
+ok "every upstream-known per-op key stays accepted" t_upstream_keys
+
 # ---- database files stay inside the database
 t_yaml_symlink_out() {
   fresh_db
