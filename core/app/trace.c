@@ -953,7 +953,12 @@ summary_add_error (msperf_trace_reader *r, GError *err, const char *op_name, gui
 {
   msperf_trace_item *item = g_new0 (msperf_trace_item, 1);
 
-  item->error = g_strdup_printf ("%s:%u: %s", r->name, line, err->message);
+  /* json-glib gives no position for a non-object entry: its JSON path (in the message) says
+   * where it is, a "line 0" would not. */
+  if (line > 0)
+    item->error = g_strdup_printf ("%s:%u: %s", r->name, line, err->message);
+  else
+    item->error = g_strdup_printf ("%s: %s", r->name, err->message);
   item->op_name = g_strdup (op_name);
   item->index = r->index++;
   item->line = line;
@@ -984,9 +989,10 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
   obj = json_node_get_object (node);
   line = object_line (ol, obj);
   name_node = json_object_get_member (obj, "op_name");
-  if (name_node == NULL || !node_is_string (name_node))
+  if (name_node == NULL || !node_is_string (name_node)
+      || *json_node_get_string (name_node) == '\0')
     {
-      path_error (&err, &entry, "'op_name' must be a string");
+      path_error (&err, &entry, "'op_name' must be a non-empty string");
       summary_add_error (r, err, NULL, line);
       return;
     }
@@ -1311,6 +1317,21 @@ slurp (msperf_trace_reader *r, gsize *len)
   return g_string_free (all, FALSE);
 }
 
+/* Whether a first line opens a pretty-printed document ("{" alone, or '{ "ops": ...') rather
+ * than holding an op. */
+static gboolean
+opens_document (const char *first)
+{
+  g_autofree char *t = g_strstrip (g_strdup (first));
+  const char *p = t + 1;
+
+  if (t[0] != '{')
+    return FALSE;
+  while (g_ascii_isspace (*p))
+    p++;
+  return *p == '\0' || g_str_has_prefix (p, "\"ops\"");
+}
+
 /* Decides between JSON Lines and the op-summary document (FORMATS §2). JSON Lines stays
  * streaming: only the first one or two significant lines are read ahead. */
 static gboolean
@@ -1319,6 +1340,7 @@ detect (msperf_trace_reader *r, GError **error)
   const char *first = read_ahead_significant (r, 1);
   gboolean summary_like = FALSE, parsed = FALSE, second_is_op = FALSE, brace;
   g_autofree char *text = NULL;
+  g_autofree char *first_copy = NULL;
   gsize len = 0;
 
   if (first == NULL)
@@ -1354,13 +1376,15 @@ detect (msperf_trace_reader *r, GError **error)
         return TRUE;
     }
 
+  first_copy = g_strdup (first);
   text = slurp (r, &len);
   if (load_summary (r, text, len, &parsed, error))
     return TRUE;
-  /* Not a JSON document, but it starts like JSON Lines, or its first line is a malformed op
-   * ("42", "[1,", junk) followed by a good one: report it line by line (the malformed lines
-   * rejected alone, the others answered) rather than failing whole. */
-  if (!parsed && (brace || second_is_op))
+  /* Not a JSON document, but its first line is a malformed op ("{\"op\": ...", "42", "[1,",
+   * junk) followed by a good one: report it line by line (the malformed lines rejected alone,
+   * the others answered) rather than failing whole. Anything else (a truncated document, one
+   * with trailing junk) is one document error, not a rejection per line. */
+  if (!parsed && (second_is_op || (brace && !summary_like && !opens_document (first_copy))))
     {
       g_clear_error (error);
       if (r->file && r->close_file)

@@ -337,6 +337,25 @@ t_escaped_nul() {
 }
 ok "an escaped NUL or a lone surrogate in a trace string refuses the line" t_escaped_nul
 
+# ---- op-summary errors
+t_summary_errors() {
+  fresh_db
+  printf '{\n  "ops": [\n    {"op_name": "", "count": 2},\n    42,\n    {"op_name": "aten.add.Tensor", "count": 1}\n  ]\n}\n' >"$tmp/case/t.jsonl"
+  est 1 || return 1
+  has "$tmp/err" "t.jsonl:3: ops\[0\]: 'op_name' must be a non-empty string" || return 1
+  has "$tmp/err" "t.jsonl: ops\[1\]: must be an object, got integer" || return 1
+  hasnt "$tmp/err" "t.jsonl:0:" || return 1
+  answers 0; grep -q '"op": "aten.add.Tensor"' "$tmp/out" || { echo "good op not answered"; return 1; }
+  printf '{\n  "ops": [\n    {"op_name": "aten.add.Tensor", "count": 1},\n' >"$tmp/case/t.jsonl"
+  est 2 || return 1
+  [ "$(grep -c 't.jsonl:' "$tmp/err")" -eq 1 ] || { echo "truncated: not one document error"; return 1; }
+  printf '{\n  "ops": [{"op_name": "aten.add.Tensor", "count": 1}]\n}\n]]\n' >"$tmp/case/t.jsonl"
+  est 2 || return 1
+  has "$tmp/err" "t.jsonl:1: unexpected content after the JSON value" || return 1
+  [ "$(grep -c 't.jsonl:' "$tmp/err")" -eq 1 ] || { echo "trailing junk: not one document error"; return 1; }
+}
+ok "op-summary: JSON path not line 0, empty op_name refused, truncated/trailing junk one error" t_summary_errors
+
 # ---- unknown per-op mapping keys
 t_mapping_key_typo() {
   fresh_db
