@@ -144,6 +144,7 @@ msperf_ynode_load (const char *path, GError **error)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
+  gsize skip;
   yaml_parser_t parser;
   msperf_ynode *root;
 
@@ -154,7 +155,9 @@ msperf_ynode_load (const char *path, GError **error)
       fail (error, path, 1, "cannot initialise the YAML parser");
       return NULL;
     }
-  yaml_parser_set_input_string (&parser, (const unsigned char *) data, len);
+  /* A UTF-8 byte-order mark would become part of the first key (libyaml keeps it). */
+  skip = len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  yaml_parser_set_input_string (&parser, (const unsigned char *) data + skip, len - skip);
   root = parse_document (&parser, path, error);
   yaml_parser_delete (&parser);
   return root;

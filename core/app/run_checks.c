@@ -129,6 +129,14 @@ msperf_run_check_inputs (msperf_run *run, msperf_database *db)
   g_return_if_fail (run != NULL);
   if (db == NULL)
     return;
+  /* a mapping key typo (kernel_typ) unmaps its op without a word otherwise */
+  for (guint k = 0; k < msperf_database_warnings (db)->len; k++)
+    {
+      const char *w = g_ptr_array_index (msperf_database_warnings (db), k);
+
+      if (strstr (w, ": unknown key '") != NULL)
+        msperf_run_warn (run, w);
+    }
   seen = g_hash_table_new (g_str_hash, g_str_equal);
   kernels = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint k = 0; k < run->records->len; k++)

@@ -22,6 +22,7 @@ struct msperf_trace_reader {
   gboolean read_failed;  /* a read error not reported yet */
   gboolean read_ended;   /* a read error ended the input */
   int read_errno;
+  gboolean bom_checked;  /* the first physical line was read (a BOM there is dropped) */
   GQueue pending;      /* raw lines read ahead while detecting the format (char*) */
   GString *buf;
   guint line;          /* physical lines consumed so far */
@@ -609,6 +610,59 @@ set_json_error (GError **error, const GError *json_error)
  * Control bytes are refused too (JSON has none outside whitespace): binary junk. */
 #define MAX_JSON_DEPTH 64
 
+/* The value of the \uXXXX escape at text[k] (the backslash), or -1 when it is not one. */
+static long
+unicode_escape_at (const char *text, gsize len, gsize k)
+{
+  char hex[5];
+
+  if (k + 6 > len || text[k] != '\\' || text[k + 1] != 'u')
+    return -1;
+  memcpy (hex, text + k + 2, 4);
+  hex[4] = '\0';
+  for (int i = 0; i < 4; i++)
+    if (!g_ascii_isxdigit (hex[i]))
+      return -1;
+  return (long) g_ascii_strtoll (hex, NULL, 16);
+}
+
+/* json-glib turns \u0000 into a NUL that ends the C string ("aten.mm.default\u0000junk"
+ * would be answered as aten.mm.default) and a lone surrogate into bytes that are not UTF-8
+ * (every output would carry them): such a line is refused. k is the backslash. */
+static gboolean
+unicode_escape_ok (const char *text, gsize len, gsize k, GError **error)
+{
+  long u = unicode_escape_at (text, len, k), low;
+
+  if (u == 0)
+    {
+      path_error (error, NULL, "escaped NUL (\\u0000) in a string at byte %" G_GSIZE_FORMAT,
+                  k + 1);
+      return FALSE;
+    }
+  if (u >= 0xD800 && u <= 0xDBFF)
+    {
+      low = unicode_escape_at (text, len, k + 6);
+      if (low >= 0xDC00 && low <= 0xDFFF)
+        return TRUE;
+    }
+  /* the second half of a pair checked at its first */
+  if (u >= 0xDC00 && u <= 0xDFFF && k >= 6)
+    {
+      long high = unicode_escape_at (text, len, k - 6);
+
+      if (high >= 0xD800 && high <= 0xDBFF)
+        return TRUE;
+    }
+  if (u >= 0xD800 && u <= 0xDFFF)
+    {
+      path_error (error, NULL, "lone UTF-16 surrogate (\\u%04lx) in a string at byte %"
+                  G_GSIZE_FORMAT, (unsigned long) u, k + 1);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 json_text_ok (const char *text, gsize len, GError **error)
 {
@@ -654,6 +708,9 @@ json_text_ok (const char *text, gsize len, GError **error)
         }
       if (in_string)
         {
+          if (c == '\\' && k + 1 < len && text[k + 1] == 'u'
+              && !unicode_escape_ok (text, len, k, error))
+            return FALSE;
           if (c == '\\' && k + 1 < len)
             k++;
           else if (c == '"')
@@ -896,7 +953,12 @@ summary_add_error (msperf_trace_reader *r, GError *err, const char *op_name, gui
 {
   msperf_trace_item *item = g_new0 (msperf_trace_item, 1);
 
-  item->error = g_strdup_printf ("%s:%u: %s", r->name, line, err->message);
+  /* json-glib gives no position for a non-object entry: its JSON path (in the message) says
+   * where it is, a "line 0" would not. */
+  if (line > 0)
+    item->error = g_strdup_printf ("%s:%u: %s", r->name, line, err->message);
+  else
+    item->error = g_strdup_printf ("%s: %s", r->name, err->message);
   item->op_name = g_strdup (op_name);
   item->index = r->index++;
   item->line = line;
@@ -927,9 +989,10 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
   obj = json_node_get_object (node);
   line = object_line (ol, obj);
   name_node = json_object_get_member (obj, "op_name");
-  if (name_node == NULL || !node_is_string (name_node))
+  if (name_node == NULL || !node_is_string (name_node)
+      || *json_node_get_string (name_node) == '\0')
     {
-      path_error (&err, &entry, "'op_name' must be a string");
+      path_error (&err, &entry, "'op_name' must be a non-empty string");
       summary_add_error (r, err, NULL, line);
       return;
     }
@@ -1098,6 +1161,16 @@ out:
 
 /* ------------------------------------------------------------------ raw lines */
 
+/* The first LF or CR in [p, p + n), or NULL. */
+static const char *
+line_end (const char *p, gsize n)
+{
+  for (gsize k = 0; k < n; k++)
+    if (p[k] == '\n' || p[k] == '\r')
+      return p + k;
+  return NULL;
+}
+
 /* Next physical line of the source into r->buf, without its end of line. FALSE at the end. */
 static gboolean
 source_read_line (msperf_trace_reader *r)
@@ -1109,11 +1182,14 @@ source_read_line (msperf_trace_reader *r)
       if (r->data == NULL || r->pos >= r->len)
         return FALSE;
       start = r->data + r->pos;
-      nl = memchr (start, '\n', r->len - r->pos);
+      nl = line_end (start, r->len - r->pos);
       if (nl)
         {
           g_string_append_len (r->buf, start, nl - start);
           r->pos += (gsize) (nl - start) + 1;
+          /* CR LF is one line end */
+          if (*nl == '\r' && r->pos < r->len && r->data[r->pos] == '\n')
+            r->pos++;
         }
       else
         {
@@ -1134,6 +1210,15 @@ source_read_line (msperf_trace_reader *r)
           any = TRUE;
           if (c == '\n')
             break;
+          if (c == '\r')
+            {
+              /* A lone CR (old Mac files) ends a line too, else every line merges into one
+               * and one bad op takes the whole trace with it. */
+              c = getc (r->file);
+              if (c != '\n' && c != EOF)
+                ungetc (c, r->file);
+              break;
+            }
           g_string_append_c (r->buf, (char) c);
         }
       if (ferror (r->file))
@@ -1149,8 +1234,13 @@ source_read_line (msperf_trace_reader *r)
       if (!any)
         return FALSE;
     }
-  if (r->buf->len && r->buf->str[r->buf->len - 1] == '\r')
-    g_string_truncate (r->buf, r->buf->len - 1);
+  /* A UTF-8 byte-order mark is the stream's, not the first op's. */
+  if (!r->bom_checked)
+    {
+      r->bom_checked = TRUE;
+      if (g_str_has_prefix (r->buf->str, "\xef\xbb\xbf"))
+        g_string_erase (r->buf, 0, 3);
+    }
   /* A NUL would end the line early as a C string and hide binary junk (a line of it would
    * even look blank): make it a control byte that the JSON check rejects. */
   for (char *nul = memchr (r->buf->str, '\0', r->buf->len); nul != NULL;
@@ -1227,14 +1317,30 @@ slurp (msperf_trace_reader *r, gsize *len)
   return g_string_free (all, FALSE);
 }
 
+/* Whether a first line opens a pretty-printed document ("{" alone, or '{ "ops": ...') rather
+ * than holding an op. */
+static gboolean
+opens_document (const char *first)
+{
+  g_autofree char *t = g_strstrip (g_strdup (first));
+  const char *p = t + 1;
+
+  if (t[0] != '{')
+    return FALSE;
+  while (g_ascii_isspace (*p))
+    p++;
+  return *p == '\0' || g_str_has_prefix (p, "\"ops\"");
+}
+
 /* Decides between JSON Lines and the op-summary document (FORMATS §2). JSON Lines stays
  * streaming: only the first one or two significant lines are read ahead. */
 static gboolean
 detect (msperf_trace_reader *r, GError **error)
 {
   const char *first = read_ahead_significant (r, 1);
-  gboolean summary_like = FALSE, parsed = FALSE, brace;
+  gboolean summary_like = FALSE, parsed = FALSE, second_is_op = FALSE, brace;
   g_autofree char *text = NULL;
+  g_autofree char *first_copy = NULL;
   gsize len = 0;
 
   if (first == NULL)
@@ -1256,24 +1362,30 @@ detect (msperf_trace_reader *r, GError **error)
       if (!summary_like)
         return TRUE;
     }
-  else if (brace)
+  else
     {
       /* A first line that is an incomplete object is either a pretty-printed document or a
        * malformed first op; a second line that is a complete object settles it as JSON Lines
        * without reading the (possibly huge) rest. */
       const char *second = read_ahead_significant (r, 2);
-      if (second != NULL && second[0] == '{' && json_text_ok (second, strlen (second), NULL)
-          && json_parser_load_from_data (r->parser, second, -1, NULL))
+
+      second_is_op = second != NULL && second[0] == '{'
+                     && json_text_ok (second, strlen (second), NULL)
+                     && json_parser_load_from_data (r->parser, second, -1, NULL);
+      if (brace && second_is_op)
         return TRUE;
     }
 
+  first_copy = g_strdup (first);
   text = slurp (r, &len);
   if (load_summary (r, text, len, &parsed, error))
     return TRUE;
-  if (!parsed && brace)
+  /* Not a JSON document, but its first line is a malformed op ("{\"op\": ...", "42", "[1,",
+   * junk) followed by a good one: report it line by line (the malformed lines rejected alone,
+   * the others answered) rather than failing whole. Anything else (a truncated document, one
+   * with trailing junk) is one document error, not a rejection per line. */
+  if (!parsed && (second_is_op || (brace && !summary_like && !opens_document (first_copy))))
     {
-      /* Not a JSON document, but it starts like JSON Lines: report it line by line (the
-       * malformed lines rejected, the others answered) rather than failing whole. */
       g_clear_error (error);
       if (r->file && r->close_file)
         fclose (r->file);

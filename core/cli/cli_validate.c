@@ -272,14 +272,15 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
 
   r.errors = g_ptr_array_new_with_free_func (g_free);
   r.warnings = g_ptr_array_new_with_free_func (g_free);
-  /* The loader reports rejected entries (path rules) among its warnings; for validate they
-   * are errors: the entry is unusable. */
+  /* The loader reports rejected entries (path rules) and unknown entry keys (typos) among its
+   * warnings; for validate they are errors: the entry is unusable or not what was meant. */
   db_warnings = msperf_database_warnings (db);
   for (guint k = 0; k < db_warnings->len; k++)
     {
       const char *w = g_ptr_array_index (db_warnings, k);
       gboolean rejected = strstr (w, "is not a plain file stem") != NULL
-                          || strstr (w, ": expected ") != NULL;
+                          || strstr (w, ": expected ") != NULL
+                          || strstr (w, ": unknown key '") != NULL;
       g_ptr_array_add (rejected ? r.errors : r.warnings, g_strdup (w));
     }
 

@@ -415,6 +415,156 @@ outside_dir (const char *file, const char *dir)
                           real_dir);
 }
 
+/* MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1: the user takes the risk of writable module places. */
+static gboolean
+insecure_allowed (void)
+{
+  const char *allow = g_getenv ("MSPERF_ALLOW_INSECURE_PLUGIN_DIR");
+
+  return allow != NULL && strcmp (allow, "1") == 0;
+}
+
+/* Whoever may write the file, its directory or (without the sticky bit) any directory above
+ * it can swap the code msperf runs. Checks the real location of file: the file itself and
+ * its directory must not be world-writable; a further parent must not be world-writable
+ * unless sticky (/tmp), where no one can rename another user's entry. Returns the problem or
+ * NULL. */
+static char *
+insecure_location (const char *file)
+{
+  g_autofree char *real = realpath (file, NULL);
+  g_autofree char *dir = NULL;
+  GStatBuf st;
+
+  if (insecure_allowed ())
+    return NULL;
+  if (real == NULL)
+    return g_strdup_printf ("cannot resolve the path: %s", g_strerror (errno));
+  if (g_stat (real, &st) == 0 && (st.st_mode & S_IWOTH) != 0)
+    return g_strdup_printf ("%s is world-writable (mode %04o): refused (set "
+                            "MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1 to allow it)", real,
+                            (unsigned) (st.st_mode & 07777));
+  dir = g_path_get_dirname (real);
+  for (gboolean first = TRUE;; first = FALSE)
+    {
+      char *up;
+
+      if (g_stat (dir, &st) == 0 && (st.st_mode & S_IWOTH) != 0
+          && (first || (st.st_mode & S_ISVTX) == 0))
+        return g_strdup_printf ("directory %s above %s is world-writable (mode %04o): refused "
+                                "(set MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1 to allow it)", dir,
+                                real, (unsigned) (st.st_mode & 07777));
+      if (strcmp (dir, G_DIR_SEPARATOR_S) == 0 || strcmp (dir, ".") == 0)
+        return NULL;
+      up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+}
+
+/* The value of key in a libtool .la file (lines key='value'), or NULL. */
+static char *
+la_value (const char *text, const char *key)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  size_t n = strlen (key);
+
+  for (char **l = lines; *l != NULL; l++)
+    if (strncmp (*l, key, n) == 0 && (*l)[n] == '=')
+      {
+        const char *v = *l + n + 1;
+        size_t len = strlen (v);
+
+        if (len >= 2 && v[0] == '\'' && v[len - 1] == '\'')
+          return g_strndup (v + 1, len - 2);
+        return g_strdup (v);
+      }
+  return NULL;
+}
+
+/* Whether a and b (canonical) name one directory, also through symlinks (/usr/lib64). */
+static gboolean
+same_dir (const char *a, const char *b)
+{
+  g_autofree char *real_a = NULL;
+  g_autofree char *real_b = NULL;
+
+  if (strcmp (a, b) == 0)
+    return TRUE;
+  real_a = realpath (a, NULL);
+  real_b = realpath (b, NULL);
+  return real_a != NULL && real_b != NULL && strcmp (real_a, real_b) == 0;
+}
+
+/* The object a .la stands for, resolved here the way libltdl would, so that the object that
+ * is checked is the object that is opened: an installed .la's libdir must be the module
+ * directory itself (else libltdl loads whatever that other directory holds); an uninstalled
+ * one names its object in .libs next to it. Returns the object path, or NULL with *why. */
+static char *
+la_object (const char *la, const char *dir, char **why)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *dlname = NULL;
+  g_autofree char *installed = NULL;
+  g_autofree char *libdir = NULL;
+  g_autofree char *canon = NULL;
+  char *object;
+
+  if (!g_file_get_contents (la, &text, NULL, NULL) || !g_utf8_validate (text, -1, NULL)
+      || (dlname = la_value (text, "dlname")) == NULL || *dlname == '\0'
+      || strchr (dlname, G_DIR_SEPARATOR) != NULL)
+    {
+      *why = g_strdup ("not a loadable object: not a libtool library, or the object it names "
+                       "is missing");
+      return NULL;
+    }
+  installed = la_value (text, "installed");
+  libdir = la_value (text, "libdir");
+  if (installed != NULL && strcmp (installed, "yes") == 0)
+    {
+      canon = libdir != NULL ? g_canonicalize_filename (libdir, NULL) : NULL;
+      if (canon == NULL || !same_dir (canon, dir))
+        {
+          *why = g_strdup_printf ("its libdir '%s' is not the module directory %s: refused "
+                                  "(libltdl would load the object from there)",
+                                  libdir != NULL ? libdir : "", dir);
+          return NULL;
+        }
+      return g_build_filename (dir, dlname, NULL);
+    }
+  object = g_build_filename (dir, ".libs", dlname, NULL);
+  if (g_file_test (object, G_FILE_TEST_EXISTS))
+    return object;
+  g_free (object);
+  return g_build_filename (dir, dlname, NULL);
+}
+
+/* Where the code of info's candidate really is, and whether anyone else could have written
+ * it: the .la (when the candidate is one), the object it names and every directory above
+ * both. On success *object is the file to open (the .la is not opened: libltdl would find the
+ * object by its own rules, not necessarily the one checked here). */
+static gboolean
+check_location (msperf_plugin_info *info, const char *dir, char **object)
+{
+  char *problem = insecure_location (info->file);
+
+  if (problem == NULL && g_str_has_suffix (info->file, ".la"))
+    {
+      *object = la_object (info->file, dir, &problem);
+      if (*object != NULL && !g_file_test (*object, G_FILE_TEST_IS_REGULAR))
+        problem = g_strdup_printf ("not a loadable object: not a libtool library, or the object "
+                                   "it names is missing (%s)", *object);
+      if (problem == NULL)
+        problem = insecure_location (*object);
+    }
+  else if (problem == NULL)
+    *object = g_strdup (info->file);
+  if (problem == NULL)
+    return TRUE;
+  reject (info, problem);
+  return FALSE;
+}
+
 /* Runs every check on one candidate and records the outcome in a new info. */
 static void
 load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTable *disabled,
@@ -424,6 +574,7 @@ load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTa
   g_autoptr (GError) error = NULL;
   lt_dlhandle handle = NULL;
   const msperf_plugin *p;
+  g_autofree char *object = NULL;
   char *problem = NULL;
   void *state = NULL;
   GStatBuf st;
@@ -467,21 +618,20 @@ load_candidate (msperf_registry *reg, const char *dir, const char *stem, GHashTa
       reject (info, g_strdup ("libltdl could not be initialised"));
       return;
     }
+  if (!check_location (info, dir, &object))
+    return;
 
-  handle = open_module (info->file, &problem);
+  handle = open_module (object, &problem);
   if (handle == NULL)
     {
       /* libltdl often reports only "file not found" (its preload loader runs last), so say
        * what we know and where to look, as collectd does. */
-      if (g_str_has_suffix (info->file, ".la"))
-        reject (info, g_strdup_printf ("not a loadable object: not a libtool library, or the "
-                                       "object it names is missing (libltdl: %s)", problem));
-      else if (!is_elf (info->file))
+      if (!is_elf (object))
         reject (info, g_strdup_printf ("not a loadable object: not an ELF file (libltdl: %s)",
                                        problem));
       else
         reject (info, g_strdup_printf ("not a loadable object (libltdl: %s); run 'ldd %s' to "
-                                       "check it and its libraries", problem, info->file));
+                                       "check it and its libraries", problem, object));
       g_free (problem);
       return;
     }
@@ -557,12 +707,11 @@ close:
 static char *
 insecure_dir (const char *dir)
 {
-  const char *allow = g_getenv ("MSPERF_ALLOW_INSECURE_PLUGIN_DIR");
   g_autofree char *libs = g_build_filename (dir, ".libs", NULL);
   const char *check[] = { dir, libs };
   GStatBuf st;
 
-  if (allow != NULL && strcmp (allow, "1") == 0)
+  if (insecure_allowed ())
     return NULL;
   for (size_t k = 0; k < G_N_ELEMENTS (check); k++)
     if (g_stat (check[k], &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & S_IWOTH) != 0)

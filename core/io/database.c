@@ -2,10 +2,12 @@
  * (reference profiling-semantics.md §1, FORMATS §1). */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <config.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <msperf/database.h>
 #include <msperf/error.h>
 #include "io/yaml_doc.h"
@@ -277,6 +279,72 @@ reject:
   return NULL;
 }
 
+/* Every per-op key of upstream's databases (0.13, 0.15, 0.18, the examples and fixtures; doc
+ * profiling-semantics §1.2) and msperf's own: they stay accepted even where msperf ignores
+ * them. Any other key is most likely a typo (kernel_typ) that would silently unmap the op. */
+static const char *const entry_keys[] = {
+  "kernel_type", "alternate_kernel_types", "notes", "tc_input_count", "query_mode", "category",
+  "composite", "sub_kernels", "decomposer", "decomposer_options", "require_all_sub_kernels",
+  "primary_kernel_type", "zero_cost", "compute_subcategory", "expected_input_formats",
+  "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
+  "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
+  "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", NULL
+};
+
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */
+static void
+check_entry_keys (msperf_database *db, const char *name, const msperf_value *raw)
+{
+  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP)
+    return;
+  for (guint k = 0; k < raw->keys->len; k++)
+    {
+      const char *key = g_ptr_array_index (raw->keys, k);
+      const msperf_value *v = g_ptr_array_index (raw->items, k);
+      const char *best = NULL;
+      guint best_d = 4;
+
+      if (g_strv_contains (entry_keys, key))
+        continue;
+      for (const char *const *known = entry_keys; *known != NULL; known++)
+        {
+          guint d = edit_distance (key, *known);
+
+          if (d < best_d)
+            best_d = d, best = *known;
+        }
+      if (best != NULL)
+        add_warning (db, v->line, "operator '%s': unknown key '%.80s' ignored (did you mean %s?)",
+                     name, key, best);
+      else
+        add_warning (db, v->line, "operator '%s': unknown key '%.80s' ignored", name, key);
+    }
+}
+
 static gboolean
 load_entries (msperf_database *db, GError **error)
 {
@@ -302,6 +370,7 @@ load_entries (msperf_database *db, GError **error)
       guint line = raw->line;
       msperf_mapping_entry *e = decode_entry (name, raw, &problem, &line);
 
+      check_entry_keys (db, name, raw);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);
@@ -371,6 +440,22 @@ load_comm_ref (msperf_database *db)
                  "kernels fall back to the database directory", ref->s, comm_dir);
 }
 
+/* Without a --database-root, op_mapping.yaml must still be the database's own: a symlink out
+ * of the directory would be read (and its parse errors would quote the foreign file). */
+static gboolean
+yaml_in_dir (msperf_database *db, GError **error)
+{
+  g_autofree char *real_dir = real_path (db->dir);
+  g_autofree char *real_yaml = real_path (db->yaml_path);
+
+  if (real_dir == NULL || real_yaml == NULL || path_is_under (real_yaml, real_dir))
+    return TRUE;  /* a missing file is reported by the load, with its errno */
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+               "%s: a symlink that resolves outside the database directory: refused",
+               db->yaml_path);
+  return FALSE;
+}
+
 msperf_database *
 msperf_database_open (const char *dir, const char *root, GError **error)
 {
@@ -404,6 +489,8 @@ msperf_database_open (const char *dir, const char *root, GError **error)
           return NULL;
         }
     }
+  else if (!yaml_in_dir (db, error))
+    return NULL;
   db->doc = msperf_yaml_load_file (db->yaml_path, error);
   if (db->doc == NULL)
     return NULL;
@@ -503,12 +590,16 @@ load_confined (msperf_database *db, const char *path, const char *lookup_dir,
                const char *kernel_type, GError **error)
 {
   g_autofree char *real = real_path (path);
+  int real_errno = errno;
   g_autofree char *base = real_path (db->root != NULL ? db->root : lookup_dir);
+  int base_errno = errno;
 
   if (real == NULL || base == NULL)
     {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot resolve the path",
-                   path);
+      /* a symlink loop or a dangling link is named with its reason */
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot resolve the path: %s",
+                   real == NULL ? path : db->root != NULL ? db->root : lookup_dir,
+                   g_strerror (real == NULL ? real_errno : base_errno));
       return NULL;
     }
   if (!path_is_under (real, base))
@@ -522,6 +613,16 @@ load_confined (msperf_database *db, const char *path, const char *lookup_dir,
       return NULL;
     }
   return msperf_table_load (path, kernel_type, error);
+}
+
+/* Whether anything is at path, also a dangling symlink or a symlink loop: those are a broken
+ * table to report, not a silent csv_not_found. */
+static gboolean
+present (const char *path)
+{
+  GStatBuf st;
+
+  return g_lstat (path, &st) == 0;
 }
 
 static cached *
@@ -545,7 +646,7 @@ resolve_table (msperf_database *db, const char *kernel_type)
       comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
       {
         g_autofree char *path = g_build_filename (comm_dir, file, NULL);
-        if (g_file_test (path, G_FILE_TEST_EXISTS))
+        if (present (path))
           {
             c->table = load_confined (db, path, comm_dir, kernel_type, &c->error);
             return c;
@@ -554,7 +655,7 @@ resolve_table (msperf_database *db, const char *kernel_type)
     }
   {
     g_autofree char *path = g_build_filename (db->dir, file, NULL);
-    if (g_file_test (path, G_FILE_TEST_EXISTS))
+    if (present (path))
       {
         c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
         return c;

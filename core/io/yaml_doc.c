@@ -382,6 +382,14 @@ msperf_yaml_load_data (const char *data, size_t len, const char *name, GError **
   g_return_val_if_fail (data != NULL || len == 0, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
+  /* An editor's UTF-8 byte-order mark: libyaml keeps it as part of the first key, so the
+   * file's first key goes unrecognised. It sits on line 1: line numbers do not move. */
+  if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      len -= 3;
+    }
+
   /* libyaml would also accept UTF-16 (by BOM); msperf files are UTF-8 only. NULs are
    * rejected by g_utf8_validate_len as well. */
   if ((len >= 2 && (((guchar) data[0] == 0xFF && (guchar) data[1] == 0xFE)

@@ -270,6 +270,215 @@ t_count_overflow() {
 }
 ok "sums of count saturate at INT64_MAX and say so" t_count_overflow
 
+# ---- BOM, bad first lines, lone CR
+answers() {  # answers N: N MEASURED lines in $tmp/out
+  got=$(grep -c '"source": "MEASURED"' "$tmp/out")
+  [ "$got" -eq "$1" ] || { echo "$got MEASURED answers, expected $1"; cat "$tmp/out" "$tmp/err"; return 1; }
+}
+t_yaml_bom() {
+  fresh_db
+  printf '\357\273\277' >"$tmp/case/db/m.yaml"
+  cat "$tmp/case/db/op_mapping.yaml" >>"$tmp/case/db/m.yaml"
+  mv "$tmp/case/db/m.yaml" "$tmp/case/db/op_mapping.yaml"
+  run 0 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "0 errors, 0 warnings" || return 1
+  printf '\357\273\277interpolation:\n  enabled: true\nparallel: {tp_size: 2}\n' >"$tmp/bom-policy.yaml"
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  run 0 "$bin" --policy "$tmp/bom-policy.yaml" estimate --profiling-database "$tmp/case/db" \
+    --ops "$tmp/case/t.jsonl" --format jsonl || return 1
+  answers 2
+}
+ok "a UTF-8 BOM does not break a YAML file with a second top-level key" t_yaml_bom
+t_trace_bom() {
+  fresh_db
+  printf '\357\273\277' >"$tmp/case/t.jsonl"
+  cat "$tmp/case/ops.jsonl" >>"$tmp/case/t.jsonl"
+  est 0 || return 1
+  answers 2 && hasnt "$tmp/err" "t.jsonl:1:"
+}
+ok "a UTF-8 BOM before the first trace line is dropped, the line answered" t_trace_bom
+t_first_line() {
+  for first in 42 '[1,' 'garbage'; do
+    fresh_db
+    { echo "$first"; cat "$tmp/case/ops.jsonl"; } >"$tmp/case/t.jsonl"
+    est 1 || return 1
+    answers 2 || return 1
+    has "$tmp/err" "t.jsonl:1: " || return 1
+    [ "$(grep -c '"source": "REJECTED"' "$tmp/out")" -eq 1 ] || { echo "line 1 not rejected alone"; return 1; }
+  done
+}
+ok "a bad first trace line (42, [1,, junk) is rejected alone, the rest answered" t_first_line
+t_lone_cr() {
+  fresh_db
+  { printf '42\r'; tr '\n' '\r' <"$tmp/case/ops.jsonl"; } >"$tmp/case/t.jsonl"
+  est 1 || return 1
+  answers 2 && has "$tmp/err" "t.jsonl:1: expected a JSON object" || return 1
+  [ "$(wc -l <"$tmp/out")" -eq 3 ] || { echo "expected 3 lines"; return 1; }
+  # from a pipe too (the stream reader, not the in-memory one)
+  run 1 sh -c "cat '$tmp/case/t.jsonl' | '$bin' estimate --profiling-database '$tmp/case/db' --ops - --format jsonl" || return 1
+  answers 2
+}
+ok "lone-CR line ends end lines (a bad first line is rejected alone)" t_lone_cr
+
+# ---- op names stay what they say, outputs stay UTF-8
+t_escaped_nul() {
+  fresh_db
+  printf '%s\n' '{"op": "aten.mm.default\u0000junk"}' '{"op": "aten.add.Tensor\ud800"}' \
+    '{"op": "aten.add.Tensor\udc00x"}' '{"op": "aten.add.Tensor", "args": [], "kwargs": {"s": "\ud83d\ude00"}}' \
+    >"$tmp/case/t.jsonl"
+  est 1 || return 1
+  has "$tmp/err" 't.jsonl:1: escaped NUL (\\u0000) in a string at byte 24' || return 1
+  has "$tmp/err" 't.jsonl:2: lone UTF-16 surrogate (\\ud800) in a string at byte 24' || return 1
+  has "$tmp/err" 't.jsonl:3: lone UTF-16 surrogate (\\udc00)' || return 1
+  hasnt "$tmp/out" '"op": "aten.mm.default"' || return 1
+  [ "$(grep -c '"source": "REJECTED"' "$tmp/out")" -eq 3 ] || { echo "expected 3 rejected"; return 1; }
+  grep '"index": 3' "$tmp/out" | grep -qv REJECTED || { echo "a surrogate pair was refused"; return 1; }
+  iconv -f UTF-8 -t UTF-8 "$tmp/out" >/dev/null || { echo "output is not UTF-8"; return 1; }
+}
+ok "an escaped NUL or a lone surrogate in a trace string refuses the line" t_escaped_nul
+
+# ---- op-summary errors
+t_summary_errors() {
+  fresh_db
+  printf '{\n  "ops": [\n    {"op_name": "", "count": 2},\n    42,\n    {"op_name": "aten.add.Tensor", "count": 1}\n  ]\n}\n' >"$tmp/case/t.jsonl"
+  est 1 || return 1
+  has "$tmp/err" "t.jsonl:3: ops\[0\]: 'op_name' must be a non-empty string" || return 1
+  has "$tmp/err" "t.jsonl: ops\[1\]: must be an object, got integer" || return 1
+  hasnt "$tmp/err" "t.jsonl:0:" || return 1
+  answers 0; grep -q '"op": "aten.add.Tensor"' "$tmp/out" || { echo "good op not answered"; return 1; }
+  printf '{\n  "ops": [\n    {"op_name": "aten.add.Tensor", "count": 1},\n' >"$tmp/case/t.jsonl"
+  est 2 || return 1
+  [ "$(grep -c 't.jsonl:' "$tmp/err")" -eq 1 ] || { echo "truncated: not one document error"; return 1; }
+  printf '{\n  "ops": [{"op_name": "aten.add.Tensor", "count": 1}]\n}\n]]\n' >"$tmp/case/t.jsonl"
+  est 2 || return 1
+  has "$tmp/err" "t.jsonl:1: unexpected content after the JSON value" || return 1
+  [ "$(grep -c 't.jsonl:' "$tmp/err")" -eq 1 ] || { echo "trailing junk: not one document error"; return 1; }
+}
+ok "op-summary: JSON path not line 0, empty op_name refused, truncated/trailing junk one error" t_summary_errors
+
+# ---- unknown per-op mapping keys
+t_mapping_key_typo() {
+  fresh_db
+  sed 's/^    kernel_type: Add$/    kernel_typ: Add/' "$bad/base/op_mapping.yaml" >"$tmp/case/db/op_mapping.yaml"
+  grep -q kernel_typ: "$tmp/case/db/op_mapping.yaml" || { echo "fixture not edited"; return 1; }
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "error: .*db/op_mapping.yaml:7: operator 'aten.add.Tensor': unknown key 'kernel_typ' ignored (did you mean kernel_type?)" || return 1
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  est 0 || return 1
+  [ "$(grep -c "unknown key 'kernel_typ'" "$tmp/err")" -eq 1 ] || { echo "estimate did not warn once"; cat "$tmp/err"; return 1; }
+}
+ok "validate reports a mapping key typo with file:line and 'did you mean' (exit 1); estimate warns once" t_mapping_key_typo
+t_upstream_keys() {
+  found=0
+  for f in "$src"/doc/examples/*/op_mapping.yaml /work/shared/data/msmodeling/*/*/*/op_mapping.yaml; do
+    [ -f "$f" ] || continue
+    found=1
+    "$bin" validate --profiling-database "$(dirname "$f")" >"$tmp/out" 2>&1
+    hasnt "$tmp/out" "unknown key" || return 1
+  done
+  [ "$found" = 1 ] || echo "no mapping found (only the fixture checked)"
+}
+ok "every upstream-known per-op key stays accepted" t_upstream_keys
+
+# ---- database files stay inside the database
+t_yaml_symlink_out() {
+  fresh_db
+  printf 'root:x:0:0:secret-bytes\n' >"$tmp/foreign.yaml"
+  rm "$tmp/case/db/op_mapping.yaml"
+  ln -s "$tmp/foreign.yaml" "$tmp/case/db/op_mapping.yaml"
+  run 2 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "db/op_mapping.yaml: a symlink that resolves outside the database directory: refused" || return 1
+  cat "$tmp/out" >>"$tmp/err"
+  hasnt "$tmp/err" "secret-bytes" || return 1
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  est 2 || return 1
+  has "$tmp/err" "a symlink that resolves outside the database directory" && hasnt "$tmp/err" "secret-bytes"
+}
+ok "an op_mapping.yaml symlinked out of the database is refused, named, not quoted" t_yaml_symlink_out
+t_csv_loop() {
+  fresh_db
+  rm "$tmp/case/db/MatMulV2.csv"
+  ln -s loop "$tmp/case/db/MatMulV2.csv"; ln -s MatMulV2.csv "$tmp/case/db/loop"
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  has "$tmp/out" "MatMulV2.csv: cannot resolve the path: Too many levels of symbolic links" || return 1
+  hasnt "$tmp/out" csv_not_found
+}
+ok "a CSV symlink loop is named with its reason, not a silent csv_not_found" t_csv_loop
+
+# ---- ATT --bind values get the static domain checks
+t_bind_domain() {
+  for v in -5 0 1.5 2147483648 4294967296; do
+    run 1 "$bin" att duplicate --dtype float16 --count n --bind "n=$v" || return 1
+    has "$tmp/err" "msperf att duplicate: --bind value out of the parameter's domain: att duplicate: " || return 1
+    hasnt "$tmp/out" "value:" || return 1
+  done
+  has "$tmp/err" "above the kernel's limit 2147483647" || return 1
+  run 1 "$bin" att broadcast --dtype float16 --dst-shape a,8 --src-shape 1,8 --bind a=-3 || return 1
+  has "$tmp/err" "att.dst_shapes\[0\] is -3: sizes must be at least 1" || return 1
+  run 1 "$bin" att cast --in-dtype float32 --out-dtype float16 --shape s,4 --bind s=0.5 || return 1
+  has "$tmp/err" "att.shape\[0\]" || return 1
+  run 0 "$bin" att duplicate --dtype float16 --count n --bind n=64 || return 1
+  has "$tmp/out" "value: 29 cycles"
+}
+ok "ATT --bind values are refused outside the parameter's domain (exit 1)" t_bind_domain
+
+# ---- module loading stays in its directory (core/engine/registry.c)
+mod_so=$(ls "$MSPERF_TEST_PLUGINDIR"/.libs/msperf_elementwise.so 2>/dev/null | head -n 1)
+plugins_list() {  # plugins_list DIR: `plugins list` of DIR alone, to $tmp/out and $tmp/err
+  "$bin" --plugins-dir "$1" plugins list >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq 0 ] || { echo "plugins list exit $got"; cat "$tmp/err"; return 1; }
+}
+rejected() {  # rejected FILE REASON: the listing shows FILE rejected for REASON, stderr too
+  grep -F -- "$1" "$tmp/out" | grep -qF -- "rejected: $2" \
+    || { echo "'$1' not rejected for '$2':"; cat "$tmp/out"; return 1; }
+  grep -qF -- "$2" "$tmp/err" || { echo "no warning '$2':"; cat "$tmp/err"; return 1; }
+  ! grep -F -- "$1" "$tmp/out" | grep -q " loaded " || { echo "$1 loaded"; return 1; }
+}
+t_la_libdir() {
+  mkdir -p "$tmp/la" "$tmp/evil" && chmod 0755 "$tmp/la" && chmod 0777 "$tmp/evil"
+  cp "$mod_so" "$tmp/evil/" || return 1
+  printf "dlname='msperf_elementwise.so'\nlibdir='%s'\ninstalled=yes\n" "$tmp/evil" \
+    >"$tmp/la/msperf_elementwise.la"
+  plugins_list "$tmp/la" || return 1
+  rejected "$tmp/la/msperf_elementwise.la" \
+    "its libdir '$tmp/evil' is not the module directory $tmp/la: refused"
+}
+t_la_target_mode() {
+  mkdir -p "$tmp/la2/.libs" && chmod 0755 "$tmp/la2" "$tmp/la2/.libs"
+  cp "$mod_so" "$tmp/la2/.libs/" && chmod 0666 "$tmp/la2/.libs/msperf_elementwise.so"
+  printf "dlname='msperf_elementwise.so'\nlibdir='/nonexistent'\ninstalled=no\n" \
+    >"$tmp/la2/msperf_elementwise.la"
+  plugins_list "$tmp/la2" || return 1
+  rejected "$tmp/la2/msperf_elementwise.la" \
+    "$tmp/la2/.libs/msperf_elementwise.so is world-writable (mode 0666): refused"
+}
+t_mode_0666() {
+  mkdir -p "$tmp/m666" && chmod 0755 "$tmp/m666"
+  cp "$mod_so" "$tmp/m666/" && chmod 0666 "$tmp/m666/msperf_elementwise.so"
+  plugins_list "$tmp/m666" || return 1
+  rejected "$tmp/m666/msperf_elementwise.so" \
+    "$tmp/m666/msperf_elementwise.so is world-writable (mode 0666): refused"
+  MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1 plugins_list "$tmp/m666" || return 1
+  grep "msperf_elementwise" "$tmp/out" | grep -q "loaded" \
+    || { echo "not loaded with MSPERF_ALLOW_INSECURE_PLUGIN_DIR=1"; cat "$tmp/out"; return 1; }
+}
+t_parent_ww() {
+  mkdir -p "$tmp/ww/mods" && chmod 0777 "$tmp/ww" && chmod 0755 "$tmp/ww/mods"
+  cp "$mod_so" "$tmp/ww/mods/" && chmod 0644 "$tmp/ww/mods/msperf_elementwise.so"
+  plugins_list "$tmp/ww/mods" || return 1
+  rejected "$tmp/ww/mods/msperf_elementwise.so" \
+    "directory $tmp/ww above $tmp/ww/mods/msperf_elementwise.so is world-writable (mode 0777): refused"
+}
+if [ -n "$mod_so" ]; then
+  ok "a .la whose libdir names another directory is refused, not followed" t_la_libdir
+  ok "a .la whose object is world-writable is refused" t_la_target_mode
+  ok "a module file of mode 0666 is refused (the override allows it)" t_mode_0666
+  ok "a module directory inside a world-writable parent is refused" t_parent_ww
+else
+  for c in la-libdir la-target 0666 parent; do skip "module $c" "no msperf_elementwise.so built"; done
+fi
+
 # ---- Chrome trace
 t_chrome() {
   run 0 "$bin" estimate --chrome-trace "$tmp/ct.json" || return 1
