@@ -13,12 +13,16 @@
 #include "cli/cli_model.h"
 #include "app/report.h"
 #include "app/trace.h"
+#include "cli/estimate_jobs.h"
 
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
+  char *shard;
   char **models;
   gboolean no_interp, seq_parallel, dump_shapes, strict, list_all, chrome_aggregate;
   int tp, ep, dp, world;
+  int jobs;                  /* INT_MIN: not given */
+  guint shard_index, shard_count;
 } estimate_opts;
 
 static void
@@ -33,6 +37,7 @@ opts_clear (estimate_opts *o)
   g_free (o->report);
   g_free (o->metrics);
   g_free (o->chrome);
+  g_free (o->shard);
   g_strfreev (o->models);
 }
 
@@ -77,6 +82,38 @@ check_sizes (const estimate_opts *o, GError **error)
                      "%s must be an integer >= 1, not %d", sizes[k].flag, sizes[k].value);
         return FALSE;
       }
+  return TRUE;
+}
+
+/* --jobs N (1..256) and --shard I/N (1 <= I <= N): a typo must not answer a different part. */
+static gboolean
+check_jobs (estimate_opts *o, GError **error)
+{
+  guint64 i = 0, n = 0;
+  char *end = NULL;
+
+  if (o->jobs != INT_MIN && (o->jobs < 1 || o->jobs > 256))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--jobs must be an integer from 1 to 256, not %d", o->jobs);
+      return FALSE;
+    }
+  o->shard_index = 0;
+  o->shard_count = 1;
+  if (o->shard == NULL)
+    return TRUE;
+  if (g_ascii_isdigit (o->shard[0]))
+    i = g_ascii_strtoull (o->shard, &end, 10);
+  if (end && *end == '/' && g_ascii_isdigit (end[1]))
+    n = g_ascii_strtoull (end + 1, &end, 10);
+  if (end == NULL || *end != '\0' || n < 1 || n > G_MAXUINT || i < 1 || i > n)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--shard must be I/N with 1 <= I <= N, not '%s'", o->shard);
+      return FALSE;
+    }
+  o->shard_index = (guint) (i - 1);
+  o->shard_count = (guint) n;
   return TRUE;
 }
 
@@ -163,6 +200,10 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "List every interpolated op in the summary (default: the top 20; -v does too)", NULL },
     { "chrome-trace-aggregate", 0, 0, G_OPTION_ARG_NONE, &o->chrome_aggregate,
       "One Chrome trace event per distinct op and its count (for long traces)", NULL },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
+      "Answer on N threads (default: the number of cores; 1 for --ops -)", "N" },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &o->shard,
+      "Answer only the I-th of N interleaved parts of the trace (doc/scale-out.md)", "I/N" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -178,7 +219,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
   known = g_array_copy (own);
   if (!single)
     msperf_cli_model_estimate_entries (known);
-  o->tp = o->ep = o->dp = o->world = INT_MIN;  /* "not given", so that 0 can be refused */
+  o->tp = o->ep = o->dp = o->world = o->jobs = INT_MIN;  /* "not given", so that 0 can be refused */
   if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
                                  (const GOptionEntry *) known->data, *args, error))
     return FALSE;
@@ -187,7 +228,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     g_option_context_add_group (ctx, msperf_cli_model_estimate_group ());
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
-  if (!check_sizes (o, error) || !check_outputs (o, error))
+  if (!check_sizes (o, error) || !check_outputs (o, error) || !check_jobs (o, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
     {
@@ -290,34 +331,15 @@ progress_end (progress *p, size_t done)
     fprintf (stderr, "\rmsperf: %zu ops answered\n", done);
 }
 
-static msperf_record *
-answer_item (msperf_engine *e, msperf_trace_item *item, const char *source)
+/* The number of sessions: --jobs, else every core for a file; one for stdin, where a sweep
+ * may wait for each answer before it writes the next op. */
+static guint
+jobs_wanted (const estimate_opts *o, const char *source)
 {
-  msperf_record *rec = msperf_record_new ();
-
-  rec->index = item->index;
-  rec->line = item->line;
-  if (item->error)
-    {
-      rec->error = g_steal_pointer (&item->error);
-      rec->op_name = g_strdup (item->op_name ? item->op_name : "");
-      rec->count = 1;
-      rec->result = msperf_result_new ();
-      rec->result->source = MSPERF_SOURCE_REJECTED;
-      rec->analytic_us = NAN;
-      return rec;
-    }
-  rec->op = g_steal_pointer (&item->op);
-  rec->op_name = g_strdup (rec->op->name);
-  rec->count = rec->op->count;
-  rec->signature = msperf_op_signature (rec->op);
-  rec->analytic_us = msperf_engine_analytic_latency (e, rec->op);
-  rec->result = msperf_engine_query (e, rec->op);
-  /* An ATT model that refused its parameters rejects the line like a malformed one. */
-  if (rec->result->source == MSPERF_SOURCE_REJECTED)
-    rec->error = g_strdup_printf ("%s:%u: %s", source, rec->line,
-                                  rec->result->miss_reason ? rec->result->miss_reason : "rejected");
-  return rec;
+  if (o->jobs != INT_MIN)
+    return (guint) o->jobs;
+  return source && strcmp (source, "-") != 0 && strcmp (source, "<stdin>") != 0
+         ? msperf_jobs_default () : 1;
 }
 
 static int
@@ -327,28 +349,39 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
   gboolean jsonl = strcmp (o->format, "jsonl") == 0;
   progress prog = { .on = isatty (STDERR_FILENO) };
   int status = MSPERF_EXIT_OK;
-  msperf_trace_item item = { 0 };
+  msperf_jobs *jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
+  msperf_record **recs = NULL;
+  gboolean stop = FALSE;
+  guint n;
 
-  while (msperf_trace_reader_next (reader, &item))
-    {
-      msperf_record *rec = answer_item (e, &item, source);
-      msperf_trace_item_clear (&item);
-      if (rec->error)
-        {
-          fprintf (stderr, "msperf: %s\n", rec->error);
-          status = MSPERF_EXIT_PROBLEMS;
-        }
-      if (jsonl)
-        msperf_report_jsonl_record (rec, stdout);
-      msperf_run_add (run, rec);
-      progress_tick (&prog, run->records->len);
-      if (rec->error && o->strict)
-        break;
-      /* A full disk under --format jsonl: answering the rest would only be lost too. */
-      if (jsonl && ferror (stdout))
-        break;
-    }
+  msperf_jobs_set_shard (jobs, o->shard_index, o->shard_count);
+  while (!stop && (n = msperf_jobs_next_batch (jobs, reader, &recs)) > 0)
+    for (guint k = 0; k < n; k++)
+      {
+        msperf_record *rec = recs[k];
+
+        recs[k] = NULL;
+        /* After a stop, the rest of the batch was answered ahead: drop it unseen. */
+        if (stop)
+          {
+            msperf_record_free (rec);
+            continue;
+          }
+        if (rec->error)
+          {
+            fprintf (stderr, "msperf: %s\n", rec->error);
+            status = MSPERF_EXIT_PROBLEMS;
+          }
+        if (jsonl)
+          msperf_report_jsonl_record (rec, stdout);
+        stop = (rec->error && o->strict)
+               /* A full disk under --format jsonl: answering the rest would only be lost too. */
+               || (jsonl && ferror (stdout));
+        msperf_run_add (run, rec);
+        progress_tick (&prog, run->records->len);
+      }
   progress_end (&prog, run->records->len);
+  msperf_jobs_free (jobs);
   return status;
 }
 
