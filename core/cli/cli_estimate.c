@@ -14,11 +14,14 @@
 #include "app/report.h"
 #include "app/trace.h"
 #include "cli/estimate_jobs.h"
+#include "cli/answers.h"
 
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
   char *shard;
   char **models;
+  char **answers;            /* summarize: estimate --format jsonl outputs (shards) */
+  gboolean summarize;
   gboolean no_interp, seq_parallel, dump_shapes, strict, list_all, chrome_aggregate;
   int tp, ep, dp, world;
   int jobs;                  /* INT_MIN: not given */
@@ -39,6 +42,7 @@ opts_clear (estimate_opts *o)
   g_free (o->chrome);
   g_free (o->shard);
   g_strfreev (o->models);
+  g_strfreev (o->answers);
 }
 
 /* The upstream list form `--performance-model analytic profiling` gives several words to one
@@ -204,6 +208,9 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "Answer on N threads (default: the number of cores; 1 for --ops -)", "N" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &o->shard,
       "Answer only the I-th of N interleaved parts of the trace (doc/scale-out.md)", "I/N" },
+    { "answers", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->answers,
+      "summarize: the answers, estimate --format jsonl outputs of the shards (repeatable)",
+      "FILE" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -213,14 +220,18 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
   g_autoptr (GArray) known = NULL;
 
   for (const GOptionEntry *e = entries; e->long_name; e++)
-    if (strcmp (e->long_name, single ? "ops" : "op") != 0)
+    if (strcmp (e->long_name, single ? "ops" : "op") != 0
+        && (o->summarize || strcmp (e->long_name, "answers") != 0)
+        && !(o->summarize && (strcmp (e->long_name, "jobs") == 0
+                              || strcmp (e->long_name, "shard") == 0)))
       g_array_append_val (own, *e);
   /* The options checked: the command's own and, for estimate, the --model group's. */
   known = g_array_copy (own);
   if (!single)
     msperf_cli_model_estimate_entries (known);
   o->tp = o->ep = o->dp = o->world = o->jobs = INT_MIN;  /* "not given", so that 0 can be refused */
-  if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
+  if (!msperf_cli_check_options (single ? "msperf query"
+                                 : o->summarize ? "msperf summarize" : "msperf estimate",
                                  (const GOptionEntry *) known->data, *args, error))
     return FALSE;
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
@@ -241,8 +252,17 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "query needs --op JSON");
       return FALSE;
     }
+  if (o->summarize && o->answers == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "summarize needs --answers FILE (estimate --format jsonl output)");
+      return FALSE;
+    }
   if (o->format == NULL)
-    o->format = g_strdup (single ? "jsonl" : "table");
+    o->format = g_strdup (single ? "jsonl" : o->summarize ? "summary" : "table");
+  /* summarize prints the headline and the summary estimate prints beside its records. */
+  if (o->summarize && strcmp (o->format, "summary") == 0)
+    return TRUE;
   if (!g_strv_contains ((const char *const[]){ "table", "json", "jsonl", "csv", NULL }, o->format))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -342,10 +362,71 @@ jobs_wanted (const estimate_opts *o, const char *source)
          ? msperf_jobs_default () : 1;
 }
 
+/* summarize: the record of item, its answer read back from the answers files. */
+static msperf_record *
+record_from_answer (msperf_answers *answers, msperf_trace_item *item, GError **error)
+{
+  msperf_record *rec = msperf_record_new ();
+  char *error_text = NULL;
+
+  rec->index = item->index;
+  rec->line = item->line;
+  if (!msperf_answers_get (answers, item->index, &rec->result, &rec->analytic_us, &error_text,
+                           error))
+    {
+      msperf_record_free (rec);
+      return NULL;
+    }
+  if (item->error)
+    {
+      rec->error = g_steal_pointer (&item->error);
+      rec->op_name = g_strdup (item->op_name ? item->op_name : "");
+      rec->count = 1;
+      g_free (error_text);
+      return rec;
+    }
+  rec->op = g_steal_pointer (&item->op);
+  rec->op_name = g_strdup (rec->op->name);
+  rec->count = rec->op->count;
+  rec->signature = msperf_op_signature (rec->op);
+  rec->error = error_text;
+  return rec;
+}
+
+static int
+summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_opts *o)
+{
+  g_autoptr (GError) error = NULL;
+  msperf_answers *answers = msperf_answers_load ((const char *const *) o->answers, &error);
+  msperf_trace_item item = { 0 };
+  int status = MSPERF_EXIT_OK;
+
+  while (answers && msperf_trace_reader_next (reader, &item))
+    {
+      msperf_record *rec = record_from_answer (answers, &item, &error);
+
+      msperf_trace_item_clear (&item);
+      if (rec == NULL)
+        break;
+      if (rec->error)
+        status = MSPERF_EXIT_PROBLEMS;
+      msperf_run_add (run, rec);
+    }
+  msperf_answers_free (answers);
+  if (error)
+    {
+      fprintf (stderr, "msperf summarize: %s\n", error->message);
+      return MSPERF_EXIT_USAGE;
+    }
+  return status;
+}
+
 static int
 run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const char *source,
            const estimate_opts *o)
 {
+  if (o->summarize)
+    return summarize_items (run, reader, o);
   gboolean jsonl = strcmp (o->format, "jsonl") == 0;
   progress prog = { .on = isatty (STDERR_FILENO) };
   int status = MSPERF_EXIT_OK;
@@ -406,6 +487,11 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
       msperf_report_headline (run, stdout);
       msperf_report_table (run, stdout);
     }
+  else if (strcmp (o->format, "summary") == 0)
+    {
+      msperf_report_headline (run, stdout);
+      msperf_report_summary (run, stdout);
+    }
   else if (strcmp (o->format, "json") == 0)
     msperf_report_json (run, stdout);
   else if (strcmp (o->format, "csv") == 0)
@@ -413,7 +499,7 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
   fflush (stdout);
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other
    * formats get it on stderr (a single `query` answer needs none). */
-  if (!single && !table)
+  if (!single && !table && strcmp (o->format, "summary") != 0)
     {
       msperf_report_headline (run, stderr);
       msperf_report_summary (run, stderr);
@@ -428,10 +514,29 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
   return TRUE;
 }
 
+static int estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
+                          gboolean summarize);
+
 int
 msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single)
 {
-  estimate_opts o = { 0 };
+  return estimate_main (g, argc, argv, single, FALSE);
+}
+
+/* `msperf summarize`: estimate's run with the answers read back from JSON Lines (the shards of
+ * estimate --shard, merged or concatenated) instead of computed: the same trace, database and
+ * flags give the single run's headline, summary and reports. */
+int
+msperf_cli_summarize (const msperf_cli_global *g, int argc, char **argv)
+{
+  return estimate_main (g, argc, argv, FALSE, TRUE);
+}
+
+static int
+estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
+               gboolean summarize)
+{
+  estimate_opts o = { .summarize = summarize };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;
@@ -444,7 +549,8 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
 
   if (!parse_options (&o, &args, single, &error))
     {
-      fprintf (stderr, "msperf %s: %s\n", single ? "query" : "estimate", error->message);
+      fprintf (stderr, "msperf %s: %s\n", single ? "query" : summarize ? "summarize" : "estimate",
+               error->message);
       goto out;
     }
   if (o.models)

@@ -10,7 +10,6 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 #include <glib.h>
 #include <msperf/msperf.h>
 #include "cli/estimate_jobs.h"
@@ -40,9 +39,8 @@ struct msperf_jobs {
 guint
 msperf_jobs_default (void)
 {
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
-
-  return n >= 1 ? (guint) MIN (n, 256) : 1;
+  /* The cores this process may run on (affinity, cgroup limits), not all of the machine's. */
+  return CLAMP (g_get_num_processors (), 1, 256);
 }
 
 msperf_jobs *
