@@ -421,47 +421,137 @@ summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_op
   return status;
 }
 
+/* The details the summary, the metrics and the headline read (metrics.c, report_table.c);
+ * the rest (candidate points, boundaries, fallback reasons, ... : most of an answer's memory)
+ * only the per-record outputs print, and they have been written already. */
+static const char *const summary_details[] = {
+  "kernel_type", "zero_cost", "missed_kernels", "axes", NULL
+};
+
+/* The record's answer reduced to what the summary reads: the answer cache keeps the full one
+ * as long as it lives, the run keeps this one. */
+static void
+slim_record (msperf_record *rec)
+{
+  msperf_result *full = rec->result, *slim;
+  const msperf_value *d = full ? full->details : NULL;
+
+  if (d == NULL || d->kind != MSPERF_VALUE_MAP)
+    return;
+  slim = msperf_result_new ();
+  slim->source = full->source;
+  slim->latency_us = full->latency_us;
+  slim->confidence = full->confidence;
+  slim->kernel_type = g_strdup (full->kernel_type);
+  slim->method = g_strdup (full->method);
+  slim->shape_match_rule = g_strdup (full->shape_match_rule);
+  slim->miss_reason = g_strdup (full->miss_reason);
+  slim->interpolation_dim = full->interpolation_dim;
+  for (guint k = 0; k < d->keys->len; k++)
+    if (g_strv_contains (summary_details, g_ptr_array_index (d->keys, k)))
+      msperf_value_map_set (slim->details, g_ptr_array_index (d->keys, k),
+                            msperf_value_copy (g_ptr_array_index (d->items, k)));
+  msperf_result_unref (full);
+  rec->result = slim;
+}
+
+/* Keeps rec in the run, or folds it into the earlier record of the same op (its count added,
+ * saturating as msperf_run_distinct sums): with streamed records and no report, the run
+ * needs only what the summary aggregates per distinct op, so memory follows the distinct ops,
+ * not the lines. */
+static void
+keep_record (msperf_run *run, GHashTable *firsts, msperf_record *rec)
+{
+  msperf_record *first;
+
+  if (firsts == NULL)
+    {
+      msperf_run_add (run, rec);
+      return;
+    }
+  first = rec->signature ? g_hash_table_lookup (firsts, rec->signature) : NULL;
+  if (first == NULL)
+    {
+      slim_record (rec);
+      /* op is NULL only for rejected lines, which are never folded (each has its message). */
+      if (rec->signature)
+        g_hash_table_insert (firsts, rec->signature, rec);
+      msperf_run_add (run, rec);
+      return;
+    }
+  first->count = first->count > G_MAXINT64 - rec->count ? G_MAXINT64 : first->count + rec->count;
+  run->folded_lines++;
+  msperf_record_free (rec);
+}
+
+/* Folding and slimming are exact for the summary, the metrics and the headline; the table,
+ * JSON, reports and the Chrome trace (every detail in its args) read every line, so they keep
+ * every record whole. */
+static gboolean
+can_fold (const estimate_opts *o)
+{
+  return (strcmp (o->format, "jsonl") == 0 || strcmp (o->format, "csv") == 0)
+         && o->report == NULL && o->chrome == NULL && !o->dump_shapes;
+}
+
 static int
 run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const char *source,
            const estimate_opts *o)
 {
-  if (o->summarize)
-    return summarize_items (run, reader, o);
-  gboolean jsonl = strcmp (o->format, "jsonl") == 0;
+  gboolean jsonl = strcmp (o->format, "jsonl") == 0, csv = strcmp (o->format, "csv") == 0;
   progress prog = { .on = isatty (STDERR_FILENO) };
   int status = MSPERF_EXIT_OK;
-  msperf_jobs *jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
+  msperf_jobs *jobs = NULL;
   msperf_record **recs = NULL;
+  g_autoptr (GHashTable) firsts = can_fold (o) ? g_hash_table_new (g_str_hash, g_str_equal) : NULL;
   gboolean stop = FALSE;
+  size_t done = 0;
   guint n;
 
+  if (o->summarize)
+    return summarize_items (run, reader, o);
+  jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
   msperf_jobs_set_shard (jobs, o->shard_index, o->shard_count);
+  msperf_jobs_set_render (jobs, jsonl ? MSPERF_JOBS_RENDER_JSONL
+                                : csv ? MSPERF_JOBS_RENDER_CSV : MSPERF_JOBS_RENDER_NONE);
+  if (csv)
+    {
+      g_autoptr (GString) header = g_string_new (NULL);
+      msperf_report_csv_header (header);
+      fwrite (header->str, 1, header->len, stdout);
+    }
   while (!stop && (n = msperf_jobs_next_batch (jobs, reader, &recs)) > 0)
-    for (guint k = 0; k < n; k++)
-      {
-        msperf_record *rec = recs[k];
+    {
+      for (guint k = 0; k < n; k++)
+        {
+          msperf_record *rec = recs[k];
+          const GString *text = msperf_jobs_text (jobs, k);
 
-        recs[k] = NULL;
-        /* After a stop, the rest of the batch was answered ahead: drop it unseen. */
-        if (stop)
-          {
-            msperf_record_free (rec);
-            continue;
-          }
-        if (rec->error)
-          {
-            fprintf (stderr, "msperf: %s\n", rec->error);
-            status = MSPERF_EXIT_PROBLEMS;
-          }
-        if (jsonl)
-          msperf_report_jsonl_record (rec, stdout);
-        stop = (rec->error && o->strict)
-               /* A full disk under --format jsonl: answering the rest would only be lost too. */
-               || (jsonl && ferror (stdout));
-        msperf_run_add (run, rec);
-        progress_tick (&prog, run->records->len);
-      }
-  progress_end (&prog, run->records->len);
+          recs[k] = NULL;
+          /* After a stop, the rest of the batch was answered ahead: drop it unseen. */
+          if (stop)
+            {
+              msperf_record_free (rec);
+              continue;
+            }
+          if (rec->error)
+            {
+              fprintf (stderr, "msperf: %s\n", rec->error);
+              status = MSPERF_EXIT_PROBLEMS;
+            }
+          fwrite (text->str, 1, text->len, stdout);
+          stop = (rec->error && o->strict)
+                 /* A full disk: answering the rest would only be lost too. */
+                 || ((jsonl || csv) && ferror (stdout));
+          keep_record (run, firsts, rec);
+          progress_tick (&prog, ++done);
+        }
+      /* Streaming contract: a consumer piping records sees them as soon as they exist (one
+       * job answers one item per batch, so a sweep on stdin gets every answer at once). */
+      if (jsonl || csv)
+        fflush (stdout);
+    }
+  progress_end (&prog, done);
   msperf_jobs_free (jobs);
   return status;
 }
@@ -494,7 +584,7 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
     }
   else if (strcmp (o->format, "json") == 0)
     msperf_report_json (run, stdout);
-  else if (strcmp (o->format, "csv") == 0)
+  else if (strcmp (o->format, "csv") == 0 && o->summarize)
     msperf_report_csv (run, stdout);
   fflush (stdout);
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other

@@ -18,6 +18,13 @@
  * the first answers of a big trace appear quickly and memory stays flat. */
 #define BATCH_PER_JOB 512
 
+/* Distinct ops a session answers before it is replaced by a fresh one: its answer cache (a
+ * full interpolated answer is ~16 KB) is what grows with the distinct ops of a long trace.
+ * Answers are a pure function of the op, so a replaced cache costs time, never bytes; 4096
+ * keeps it under ~64 MB a job while the repeats of a model trace (a few hundred distinct ops)
+ * never leave it. */
+#define SESSION_DISTINCT_MAX 4096
+
 typedef struct {
   msperf_jobs *jobs;
   guint worker;
@@ -25,13 +32,17 @@ typedef struct {
 
 struct msperf_jobs {
   guint n_jobs;
-  msperf_engine **sessions;      /* [0] is the caller's engine (borrowed), the rest owned */
+  msperf_engine *engine;         /* the caller's (borrowed): the model the sessions share */
+  msperf_engine **sessions;      /* owned, one per job */
+  GHashTable **seen;             /* per session: the signatures it has answered */
   const char *source;
   msperf_trace_item *items;      /* the batch being answered */
   guint *owner;                  /* per item: the session answering it */
   char **sigs;                   /* per item: its signature (given to the record), or NULL */
   guint shard_index, shard_count; /* answer items with index % count == index (0-based) */
   msperf_record **records;
+  GString **texts;               /* per item: its rendering */
+  msperf_jobs_render render;
   guint n;
   guint cap;
 };
@@ -50,16 +61,23 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
 
   j->n_jobs = MAX (n_jobs, 1);
   j->source = source;
+  j->engine = engine;
   j->sessions = g_new0 (msperf_engine *, j->n_jobs);
-  j->sessions[0] = engine;
-  for (guint k = 1; k < j->n_jobs; k++)
-    j->sessions[k] = msperf_engine_new_session (engine);
+  j->seen = g_new0 (GHashTable *, j->n_jobs);
+  for (guint k = 0; k < j->n_jobs; k++)
+    {
+      j->sessions[k] = msperf_engine_new_session (engine);
+      j->seen[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    }
   j->cap = BATCH_PER_JOB * j->n_jobs;
   j->items = g_new0 (msperf_trace_item, j->cap);
   j->owner = g_new0 (guint, j->cap);
   j->sigs = g_new0 (char *, j->cap);
   j->shard_count = 1;
   j->records = g_new0 (msperf_record *, j->cap);
+  j->texts = g_new0 (GString *, j->cap);
+  for (guint k = 0; k < j->cap; k++)
+    j->texts[k] = g_string_new (NULL);
   return j;
 }
 
@@ -68,8 +86,12 @@ msperf_jobs_free (msperf_jobs *j)
 {
   if (j == NULL)
     return;
-  for (guint k = 1; k < j->n_jobs; k++)
-    msperf_engine_free (j->sessions[k]);
+  for (guint k = 0; k < j->n_jobs; k++)
+    {
+      msperf_engine_free (j->sessions[k]);
+      g_hash_table_unref (j->seen[k]);
+    }
+  g_free (j->seen);
   for (guint k = 0; k < j->n; k++)
     msperf_trace_item_clear (&j->items[k]);
   g_free (j->sessions);
@@ -77,6 +99,9 @@ msperf_jobs_free (msperf_jobs *j)
   g_free (j->items);
   g_free (j->owner);
   g_free (j->records);
+  for (guint k = 0; k < j->cap; k++)
+    g_string_free (j->texts[k], TRUE);
+  g_free (j->texts);
   g_free (j);
 }
 
@@ -119,6 +144,22 @@ answer_item (msperf_engine *e, msperf_trace_item *item, char *signature, const c
   return rec;
 }
 
+/* Replaces session w by a fresh one when signature would be one distinct op too many for its
+ * answer cache (SESSION_DISTINCT_MAX). */
+static void
+bound_session (msperf_jobs *j, guint w, const char *signature)
+{
+  if (signature == NULL || g_hash_table_contains (j->seen[w], signature))
+    return;
+  if (g_hash_table_size (j->seen[w]) >= SESSION_DISTINCT_MAX)
+    {
+      msperf_engine_free (j->sessions[w]);
+      j->sessions[w] = msperf_engine_new_session (j->engine);
+      g_hash_table_remove_all (j->seen[w]);
+    }
+  g_hash_table_add (j->seen[w], g_strdup (signature));
+}
+
 static gpointer
 worker_run (gpointer data)
 {
@@ -128,9 +169,18 @@ worker_run (gpointer data)
   for (guint k = 0; k < j->n; k++)
     if (j->owner[k] == a->worker)
       {
+        bound_session (j, a->worker, j->sigs[k]);
         j->records[k] = answer_item (j->sessions[a->worker], &j->items[k],
                                      g_steal_pointer (&j->sigs[k]), j->source);
         msperf_trace_item_clear (&j->items[k]);
+        g_string_truncate (j->texts[k], 0);
+        if (j->render == MSPERF_JOBS_RENDER_JSONL)
+          {
+            msperf_report_jsonl_write (j->texts[k], j->records[k]);
+            g_string_append_c (j->texts[k], '\n');
+          }
+        else if (j->render == MSPERF_JOBS_RENDER_CSV)
+          msperf_report_csv_write (j->texts[k], j->records[k]);
       }
   return NULL;
 }
@@ -140,10 +190,25 @@ worker_run (gpointer data)
 static guint
 owner_of (msperf_jobs *j, guint k)
 {
-  if (j->n_jobs == 1 || j->items[k].op == NULL)
+  if (j->items[k].op == NULL)
     return 0;
   j->sigs[k] = msperf_op_signature (j->items[k].op);
+  if (j->n_jobs == 1)
+    return 0;
   return g_str_hash (j->sigs[k]) % j->n_jobs;
+}
+
+void
+msperf_jobs_set_render (msperf_jobs *j, msperf_jobs_render render)
+{
+  j->render = render;
+}
+
+const GString *
+msperf_jobs_text (msperf_jobs *j, guint k)
+{
+  g_return_val_if_fail (k < j->cap, NULL);
+  return j->texts[k];
 }
 
 void

@@ -18,6 +18,13 @@ void msperf_jobs_free (msperf_jobs *jobs);
  * part of the trace. */
 void msperf_jobs_set_shard (msperf_jobs *jobs, guint index, guint count);
 
+/* How each record is also rendered, by the session that answered it (the formatting of a
+ * record costs as much as its answer, so it runs on the jobs too). */
+typedef enum { MSPERF_JOBS_RENDER_NONE, MSPERF_JOBS_RENDER_JSONL, MSPERF_JOBS_RENDER_CSV } msperf_jobs_render;
+void msperf_jobs_set_render (msperf_jobs *jobs, msperf_jobs_render render);
+/* The text of record k of the last batch ("" without a render). Transfer none. */
+const GString *msperf_jobs_text (msperf_jobs *jobs, guint k);
+
 /* Reads up to one batch of items from reader and answers them. Returns the number of records
  * now in *records (input order, transfer full each), 0 at the end of input. */
 guint msperf_jobs_next_batch (msperf_jobs *jobs, msperf_trace_reader *reader,
