@@ -421,40 +421,6 @@ summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_op
   return status;
 }
 
-/* The details the summary, the metrics and the headline read (metrics.c, report_table.c);
- * the rest (candidate points, boundaries, fallback reasons, ... : most of an answer's memory)
- * only the per-record outputs print, and they have been written already. */
-static const char *const summary_details[] = {
-  "kernel_type", "zero_cost", "missed_kernels", "axes", NULL
-};
-
-/* The record's answer reduced to what the summary reads: the answer cache keeps the full one
- * as long as it lives, the run keeps this one. */
-static void
-slim_record (msperf_record *rec)
-{
-  msperf_result *full = rec->result, *slim;
-  const msperf_value *d = full ? full->details : NULL;
-
-  if (d == NULL || d->kind != MSPERF_VALUE_MAP)
-    return;
-  slim = msperf_result_new ();
-  slim->source = full->source;
-  slim->latency_us = full->latency_us;
-  slim->confidence = full->confidence;
-  slim->kernel_type = g_strdup (full->kernel_type);
-  slim->method = g_strdup (full->method);
-  slim->shape_match_rule = g_strdup (full->shape_match_rule);
-  slim->miss_reason = g_strdup (full->miss_reason);
-  slim->interpolation_dim = full->interpolation_dim;
-  for (guint k = 0; k < d->keys->len; k++)
-    if (g_strv_contains (summary_details, g_ptr_array_index (d->keys, k)))
-      msperf_value_map_set (slim->details, g_ptr_array_index (d->keys, k),
-                            msperf_value_copy (g_ptr_array_index (d->items, k)));
-  msperf_result_unref (full);
-  rec->result = slim;
-}
-
 /* Keeps rec in the run, or folds it into the earlier record of the same op (its count added,
  * saturating as msperf_run_distinct sums): with streamed records and no report, the run
  * needs only what the summary aggregates per distinct op, so memory follows the distinct ops,
@@ -472,7 +438,6 @@ keep_record (msperf_run *run, GHashTable *firsts, msperf_record *rec)
   first = rec->signature ? g_hash_table_lookup (firsts, rec->signature) : NULL;
   if (first == NULL)
     {
-      slim_record (rec);
       /* op is NULL only for rejected lines, which are never folded (each has its message). */
       if (rec->signature)
         g_hash_table_insert (firsts, rec->signature, rec);
@@ -513,7 +478,8 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
   jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
   msperf_jobs_set_shard (jobs, o->shard_index, o->shard_count);
   msperf_jobs_set_render (jobs, jsonl ? MSPERF_JOBS_RENDER_JSONL
-                                : csv ? MSPERF_JOBS_RENDER_CSV : MSPERF_JOBS_RENDER_NONE);
+                                : csv ? MSPERF_JOBS_RENDER_CSV : MSPERF_JOBS_RENDER_NONE,
+                          firsts != NULL);
   if (csv)
     {
       g_autoptr (GString) header = g_string_new (NULL);

@@ -19,9 +19,11 @@ void msperf_jobs_free (msperf_jobs *jobs);
 void msperf_jobs_set_shard (msperf_jobs *jobs, guint index, guint count);
 
 /* How each record is also rendered, by the session that answered it (the formatting of a
- * record costs as much as its answer, so it runs on the jobs too). */
+ * record costs as much as its answer, so it runs on the jobs too); with slim, the record's
+ * answer is then reduced to what the summary, the metrics and the headline read (the other
+ * outputs have been written). */
 typedef enum { MSPERF_JOBS_RENDER_NONE, MSPERF_JOBS_RENDER_JSONL, MSPERF_JOBS_RENDER_CSV } msperf_jobs_render;
-void msperf_jobs_set_render (msperf_jobs *jobs, msperf_jobs_render render);
+void msperf_jobs_set_render (msperf_jobs *jobs, msperf_jobs_render render, gboolean slim);
 /* The text of record k of the last batch ("" without a render). Transfer none. */
 const GString *msperf_jobs_text (msperf_jobs *jobs, guint k);
 
