@@ -12,6 +12,7 @@ packages=(
   build-essential autoconf automake libtool autoconf-archive pkgconf
   libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
   libcmocka-dev python3-dev
+  parallel  # tests/cli/test_scale.sh: the GNU parallel form of doc/scale-out.md
 )
 
 install_missing() {

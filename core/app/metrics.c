@@ -619,7 +619,7 @@ msperf_summary_compute (const msperf_run *run)
   g_return_val_if_fail (run != NULL, NULL);
   s = g_new0 (msperf_summary, 1);
   s->interpolated_by_method = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  s->lines = run->records->len;
+  s->lines = run->records->len + run->folded_lines;
   firsts = msperf_run_distinct (run, &counts);
   for (guint k = 0; k < firsts->len; k++)
     summary_add (s, g_ptr_array_index (firsts, k), g_array_index (counts, int64_t, k));

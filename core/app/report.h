@@ -36,6 +36,9 @@ typedef struct msperf_run {
   gboolean list_all;         /* the interpolation listing shows every op, not the top N */
   gboolean chrome_aggregate; /* Chrome trace: one event per distinct op and its count */
   gboolean report_all;       /* set while a report is written: listings are complete */
+  /* Added for issue 15 (bounded memory): input lines folded into the record of the same op
+   * (its count) because only the per-distinct-op aggregates were still needed. */
+  size_t folded_lines;
 } msperf_run;
 
 msperf_run *msperf_run_new (void);
@@ -60,6 +63,10 @@ void msperf_report_jsonl_record (const msperf_record *record, FILE *out);
 void msperf_report_jsonl_write (GString *s, const msperf_record *record);
 void msperf_report_json (const msperf_run *run, FILE *out);
 void msperf_report_csv (const msperf_run *run, FILE *out);
+/* The CSV header line and one record's row (CRLF-terminated), appended to s: what
+ * msperf_report_csv writes, for outputs streamed record by record. */
+void msperf_report_csv_header (GString *s);
+void msperf_report_csv_write (GString *s, const msperf_record *record);
 /* The headline (issue 14): trace, database with its version and device, device profile,
  * policy hash, total in ms, the share of each source, the largest contributors with their
  * shapes. Printed before the table, on stderr for other formats, first in every report. */

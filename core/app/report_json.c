@@ -292,33 +292,45 @@ csv_shapes_text (GString *cell, const msperf_value *v)
 }
 
 void
+msperf_report_csv_header (GString *s)
+{
+  for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
+    g_string_append_printf (s, "%s%s", c ? "," : "", csv_columns[c]);
+  g_string_append (s, "\r\n");
+}
+
+void
+msperf_report_csv_write (GString *s, const msperf_record *record)
+{
+  g_autoptr (msperf_value) obj = msperf_report_record_value (record);
+  g_autoptr (GString) cell = g_string_new (NULL);
+
+  for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
+    {
+      g_string_truncate (cell, 0);
+      if (strcmp (csv_columns[c], "input_shapes") == 0)
+        csv_shapes_text (cell, msperf_value_lookup (obj, csv_columns[c]));
+      else
+        csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
+      if (c > 0)
+        g_string_append_c (s, ',');
+      csv_field (s, cell->str);
+    }
+  g_string_append (s, "\r\n");
+}
+
+void
 msperf_report_csv (const msperf_run *run, FILE *out)
 {
   g_autoptr (GString) line = g_string_new (NULL);
-  g_autoptr (GString) cell = g_string_new (NULL);
 
   g_return_if_fail (run != NULL && out != NULL);
-  for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
-    g_string_append_printf (line, "%s%s", c ? "," : "", csv_columns[c]);
-  g_string_append (line, "\r\n");
+  msperf_report_csv_header (line);
   fwrite (line->str, 1, line->len, out);
   for (guint k = 0; k < run->records->len; k++)
     {
-      g_autoptr (msperf_value) obj = msperf_report_record_value (g_ptr_array_index (run->records, k));
-
       g_string_truncate (line, 0);
-      for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
-        {
-          g_string_truncate (cell, 0);
-          if (strcmp (csv_columns[c], "input_shapes") == 0)
-            csv_shapes_text (cell, msperf_value_lookup (obj, csv_columns[c]));
-          else
-            csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
-          if (c > 0)
-            g_string_append_c (line, ',');
-          csv_field (line, cell->str);
-        }
-      g_string_append (line, "\r\n");
+      msperf_report_csv_write (line, g_ptr_array_index (run->records, k));
       fwrite (line->str, 1, line->len, out);
     }
   fflush (out);

@@ -16,6 +16,10 @@ typedef struct msperf_cli_global {
 enum { MSPERF_EXIT_OK = 0, MSPERF_EXIT_PROBLEMS = 1, MSPERF_EXIT_USAGE = 2 };
 
 int msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single_query);
+/* summarize: estimate's outputs from the answers of its shards (doc/scale-out.md). */
+int msperf_cli_summarize (const msperf_cli_global *g, int argc, char **argv);
+/* merge: the JSON Lines of estimate --shard outputs, in the single run's order. */
+int msperf_cli_merge (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_att (const msperf_cli_global *g, int argc, char **argv);

@@ -13,12 +13,19 @@
 #include "cli/cli_model.h"
 #include "app/report.h"
 #include "app/trace.h"
+#include "cli/estimate_jobs.h"
+#include "cli/answers.h"
 
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
+  char *shard;
   char **models;
+  char **answers;            /* summarize: estimate --format jsonl outputs (shards) */
+  gboolean summarize;
   gboolean no_interp, seq_parallel, dump_shapes, strict, list_all, chrome_aggregate;
   int tp, ep, dp, world;
+  int jobs;                  /* INT_MIN: not given */
+  guint shard_index, shard_count;
 } estimate_opts;
 
 static void
@@ -33,7 +40,9 @@ opts_clear (estimate_opts *o)
   g_free (o->report);
   g_free (o->metrics);
   g_free (o->chrome);
+  g_free (o->shard);
   g_strfreev (o->models);
+  g_strfreev (o->answers);
 }
 
 /* The upstream list form `--performance-model analytic profiling` gives several words to one
@@ -77,6 +86,38 @@ check_sizes (const estimate_opts *o, GError **error)
                      "%s must be an integer >= 1, not %d", sizes[k].flag, sizes[k].value);
         return FALSE;
       }
+  return TRUE;
+}
+
+/* --jobs N (1..256) and --shard I/N (1 <= I <= N): a typo must not answer a different part. */
+static gboolean
+check_jobs (estimate_opts *o, GError **error)
+{
+  guint64 i = 0, n = 0;
+  char *end = NULL;
+
+  if (o->jobs != INT_MIN && (o->jobs < 1 || o->jobs > 256))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--jobs must be an integer from 1 to 256, not %d", o->jobs);
+      return FALSE;
+    }
+  o->shard_index = 0;
+  o->shard_count = 1;
+  if (o->shard == NULL)
+    return TRUE;
+  if (g_ascii_isdigit (o->shard[0]))
+    i = g_ascii_strtoull (o->shard, &end, 10);
+  if (end && *end == '/' && g_ascii_isdigit (end[1]))
+    n = g_ascii_strtoull (end + 1, &end, 10);
+  if (end == NULL || *end != '\0' || n < 1 || n > G_MAXUINT || i < 1 || i > n)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--shard must be I/N with 1 <= I <= N, not '%s'", o->shard);
+      return FALSE;
+    }
+  o->shard_index = (guint) (i - 1);
+  o->shard_count = (guint) n;
   return TRUE;
 }
 
@@ -163,6 +204,13 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       "List every interpolated op in the summary (default: the top 20; -v does too)", NULL },
     { "chrome-trace-aggregate", 0, 0, G_OPTION_ARG_NONE, &o->chrome_aggregate,
       "One Chrome trace event per distinct op and its count (for long traces)", NULL },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o->jobs,
+      "Answer on N threads (default: the number of cores; 1 for --ops -)", "N" },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &o->shard,
+      "Answer only the I-th of N interleaved parts of the trace (doc/scale-out.md)", "I/N" },
+    { "answers", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->answers,
+      "summarize: the answers, estimate --format jsonl outputs of the shards (repeatable)",
+      "FILE" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -172,14 +220,18 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
   g_autoptr (GArray) known = NULL;
 
   for (const GOptionEntry *e = entries; e->long_name; e++)
-    if (strcmp (e->long_name, single ? "ops" : "op") != 0)
+    if (strcmp (e->long_name, single ? "ops" : "op") != 0
+        && (o->summarize || strcmp (e->long_name, "answers") != 0)
+        && !(o->summarize && (strcmp (e->long_name, "jobs") == 0
+                              || strcmp (e->long_name, "shard") == 0)))
       g_array_append_val (own, *e);
   /* The options checked: the command's own and, for estimate, the --model group's. */
   known = g_array_copy (own);
   if (!single)
     msperf_cli_model_estimate_entries (known);
-  o->tp = o->ep = o->dp = o->world = INT_MIN;  /* "not given", so that 0 can be refused */
-  if (!msperf_cli_check_options (single ? "msperf query" : "msperf estimate",
+  o->tp = o->ep = o->dp = o->world = o->jobs = INT_MIN;  /* "not given", so that 0 can be refused */
+  if (!msperf_cli_check_options (single ? "msperf query"
+                                 : o->summarize ? "msperf summarize" : "msperf estimate",
                                  (const GOptionEntry *) known->data, *args, error))
     return FALSE;
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
@@ -187,7 +239,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     g_option_context_add_group (ctx, msperf_cli_model_estimate_group ());
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
-  if (!check_sizes (o, error) || !check_outputs (o, error))
+  if (!check_sizes (o, error) || !check_outputs (o, error) || !check_jobs (o, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
     {
@@ -200,8 +252,17 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "query needs --op JSON");
       return FALSE;
     }
+  if (o->summarize && o->answers == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "summarize needs --answers FILE (estimate --format jsonl output)");
+      return FALSE;
+    }
   if (o->format == NULL)
-    o->format = g_strdup (single ? "jsonl" : "table");
+    o->format = g_strdup (single ? "jsonl" : o->summarize ? "summary" : "table");
+  /* summarize prints the headline and the summary estimate prints beside its records. */
+  if (o->summarize && strcmp (o->format, "summary") == 0)
+    return TRUE;
   if (!g_strv_contains ((const char *const[]){ "table", "json", "jsonl", "csv", NULL }, o->format))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -290,65 +351,174 @@ progress_end (progress *p, size_t done)
     fprintf (stderr, "\rmsperf: %zu ops answered\n", done);
 }
 
+/* The number of sessions: --jobs, else every core for a file; one for stdin, where a sweep
+ * may wait for each answer before it writes the next op. */
+static guint
+jobs_wanted (const estimate_opts *o, const char *source)
+{
+  if (o->jobs != INT_MIN)
+    return (guint) o->jobs;
+  return source && strcmp (source, "-") != 0 && strcmp (source, "<stdin>") != 0
+         ? msperf_jobs_default () : 1;
+}
+
+/* summarize: the record of item, its answer read back from the answers files. */
 static msperf_record *
-answer_item (msperf_engine *e, msperf_trace_item *item, const char *source)
+record_from_answer (msperf_answers *answers, msperf_trace_item *item, GError **error)
 {
   msperf_record *rec = msperf_record_new ();
+  char *error_text = NULL;
 
   rec->index = item->index;
   rec->line = item->line;
+  if (!msperf_answers_get (answers, item->index, &rec->result, &rec->analytic_us, &error_text,
+                           error))
+    {
+      msperf_record_free (rec);
+      return NULL;
+    }
   if (item->error)
     {
       rec->error = g_steal_pointer (&item->error);
       rec->op_name = g_strdup (item->op_name ? item->op_name : "");
       rec->count = 1;
-      rec->result = msperf_result_new ();
-      msperf_result_set_rejected (rec->result, NULL);
-      rec->analytic_us = NAN;
+      g_free (error_text);
       return rec;
     }
   rec->op = g_steal_pointer (&item->op);
   rec->op_name = g_strdup (rec->op->name);
   rec->count = rec->op->count;
   rec->signature = msperf_op_signature (rec->op);
-  rec->analytic_us = msperf_engine_analytic_latency (e, rec->op);
-  rec->result = msperf_engine_query (e, rec->op);
-  /* An ATT model that refused its parameters rejects the line like a malformed one. */
-  if (rec->result->source == MSPERF_SOURCE_REJECTED)
-    rec->error = g_strdup_printf ("%s:%u: %s", source, rec->line,
-                                  rec->result->miss_reason ? rec->result->miss_reason : "rejected");
+  rec->error = error_text;
   return rec;
+}
+
+static int
+summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_opts *o)
+{
+  g_autoptr (GError) error = NULL;
+  msperf_answers *answers = msperf_answers_load ((const char *const *) o->answers, &error);
+  msperf_trace_item item = { 0 };
+  int status = MSPERF_EXIT_OK;
+
+  while (answers && msperf_trace_reader_next (reader, &item))
+    {
+      msperf_record *rec = record_from_answer (answers, &item, &error);
+
+      msperf_trace_item_clear (&item);
+      if (rec == NULL)
+        break;
+      if (rec->error)
+        status = MSPERF_EXIT_PROBLEMS;
+      msperf_run_add (run, rec);
+    }
+  msperf_answers_free (answers);
+  if (error)
+    {
+      fprintf (stderr, "msperf summarize: %s\n", error->message);
+      return MSPERF_EXIT_USAGE;
+    }
+  return status;
+}
+
+/* Keeps rec in the run, or folds it into the earlier record of the same op (its count added,
+ * saturating as msperf_run_distinct sums): with streamed records and no report, the run
+ * needs only what the summary aggregates per distinct op, so memory follows the distinct ops,
+ * not the lines. */
+static void
+keep_record (msperf_run *run, GHashTable *firsts, msperf_record *rec)
+{
+  msperf_record *first;
+
+  if (firsts == NULL)
+    {
+      msperf_run_add (run, rec);
+      return;
+    }
+  first = rec->signature ? g_hash_table_lookup (firsts, rec->signature) : NULL;
+  if (first == NULL)
+    {
+      /* op is NULL only for rejected lines, which are never folded (each has its message). */
+      if (rec->signature)
+        g_hash_table_insert (firsts, rec->signature, rec);
+      msperf_run_add (run, rec);
+      return;
+    }
+  first->count = first->count > G_MAXINT64 - rec->count ? G_MAXINT64 : first->count + rec->count;
+  run->folded_lines++;
+  msperf_record_free (rec);
+}
+
+/* Folding and slimming are exact for the summary, the metrics and the headline; the table,
+ * JSON, reports and the Chrome trace (every detail in its args) read every line, so they keep
+ * every record whole. */
+static gboolean
+can_fold (const estimate_opts *o)
+{
+  return (strcmp (o->format, "jsonl") == 0 || strcmp (o->format, "csv") == 0)
+         && o->report == NULL && o->chrome == NULL && !o->dump_shapes;
 }
 
 static int
 run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const char *source,
            const estimate_opts *o)
 {
-  gboolean jsonl = strcmp (o->format, "jsonl") == 0;
+  gboolean jsonl = strcmp (o->format, "jsonl") == 0, csv = strcmp (o->format, "csv") == 0;
   progress prog = { .on = isatty (STDERR_FILENO) };
   int status = MSPERF_EXIT_OK;
-  msperf_trace_item item = { 0 };
+  msperf_jobs *jobs = NULL;
+  msperf_record **recs = NULL;
+  g_autoptr (GHashTable) firsts = can_fold (o) ? g_hash_table_new (g_str_hash, g_str_equal) : NULL;
+  gboolean stop = FALSE;
+  size_t done = 0;
+  guint n;
 
-  while (msperf_trace_reader_next (reader, &item))
+  if (o->summarize)
+    return summarize_items (run, reader, o);
+  jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
+  msperf_jobs_set_shard (jobs, o->shard_index, o->shard_count);
+  msperf_jobs_set_render (jobs, jsonl ? MSPERF_JOBS_RENDER_JSONL
+                                : csv ? MSPERF_JOBS_RENDER_CSV : MSPERF_JOBS_RENDER_NONE,
+                          firsts != NULL);
+  if (csv)
     {
-      msperf_record *rec = answer_item (e, &item, source);
-      msperf_trace_item_clear (&item);
-      if (rec->error)
-        {
-          fprintf (stderr, "msperf: %s\n", rec->error);
-          status = MSPERF_EXIT_PROBLEMS;
-        }
-      if (jsonl)
-        msperf_report_jsonl_record (rec, stdout);
-      msperf_run_add (run, rec);
-      progress_tick (&prog, run->records->len);
-      if (rec->error && o->strict)
-        break;
-      /* A full disk under --format jsonl: answering the rest would only be lost too. */
-      if (jsonl && ferror (stdout))
-        break;
+      g_autoptr (GString) header = g_string_new (NULL);
+      msperf_report_csv_header (header);
+      fwrite (header->str, 1, header->len, stdout);
     }
-  progress_end (&prog, run->records->len);
+  while (!stop && (n = msperf_jobs_next_batch (jobs, reader, &recs)) > 0)
+    {
+      for (guint k = 0; k < n; k++)
+        {
+          msperf_record *rec = recs[k];
+          const GString *text = msperf_jobs_text (jobs, k);
+
+          recs[k] = NULL;
+          /* After a stop, the rest of the batch was answered ahead: drop it unseen. */
+          if (stop)
+            {
+              msperf_record_free (rec);
+              continue;
+            }
+          if (rec->error)
+            {
+              fprintf (stderr, "msperf: %s\n", rec->error);
+              status = MSPERF_EXIT_PROBLEMS;
+            }
+          fwrite (text->str, 1, text->len, stdout);
+          stop = (rec->error && o->strict)
+                 /* A full disk: answering the rest would only be lost too. */
+                 || ((jsonl || csv) && ferror (stdout));
+          keep_record (run, firsts, rec);
+          progress_tick (&prog, ++done);
+        }
+      /* Streaming contract: a consumer piping records sees them as soon as they exist (one
+       * job answers one item per batch, so a sweep on stdin gets every answer at once). */
+      if (jsonl || csv)
+        fflush (stdout);
+    }
+  progress_end (&prog, done);
+  msperf_jobs_free (jobs);
   return status;
 }
 
@@ -373,14 +543,19 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
       msperf_report_headline (run, stdout);
       msperf_report_table (run, stdout);
     }
+  else if (strcmp (o->format, "summary") == 0)
+    {
+      msperf_report_headline (run, stdout);
+      msperf_report_summary (run, stdout);
+    }
   else if (strcmp (o->format, "json") == 0)
     msperf_report_json (run, stdout);
-  else if (strcmp (o->format, "csv") == 0)
+  else if (strcmp (o->format, "csv") == 0 && o->summarize)
     msperf_report_csv (run, stdout);
   fflush (stdout);
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other
    * formats get it on stderr (a single `query` answer needs none). */
-  if (!single && !table)
+  if (!single && !table && strcmp (o->format, "summary") != 0)
     {
       msperf_report_headline (run, stderr);
       msperf_report_summary (run, stderr);
@@ -395,10 +570,29 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
   return TRUE;
 }
 
+static int estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
+                          gboolean summarize);
+
 int
 msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean single)
 {
-  estimate_opts o = { 0 };
+  return estimate_main (g, argc, argv, single, FALSE);
+}
+
+/* `msperf summarize`: estimate's run with the answers read back from JSON Lines (the shards of
+ * estimate --shard, merged or concatenated) instead of computed: the same trace, database and
+ * flags give the single run's headline, summary and reports. */
+int
+msperf_cli_summarize (const msperf_cli_global *g, int argc, char **argv)
+{
+  return estimate_main (g, argc, argv, FALSE, TRUE);
+}
+
+static int
+estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
+               gboolean summarize)
+{
+  estimate_opts o = { .summarize = summarize };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;
@@ -411,7 +605,8 @@ msperf_cli_estimate (const msperf_cli_global *g, int argc, char **argv, gboolean
 
   if (!parse_options (&o, &args, single, &error))
     {
-      fprintf (stderr, "msperf %s: %s\n", single ? "query" : "estimate", error->message);
+      fprintf (stderr, "msperf %s: %s\n", single ? "query" : summarize ? "summarize" : "estimate",
+               error->message);
       goto out;
     }
   if (o.models)

@@ -12,6 +12,8 @@ static const char commands_help[] =
   "Commands:\n"
   "  estimate   answer every op of a trace (default: the shipped Llama-3-8B sample)\n"
   "  query      answer one op given inline as JSON (--op)\n"
+  "  merge      estimate --shard outputs (JSON Lines) into the single run's order\n"
+  "  summarize  the headline and summary of a run from its (sharded) JSON Lines answers\n"
   "  validate   check a profiling database and list every problem\n"
   "  plugins    list the query-mode modules, or show one (plugins info NAME)\n"
   "  att        ATT vector-unit cost formulas: att cast | att broadcast | att duplicate\n"
@@ -86,6 +88,10 @@ main (int argc, char **argv)
     status = msperf_cli_estimate (&g, argc - 1, argv + 1, FALSE);
   else if (strcmp (cmd, "query") == 0)
     status = msperf_cli_estimate (&g, argc - 1, argv + 1, TRUE);
+  else if (strcmp (cmd, "summarize") == 0)
+    status = msperf_cli_summarize (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "merge") == 0)
+    status = msperf_cli_merge (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "validate") == 0)
     status = msperf_cli_validate (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "plugins") == 0)

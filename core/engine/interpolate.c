@@ -282,7 +282,7 @@ grid_ok (const msperf_index_set *s)
 }
 
 static const char *
-interp_nd (msperf_index_cache *c, msperf_index_set *s, outcome *o)
+interp_nd (msperf_engine *e, msperf_index_cache *c, msperf_index_set *s, outcome *o)
 {
   const msperf_delaunay *tri;
   msperf_interp_status st;
@@ -290,7 +290,11 @@ interp_nd (msperf_index_cache *c, msperf_index_set *s, outcome *o)
 
   if (!grid_ok (s))
     return MSPERF_INTERP_REASON_GRID_REJECTED;
+  /* Built once and shared: under the model lock. Once built it is never changed, so the
+   * evaluation below runs unlocked, on every session at once. */
+  msperf_model_lock (e);
   tri = msperf_index_set_delaunay (c, s, &st, NULL);
+  msperf_model_unlock (e);
   if (tri == NULL)
     return msperf_interp_status_name (st);
   if (!msperf_interp_griddata_details (tri, s->values, o->x, &o->value, vertices, o->weights))
@@ -320,7 +324,7 @@ target_value (const msperf_point *t, const msperf_index_bucket *b, size_t a, dou
 
 /* Tries one axis group of one bucket: NULL on success (o filled), else the status. */
 static const char *
-try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
+try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
            const size_t *axes, int dim, const kernel_policy *kp, gboolean holdout, outcome *o)
 {
   msperf_index_set *s;
@@ -337,7 +341,11 @@ try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
         return MSPERF_INTERP_REASON_MISSING_AXIS;
       o->x[j] = kp->sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0 ? sqrt (v) : v;
     }
+  /* The set is built on first use and cached in the shared bucket; once built it is read
+   * only, until msperf_engine_drop_tables (not thread-safe by contract). */
+  msperf_model_lock (e);
   s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate, kp->sqrt_seq);
+  msperf_model_unlock (e);
   if (holdout)
     {
       /* Every point at the target's coordinate leaves (msperf holdout); o->owned is freed by
@@ -354,7 +362,7 @@ try_group (msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
   why = boundary_reason (s, o->x, o);
   if (why)
     return why;
-  return dim == 1 ? interp_1d (s, o) : interp_nd (c, s, o);
+  return dim == 1 ? interp_1d (s, o) : interp_nd (e, c, s, o);
 }
 
 /* ------------------------------------------------------------------ the result */
@@ -372,7 +380,6 @@ typedef struct {
   GPtrArray *reasons;
   const char *base_reason;
   const char *fallback_from;
-  gboolean index_hit;
   gboolean holdout;
 } success;
 
@@ -495,7 +502,6 @@ fill_result (const success *w, msperf_result *r)
   else
     msperf_result_detail_value (r, "axis_transform", msperf_value_new (MSPERF_VALUE_NONE));
   msperf_result_detail_string (r, "query_mode", w->q->mode);
-  msperf_result_detail_string (r, "index_cache", w->index_hit ? "hit" : "miss");
   msperf_result_detail_value (r, "fallback_reasons", reasons_value (w->reasons));
   if (w->base_reason)
     msperf_result_detail_string (r, "base_reason", w->base_reason);
@@ -567,7 +573,7 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 
       for (j = 0; j < dim; j++)
         axes[j] = free[pick[j]];
-      why = try_group (e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
+      why = try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
       if (why == NULL)
         {
           w->b = b;
@@ -592,16 +598,21 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 }
 
 /* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
- * *wrapper_reason (static) and reasons filled, r untouched. */
+ * *wrapper_reason (static) and reasons filled, r untouched. Candidate indexes, their point sets and triangulations are built on first use and shared
+ * by every session (doc/design.md § Threads): only those builds take the model lock; the
+ * module's describe_target, the point location and the result run on every session at once
+ * (estimate --jobs). */
 static gboolean
-run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
+run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
            const char *base_reason, const char *fallback_from, GPtrArray *reasons,
            const char **wrapper_reason, msperf_result *r)
 {
   gboolean any_table = FALSE, any_target = FALSE, any_regime = FALSE;
 
+  msperf_model_lock (e);
   if (e->m->index_cache == NULL)
     e->m->index_cache = msperf_index_cache_new ();
+  msperf_model_unlock (e);
   for (const char *const *k = q->kernel_types; k && *k; k++)
     {
       const char *one[] = { *k, NULL };
@@ -611,7 +622,6 @@ run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, co
       const GPtrArray *buckets;
       msperf_index *idx;
       const kernel_policy *kp;
-      gboolean hit = FALSE;
       g_autoptr (GError) error = NULL;
 
       table = msperf_engine_table (e, *k, &error);
@@ -628,24 +638,26 @@ run_stage_locked (msperf_engine *e, const msperf_plugin *plugin, void *state, co
           continue;
         }
       any_target = TRUE;
+      /* The index, its buckets and the kernel's policy: built on first use, shared. */
+      msperf_model_lock (e);
       idx = msperf_index_cache_get (e->m->index_cache, e, plugin, state, table, q->mode,
-                                    e->m->policy_hash, q->tc_input_count, &hit);
+                                    e->m->policy_hash, q->tc_input_count, NULL);
       buckets = msperf_index_buckets (idx, t.regime->str);
+      kp = buckets ? index_kernel_policy (e, idx, *k) : NULL;
+      msperf_model_unlock (e);
       if (buckets == NULL)
         {
           msperf_point_clear (&t);
           continue;
         }
       any_regime = TRUE;
-      kp = index_kernel_policy (e, idx, *k);
       for (guint bi = 0; bi < buckets->len; bi++)
         {
           msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
           size_t free[MSPERF_POINT_MAX_AXES];
           size_t n_free = free_axes (b, kp, free);
           success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = kp, .reasons = reasons,
-                        .base_reason = base_reason, .fallback_from = fallback_from,
-                        .index_hit = hit };
+                        .base_reason = base_reason, .fallback_from = fallback_from };
 
           for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
             if (try_dim (e, b, free, n_free, dim, &w, r))
@@ -691,21 +703,6 @@ describing_module (msperf_engine *e, const char *mode, void **state)
   return plugin;
 }
 
-/* The stage under the model lock: candidate indexes, their point sets and triangulations are
- * built on first use and shared by every session (doc/design.md § Threads). */
-static gboolean
-run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
-           const char *base_reason, const char *fallback_from, GPtrArray *reasons,
-           const char **wrapper_reason, msperf_result *r)
-{
-  gboolean ok;
-
-  msperf_model_lock (e);
-  ok = run_stage_locked (e, plugin, state, q, base_reason, fallback_from, reasons,
-                         wrapper_reason, r);
-  msperf_model_unlock (e);
-  return ok;
-}
 
 gboolean
 msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *entry,
@@ -804,7 +801,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
       size_t free[MSPERF_POINT_MAX_AXES];
       size_t n_free = free_axes (b, kp, free);
       success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
-                    .fallback_from = "holdout", .index_hit = TRUE, .holdout = TRUE };
+                    .fallback_from = "holdout", .holdout = TRUE };
 
       for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
         if (try_dim (e, b, free, n_free, dim, &w, r))

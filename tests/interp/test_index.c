@@ -382,8 +382,6 @@ test_index_cache_hit_on_second_query (void **state)
   msperf_engine_index_stats (e, &st);
   assert_int_equal (a->interpolation_dim, 2);
   assert_int_equal (b->interpolation_dim, 2);
-  assert_string_equal (tu_detail_string (a, "index_cache"), "miss");
-  assert_string_equal (tu_detail_string (b, "index_cache"), "hit");
   assert_int_equal (st.index_builds, 1);
   assert_true (st.index_hits >= 1);
   /* one triangulation of the N = 32 plane serves both targets */
@@ -438,7 +436,6 @@ test_cache_invalidated_when_csv_changes (void **state)
   {
     g_autoptr (msperf_result) r = tu_run (e, op2 ("test.grid.default", BF16, "96,64", "32,64"));
     assert_interpolated (r, 1, 35.0, 1e-12);
-    assert_string_equal (tu_detail_string (r, "index_cache"), "miss");
   }
   /* Only the database's table cache: another op finds the new table hash, not the old index. */
   write_file (csv, v3);
