@@ -2,6 +2,7 @@
  * a mapped kernel whose CSV is missing or a Git LFS pointer, rows skipped as invalid. Without
  * them such runs were answered analytically, or with fewer rows, without a word. */
 #include <config.h>
+#include <msperf/format.h>
 #include <stdio.h>
 #include <string.h>
 #include <msperf/error.h>
@@ -17,28 +18,6 @@ msperf_run_warn (msperf_run *run, const char *text)
       return;
   g_ptr_array_add (run->warnings, g_strdup (text));
   fprintf (stderr, "msperf: warning: %s\n", text);
-}
-
-static guint
-edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
 }
 
 /* The mapped op name closest to name (at most 3 edits), or NULL. Transfer none. */
@@ -58,7 +37,7 @@ closest_op (msperf_database *db, const char *name)
 
       if ((el > len ? el - len : len - el) >= best_d)
         continue;
-      d = edit_distance (name, e->op_name);
+      d = msperf_edit_distance (name, e->op_name);
       if (d < best_d)
         {
           best_d = d;

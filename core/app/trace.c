@@ -131,29 +131,6 @@ node_is_string (JsonNode *node)
   return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
 }
 
-/* Edit distance, for "did you mean" on a mistyped key. */
-static guint
-edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 /* Warns once per unknown key of a line object (the line is still answered). */
 static void
 check_keys (msperf_trace_reader *r, JsonObject *obj)
@@ -162,19 +139,13 @@ check_keys (msperf_trace_reader *r, JsonObject *obj)
 
   for (GList *l = members; l; l = l->next)
     {
-      const char *key = l->data, *near = NULL;
-      guint best = 3;
+      const char *key = l->data, *near;
       GString *msg;
 
       if (g_strv_contains (known_keys, key) || g_hash_table_contains (r->unknown_keys, key))
         continue;
       g_hash_table_add (r->unknown_keys, g_strdup (key));
-      for (const char *const *k = known_keys; *k; k++)
-        if (edit_distance (key, *k) < best)
-          {
-            best = edit_distance (key, *k);
-            near = *k;
-          }
+      near = msperf_closest_name (key, known_keys, 2);
       msg = g_string_new (NULL);
       g_string_append_printf (msg, "%s:%u: unknown key ", r->name, r->line);
       msperf_fmt_json_string (msg, key);

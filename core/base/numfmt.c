@@ -404,3 +404,53 @@ msperf_fmt_py_repr (GString *out, const msperf_value *value)
   g_return_if_fail (out != NULL);
   py_value (out, value, TRUE);
 }
+
+/* ------------------------------------------------------------------ names */
+
+guint
+msperf_edit_distance (const char *a, const char *b)
+{
+  gsize la, lb;
+  g_autofree guint *row = NULL;
+
+  g_return_val_if_fail (a != NULL && b != NULL, G_MAXUINT);
+  la = strlen (a);
+  lb = strlen (b);
+  row = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+const char *
+msperf_closest_name (const char *word, const char *const *candidates, guint max_edits)
+{
+  const char *best = NULL;
+  guint best_d = max_edits + 1;
+
+  g_return_val_if_fail (word != NULL, NULL);
+  for (const char *const *c = candidates; c != NULL && *c != NULL; c++)
+    {
+      guint d = msperf_edit_distance (word, *c);
+
+      if (d < best_d)
+        {
+          best_d = d;
+          best = *c;
+        }
+    }
+  return best;
+}

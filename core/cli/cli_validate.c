@@ -10,10 +10,6 @@
 #include "cli/options.h"
 
 /* The latency columns of reference §1.3 in priority order. */
-static const char *const latency_columns[] = {
-  "Average Duration(us)", "Profiling Average Duration(us)", "Duration(us)", NULL
-};
-
 typedef struct {
   GPtrArray *errors;    /* char* */
   GPtrArray *warnings;  /* char* */
@@ -52,7 +48,7 @@ add_ref (GPtrArray *refs, GHashTable *seen, const char *kernel, const msperf_map
   r = g_new0 (kernel_ref, 1);
   r->kernel = g_strdup (kernel);
   r->entry = e;
-  r->communication = g_str_has_prefix (kernel, "hcom_")
+  r->communication = msperf_kernel_is_collective (kernel)
                      || g_strcmp0 (e->category, "communication") == 0;
   g_hash_table_add (seen, r->kernel);
   g_ptr_array_add (refs, r);
@@ -90,14 +86,6 @@ collect_refs (GPtrArray *refs, GHashTable *seen, const msperf_value *v,
     }
 }
 
-static gboolean
-has_latency_column (const msperf_table *t)
-{
-  for (guint k = 0; latency_columns[k]; k++)
-    if (msperf_table_column (t, latency_columns[k]) >= 0)
-      return TRUE;
-  return FALSE;
-}
 
 /* Columns that hold measurements rather than the identity of a row. */
 static gboolean
@@ -163,7 +151,7 @@ check_table (const msperf_table *t, gboolean communication, report *r)
   else if (!msperf_table_has_shapes (t))
     g_ptr_array_add (r->errors, g_strdup_printf ("%s:1: compute table without an 'Input Shapes' "
                                                  "column", path));
-  if (!has_latency_column (t))
+  if (!msperf_table_has_latency_column (t))
     g_ptr_array_add (r->errors, g_strdup_printf ("%s:1: no latency column (Average Duration(us), "
                                                  "Profiling Average Duration(us) or Duration(us))",
                                                  path));

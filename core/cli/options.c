@@ -1,31 +1,9 @@
 /* msperf — strict command lines (issue 14): a foreign option is an error, not a no-op. */
 #include <config.h>
+#include <msperf/format.h>
 #include <string.h>
 #include <msperf/error.h>
 #include "cli/options.h"
-
-/* Levenshtein distance, two rows. */
-static guint
-distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *prev = g_new (guint, lb + 1);
-  g_autofree guint *cur = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    prev[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      cur[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-          cur[j] = MIN (MIN (prev[j] + 1, cur[j - 1] + 1), sub);
-        }
-      memcpy (prev, cur, (lb + 1) * sizeof *prev);
-    }
-  return prev[lb];
-}
 
 const char *
 msperf_cli_closest (const char *word, const char *const *candidates)
@@ -39,7 +17,7 @@ msperf_cli_closest (const char *word, const char *const *candidates)
   /* Long words, as long option names and op names are, allow more slips than short ones. */
   for (const char *const *c = candidates; c && *c; c++)
     {
-      guint d = distance (word, *c);
+      guint d = msperf_edit_distance (word, *c);
       if (d < best_d)
         {
           best_d = d;

@@ -2,6 +2,7 @@
  * (reference profiling-semantics.md §1, FORMATS §1). */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <config.h>
+#include <msperf/format.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -291,30 +292,6 @@ static const char *const entry_keys[] = {
   "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", NULL
 };
 
-static guint
-edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-
-      row[0] = (guint) i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 /* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */
 static void
 check_entry_keys (msperf_database *db, const char *name, const msperf_value *raw)
@@ -325,18 +302,11 @@ check_entry_keys (msperf_database *db, const char *name, const msperf_value *raw
     {
       const char *key = g_ptr_array_index (raw->keys, k);
       const msperf_value *v = g_ptr_array_index (raw->items, k);
-      const char *best = NULL;
-      guint best_d = 4;
+      const char *best;
 
       if (g_strv_contains (entry_keys, key))
         continue;
-      for (const char *const *known = entry_keys; *known != NULL; known++)
-        {
-          guint d = edit_distance (key, *known);
-
-          if (d < best_d)
-            best_d = d, best = *known;
-        }
+      best = msperf_closest_name (key, entry_keys, 3);
       if (best != NULL)
         add_warning (db, v->line, "operator '%s': unknown key '%.80s' ignored (did you mean %s?)",
                      name, key, best);
@@ -634,7 +604,7 @@ resolve_table (msperf_database *db, const char *kernel_type)
 
   /* reference §1.1: hcom_* kernels look in communication_data_ref first, then in the
    * database directory. */
-  if (g_str_has_prefix (kernel_type, "hcom_") && db->comm_ref != NULL)
+  if (msperf_kernel_is_collective (kernel_type) && db->comm_ref != NULL)
     {
       if (db->comm_ref_absolute)
         {
@@ -703,4 +673,10 @@ msperf_database_clear_cache (msperf_database *db)
 {
   g_return_if_fail (db != NULL);
   g_hash_table_remove_all (db->tables);
+}
+
+gboolean
+msperf_kernel_is_collective (const char *kernel_type)
+{
+  return kernel_type != NULL && g_str_has_prefix (kernel_type, "hcom_");
 }

@@ -854,3 +854,13 @@ msperf_table_problems (const msperf_table *table)
   g_return_val_if_fail (table != NULL, NULL);
   return table->problems;
 }
+
+gboolean
+msperf_table_has_latency_column (const msperf_table *table)
+{
+  g_return_val_if_fail (table != NULL, FALSE);
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    if (table->latency_cols[k] >= 0)
+      return TRUE;
+  return FALSE;
+}

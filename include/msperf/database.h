@@ -57,6 +57,8 @@ MSPERF_API void msperf_database_clear_cache (msperf_database *db);
 
 /* TRUE when name is a plain file stem (no '/', '\\', "..", leading '.', control chars). */
 MSPERF_API gboolean msperf_kernel_type_is_plain (const char *name);
+/* TRUE for a collective's kernel type (HCCL's hcom_* names): the one place that rule lives. */
+MSPERF_API gboolean msperf_kernel_is_collective (const char *kernel_type);
 
 G_END_DECLS
 

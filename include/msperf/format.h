@@ -39,6 +39,13 @@ MSPERF_API void msperf_fmt_py_repr (GString *out, const msperf_value *value);
 /* "[136, 5120]": Python list repr of the dims of t. */
 MSPERF_API void msperf_fmt_py_shape (GString *out, const msperf_tensor *t);
 
+/* Levenshtein distance of two strings (bytes). */
+MSPERF_API guint msperf_edit_distance (const char *a, const char *b);
+/* The first of candidates (NULL-terminated) nearest to word within max_edits edits, or NULL:
+ * the "did you mean" of every warning. Transfer none. */
+MSPERF_API const char *msperf_closest_name (const char *word, const char *const *candidates,
+                                            guint max_edits);
+
 G_END_DECLS
 
 #endif

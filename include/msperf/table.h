@@ -59,6 +59,8 @@ MSPERF_API guint msperf_table_row_line (const msperf_table *table, size_t row);
 /* The row latency by the column priority (a blank preferred cell falls through to the next). */
 MSPERF_API double msperf_table_row_latency (const msperf_table *table, size_t row);
 MSPERF_API msperf_latency_column msperf_table_row_latency_column (const msperf_table *table, size_t row);
+/* TRUE when the table has any of the latency columns (the one list, msperf_latency_column). */
+MSPERF_API gboolean msperf_table_has_latency_column (const msperf_table *table);
 MSPERF_API gboolean msperf_table_row_valid (const msperf_table *table, size_t row);
 
 /* Decoded slots of "Input …" and "Output …" columns. Transfer none. */

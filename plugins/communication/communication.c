@@ -56,10 +56,6 @@ typedef struct comm_request {
   const msperf_value *method;   /* the interpolation_method value, or NULL (alpha_beta) */
 } comm_request;
 
-static const char *const latency_columns[] = {
-  "Average Duration(us)", "Profiling Average Duration(us)", "Duration(us)", NULL
-};
-
 /* Tier of a rank group on the device grid (reference §2.9, upstream get_topology_tier).
  * FALSE when the group cannot be placed (not an int list, empty, negative rank). */
 static gboolean
@@ -246,8 +242,7 @@ query_csv (comm_state *st, msperf_engine *engine, const comm_request *req, msper
     return msperf_result_set_miss (r, "csv_not_found");
   c_mb = msperf_table_column (t, "message_bytes");
   c_nd = msperf_table_column (t, "num_devices");
-  for (const char *const *c = latency_columns; *c; c++)
-    has_latency |= msperf_table_column (t, *c) >= 0;
+  has_latency = msperf_table_has_latency_column (t);
   if (c_mb < 0 || c_nd < 0 || !has_latency)
     return msperf_result_set_miss (r, "csv_format_raw");
   c_tier = msperf_table_column (t, "topology_tier");

@@ -30,7 +30,7 @@ source_is_answer (msperf_source s)
 static gboolean
 is_comm_kernel (const char *k)
 {
-  return g_str_has_prefix (k, "hcom_");
+  return msperf_kernel_is_collective (k);
 }
 
 /* `_find_compute_match` post-miss diagnosis (quirk Q18, reproduced): only the first row of the
