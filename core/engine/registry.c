@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -24,6 +25,11 @@
 #include <msperf/paths.h>
 
 #define MODULE_PREFIX "msperf_"
+
+/* libltdl 2.4.7 keeps global state (its handle list, the error string, the init count) with
+ * no locking of its own: every use of it goes through this lock, so engines may be started
+ * and freed on several threads at once. The one piece of process-wide state msperf has. */
+static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A module that passed every check and whose init succeeded. */
 typedef struct module {
@@ -106,9 +112,11 @@ msperf_registry_new (void)
   msperf_registry *reg = g_new0 (msperf_registry, 1);
 
   /* lt_dlinit is reference counted by libltdl, so each registry may own one reference. */
+  pthread_mutex_lock (&ltdl_lock);
   reg->ltdl_ready = lt_dlinit () == 0;
   if (!reg->ltdl_ready)
     g_warning ("cannot initialise libltdl: %s: no module will load", lt_dlerror ());
+  pthread_mutex_unlock (&ltdl_lock);
   reg->modules = g_ptr_array_new ();
   reg->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   reg->by_op = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -126,6 +134,7 @@ msperf_registry_free (msperf_registry *reg)
 {
   if (reg == NULL)
     return;
+  pthread_mutex_lock (&ltdl_lock);
   /* Reverse load order, and fini before close: a state may point into its module's code. */
   for (guint i = reg->modules->len; i > 0; i--)
     {
@@ -149,6 +158,7 @@ msperf_registry_free (msperf_registry *reg)
   g_free (reg->static_composite);
   if (reg->ltdl_ready)
     lt_dlexit ();
+  pthread_mutex_unlock (&ltdl_lock);
   g_free (reg);
 }
 
@@ -739,12 +749,10 @@ refuse_dir (msperf_registry *reg, const char *dir, GPtrArray *stems, const char 
     }
 }
 
-void
-msperf_registry_load (msperf_registry *reg, const char *const *dirs, GHashTable *disabled,
+static void
+registry_load_locked (msperf_registry *reg, const char *const *dirs, GHashTable *disabled,
                       msperf_engine *engine)
 {
-  g_return_if_fail (reg != NULL);
-
   for (const char *const *d = dirs; d != NULL && *d != NULL; d++)
     {
       g_autofree char *dir = g_canonicalize_filename (*d, NULL);
@@ -772,6 +780,16 @@ msperf_registry_load (msperf_registry *reg, const char *const *dirs, GHashTable 
       for (guint i = 0; stems != NULL && i < stems->len; i++)
         load_candidate (reg, dir, g_ptr_array_index (stems, i), disabled, engine);
     }
+}
+
+void
+msperf_registry_load (msperf_registry *reg, const char *const *dirs, GHashTable *disabled,
+                      msperf_engine *engine)
+{
+  g_return_if_fail (reg != NULL);
+  pthread_mutex_lock (&ltdl_lock);
+  registry_load_locked (reg, dirs, disabled, engine);
+  pthread_mutex_unlock (&ltdl_lock);
 }
 
 const msperf_plugin *

@@ -209,12 +209,57 @@ test_threads_session_outlives_the_root_handle (void **state)
   msperf_engine_free (session);
 }
 
+/* Engines started and freed on several threads at once (the registry's libltdl lock). */
+static gpointer
+start_stop (gpointer data)
+{
+  const char *db = data;
+  double *latency = g_new (double, 1);
+
+  *latency = NAN;
+  for (int k = 0; k < 3; k++)
+    {
+      msperf_engine *e = tu_engine_new (db, NULL);
+      msperf_op *op = tu_op ("aten.mm.default");
+      msperf_result *r;
+
+      tu_op_add_tensor (op, MSPERF_DTYPE_BF16, "1,256");
+      tu_op_add_tensor (op, MSPERF_DTYPE_BF16, "256,256");
+      tu_op_add_out (op, MSPERF_DTYPE_BF16, "1,256");
+      r = tu_run (e, op);
+      *latency = r->latency_us;
+      msperf_result_unref (r);
+      msperf_engine_free (e);
+    }
+  return latency;
+}
+
+static void
+test_threads_engines_start_and_free_concurrently (void **state)
+{
+  g_autofree char *db = tu_srcdir_path ("doc/examples/h200-db");
+  GThread *threads[N_THREADS];
+
+  (void) state;
+  for (guint t = 0; t < N_THREADS; t++)
+    threads[t] = g_thread_new ("msperf-start", start_stop, db);
+  for (guint t = 0; t < N_THREADS; t++)
+    {
+      double *latency = g_thread_join (threads[t]);
+
+      /* MatMulV2.csv line 2 of the sample database, on every thread. */
+      assert_float_equal (*latency, 2.6338, 1e-9);
+      g_free (latency);
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_threads_sessions_answer_as_one_handle),
     cmocka_unit_test (test_threads_session_outlives_the_root_handle),
+    cmocka_unit_test (test_threads_engines_start_and_free_concurrently),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
