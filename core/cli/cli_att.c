@@ -198,6 +198,9 @@ print_text (GString *out, const char *title, const msperf_op *op, const msperf_r
   g_autoptr (GString) buf = g_string_new (NULL);
 
   g_string_append_printf (out, "%s (branch %s)\n\n", title, cell (d, "att_branch", buf));
+  /* A parameter set the model did not trust (Cast's fallback to the shape product). */
+  if (msperf_value_lookup (d, "warning") != NULL)
+    g_string_append_printf (out, "warning: %s\n\n", cell (d, "warning", buf));
   print_ledger (out, msperf_value_lookup (d, "ledger"));
   if (rep != NULL && calls != NULL)
     g_string_append_printf (out, "\nrepeat time R: %s\ncall count C:  %s\n", rep, calls);
@@ -252,7 +255,8 @@ print_json (GString *out, const msperf_result *r)
 {
   static const char *const keys[] = { "expression", "expression_inlined", "value", "ternaries",
                                       "ledger", "vf_launches", "att_kind", "att_branch",
-                                      "branches", "repeat_time", "call_count", "cycles" };
+                                      "branches", "repeat_time", "call_count", "cycles",
+                                      "warning" };
   g_autoptr (msperf_value) obj = msperf_value_new (MSPERF_VALUE_MAP);
 
   for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)

@@ -30,7 +30,7 @@ pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
 pc_cflags=$(pkg-config --cflags $pkgs)
 pc_libs="$(pkg-config --libs $pkgs) -lcsv -lltdl -lm"
 
-cppflags="-I$builddir -I$srcdir/include -I$srcdir/core -I$srcdir/tests -I$srcdir/plugins/cast_att
+cppflags="-I$builddir -I$builddir/include -I$srcdir/include -I$srcdir/core -I$srcdir/tests -I$srcdir/plugins/cast_att
   -DMSPERF_PLUGINDIR=\"$builddir/plugins\" -DMSPERF_DATADIR=\"$srcdir\"
   -DMSPERF_SRCDIR=\"$srcdir\" -DMSPERF_BUILDDIR=\"$builddir\" -DG_LOG_USE_STRUCTURED=1"
 # UBSan findings must stop the fuzzer, not just print.
