@@ -102,6 +102,21 @@ cmp_double (const void *a, const void *b)
 }
 
 /* Statistics of the samples [from, to) of one kernel that dim answered (0: any). */
+/* 4-D groups are opt-in (max_interpolation_dim: 4): their row appears only when one answered,
+ * so reports of the default policy keep rows 1..3. */
+static gboolean
+any_at_dim (const GPtrArray *samples, guint from, guint to, int dim)
+{
+  for (guint k = from; k < to; k++)
+    {
+      const msperf_holdout_sample *s = g_ptr_array_index (samples, k);
+
+      if (s->interpolated && s->dim == dim)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static msperf_holdout_stats *
 compute_stats (const GPtrArray *samples, guint from, guint to, const char *kernel, int dim)
 {
@@ -492,8 +507,9 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
       if (pick->len == 0)
         continue;
       for (int dim = 0; dim <= MAX_DIM; dim++)
-        g_ptr_array_add (rep->stats, compute_stats (rep->samples, from, rep->samples->len,
-                                                    job->kernel, dim));
+        if (dim <= 3 || any_at_dim (rep->samples, from, rep->samples->len, dim))
+          g_ptr_array_add (rep->stats, compute_stats (rep->samples, from, rep->samples->len,
+                                                      job->kernel, dim));
     }
   return g_steal_pointer (&rep);
 }

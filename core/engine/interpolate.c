@@ -11,17 +11,24 @@
 
 /* Display confidences by dimension (reference §4.4 step 6), lowered when an axis transform was
  * applied (seed 000 §5.6, quirk Q20 fixed). Display only: never used to choose an answer. */
-static const double confidence_by_dim[] = { 0.0, 0.70, 0.65, 0.60 };
+static const double confidence_by_dim[] = { 0.0, 0.70, 0.65, 0.60, 0.55 };
 #define TRANSFORM_PENALTY 0.05
 
-/* Highest group dimension: the Delaunay stage supports 2-D and 3-D only. */
+/* Highest group dimension: the Delaunay stage supports 2-D to 4-D. */
 #define MAX_GROUP_DIM MSPERF_DELAUNAY_MAX_DIM
+/* Built-in max_interpolation_dim when no policy sets one: 4-D groups are opt-in. */
+#define DEFAULT_GROUP_DIM 3
+
+/* A log-space group whose target or candidates have a selected coordinate <= 0. */
+#define REASON_NON_POSITIVE_FOR_LOG "non_positive_axis_for_log"
 
 typedef struct {
   char *kernel;
   int max_dim;
   msperf_interp_aggregate_kind aggregate;
   gboolean sqrt_seq;
+  gboolean log_space;                 /* space: log (sqrt_seq is then ignored) */
+  int64_t seq_block;                  /* seq_block: N, 0 when unset */
   GStrv axes;                         /* axis names allowed to vary, or NULL = all */
   GStrv exact_fields;                 /* axis names pinned to the target, or NULL */
 } kernel_policy;
@@ -106,10 +113,15 @@ read_kernel_policy (msperf_engine *e, const char *kernel)
 
   kp->kernel = g_strdup (kernel);
   kp->max_dim = msperf_value_get_int (kernel_option (e, kernel, "max_interpolation_dim"), &dim)
-                ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : MAX_GROUP_DIM;
+                ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : DEFAULT_GROUP_DIM;
   kp->aggregate = g_strcmp0 (agg, "mean") == 0 ? MSPERF_INTERP_AGGREGATE_MEAN
                                                 : MSPERF_INTERP_AGGREGATE_MEDIAN;
   kp->sqrt_seq = g_strcmp0 (transform, "sqrt_seq") == 0;
+  kp->log_space = g_strcmp0 (msperf_value_get_string (kernel_option (e, kernel, "space")),
+                             "log") == 0;
+  if (!msperf_value_get_int (kernel_option (e, kernel, "seq_block"), &kp->seq_block)
+      || kp->seq_block < 1)
+    kp->seq_block = 0;
   kp->axes = name_list (kernel_option (e, kernel, "axes"));
   kp->exact_fields = name_list (kernel_option (e, kernel, "exact_fields"));
   return kp;
@@ -195,6 +207,11 @@ untransformed (const msperf_index_set *s, size_t u, double *out)
   const double *c = &s->coords[u * (size_t) s->dim];
   gboolean any = FALSE;
 
+  if (s->ucoords)
+    {
+      memcpy (out, &s->ucoords[u * (size_t) s->dim], (size_t) s->dim * sizeof (double));
+      return;
+    }
   for (int j = 0; j < s->dim; j++)
     {
       out[j] = c[j];
@@ -252,7 +269,12 @@ interp_1d (const msperf_index_set *s, outcome *o)
     return MSPERF_INTERP_REASON_BOUNDARY_MISSING;
   y[0] = s->values[ulo];
   y[1] = s->values[uhi];
-  o->value = msperf_interp_linear (o->x[0], o->lo[0], y[0], o->hi[0], y[1]);
+  if (s->log_space)
+    /* numpy.exp (numpy.interp (log2 x, log2 xp, log fp)): the guard sees latencies. */
+    o->value = exp (msperf_interp_linear (o->x[0], o->lo[0], s->log_values[ulo], o->hi[0],
+                                          s->log_values[uhi]));
+  else
+    o->value = msperf_interp_linear (o->x[0], o->lo[0], y[0], o->hi[0], y[1]);
   if (!msperf_interp_latency_guard (o->value, y, 2))
     return msperf_interp_status_name (MSPERF_INTERP_LATENCY_GUARD_REJECTED);
   o->idx[0] = ulo;
@@ -297,8 +319,11 @@ interp_nd (msperf_engine *e, msperf_index_cache *c, msperf_index_set *s, outcome
   msperf_model_unlock (e);
   if (tri == NULL)
     return msperf_interp_status_name (st);
-  if (!msperf_interp_griddata_details (tri, s->values, o->x, &o->value, vertices, o->weights))
+  if (!msperf_interp_griddata_details (tri, s->log_space ? s->log_values : s->values, o->x,
+                                       &o->value, vertices, o->weights))
     return msperf_interp_status_name (MSPERF_INTERP_OUTSIDE_CONVEX_HULL);
+  if (s->log_space)
+    o->value = exp (o->value);   /* numpy.exp (griddata (log2 points, log values, log2 xi)) */
   if (!msperf_interp_latency_guard (o->value, s->values, s->n_unique))
     return msperf_interp_status_name (MSPERF_INTERP_LATENCY_GUARD_REJECTED);
   o->n_idx = (size_t) s->dim + 1;
@@ -339,12 +364,23 @@ try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, cons
 
       if (!target_value (t, b, axes[j], &v))
         return MSPERF_INTERP_REASON_MISSING_AXIS;
-      o->x[j] = kp->sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0 ? sqrt (v) : v;
+      if (kp->log_space)
+        {
+          /* Log space wins over sqrt_seq (doc/decisions.md): log2 (sqrt x) is affine in
+           * log2 x, but Delaunay is not affine-invariant, so only one of them can hold. */
+          if (!(v > 0.0))
+            return REASON_NON_POSITIVE_FOR_LOG;
+          o->x[j] = log2 (v);
+        }
+      else
+        o->x[j] = kp->sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0 ? sqrt (v) : v;
     }
   /* The set is built on first use and cached in the shared bucket; once built it is read
    * only, until msperf_engine_drop_tables (not thread-safe by contract). */
   msperf_model_lock (e);
-  s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate, kp->sqrt_seq);
+  s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate,
+                               kp->log_space ? MSPERF_INDEX_LOG
+                               : kp->sqrt_seq ? MSPERF_INDEX_SQRT_SEQ : MSPERF_INDEX_LINEAR);
   msperf_model_unlock (e);
   if (holdout)
     {
@@ -359,10 +395,52 @@ try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, cons
   o->set = s;
   if (s->n_filtered < 2)
     return MSPERF_INTERP_REASON_INSUFFICIENT;
+  if (s->non_positive)
+    return REASON_NON_POSITIVE_FOR_LOG;
   why = boundary_reason (s, o->x, o);
   if (why)
     return why;
   return dim == 1 ? interp_1d (s, o) : interp_nd (e, c, s, o);
+}
+
+/* The target's known "seq" axis (index *k when k is not NULL). */
+static gboolean
+point_seq_at (const msperf_point *t, double *v, size_t *k)
+{
+  for (size_t a = 0; a < t->n_axes; a++)
+    if (t->axis_known[a] && strcmp (t->axis_names[a], "seq") == 0)
+      {
+        *v = t->axes[a];
+        if (k)
+          *k = a;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+point_seq (const msperf_point *t, double *v)
+{
+  return point_seq_at (t, v, NULL);
+}
+
+/* seq_block: N — *out is t with seq rounded up to a multiple of N (FlashAttention tiles the
+ * queries in blocks); a shallow copy that shares t's strings, so never cleared. FALSE when
+ * there is nothing to round (no block, no finite seq > 0, already a multiple). */
+static gboolean
+round_seq (const msperf_point *t, int64_t block, msperf_point *out)
+{
+  double v, up;
+  size_t k;
+
+  if (block < 1 || !point_seq_at (t, &v, &k) || !(v > 0.0) || !(v < 9007199254740992.0))
+    return FALSE;
+  up = ceil (v / (double) block) * (double) block;
+  if (up == v)
+    return FALSE;
+  *out = *t;
+  out->axes[k] = up;
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------ the result */
@@ -381,6 +459,8 @@ typedef struct {
   const char *base_reason;
   const char *fallback_from;
   gboolean holdout;
+  const msperf_point *seq_from;       /* seq_block: the unrounded target when t is rounded */
+  msperf_point rounded;               /* seq_block: shallow copy of the target, seq rounded */
 } success;
 
 static msperf_value *
@@ -391,6 +471,18 @@ reasons_value (const GPtrArray *reasons)
   for (guint k = 0; reasons && k < reasons->len; k++)
     msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
   return l;
+}
+
+/* seq_block details: the block, and the seq the target had before rounding when the answer
+ * used the rounded seq (absent when the unrounded retry answered or nothing was rounded). */
+static void
+seq_block_details (const success *w, msperf_result *r)
+{
+  double v;
+
+  msperf_result_detail_int (r, "seq_block", w->kp->seq_block);
+  if (w->seq_from && point_seq (w->seq_from, &v))
+    msperf_result_detail_value (r, "seq_rounded_from", number_value (v));
 }
 
 static void
@@ -417,6 +509,11 @@ fill_result (const success *w, msperf_result *r)
     {
       g_string_append (method, "_sqrt");
       g_string_append (rule, "_sqrt");
+    }
+  if (s->log_space)
+    {
+      g_string_append (method, "_log");
+      g_string_append (rule, "_log");
     }
   conf = confidence_by_dim[w->dim] - (transformed ? TRANSFORM_PENALTY : 0.0);
 
@@ -445,7 +542,7 @@ fill_result (const success *w, msperf_result *r)
       target_value (w->t, b, w->axes[j], &v);
       msperf_value_map_set (axes, name, number_value (v));
       g_string_append_printf (axes_text, "%s%s", j ? "," : "", name);
-      if (s->transformed[j])
+      if (s->transformed[j] || s->log_space)
         {
           /* Boundaries in the coordinates the user wrote: the transform is monotone, so the
            * untransformed bracket holds the same points. */
@@ -501,6 +598,14 @@ fill_result (const success *w, msperf_result *r)
     msperf_result_detail_string (r, "axis_transform", "sqrt_seq");
   else
     msperf_result_detail_value (r, "axis_transform", msperf_value_new (MSPERF_VALUE_NONE));
+  if (s->log_space)
+    {
+      msperf_result_detail_string (r, "space", "log");
+      if (w->kp->sqrt_seq)
+        msperf_result_detail_string (r, "axis_transform_ignored", "sqrt_seq");
+    }
+  if (w->kp->seq_block)
+    seq_block_details (w, r);
   msperf_result_detail_string (r, "query_mode", w->q->mode);
   msperf_result_detail_value (r, "fallback_reasons", reasons_value (w->reasons));
   if (w->base_reason)
@@ -552,6 +657,31 @@ add_reason (GPtrArray *reasons, const msperf_index_bucket *b, const size_t *axes
   g_ptr_array_add (reasons, g_string_free (s, FALSE));
 }
 
+/* try_group with seq_block: first with the target's seq rounded up to the block, and when
+ * that fails (outside the boundary or the hull, or any other reason), with the seq as given.
+ * On success with the rounded seq, w->t is the rounded copy w->rounded and w->seq_from the
+ * caller's target (restored by the caller after fill_result). */
+static const char *
+try_group_blocked (msperf_engine *e, msperf_index_bucket *b, const size_t *axes, int dim,
+                   success *w, outcome *o)
+{
+  const char *why;
+
+  if (round_seq (w->t, w->kp->seq_block, &w->rounded))
+    {
+      why = try_group (e, e->m->index_cache, b, &w->rounded, axes, dim, w->kp, w->holdout, o);
+      if (why == NULL)
+        {
+          w->seq_from = w->t;
+          w->t = &w->rounded;
+          return NULL;
+        }
+      msperf_index_set_free (o->owned);
+      o->owned = NULL;
+    }
+  return try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, o);
+}
+
 /* Every group of dimension dim over the free axes, in combination order (itertools), for
  * bucket b: TRUE at the first success (r filled). */
 static gboolean
@@ -573,7 +703,7 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 
       for (j = 0; j < dim; j++)
         axes[j] = free[pick[j]];
-      why = try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, &o);
+      why = try_group_blocked (e, b, axes, dim, w, &o);
       if (why == NULL)
         {
           w->b = b;
@@ -582,6 +712,8 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
           w->o = &o;
           fill_result (w, r);
           msperf_index_set_free (o.owned);
+          w->t = w->seq_from ? w->seq_from : w->t;
+          w->seq_from = NULL;
           return TRUE;
         }
       msperf_index_set_free (o.owned);
@@ -659,7 +791,7 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
           success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = kp, .reasons = reasons,
                         .base_reason = base_reason, .fallback_from = fallback_from };
 
-          for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+          for (int dim = 1; dim <= MAX (DEFAULT_GROUP_DIM, kp->max_dim); dim++)
             if (try_dim (e, b, free, n_free, dim, &w, r))
               {
                 msperf_point_clear (&t);
@@ -803,7 +935,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
       success w = { .e = e, .q = &q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
                     .fallback_from = "holdout", .holdout = TRUE };
 
-      for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+      for (int dim = 1; dim <= MAX (DEFAULT_GROUP_DIM, kp->max_dim); dim++)
         if (try_dim (e, b, free, n_free, dim, &w, r))
           return TRUE;
     }

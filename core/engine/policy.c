@@ -52,7 +52,7 @@ struct schema {
 
 static const schema s_bool = { .kind = S_BOOL };
 static const schema s_str_list = { .kind = S_STR_LIST };
-static const schema s_dim = { .kind = S_INT, .min = 1, .max = 3 };
+static const schema s_dim = { .kind = S_INT, .min = 1, .max = 4 };
 static const schema s_count = { .kind = S_INT, .min = 1, .max = INT64_MAX };
 static const schema s_count_or_null = { .kind = S_INT, .nullable = TRUE, .min = 1,
                                         .max = INT64_MAX };
@@ -62,10 +62,12 @@ static const schema s_str_or_null = { .kind = S_STR, .nullable = TRUE };
 
 static const char *const aggregate_choices[] = { "median", "mean", NULL };
 static const char *const transform_choices[] = { "sqrt_seq", "linear", NULL };
+static const char *const space_choices[] = { "linear", "log", NULL };
 static const char *const gc_axis_choices[] = { "output_numel", "axis_0", NULL };
 static const char *const qlen_choices[] = { "per_sequence", "literal_tokens", NULL };
 static const schema s_aggregate = { .kind = S_ENUM, .choices = aggregate_choices };
 static const schema s_transform = { .kind = S_ENUM, .choices = transform_choices };
+static const schema s_space = { .kind = S_ENUM, .choices = space_choices };
 static const schema s_gc_axis = { .kind = S_ENUM, .choices = gc_axis_choices };
 static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
 
@@ -79,6 +81,8 @@ static const field kernel_override_fields[] = {
   { "axes", &s_str_list },
   { "exact_fields", &s_str_list },
   { "aggregate", &s_aggregate },
+  { "space", &s_space },          /* optional, absent = linear (not in the defaults) */
+  { "seq_block", &s_count },      /* optional, absent = no rounding */
   { NULL, NULL }
 };
 static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
@@ -96,6 +100,7 @@ static const field interpolation_fields[] = {
   { "modes", &s_str_list },
   { "max_interpolation_dim", &s_dim },
   { "aggregate", &s_aggregate },
+  { "space", &s_space },          /* optional, absent = linear (not in the defaults) */
   { "allow_extrapolation", &s_bool },
   { "attention", &s_attention },
   { "kernel_overrides", &s_kernel_overrides },

@@ -40,6 +40,8 @@ set_free (msperf_index_set *s)
   g_free (s->raw_lines);
   g_free (s->coords);
   g_free (s->values);
+  g_free (s->ucoords);
+  g_free (s->log_values);
   for (int j = 0; j < MSPERF_DELAUNAY_MAX_DIM; j++)
     g_free (s->axis_values[j]);
   msperf_delaunay_free (s->tri);
@@ -63,7 +65,7 @@ typedef struct {
   size_t mask;                  /* slots − 1 (a power of two minus one) */
   size_t *slots;                /* group + 1; 0 = free */
   GHashTable *sets;             /* filter key → msperf_index_set* */
-  msperf_index_set *empty[2][2];  /* the set of every empty group, by [kind][sqrt_seq] */
+  msperf_index_set *empty[2][3];  /* the set of every empty group, by [kind][transform] */
 } partition;
 
 static void
@@ -78,7 +80,7 @@ partition_free (partition *p)
   g_free (p->slots);
   g_hash_table_unref (p->sets);
   for (int k = 0; k < 2; k++)
-    for (int q = 0; q < 2; q++)
+    for (int q = 0; q < 3; q++)
       set_free (p->empty[k][q]);
   g_free (p);
 }
@@ -681,11 +683,11 @@ partition_find (const msperf_index_bucket *b, const partition *p, const msperf_p
  * the aggregation and the transform. */
 static char *
 set_key (size_t group, const msperf_point *t, msperf_interp_aggregate_kind kind,
-         gboolean sqrt_seq)
+         msperf_index_transform transform)
 {
   GString *s = g_string_sized_new (64);
 
-  g_string_append_printf (s, "%zu:%d:%d", group, (int) kind, sqrt_seq ? 1 : 0);
+  g_string_append_printf (s, "%zu:%d:%d", group, (int) kind, (int) transform);
   for (size_t f = 0; f < t->n_fields; f++)
     g_string_append_printf (s, "|%s=%" G_GINT64_FORMAT "/%d", t->field_names[f], t->fields[f],
                             (int) t->matchers[f]);
@@ -719,6 +721,26 @@ cmp_value_index (const void *a, const void *b)
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* Log space: the aggregated raw coordinates move to ucoords, coords become their log2 and the
+ * aggregated latencies get their ln (latencies are > 0: invalid points were dropped). A
+ * selected raw coordinate <= 0 has no logarithm: the set is marked and never interpolated. */
+static void
+log_space_finish (msperf_index_set *s)
+{
+  size_t n = s->n_unique * (size_t) s->dim;
+
+  for (size_t i = 0; i < s->n_filtered * (size_t) s->dim; i++)
+    if (!(s->raw[i] > 0.0))
+      s->non_positive = TRUE;
+  s->ucoords = s->coords;
+  s->coords = g_new (double, n + 1);
+  for (size_t i = 0; i < n; i++)
+    s->coords[i] = s->ucoords[i] > 0.0 ? log2 (s->ucoords[i]) : NAN;
+  s->log_values = g_new (double, s->n_unique + 1);
+  for (size_t u = 0; u < s->n_unique; u++)
+    s->log_values[u] = log (s->values[u]);
+}
+
 /* Aggregation of the filtered points (transformed coordinates given), then per axis the
  * distinct coordinates in ascending order for msperf_index_set_boundary: of equal values (−0.0
  * and 0.0) the first in coords order is kept, the one msperf_interp_find_boundary returns. */
@@ -730,6 +752,8 @@ set_finish (msperf_index_set *s, const double *transformed, msperf_interp_aggreg
   msperf_interp_aggregate (transformed, s->raw_latency, s->n_filtered, s->dim, kind, &s->coords,
                            &s->values, &s->counts);
   s->n_unique = s->counts.aggregated;
+  if (s->log_space)
+    log_space_finish (s);
   pairs = g_new (double, 2 * s->n_unique + 2);
   for (int j = 0; j < s->dim; j++)
     {
@@ -760,7 +784,7 @@ set_finish (msperf_index_set *s, const double *transformed, msperf_interp_aggreg
 static msperf_index_set *
 set_build (const msperf_index_bucket *b, const size_t *axes, int dim, const size_t *members,
            size_t n_members, const msperf_point *t, msperf_interp_aggregate_kind kind,
-           gboolean sqrt_seq)
+           msperf_index_transform transform)
 {
   msperf_index_set *s = g_new0 (msperf_index_set, 1);
   int field_map[MSPERF_POINT_MAX_FIELDS];
@@ -769,10 +793,12 @@ set_build (const msperf_index_bucket *b, const size_t *axes, int dim, const size
   for (size_t f = 0; t && f < t->n_fields; f++)
     field_map[f] = bucket_field (b, t->field_names[f]);
   s->dim = dim;
+  s->log_space = transform == MSPERF_INDEX_LOG;
   for (int j = 0; j < dim; j++)
     {
       s->axes[j] = axes[j];
-      s->transformed[j] = sqrt_seq && strcmp (b->axis_names[axes[j]], "seq") == 0;
+      s->transformed[j] = transform == MSPERF_INDEX_SQRT_SEQ
+                          && strcmp (b->axis_names[axes[j]], "seq") == 0;
     }
   s->raw = g_new (double, n_members * (size_t) dim + 1);
   s->raw_latency = g_new (double, n_members + 1);
@@ -803,7 +829,7 @@ set_build (const msperf_index_bucket *b, const size_t *axes, int dim, const size
 msperf_index_set *
 msperf_index_bucket_set (msperf_index_cache *c, msperf_index_bucket *b, const size_t *axes,
                          int dim, const msperf_point *t, msperf_interp_aggregate_kind kind,
-                         gboolean sqrt_seq)
+                         msperf_index_transform transform)
 {
   g_autofree char *key = NULL;
   msperf_index_set *s, **empty;
@@ -812,23 +838,24 @@ msperf_index_bucket_set (msperf_index_cache *c, msperf_index_bucket *b, const si
 
   g_return_val_if_fail (c != NULL && b != NULL && axes != NULL && t != NULL, NULL);
   g_return_val_if_fail (dim >= 1 && dim <= MSPERF_DELAUNAY_MAX_DIM, NULL);
+  g_return_val_if_fail (transform >= MSPERF_INDEX_LINEAR && transform <= MSPERF_INDEX_LOG, NULL);
   p = bucket_partition (b, axes, dim);
   g = partition_find (b, p, t);
   if (g == G_MAXSIZE)
     {
       /* No point has the target's other coordinates: whatever the fields, the set is empty,
        * and one empty set serves every such request (nothing cached per target). */
-      empty = &p->empty[kind == MSPERF_INTERP_AGGREGATE_MEAN][sqrt_seq ? 1 : 0];
+      empty = &p->empty[kind == MSPERF_INTERP_AGGREGATE_MEAN][transform];
       if (*empty == NULL)
         {
           c->stats.set_builds++;
-          *empty = set_build (b, axes, dim, NULL, 0, NULL, kind, sqrt_seq);
+          *empty = set_build (b, axes, dim, NULL, 0, NULL, kind, transform);
         }
       else
         c->stats.set_hits++;
       return *empty;
     }
-  key = set_key (g, t, kind, sqrt_seq);
+  key = set_key (g, t, kind, transform);
   s = g_hash_table_lookup (p->sets, key);
   if (s)
     {
@@ -837,7 +864,7 @@ msperf_index_bucket_set (msperf_index_cache *c, msperf_index_bucket *b, const si
     }
   c->stats.set_builds++;
   s = set_build (b, axes, dim, p->members + p->start[g], p->start[g + 1] - p->start[g], t, kind,
-                 sqrt_seq);
+                 transform);
   g_hash_table_insert (p->sets, g_steal_pointer (&key), s);
   return s;
 }
@@ -915,6 +942,7 @@ msperf_index_set_without (const msperf_index_set *s, const double *raw_target,
   o->dim = s->dim;
   memcpy (o->axes, s->axes, sizeof o->axes);
   memcpy (o->transformed, s->transformed, sizeof o->transformed);
+  o->log_space = s->log_space;
   o->raw = g_new (double, s->n_filtered * dim + 1);
   o->raw_latency = g_new (double, s->n_filtered + 1);
   o->raw_lines = g_new (guint, s->n_filtered + 1);

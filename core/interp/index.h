@@ -44,11 +44,22 @@ typedef struct msperf_index_bucket {
   msperf_matcher field_matchers[MSPERF_POINT_MAX_FIELDS]; /* as the first row described them */
 } msperf_index_bucket;
 
+/* How a set's coordinates (and latencies) are transformed before interpolation. */
+typedef enum {
+  MSPERF_INDEX_LINEAR = 0,      /* as measured */
+  MSPERF_INDEX_SQRT_SEQ = 1,    /* sqrt of the axis named "seq" (policy axis_transform) */
+  MSPERF_INDEX_LOG = 2          /* policy space: log — every selected axis log2, latency ln */
+} msperf_index_transform;
+
 /* The points of a bucket that pass one filter, for one axis group (dim selected axes). */
 typedef struct msperf_index_set {
   int dim;
   size_t axes[MSPERF_DELAUNAY_MAX_DIM];          /* bucket axis indices, in group order */
   gboolean transformed[MSPERF_DELAUNAY_MAX_DIM]; /* sqrt applied to that column */
+  gboolean log_space;                            /* MSPERF_INDEX_LOG: coords are log2 of the
+                                                  * aggregated raw coordinates */
+  gboolean non_positive;                         /* log_space and a selected raw coordinate
+                                                  * is <= 0 (the set cannot be used) */
   size_t n_filtered;                             /* raw points passing the filter */
   double *raw;                                   /* n_filtered × dim, untransformed */
   double *raw_latency;                           /* n_filtered */
@@ -56,6 +67,9 @@ typedef struct msperf_index_set {
   size_t n_unique;
   double *coords;                                /* n_unique × dim, transformed, aggregated */
   double *values;                                /* n_unique latencies (median or mean) */
+  double *ucoords;                               /* log_space: n_unique × dim aggregated raw
+                                                  * coordinates (coords = log2 of them) */
+  double *log_values;                            /* log_space: ln of values */
   msperf_interp_counts counts;
   double *axis_values[MSPERF_DELAUNAY_MAX_DIM];  /* per axis: the distinct coords, ascending */
   size_t n_axis_values[MSPERF_DELAUNAY_MAX_DIM];
@@ -100,21 +114,25 @@ const GPtrArray *msperf_index_all_buckets (const msperf_index *index);
 
 /* The points of bucket b whose non-selected axes equal the target's (an axis unknown on both
  * sides counts as equal), whose exact fields match the target's by the target's matcher and
- * whose selected axes are known; the selected coordinates go through sqrt when sqrt_seq and the
- * axis is named "seq"; duplicates are aggregated with kind. axes holds dim bucket axis indices.
+ * whose selected axes are known; the selected coordinates go through sqrt when transform is
+ * MSPERF_INDEX_SQRT_SEQ and the axis is named "seq"; duplicates are aggregated with kind. With
+ * MSPERF_INDEX_LOG the duplicates are aggregated on the raw coordinates and raw latencies
+ * first (exactly as linear), then coords = log2 (ucoords) and log_values = ln (values).
+ * axes holds dim bucket axis indices.
  * Cached in the bucket per (axes, filter values, kind, transform); the bucket's points are
  * grouped once per axes by their other axes' values, so a request touches only the points of
  * its group, and every request whose group is empty shares one empty set. Transfer none. */
 msperf_index_set *msperf_index_bucket_set (msperf_index_cache *cache, msperf_index_bucket *b,
                                            const size_t *axes, int dim,
                                            const msperf_point *target,
-                                           msperf_interp_aggregate_kind kind, gboolean sqrt_seq);
+                                           msperf_interp_aggregate_kind kind,
+                                           msperf_index_transform transform);
 
 /* msperf_interp_find_boundary over column j of s->coords (same answer, by binary search). */
 gboolean msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *lo,
                                     double *hi);
 
-/* The set's Delaunay triangulation (dim 2 or 3), built once; NULL with *status (and a message,
+/* The set's Delaunay triangulation (dim 2 to MSPERF_DELAUNAY_MAX_DIM), built once; NULL with *status (and a message,
  * transfer none) when it cannot be built. */
 const msperf_delaunay *msperf_index_set_delaunay (msperf_index_cache *cache, msperf_index_set *s,
                                                   msperf_interp_status *status,

@@ -580,7 +580,7 @@ lapack_getrf2 (int m, int n, double *a, int lda, int *ipiv)
  * row-major and handed to LAPACK, which therefore factors Tᵀ; solving Tᵀ·X = I and reading X
  * row-major yields T⁻¹. The simplex is degenerate (block all NaN) when DGETRF finds an exact
  * zero pivot or the reciprocal condition number is below 1000·DBL_EPSILON. scipy estimates
- * it with DGECON; for n ≤ 3 we compute ‖Tᵀ‖₁·‖(Tᵀ)⁻¹‖₁ exactly from the solved inverse, which
+ * it with DGECON; for n ≤ 4 we compute ‖Tᵀ‖₁·‖(Tᵀ)⁻¹‖₁ exactly from the solved inverse, which
  * can differ from the estimate only for simplices within rounding of that threshold. */
 static void
 barycentric_transform (const msperf_delaunay *tri, const int *simplex, double *block)
@@ -807,7 +807,7 @@ msperf_delaunay_new (const double *points, size_t n, int dim, GError **error)
   int rank;
 
   g_return_val_if_fail (points != NULL || n == 0, NULL);
-  g_return_val_if_fail (dim == 2 || dim == 3, NULL);
+  g_return_val_if_fail (dim >= 2 && dim <= MSPERF_DELAUNAY_MAX_DIM, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (n < (size_t) dim + 1)
@@ -837,7 +837,8 @@ msperf_delaunay_new (const double *points, size_t n, int dim, GError **error)
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "degenerate_point_cloud: the %zu points span %d of %d dimensions "
                    "(%s)", n, rank, dim,
-                   rank == 0 ? "all equal" : rank == 1 ? "collinear" : "coplanar");
+                   rank == 0 ? "all equal" : rank == 1 ? "collinear"
+                   : rank == 2 ? "coplanar" : "in a hyperplane");
       return NULL;
     }
 
@@ -1205,7 +1206,9 @@ build_grid (msperf_delaunay *tri)
   g_autofree guint8 *has_box = NULL;
   g_autofree size_t *fill = NULL;
 
-  if (tri->nsimplex < GRID_MIN_SIMPLICES)
+  /* The box bound of step_box is proved for n <= 3 (LU growth ρ_3 <= 4); 4-D triangulations
+   * keep scipy's plain scan, which is the reference anyway. */
+  if (tri->nsimplex < GRID_MIN_SIMPLICES || nd > 3)
     return;
   /* Cube-like cells of side h with about nsimplex cells in all; an axis shorter than h gets a
    * single cell and h is recomputed over the others (very anisotropic boxes). */

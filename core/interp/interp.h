@@ -79,13 +79,14 @@ void msperf_interp_aggregate (const double *coords, const double *latencies, siz
                               msperf_interp_aggregate_kind kind, double **out_coords,
                               double **out_values, msperf_interp_counts *counts);
 
-/* ------------------------------------------------------------------ Delaunay (2-D, 3-D) */
+/* ------------------------------------------------------------------ Delaunay (2-D to 4-D) */
 
 typedef struct msperf_delaunay msperf_delaunay;
 
-#define MSPERF_DELAUNAY_MAX_DIM 3
+/* 4-D since issue 13 (opt-in: the policy's max_interpolation_dim stays 3 by default). */
+#define MSPERF_DELAUNAY_MAX_DIM 4
 
-/* Builds scipy's Delaunay(points) for n points of dim (2 or 3) coordinates (row-major): Qhull
+/* Builds scipy's Delaunay(points) for n points of dim (2, 3 or 4) coordinates (row-major): Qhull
  * `qhull d Qbb Qc Qz Q12 Qt`, lower facets in Qhull's list order, scipy's 2-D orientation swap
  * and barycentric transforms (NaN block for a degenerate simplex). The points are copied.
  * Errors (MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID; message "REASON: detail"):

@@ -67,7 +67,8 @@ typedef struct msperf_holdout_report {
   double fraction;
   guint32 seed;
   GPtrArray *samples;           /* msperf_holdout_sample*, by kernel then CSV order */
-  GPtrArray *stats;             /* msperf_holdout_stats*: per kernel dim 0, then dims 1..3 */
+  GPtrArray *stats;             /* msperf_holdout_stats*: per kernel dim 0, then dims 1..3
+                                 * (and 4 when a 4-D group answered) */
 } msperf_holdout_report;
 
 /* Runs the holdout on a started engine with a database. Errors (MSPERF_ERROR_DOMAIN): a

@@ -652,7 +652,7 @@ test_sqrt_seq_transform_in_the_index (void **state)
   msperf_point_init (&target);
   msperf_point_add_axis (&target, "seq", 200.0, TRUE);
   s = msperf_index_bucket_set (c, g_ptr_array_index (buckets, 0), &axis, 1, &target,
-                               MSPERF_INTERP_AGGREGATE_MEDIAN, TRUE);
+                               MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_SQRT_SEQ);
   assert_true (s->transformed[0]);
   assert_int_equal (s->n_filtered, 3);
   assert_int_equal (s->n_unique, 2);
@@ -661,7 +661,7 @@ test_sqrt_seq_transform_in_the_index (void **state)
   assert_true (s->raw[0] == 100.0 && s->raw[1] == 400.0);
   /* the same request is served from the bucket's cache */
   assert_ptr_equal (msperf_index_bucket_set (c, g_ptr_array_index (buckets, 0), &axis, 1,
-                                             &target, MSPERF_INTERP_AGGREGATE_MEDIAN, TRUE), s);
+                                             &target, MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_SQRT_SEQ), s);
   assert_non_null (msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit));
   assert_true (hit);
   /* another policy hash is another index */
@@ -779,7 +779,7 @@ test_grouped_sets_equal_reference_filter (void **state)
                 }
               msperf_point_add_field (&target, "F", f, MSPERF_MATCH_EXACT);
               s = msperf_index_bucket_set (c, b, axes, dim, &target,
-                                           MSPERF_INTERP_AGGREGATE_MEDIAN, FALSE);
+                                           MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_LINEAR);
               for (size_t i = 0; i < b->n; i++)
                 if (reference_passes (b, i, axes, dim, &target))
                   {
