@@ -290,7 +290,7 @@ test_policy_bad_number_is_an_error_with_its_line (void **state)
   g_autofree char *path = tu_data_path ("policy/bad-number.yaml");
   g_autofree char *want = g_strdup_printf (
     "%s:5: key 'interpolation.kernel_overrides.MatMulV2.max_interpolation_dim': expected an "
-    "integer from 1 to 3, got 'abc'", path);
+    "integer from 1 to 4, got 'abc'", path);
 
   (void) state;
   assert_false (msperf_policy_merge_file (p, path, &error));
@@ -320,8 +320,8 @@ static void
 test_policy_schema_rejects_wrong_types_and_ranges (void **state)
 {
   static const struct { const char *text; const char *want; } cases[] = {
-    { "interpolation: {max_interpolation_dim: 4}\n",
-      "x.yaml:1: key 'interpolation.max_interpolation_dim': expected an integer from 1 to 3, got '4'" },
+    { "interpolation: {max_interpolation_dim: 5}\n",
+      "x.yaml:1: key 'interpolation.max_interpolation_dim': expected an integer from 1 to 4, got '5'" },
     { "interpolation: {aggregate: mode}\n",
       "x.yaml:1: key 'interpolation.aggregate': expected median or mean, got 'mode'" },
     { "interpolation:\n  modes: compute\n",
