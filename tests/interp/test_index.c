@@ -661,7 +661,8 @@ test_sqrt_seq_transform_in_the_index (void **state)
   assert_true (s->raw[0] == 100.0 && s->raw[1] == 400.0);
   /* the same request is served from the bucket's cache */
   assert_ptr_equal (msperf_index_bucket_set (c, g_ptr_array_index (buckets, 0), &axis, 1,
-                                             &target, MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_SQRT_SEQ), s);
+                                             &target, MSPERF_INTERP_AGGREGATE_MEDIAN,
+                                             MSPERF_INDEX_SQRT_SEQ), s);
   assert_non_null (msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit));
   assert_true (hit);
   /* another policy hash is another index */
