@@ -347,10 +347,33 @@ target_value (const msperf_point *t, const msperf_index_bucket *b, size_t a, dou
   return FALSE;
 }
 
-/* Tries one axis group of one bucket: NULL on success (o filled), else the status. */
+/* msperf holdout with seq_block: the held-out point can be in the set of the rounded target
+ * only when the two agree on every non-selected axis (else its seq differs from the set's). */
+static gboolean
+held_in_set (const msperf_point *t, const msperf_point *held, const msperf_index_bucket *b,
+             const size_t *axes, int dim)
+{
+  for (size_t a = 0; a < b->n_axes; a++)
+    {
+      double u, v;
+      gboolean selected = FALSE, ku, kv;
+
+      for (int j = 0; j < dim; j++)
+        selected |= axes[j] == a;
+      ku = target_value (t, b, a, &u);
+      kv = target_value (held, b, a, &v);
+      if (!selected && (ku != kv || (ku && u != v)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Tries one axis group of one bucket: NULL on success (o filled), else the status. held is
+ * the held-out point (msperf holdout; NULL otherwise): t itself, or t before seq_block. */
 static const char *
 try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, const msperf_point *t,
-           const size_t *axes, int dim, const kernel_policy *kp, gboolean holdout, outcome *o)
+           const size_t *axes, int dim, const kernel_policy *kp, const msperf_point *held,
+           outcome *o)
 {
   msperf_index_set *s;
   const char *why;
@@ -382,14 +405,14 @@ try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, cons
                                kp->log_space ? MSPERF_INDEX_LOG
                                : kp->sqrt_seq ? MSPERF_INDEX_SQRT_SEQ : MSPERF_INDEX_LINEAR);
   msperf_model_unlock (e);
-  if (holdout)
+  if (held && held_in_set (t, held, b, axes, dim))
     {
-      /* Every point at the target's coordinate leaves (msperf holdout); o->owned is freed by
+      /* Every point at the held-out coordinate leaves (msperf holdout); o->owned is freed by
        * the caller. */
       double raw[MSPERF_DELAUNAY_MAX_DIM];
 
       for (int j = 0; j < dim; j++)
-        target_value (t, b, axes[j], &raw[j]);
+        target_value (held, b, axes[j], &raw[j]);
       s = o->owned = msperf_index_set_without (s, raw, kp->aggregate);
     }
   o->set = s;
@@ -669,7 +692,8 @@ try_group_blocked (msperf_engine *e, msperf_index_bucket *b, const size_t *axes,
 
   if (round_seq (w->t, w->kp->seq_block, &w->rounded))
     {
-      why = try_group (e, e->m->index_cache, b, &w->rounded, axes, dim, w->kp, w->holdout, o);
+      why = try_group (e, e->m->index_cache, b, &w->rounded, axes, dim, w->kp,
+                       w->holdout ? w->t : NULL, o);
       if (why == NULL)
         {
           w->seq_from = w->t;
@@ -679,7 +703,8 @@ try_group_blocked (msperf_engine *e, msperf_index_bucket *b, const size_t *axes,
       msperf_index_set_free (o->owned);
       o->owned = NULL;
     }
-  return try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout, o);
+  return try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout ? w->t : NULL,
+                    o);
 }
 
 /* Every group of dimension dim over the free axes, in combination order (itertools), for
