@@ -25,6 +25,8 @@ File format ('#' starts a comment line; numbers are %.17g, which strtod reads ba
 
     case NAME
     dim D
+    space log|linear   linear: the same without any transform (the 4-D cases of
+                       MSPERF_DELAUNAY_MAX_DIM 4: griddata(U, V, [x]) itself)
     points N           then N lines: x_0 .. x_{D-1} latency   (raw, duplicates allowed)
     build ok|degenerate   degenerate: scipy's Delaunay raised QhullError (or rank < D)
     queries Q          then Q lines: x_0 .. x_{D-1} expected  (nan outside)
@@ -80,7 +82,9 @@ def rank_ok(u):
     return np.linalg.matrix_rank(u - u[0]) >= d
 
 
-def expected(dim, u, v, queries):
+def expected(dim, u, v, queries, space="log"):
+    if space == "linear":
+        return expected_linear(dim, u, v, queries)
     lu, lv = np.log2(u), np.log(v)
     if dim == 1:
         order = np.argsort(lu[:, 0], kind="stable")
@@ -103,10 +107,21 @@ def expected(dim, u, v, queries):
     return "ok", out
 
 
-def write_case(f, name, dim, points, lat, queries):
+def expected_linear(dim, u, v, queries):
+    if not rank_ok(u):
+        return "degenerate", []
+    try:
+        Delaunay(u)
+    except QhullError:
+        return "degenerate", []
+    return "ok", [griddata(u, v, np.array([q], dtype=float), method="linear")[0]
+                  for q in queries]
+
+
+def write_case(f, name, dim, points, lat, queries, space="log"):
     u, v = aggregate(points, lat)
-    build, vals = expected(dim, u, v, queries)
-    f.write("case %s\ndim %d\npoints %d\n" % (name, dim, len(points)))
+    build, vals = expected(dim, u, v, queries, space)
+    f.write("case %s\ndim %d\nspace %s\npoints %d\n" % (name, dim, space, len(points)))
     for p, y in zip(points, lat):
         f.write(" ".join(g17(c) for c in p) + " " + g17(y) + "\n")
     f.write("build %s\n" % build)
@@ -215,6 +230,21 @@ def main(out):
                       for a in range(1, 4) for b in range(1, 4)])   # flat in log space
         write_case(f, "flat4d_log", 4, p, [latency_model(x, rng) for x in p],
                    [[4.0, 4.0, 16.0, 8.0]])
+
+        # 4-D in linear space: scipy's griddata on the raw (aggregated) points
+        p = rng.uniform(0, 1, size=(200, 4))
+        write_case(f, "random4d_200_linear", 4, p, [1.0 + float(np.sum(x ** 2)) for x in p],
+                   [list(rng.uniform(0, 1, size=4)) for _ in range(120)]
+                   + [list(p[k]) for k in range(5)], "linear")
+        g = grid([np.array([1.0, 2.0, 4.0]), np.array([64.0, 128.0, 192.0]),
+                  np.array([3.0, 5.0, 8.0]), np.array([100.0, 1000.0])])
+        g = np.concatenate([g, g[:6]])
+        write_case(f, "grid4d_dups_linear", 4, g, [latency_model(x, rng, 0.3) for x in g],
+                   queries_for(rng, g, 60, [[1.5, 100.0, 4.0, 500.0], [2.0, 128.0, 5.0, 550.0]]),
+                   "linear")
+        p = np.array([[a, b, a + b, 1.0] for a in range(1, 4) for b in range(1, 4)], dtype=float)
+        write_case(f, "flat4d_linear", 4, p, [latency_model(x, rng) for x in p],
+                   [[2.0, 2.0, 4.0, 1.0]], "linear")
 
 
 if __name__ == "__main__":

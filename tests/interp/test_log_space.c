@@ -1,4 +1,4 @@
-/* msperf tests — interpolation space: log against scipy (tests/data/interp/log_space.txt,
+/* msperf tests — interpolation space: log (and 4-D linear) against scipy (tests/data/interp/log_space.txt,
  * written by tests/interp/gen_log_goldens.py): the candidate index aggregates the raw points,
  * takes log2 of the coordinates and ln of the latencies (MSPERF_INDEX_LOG), and the stage's
  * arithmetic — exp (msperf_interp_linear) in 1-D, exp (griddata) in 2-D to 4-D — equals
@@ -16,6 +16,7 @@
 typedef struct {
   char *name;
   int dim;
+  gboolean log_space;   /* else linear: griddata on the raw points (4-D goldens) */
   size_t n;
   double *points;       /* n × (dim + 1): coordinates then latency */
   gboolean build_ok;
@@ -91,6 +92,8 @@ load_cases (void)
       c->name = g_strdup (next_tok (&tok));
       expect (&tok, "dim");
       c->dim = (int) next_double (&tok);
+      expect (&tok, "space");
+      c->log_space = strcmp (next_tok (&tok), "log") == 0;
       expect (&tok, "points");
       c->n = (size_t) next_double (&tok);
       c->points = g_new (double, c->n * (size_t) (c->dim + 1) + 1);
@@ -198,6 +201,40 @@ eval_nd (const msperf_delaunay *tri, const msperf_index_set *s, const double *x)
   return exp (v);
 }
 
+/* A linear case (4-D): griddata on the set's aggregated points and values. */
+static void
+check_linear (const log_case *c, msperf_index_cache *cache, msperf_index_set *lin)
+{
+  msperf_interp_status st = MSPERF_INTERP_OK;
+  const msperf_delaunay *tri = msperf_index_set_delaunay (cache, lin, &st, NULL);
+  size_t mismatches = 0;
+
+  assert_false (lin->log_space);
+  if (!c->build_ok)
+    {
+      assert_null (tri);
+      assert_int_equal (st, MSPERF_INTERP_DEGENERATE_POINT_CLOUD);
+      return;
+    }
+  if (tri == NULL)
+    fail_msg ("%s: Delaunay failed (%s)", c->name, msperf_interp_status_name (st));
+  assert_int_equal (msperf_delaunay_dim (tri), c->dim);
+  for (size_t q = 0; q < c->nq; q++)
+    {
+      const double *x = &c->queries[q * (size_t) (c->dim + 1)];
+      double want = x[c->dim], got = NAN;
+
+      if (!msperf_interp_griddata (tri, lin->values, x, &got, NULL))
+        got = NAN;
+      if (!(got == want || (isnan (got) && isnan (want))))
+        {
+          print_error ("%s query %zu: got %.17g, scipy %.17g\n", c->name, q, got, want);
+          mismatches++;
+        }
+    }
+  assert_int_equal (mismatches, 0);
+}
+
 static void
 check_case (const log_case *c)
 {
@@ -222,10 +259,17 @@ check_case (const log_case *c)
   msperf_point_init (&target);
   for (int k = 0; k < dim; k++)
     msperf_point_add_axis (&target, axis_names[k], 1.0, TRUE);
-  s = msperf_index_bucket_set (cache, g_ptr_array_index (buckets, 0), axes, dim, &target,
-                               MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_LOG);
   lin = msperf_index_bucket_set (cache, g_ptr_array_index (buckets, 0), axes, dim, &target,
                                  MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_LINEAR);
+  if (!c->log_space)
+    {
+      check_linear (c, cache, lin);
+      msperf_point_clear (&target);
+      msperf_index_cache_free (cache);
+      return;
+    }
+  s = msperf_index_bucket_set (cache, g_ptr_array_index (buckets, 0), axes, dim, &target,
+                               MSPERF_INTERP_AGGREGATE_MEDIAN, MSPERF_INDEX_LOG);
   /* The space is part of the set's cache key; aggregation is the linear one. */
   assert_true (s != lin);
   assert_true (s->log_space && !lin->log_space && !s->non_positive);
