@@ -35,7 +35,8 @@ hide_from (const msperf_index_bucket *b, size_t a, guint hide_outer)
   for (guint k = v->len; k-- > 0;)
     if (k + 1 == v->len || g_array_index (v, double, k) != g_array_index (v, double, k + 1))
       if (++distinct == hide_outer)
-        return k == 0 ? -INFINITY : g_array_index (v, double, k);
+        return g_array_index (v, double, k) == g_array_index (v, double, 0)
+                 ? -INFINITY : g_array_index (v, double, k);
   return -INFINITY;
 }
 

@@ -93,11 +93,24 @@ t_summary_counts_it_apart() {
   contains "$tmp/a.txt" '^  EXTRAPOLATED  *96  *2 '
 }
 
+t_holdout() {
+  "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" holdout --profiling-database "$db" \
+    --kernel MatMulV2 --extrapolate-axis N --report "$tmp/h.json" 2>"$tmp/h.err" || return 1
+  contains "$tmp/h.json" '"source": "EXTRAPOLATED"' || return 1
+  contains "$tmp/h.json" '"method": "extrapolated_hold_analytic"' || return 1
+  # the bf16 grid's 112 coordinates at N = 8192 and the fp16 grid's 28 at N = 6144
+  [ "$(grep -c '"csv_line": ' "$tmp/h.json")" -eq 140 ] || { echo "expected 140 samples"; return 1; }
+  if "$bin" holdout --profiling-database "$db" --extrapolate-axis N --fraction 0.1 2>/dev/null; then
+    echo "--extrapolate-axis with --fraction accepted"; return 1
+  fi
+}
+
 ok "aten.mm N 1.75x the data: EXTRAPOLATED (hold_analytic) with its details" t_extrapolated
 ok "LM head N 15.7x: ANALYTIC with extrapolation_refused" t_lm_head_refused
 ok "marginal: EXTRAPOLATED through the last two N" t_marginal
 ok "without the policy: no EXTRAPOLATED anywhere" t_off_by_default
 ok "summary: EXTRAPOLATED share and counts apart from INTERPOLATED" t_summary_counts_it_apart
+ok "holdout --extrapolate-axis N: the hidden N values come back EXTRAPOLATED" t_holdout
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -14,6 +14,7 @@
 #include "engine/engine_private.h"
 #include "engine/extrapolate.h"
 #include "engine/work_model.h"
+#include <msperf/holdout.h>
 #include "common/test_util.h"
 
 static double
@@ -263,6 +264,47 @@ test_work_model (void **state)
   assert_true (isnan (msperf_work_roofline_us (NULL, MSPERF_DTYPE_BF16, &w)));
 }
 
+static void
+test_holdout_hides_the_outer_values (void **state)
+{
+  msperf_engine *e = engine ("marginal", NULL, NULL);
+  msperf_holdout_options o = { 0 };
+  const char *kernels[] = { "MatMulV2", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_holdout_report) rep = NULL;
+  guint extrapolated = 0;
+
+  (void) state;
+  o.kernels = kernels;
+  o.leave_one_out = TRUE;
+  o.extrapolate_axis = "N";
+  o.hide_outer = 1;
+  rep = msperf_holdout_run (e, &o, &error);
+  assert_non_null (rep);
+  /* N = 1024 hidden: 3 M x 2 K coordinates, predicted from N = 256 and 512. */
+  assert_int_equal (rep->samples->len, 6);
+  for (guint k = 0; k < rep->samples->len; k++)
+    {
+      const msperf_holdout_sample *s = g_ptr_array_index (rep->samples, k);
+
+      assert_true (s->axes[2] == 1024.0);
+      assert_true (s->interpolated);
+      assert_string_equal (s->source, "EXTRAPOLATED");
+      extrapolated++;
+      /* Affine in FLOPs but for M = 16, K = 256 (14 at 512, 13 at 1024). */
+      if (!(s->axes[0] == 16.0 && s->axes[1] == 256.0))
+        assert_true (s->rel_error < 1e-9);
+    }
+  assert_int_equal (extrapolated, 6);
+  /* hide_outer 3 of 3 values: nothing left to predict from, no sample. */
+  o.hide_outer = 3;
+  msperf_holdout_report_free (g_steal_pointer (&rep));
+  rep = msperf_holdout_run (e, &o, &error);
+  assert_non_null (rep);
+  assert_int_equal (rep->samples->len, 0);
+  msperf_engine_free (e);
+}
+
 int
 main (void)
 {
@@ -278,6 +320,7 @@ main (void)
     cmocka_unit_test (test_kernel_override_turns_it_off),
     cmocka_unit_test (test_inside_the_data_interpolation_is_unchanged),
     cmocka_unit_test (test_work_model),
+    cmocka_unit_test (test_holdout_hides_the_outer_values),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
