@@ -637,7 +637,8 @@ msperf_summary_free (msperf_summary *s)
 }
 
 static const msperf_source summary_sources[] = {
-  MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_PARTIAL,
+  MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_EXTRAPOLATED,
+  MSPERF_SOURCE_PARTIAL,
   MSPERF_SOURCE_ANALYTIC, MSPERF_SOURCE_NONE, MSPERF_SOURCE_REJECTED
 };
 
@@ -658,7 +659,9 @@ msperf_summary_to_value (const msperf_summary *s, const msperf_metrics *m)
   for (gsize k = 0; k < G_N_ELEMENTS (summary_sources); k++)
     {
       const msperf_source_total *t = &s->by_source[summary_sources[k]];
-      if (t->distinct == 0 && summary_sources[k] == MSPERF_SOURCE_NONE)
+      /* NONE and EXTRAPOLATED (opt-in) only when a run has some. */
+      if (t->distinct == 0 && (summary_sources[k] == MSPERF_SOURCE_NONE
+                               || summary_sources[k] == MSPERF_SOURCE_EXTRAPOLATED))
         continue;
       v = msperf_value_new (MSPERF_VALUE_MAP);
       msperf_value_map_set (v, "invocations", msperf_value_new_int (t->invocations));

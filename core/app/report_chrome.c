@@ -91,7 +91,8 @@ event_args (const msperf_record *r)
   const msperf_result *res = r->result;
   msperf_value *args = msperf_value_new (MSPERF_VALUE_MAP);
   gboolean analytic = res->source != MSPERF_SOURCE_MEASURED
-    && res->source != MSPERF_SOURCE_INTERPOLATED && res->source != MSPERF_SOURCE_PARTIAL;
+    && res->source != MSPERF_SOURCE_INTERPOLATED && res->source != MSPERF_SOURCE_PARTIAL
+    && res->source != MSPERF_SOURCE_EXTRAPOLATED;
   g_autoptr (GPtrArray) top = msperf_op_top_level_tensors (r->op);
   GString *s = g_string_new (NULL);
 

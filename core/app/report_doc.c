@@ -319,6 +319,7 @@ source_color (const char *source)
 {
   if (strcmp (source, "MEASURED") == 0) return "#2e7d32";
   if (strcmp (source, "INTERPOLATED") == 0) return "#1565c0";
+  if (strcmp (source, "EXTRAPOLATED") == 0) return "#6a1b9a";
   if (strcmp (source, "PARTIAL") == 0) return "#ef6c00";
   if (strcmp (source, "ANALYTIC") == 0) return "#757575";
   return "#c62828";
@@ -406,23 +407,26 @@ static void
 html_charts (GString *s, const msperf_run *run, GArray *rows)
 {
   static const msperf_source order[] = {
-    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_PARTIAL,
-    MSPERF_SOURCE_ANALYTIC
+    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_EXTRAPOLATED,
+    MSPERF_SOURCE_PARTIAL, MSPERF_SOURCE_ANALYTIC
   };
   g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
-  const char *labels[TOP_OPS > 4 ? TOP_OPS : 4], *colors[TOP_OPS > 4 ? TOP_OPS : 4];
-  double values[TOP_OPS > 4 ? TOP_OPS : 4];
+  const char *labels[TOP_OPS > 5 ? TOP_OPS : 5], *colors[TOP_OPS > 5 ? TOP_OPS : 5];
+  double values[TOP_OPS > 5 ? TOP_OPS : 5];
   g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
   int64_t bins[10] = { 0 };
-  guint n;
+  guint n = 0;
 
   for (gsize k = 0; k < G_N_ELEMENTS (order); k++)
     {
-      labels[k] = msperf_source_name (order[k]);
-      colors[k] = source_color (labels[k]);
-      values[k] = summary->by_source[order[k]].time_us;
+      /* EXTRAPOLATED (opt-in) has a bar only when the run has such answers. */
+      if (order[k] == MSPERF_SOURCE_EXTRAPOLATED && summary->by_source[order[k]].distinct == 0)
+        continue;
+      labels[n] = msperf_source_name (order[k]);
+      colors[n] = source_color (labels[n]);
+      values[n++] = summary->by_source[order[k]].time_us;
     }
-  svg_hbars (s, "Time by source (µs)", G_N_ELEMENTS (order), labels, values, colors, "µs");
+  svg_hbars (s, "Time by source (µs)", n, labels, values, colors, "µs");
 
   for (guint k = 0; k < rows->len; k++)
     {
@@ -490,10 +494,15 @@ render_html (const msperf_run *run, GArray *rows)
   esc (s, summary);
   g_string_append (s, "</pre>\n<h2>Charts</h2>\n<p class=\"legend\" id=\"legend\">");
   {
-    const char *const names[] = { "MEASURED", "INTERPOLATED", "PARTIAL", "ANALYTIC", "REJECTED" };
+    const char *const names[] = { "MEASURED", "INTERPOLATED", "EXTRAPOLATED", "PARTIAL",
+                                  "ANALYTIC", "REJECTED" };
+    g_autoptr (msperf_summary) sum = msperf_summary_compute (run);
+    gboolean extrapolated = sum->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct > 0;
+
     for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
-      g_string_append_printf (s, "<span><i style=\"background:%s\"></i>%s</span>",
-                              source_color (names[k]), names[k]);
+      if (extrapolated || strcmp (names[k], "EXTRAPOLATED") != 0)
+        g_string_append_printf (s, "<span><i style=\"background:%s\"></i>%s</span>",
+                                source_color (names[k]), names[k]);
   }
   g_string_append (s, "</p>\n");
   html_charts (s, run, rows);

@@ -276,9 +276,17 @@ msperf_report_headline_text (const msperf_run *run)
                           G_GINT64_FORMAT " distinct ops)\n  answered:      ", s->total_us / 1000.0,
                           s->invocations, s->distinct);
   for (gsize k = 0; k < G_N_ELEMENTS (shares); k++)
-    g_string_append_printf (out, " %s %.1f%%%s", msperf_source_name (shares[k]),
-                            pct (s->by_source[shares[k]].time_us, s->total_us),
-                            k + 1 < G_N_ELEMENTS (shares) ? "," : " (share of the total)\n");
+    {
+      g_string_append_printf (out, " %s %.1f%%%s", msperf_source_name (shares[k]),
+                              pct (s->by_source[shares[k]].time_us, s->total_us),
+                              k + 1 < G_N_ELEMENTS (shares) ? "," : " (share of the total)\n");
+      /* Extrapolated answers (opt-in) get their own share, only when there are some. */
+      if (shares[k] == MSPERF_SOURCE_INTERPOLATED
+          && s->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct > 0)
+        g_string_append_printf (out, " %s %.1f%%,", msperf_source_name (MSPERF_SOURCE_EXTRAPOLATED),
+                                pct (s->by_source[MSPERF_SOURCE_EXTRAPOLATED].time_us,
+                                     s->total_us));
+    }
   for (guint k = 0; k < firsts->len; k++)
     {
       const msperf_record *r = g_ptr_array_index (firsts, k);
@@ -321,8 +329,8 @@ static void
 print_sources (const msperf_summary *s, GString *out)
 {
   static const msperf_source order[] = {
-    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_PARTIAL,
-    MSPERF_SOURCE_ANALYTIC, MSPERF_SOURCE_NONE, MSPERF_SOURCE_REJECTED
+    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_EXTRAPOLATED,
+    MSPERF_SOURCE_PARTIAL, MSPERF_SOURCE_ANALYTIC, MSPERF_SOURCE_NONE, MSPERF_SOURCE_REJECTED
   };
   const char *headers[] = { "source", "invocations", "distinct", "time_us", "time_%" };
   gboolean right[] = { FALSE, TRUE, TRUE, TRUE, TRUE };
@@ -333,7 +341,8 @@ print_sources (const msperf_summary *s, GString *out)
       const msperf_source_total *st = &s->by_source[order[k]];
       gboolean rejected = order[k] == MSPERF_SOURCE_REJECTED;
 
-      if (st->distinct == 0 && (order[k] == MSPERF_SOURCE_NONE || rejected))
+      if (st->distinct == 0 && (order[k] == MSPERF_SOURCE_NONE || rejected
+                                || order[k] == MSPERF_SOURCE_EXTRAPOLATED))
         continue;
       table_cell (&t, g_strdup (msperf_source_name (order[k])));
       table_cell (&t, g_strdup_printf ("%" G_GINT64_FORMAT, st->invocations));
@@ -403,6 +412,10 @@ print_interpolation (const msperf_run *run, const msperf_summary *s, gboolean al
              GPOINTER_TO_INT (g_hash_table_lookup (s->interpolated_by_method,
                                                    g_ptr_array_index (methods, k))));
   g_string_append_c (out, '\n');
+  if (s->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct > 0)
+    g_string_append_printf (out, "  extrapolated ops: %" G_GINT64_FORMAT " distinct (counted "
+                            "apart from interpolated; source EXTRAPOLATED)\n",
+                            s->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct);
   for (guint k = 0; k < firsts->len; k++)
     {
       const msperf_record *r = g_ptr_array_index (firsts, k);

@@ -52,6 +52,8 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   gboolean loo = FALSE;
   double fraction = 0.0;
   gint64 seed = 0;
+  g_autofree char *extrap_axis = NULL;
+  gint hide_outer = 1;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (msperf_engine) e = NULL;
@@ -72,6 +74,11 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the --fraction draw (default 0)", "N" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
       "Write the report to FILE (.md, .json or .html); default: a summary on stdout", "FILE" },
+    { "extrapolate-axis", 0, 0, G_OPTION_ARG_STRING, &extrap_axis,
+      "Hide the largest values of AXIS (M, K, N, seq, ...) and predict them with extrapolation "
+      "on", "AXIS" },
+    { "hide-outer", 0, 0, G_OPTION_ARG_INT, &hide_outer,
+      "With --extrapolate-axis: how many of its largest distinct values (default 1)", "K" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -103,6 +110,12 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
       fprintf (stderr, "msperf holdout: --fraction must be in (0, 1], not %g\n", fraction);
       return MSPERF_EXIT_USAGE;
     }
+  if (extrap_axis && (loo || fraction != 0.0 || hide_outer < 1))
+    {
+      fprintf (stderr, "msperf holdout: --extrapolate-axis excludes --fraction and "
+               "--leave-one-out; --hide-outer must be >= 1\n");
+      return MSPERF_EXIT_USAGE;
+    }
   if (seed < 0 || seed > G_MAXUINT32)
     {
       fprintf (stderr, "msperf holdout: --seed must be in [0, %u]\n", G_MAXUINT32);
@@ -113,6 +126,8 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   for (char **d = g->plugin_dirs; d && *d; d++)
     msperf_engine_add_plugin_dir (e, *d);
   if ((g->policy && !msperf_engine_load_policy (e, g->policy, &error))
+      || (extrap_axis && !msperf_engine_set_override (e, "interpolation.allow_extrapolation",
+                                                      "true", &error))
       || !msperf_engine_open_database (e, database, NULL, &error)
       || !msperf_engine_start (e, &error))
     {
@@ -124,6 +139,8 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   o.leave_one_out = fraction == 0.0;
   o.fraction = fraction;
   o.seed = (guint32) seed;
+  o.extrapolate_axis = extrap_axis;
+  o.hide_outer = (guint) hide_outer;
   bar.on = isatty (STDERR_FILENO);
   if (bar.on)
     {

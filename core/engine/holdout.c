@@ -7,6 +7,7 @@
 #include <string.h>
 #include <msperf/error.h>
 #include "engine/engine_private.h"
+#include "engine/holdout_extrap.h"
 #include "engine/interpolate.h"
 #include "engine/registry.h"
 #include <msperf/holdout.h>
@@ -493,8 +494,13 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
       GArray *pick = g_ptr_array_index (picks, k);
       gboolean mean = aggregate_mean (e, job->kernel);
       guint from = rep->samples->len;
+      msperf_holdout_extrap_options xo = { o->extrapolate_axis, o->hide_outer };
 
-      for (guint i = 0; i < pick->len; i++)
+      /* The extrapolation holdout replaces the draw (holdout_extrap.h). */
+      if (o->extrapolate_axis && g_ptr_array_index (indexes, k))
+        msperf_holdout_extrapolate (e, g_ptr_array_index (indexes, k), job->kernel, job->mode,
+                                    job->tc_input_count, &xo, rep->samples);
+      for (guint i = 0; !o->extrapolate_axis && i < pick->len; i++)
         {
           const coordinate *c = g_ptr_array_index (coords, g_array_index (pick, guint, i));
 
@@ -504,7 +510,7 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
           if (o->progress)
             o->progress (done, total, o->progress_data);
         }
-      if (pick->len == 0)
+      if (rep->samples->len == from)
         continue;
       for (int dim = 0; dim <= MAX_DIM; dim++)
         if (dim <= 3 || any_at_dim (rep->samples, from, rep->samples->len, dim))

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "engine/engine_private.h"
 #include "engine/interpolate.h"
+#include "engine/extrapolate.h"
 
 /* Display confidences by dimension (reference §4.4 step 6), lowered when an axis transform was
  * applied (seed 000 §5.6, quirk Q20 fixed). Display only: never used to choose an answer. */
@@ -823,6 +824,12 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
                 return TRUE;
               }
         }
+      /* Every group failed: guarded extrapolation, when the policy allows it (extrapolate.h). */
+      if (msperf_extrapolate (e, idx, *k, q, &t, buckets, base_reason, fallback_from, reasons, r))
+        {
+          msperf_point_clear (&t);
+          return TRUE;
+        }
       msperf_point_clear (&t);
     }
   if (!any_table)
@@ -966,5 +973,32 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
     }
   msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
   msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  return FALSE;
+}
+
+gboolean
+msperf_interpolate_at (msperf_engine *e, msperf_index *index, const char *kernel,
+                       const msperf_query *q, const GPtrArray *buckets, const msperf_point *t,
+                       GPtrArray *reasons, msperf_result *r)
+{
+  const kernel_policy *kp;
+
+  g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && q != NULL && t != NULL
+                        && reasons != NULL && r != NULL, FALSE);
+  msperf_model_lock (e);
+  kp = index_kernel_policy (e, index, kernel);
+  msperf_model_unlock (e);
+  for (guint bi = 0; buckets && bi < buckets->len; bi++)
+    {
+      msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
+      size_t free[MSPERF_POINT_MAX_AXES];
+      size_t n_free = free_axes (b, kp, free);
+      success w = { .e = e, .q = q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
+                    .fallback_from = "extrapolation" };
+
+      for (int dim = 1; dim <= MAX_GROUP_DIM; dim++)
+        if (try_dim (e, b, free, n_free, dim, &w, r))
+          return TRUE;
+    }
   return FALSE;
 }

@@ -49,6 +49,13 @@ gboolean msperf_interpolate_holdout (msperf_engine *engine, msperf_index *index,
                                      const char *kernel, const char *mode,
                                      const msperf_point *t, msperf_result *r);
 
+/* The normal stage (same policy, group order and guards) at point t over buckets of index
+ * (built for kernel), for guarded extrapolation (extrapolate.c): TRUE with r INTERPOLATED
+ * (fallback_from "extrapolation"); FALSE with one reason per failed group in reasons. */
+gboolean msperf_interpolate_at (msperf_engine *engine, msperf_index *index, const char *kernel,
+                                const msperf_query *q, const GPtrArray *buckets,
+                                const msperf_point *t, GPtrArray *reasons, msperf_result *r);
+
 /* Index counters of the engine (tests: a second query must hit the cache). */
 void msperf_engine_index_stats (msperf_engine *engine, msperf_index_stats *out);
 

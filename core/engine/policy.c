@@ -31,7 +31,7 @@ static const char default_policy[] =
 
 /* ------------------------------------------------------------------ schema */
 
-typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_ENUM, S_STR, S_STR_LIST } schema_kind;
+typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_ENUM, S_STR, S_STR_LIST, S_NUM } schema_kind;
 
 typedef struct schema schema;
 typedef struct field {
@@ -43,6 +43,7 @@ struct schema {
   schema_kind kind;
   gboolean nullable;
   int64_t min, max;             /* S_INT */
+  double above;                 /* S_NUM: an integer or a float greater than this */
   const char *const *choices;   /* S_ENUM, NULL-terminated */
   const field *fields;          /* S_MAP, NULL-terminated */
   const schema *item;           /* S_DICT: schema of every value */
@@ -74,6 +75,20 @@ static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
 static const field generic_compute_fields[] = { { "axis", &s_gc_axis }, { NULL, NULL } };
 static const schema s_generic_compute = { .kind = S_MAP, .fields = generic_compute_fields };
 
+/* Guarded extrapolation (extrapolate.c): optional, absent = off; no built-in default. */
+static const char *const extrap_strategy_choices[] = { "hold_analytic", "marginal", NULL };
+static const schema s_extrap_strategy = { .kind = S_ENUM, .choices = extrap_strategy_choices };
+static const schema s_ratio = { .kind = S_NUM, .above = 1.0 };
+static const schema s_positive = { .kind = S_NUM, .above = 0.0 };
+static const schema s_max_bound = { .kind = S_DICT, .item = &s_positive };
+static const field extrapolation_fields[] = {
+  { "strategy", &s_extrap_strategy },
+  { "max_ratio", &s_ratio },
+  { "max_bound", &s_max_bound },
+  { NULL, NULL }
+};
+static const schema s_extrapolation = { .kind = S_MAP, .fields = extrapolation_fields };
+
 static const field kernel_override_fields[] = {
   { "max_interpolation_dim", &s_dim },
   { "axis_transform", &s_transform },
@@ -83,6 +98,8 @@ static const field kernel_override_fields[] = {
   { "aggregate", &s_aggregate },
   { "space", &s_space },          /* optional, absent = linear (not in the defaults) */
   { "seq_block", &s_count },      /* optional, absent = no rounding */
+  { "allow_extrapolation", &s_bool },
+  { "extrapolation", &s_extrapolation },
   { NULL, NULL }
 };
 static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
@@ -102,6 +119,7 @@ static const field interpolation_fields[] = {
   { "aggregate", &s_aggregate },
   { "space", &s_space },          /* optional, absent = linear (not in the defaults) */
   { "allow_extrapolation", &s_bool },
+  { "extrapolation", &s_extrapolation },
   { "attention", &s_attention },
   { "kernel_overrides", &s_kernel_overrides },
   { NULL, NULL }
@@ -295,6 +313,17 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
             return bad_value (c, item, path, "a list of strings", error), NULL;
         }
       break;
+    case S_NUM:
+      {
+        double d;
+
+        if (!msperf_value_get_double (v, &d) || !(d > s->above) || !isfinite (d))
+          {
+            g_autofree char *expected = g_strdup_printf ("a number > %g", s->above);
+            return bad_value (c, v, path, expected, error), NULL;
+          }
+        break;
+      }
     case S_MAP:
     case S_DICT:
     default:
@@ -303,17 +332,20 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
   return msperf_value_copy (v);
 }
 
-/* Notices about accepted values that do not (yet) do anything. */
+/* Notices about accepted values that do not do anything: extrapolation follows a failed
+ * interpolation stage, so it has no effect where the same layer turns the stage off. */
 static void
 check_notices (vctx *c, const msperf_value *tree, const char *prefix)
 {
   const msperf_value *interp = prefix ? tree : msperf_value_lookup (tree, "interpolation");
   const msperf_value *ae = msperf_value_lookup (interp, "allow_extrapolation");
+  const msperf_value *enabled = msperf_value_lookup (interp, "enabled");
 
-  if (ae != NULL && ae->kind == MSPERF_VALUE_BOOL && ae->b)
+  if (ae != NULL && ae->kind == MSPERF_VALUE_BOOL && ae->b && enabled != NULL
+      && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
     add_warning (c, msperf_yaml_format_message (c->file, ae->line,
-                                                "key '%s.allow_extrapolation': no effect yet "
-                                                "(extrapolation is not implemented)",
+                                                "key '%s.allow_extrapolation': no effect while "
+                                                "interpolation is disabled",
                                                 prefix ? prefix : "interpolation"));
 }
 

@@ -968,3 +968,50 @@ msperf_index_set_without (const msperf_index_set *s, const double *raw_target,
   set_finish (o, transformed, kind);
   return o;
 }
+
+msperf_index_bucket *
+msperf_index_bucket_copy_below (const msperf_index_bucket *b, size_t axis, double below)
+{
+  msperf_index_bucket *c;
+  msperf_point p;
+
+  g_return_val_if_fail (b != NULL && axis < b->n_axes, NULL);
+  /* bucket_new takes the names from a point: describe b as one. */
+  msperf_point_init (&p);
+  p.n_axes = b->n_axes;
+  for (size_t k = 0; k < b->n_axes; k++)
+    p.axis_names[k] = b->axis_names[k];
+  p.n_fields = b->n_fields;
+  for (size_t k = 0; k < b->n_fields; k++)
+    {
+      p.field_names[k] = b->field_names[k];
+      p.matchers[k] = b->field_matchers[k];
+    }
+  if (b->group[0])
+    msperf_point_set_group (&p, b->group, b->group_rank);
+  c = bucket_new (b->regime, &p, b->first_row);
+  msperf_point_clear (&p);
+  for (size_t i = 0; i < b->n; i++)
+    {
+      const double *x = &g_array_index (b->coords, double, i * b->n_axes);
+      const guint8 *known = &g_array_index (b->known, guint8, i * b->n_axes);
+
+      /* An unknown coordinate is not an outer value: it stays. */
+      if (known[axis] && !(x[axis] < below))
+        continue;
+      g_array_append_vals (c->coords, x, b->n_axes);
+      g_array_append_vals (c->known, known, b->n_axes);
+      g_array_append_vals (c->fields, &g_array_index (b->fields, int64_t, i * b->n_fields),
+                           b->n_fields);
+      g_array_append_vals (c->latency, &g_array_index (b->latency, double, i), 1);
+      g_array_append_vals (c->lines, &g_array_index (b->lines, guint, i), 1);
+      c->n++;
+    }
+  return c;
+}
+
+void
+msperf_index_bucket_free (msperf_index_bucket *b)
+{
+  bucket_free (b);
+}

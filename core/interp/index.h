@@ -145,6 +145,14 @@ msperf_index_set *msperf_index_set_without (const msperf_index_set *s, const dou
                                             msperf_interp_aggregate_kind kind);
 void msperf_index_set_free (msperf_index_set *s);
 
+/* msperf holdout of extrapolation (core/engine/holdout_extrap.c): a new, uncached bucket with
+ * b's points whose coordinate on axis is below `below` (the outer values hidden; points with
+ * that axis unknown stay), its sets built on use like b's. Transfer full
+ * (msperf_index_bucket_free). */
+msperf_index_bucket *msperf_index_bucket_copy_below (const msperf_index_bucket *b, size_t axis,
+                                                     double below);
+void msperf_index_bucket_free (msperf_index_bucket *b);
+
 G_END_DECLS
 
 #endif /* MSPERF_CORE_INDEX_H */

@@ -22,6 +22,11 @@ typedef struct msperf_holdout_options {
   guint32 seed;                 /* the draw of the fraction (GLib's Mersenne Twister) */
   msperf_holdout_progress_fn progress;   /* nullable, called after every sample */
   gpointer progress_data;
+  /* Appended. Extrapolation instead of leave-one-out (core/engine/holdout_extrap.c): hide the
+   * hide_outer (0 = 1) largest distinct values of this axis in every bucket and predict them
+   * from the rest as an estimate would (the policy must allow extrapolation). NULL = off. */
+  const char *extrapolate_axis;
+  guint hide_outer;
 } msperf_holdout_options;
 
 typedef struct msperf_holdout_sample {

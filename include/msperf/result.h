@@ -12,7 +12,8 @@ typedef enum {
   MSPERF_SOURCE_NONE = 0,  /* no answer yet (a miss before the fallbacks ran) */
   MSPERF_SOURCE_MEASURED,
   MSPERF_SOURCE_INTERPOLATED,
-  MSPERF_SOURCE_EXTRAPOLATED, /* declared, never produced (reference Q21) */
+  MSPERF_SOURCE_EXTRAPOLATED, /* only with interpolation.allow_extrapolation (seed 000 §8;
+                               * reference Q21: upstream declares it, never produces it) */
   MSPERF_SOURCE_PARTIAL,
   MSPERF_SOURCE_ANALYTIC,
   MSPERF_SOURCE_REJECTED   /* the input line was invalid */

@@ -29,7 +29,7 @@ except Exception:  # ImportError, or a TensorCast without these names
     _Base = object
 
     class QuerySource(enum.Enum):
-        """Where a latency came from (EXTRAPOLATED is declared, never produced)."""
+        """Where a latency came from (EXTRAPOLATED only with allow_extrapolation)."""
         MEASURED = "measured"
         INTERPOLATED = "interpolated"
         EXTRAPOLATED = "extrapolated"

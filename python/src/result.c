@@ -220,7 +220,7 @@ result_repr (mpy_result *self)
 static PyGetSetDef result_getset[] = {
   { "latency_us", (getter) get_latency, NULL, "Latency in µs, None when unknown", NULL },
   { "source", (getter) get_source, NULL,
-    "MEASURED, INTERPOLATED, PARTIAL, ANALYTIC, NONE or REJECTED", NULL },
+    "MEASURED, INTERPOLATED, EXTRAPOLATED, PARTIAL, ANALYTIC, NONE or REJECTED", NULL },
   { "confidence", (getter) get_confidence, NULL, "0..1", NULL },
   { "method", (getter) get_method, NULL, "exact, linear_1d, griddata_linear, roofline, …", NULL },
   { "miss_reason", (getter) get_miss_reason, NULL, "Why the profiling lookup missed, or None", NULL },

@@ -433,20 +433,40 @@ test_policy_set_validates_like_a_file (void **state)
 }
 
 static void
-test_policy_allow_extrapolation_is_accepted_with_a_warning (void **state)
+test_policy_allow_extrapolation_is_accepted_without_a_warning (void **state)
 {
   g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
   g_autoptr (GError) error = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (GError) e3 = NULL;
   const GPtrArray *w;
 
   (void) state;
-  assert_true (msperf_policy_merge_data (p, "interpolation:\n  allow_extrapolation: true\n",
+  assert_true (msperf_policy_merge_data (p,
+                                         "interpolation:\n  allow_extrapolation: true\n"
+                                         "  extrapolation: {strategy: marginal, max_ratio: 1.5,"
+                                         " max_bound: {N: 16384}}\n"
+                                         "  kernel_overrides:\n    MatMulV2:\n"
+                                         "      allow_extrapolation: false\n"
+                                         "      extrapolation: {max_ratio: 3}\n",
                                          "x.yaml", &error));
   w = msperf_policy_warnings (p);
-  assert_int_equal (w->len, 1);
-  assert_non_null (strstr (g_ptr_array_index (w, 0), "x.yaml:2:"));
-  assert_non_null (strstr (g_ptr_array_index (w, 0), "no effect yet"));
+  assert_int_equal (w->len, 0);
   assert_true (msperf_policy_get (p, "interpolation.allow_extrapolation")->b);
+  assert_string_equal (msperf_policy_get (p, "interpolation.extrapolation.strategy")->s,
+                       "marginal");
+  /* Still does nothing where the same layer turns the stage off. */
+  assert_true (msperf_policy_merge_data (p, "interpolation:\n  enabled: false\n"
+                                         "  allow_extrapolation: true\n", "y.yaml", &error));
+  assert_int_equal (w->len, 1);
+  assert_non_null (strstr (g_ptr_array_index (w, 0), "y.yaml:3:"));
+  assert_non_null (strstr (g_ptr_array_index (w, 0), "no effect while interpolation is disabled"));
+  /* max_ratio must exceed 1; the strategy is one of two. */
+  assert_false (msperf_policy_merge_data (p, "interpolation:\n  extrapolation: {max_ratio: 1}\n",
+                                          "z.yaml", &e2));
+  assert_non_null (strstr (e2->message, "expected a number > 1"));
+  assert_false (msperf_policy_merge_data (p, "interpolation:\n  extrapolation: {strategy: x}\n",
+                                          "z.yaml", &e3));
 }
 
 static void
@@ -575,7 +595,7 @@ main (void)
     cmocka_unit_test (test_policy_schema_rejects_wrong_types_and_ranges),
     cmocka_unit_test (test_policy_hash_equal_for_equal_policies_and_changes_with_any_field),
     cmocka_unit_test (test_policy_set_validates_like_a_file),
-    cmocka_unit_test (test_policy_allow_extrapolation_is_accepted_with_a_warning),
+    cmocka_unit_test (test_policy_allow_extrapolation_is_accepted_without_a_warning),
     cmocka_unit_test (test_policy_disable_att_example_disables_both_att_modules),
     cmocka_unit_test (test_policy_precedence_defaults_database_file_flags),
     cmocka_unit_test (test_policy_database_unknown_keys_are_warnings),
