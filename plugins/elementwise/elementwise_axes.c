@@ -72,9 +72,12 @@ elementwise_broadcast_signature (const msperf_tensor *in, size_t n, const msperf
       if (differs)
         cols[n_cols++] = keep[k];
     }
-  for (size_t i = 0; i < n; i++)
-    for (int c = 0; c < n_cols && same; c++)
-      same = !scalar[i] && letters[i][cols[c]] == 'f';
+  for (size_t i = 0; i < n && same; i++)
+    {
+      same = !scalar[i];
+      for (int c = 0; c < n_cols && same; c++)
+        same = letters[i][cols[c]] == 'f';
+    }
   g_string_truncate (sig, 0);
   if (same && n > 0)
     {
