@@ -34,6 +34,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include "moe_private.h"
 
 #define CONFIDENCE_PARTIAL 0.5
 
@@ -143,10 +144,9 @@ stacked_weight_shape (const msperf_value *weights, int64_t hidden, int hidden_ax
   return TRUE;
 }
 
-/* project_full_shape (reference §2.7 step 3, upstream _project_dispatch_ffn_combine_inputs).
- * FALSE when the op does not have the DispatchFFNCombine argument layout. */
-static gboolean
-project_inputs (const msperf_op *op, msperf_tensor in[7])
+/* See moe_private.h. */
+gboolean
+moe_project_inputs (const msperf_op *op, msperf_tensor in[7])
 {
   const msperf_value *xv = msperf_op_arg (op, 0), *iv = msperf_op_arg (op, 1);
   const msperf_value *gmm1, *gmm2;
@@ -777,7 +777,7 @@ moe_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_re
   kernel = q->kernel_types[0];
 
   if (project && project->kind == MSPERF_VALUE_BOOL && project->b
-      && project_inputs (q->op, projected))
+      && moe_project_inputs (q->op, projected))
     {
       is_projected = TRUE;
       tc = projected;
@@ -832,4 +832,8 @@ MSPERF_PLUGIN_DEFINE (
   .version = PACKAGE_VERSION,
   .description = "fused MoE (DispatchFFNCombine): projected shapes, EP size, embedded parts",
   .lookup = moe_lookup,
+  /* Interpolated along tokens only when a policy lists moe_fused in interpolation.modes. */
+  .describe_target = moe_describe_target,
+  .describe_row = moe_describe_row,
+  .no_target_reason = "moe_target_unavailable",
 );
