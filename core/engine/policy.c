@@ -94,6 +94,7 @@ static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };
 static const field interpolation_fields[] = {
   { "enabled", &s_bool },
   { "modes", &s_str_list },
+  { "part_modes", &s_str_list },  /* optional, no built-in default: parts.c */
   { "max_interpolation_dim", &s_dim },
   { "aggregate", &s_aggregate },
   { "allow_extrapolation", &s_bool },

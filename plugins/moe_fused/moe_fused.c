@@ -37,6 +37,9 @@
 #include "moe_private.h"
 
 #define CONFIDENCE_PARTIAL 0.5
+/* A part answered by the interpolation stage (interpolation.part_modes opt-in): the wrapper's
+ * composite confidence (reference §2.12). */
+#define CONFIDENCE_INTERPOLATED_PART 0.5
 
 /* One embedded part that answered. */
 typedef struct part {
@@ -44,6 +47,7 @@ typedef struct part {
   double latency;
   char *rule;
   GPtrArray *shapes; /* msperf_tensor*, owned */
+  gboolean interpolated; /* answered by the interpolation stage */
 } part;
 
 static void
@@ -408,6 +412,7 @@ compute_part (const msperf_query *q, const char *kernel, const msperf_tensor *in
     {
       p = part_new (r->kernel_type ? r->kernel_type : kernel, r->latency_us,
                     r->shape_match_rule ? r->shape_match_rule : "identity");
+      p->interpolated = r->source == MSPERF_SOURCE_INTERPOLATED;
       for (guint k = 0; k < r->kernel_shapes->len; k++)
         part_add_shape (p, g_ptr_array_index (r->kernel_shapes, k));
     }
@@ -573,11 +578,16 @@ set_base (msperf_result *r, const GPtrArray *parts, int64_t ep_size, gboolean al
 {
   const part *main_part = g_ptr_array_index (parts, 0);
   double total = 0;
+  gboolean interpolated = FALSE;
 
   for (guint k = 0; k < parts->len; k++)
-    total += ((const part *) g_ptr_array_index (parts, k))->latency;
-  msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, total, 1.0, main_part->kernel,
-                         main_part->rule);
+    {
+      total += ((const part *) g_ptr_array_index (parts, k))->latency;
+      interpolated |= ((const part *) g_ptr_array_index (parts, k))->interpolated;
+    }
+  msperf_result_set_hit (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
+                         total, interpolated ? CONFIDENCE_INTERPOLATED_PART : 1.0,
+                         main_part->kernel, main_part->rule);
   for (guint s = 0; s < main_part->shapes->len; s++)
     msperf_result_add_kernel_shape (r, g_ptr_array_index (main_part->shapes, s));
   if (ep_size > 0)
@@ -649,10 +659,15 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
               const char *method, const msperf_result *cr, msperf_value *ctx)
 {
   gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
+  gboolean part_interpolated = r->source == MSPERF_SOURCE_INTERPOLATED;
   const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
 
-  msperf_result_set_answer (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
-                            base + cr->latency_us, interpolated ? 0.8 : 0.9);
+  /* An interpolated compute part keeps its lower confidence. */
+  msperf_result_set_answer (r, interpolated || part_interpolated ? MSPERF_SOURCE_INTERPOLATED
+                                                                 : MSPERF_SOURCE_MEASURED,
+                            base + cr->latency_us,
+                            part_interpolated ? CONFIDENCE_INTERPOLATED_PART
+                            : interpolated    ? 0.8 : 0.9);
   if (interpolated && cr->method)
     msperf_result_set_method (r, cr->method);
   msperf_result_detail_value (r, "sub_kernel_durations", durations (parts, kernel, cr->latency_us));
