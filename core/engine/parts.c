@@ -24,13 +24,36 @@ msperf_engine_lookup_as (msperf_engine *e, const char *mode, const msperf_op *op
   return plugin->lookup (e, state, &q, r);
 }
 
+/* Whether part sq of parent goes through the interpolation stage after an exact miss. The
+ * optional policy key interpolation.part_modes lists the part modes that do, whatever the parent
+ * (a moe_fused entry's embedded terms too); without it only the parts of composite entries do
+ * (reference §4.5 "Composite"), and the parts of other modes' answers keep the exact behaviour
+ * their own confidence rules assume. Either way msperf_interpolate_subquery still requires the
+ * mode to be interpolated (interpolation.modes). */
+static gboolean
+part_interpolated (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq)
+{
+  const msperf_value *modes = msperf_engine_policy_value (e, "interpolation.part_modes");
+  const msperf_mapping_entry *entry;
+
+  if (modes && modes->kind == MSPERF_VALUE_LIST)
+    {
+      for (guint k = 0; k < modes->items->len; k++)
+        if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (modes->items, k)), sq->mode)
+            == 0)
+          return TRUE;
+      return FALSE;
+    }
+  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
+  return entry && entry->composite;
+}
+
 msperf_status
 msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq,
                         msperf_result *r)
 {
   void *state;
   const msperf_plugin *plugin;
-  const msperf_mapping_entry *entry;
   msperf_status status;
   msperf_query q;
 
@@ -43,11 +66,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
     return msperf_result_set_miss (r, "module_no_lookup:%s", sq->mode);
   msperf_subquery_query (e, parent, sq, &q);
   status = plugin->lookup (e, state, &q, r);
-  /* A composite's part that misses exactly goes through the interpolation stage (reference
-   * §4.5 "Composite"); parts of other modes' answers (moe_fused's embedded terms) keep the
-   * exact behaviour their own confidence rules assume. */
-  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
-  if (status == MSPERF_MISS && entry && entry->composite)
+  if (status == MSPERF_MISS && part_interpolated (e, parent, sq))
     status = msperf_interpolate_subquery (e, parent, sq, r);
   return status;
 }

@@ -115,6 +115,7 @@ static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };
 static const field interpolation_fields[] = {
   { "enabled", &s_bool },
   { "modes", &s_str_list },
+  { "part_modes", &s_str_list },  /* optional, no built-in default: parts.c */
   { "max_interpolation_dim", &s_dim },
   { "aggregate", &s_aggregate },
   { "space", &s_space },          /* optional, absent = linear (not in the defaults) */

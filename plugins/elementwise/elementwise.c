@@ -4,6 +4,7 @@
 #include <config.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include "elementwise_axes.h"
 
 /* Element sizes as upstream's elementwise scaling counts them; 0 rejects the row. */
 static guint
@@ -160,4 +161,9 @@ MSPERF_PLUGIN_DEFINE (
   .init = elementwise_init,
   .fini = elementwise_fini,
   .lookup = elementwise_lookup,
+  /* Interpolated only when a policy lists the mode in interpolation.modes (phase 2 is opt-in:
+   * no MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT). */
+  .describe_target = elementwise_describe_target,
+  .describe_row = elementwise_describe_row,
+  .no_target_reason = "elementwise_interpolation_failed",
 );

@@ -34,8 +34,12 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include "moe_private.h"
 
 #define CONFIDENCE_PARTIAL 0.5
+/* A part answered by the interpolation stage (interpolation.part_modes opt-in): the wrapper's
+ * composite confidence (reference §2.12). */
+#define CONFIDENCE_INTERPOLATED_PART 0.5
 
 /* One embedded part that answered. */
 typedef struct part {
@@ -43,6 +47,7 @@ typedef struct part {
   double latency;
   char *rule;
   GPtrArray *shapes; /* msperf_tensor*, owned */
+  gboolean interpolated; /* answered by the interpolation stage */
 } part;
 
 static void
@@ -143,10 +148,9 @@ stacked_weight_shape (const msperf_value *weights, int64_t hidden, int hidden_ax
   return TRUE;
 }
 
-/* project_full_shape (reference §2.7 step 3, upstream _project_dispatch_ffn_combine_inputs).
- * FALSE when the op does not have the DispatchFFNCombine argument layout. */
-static gboolean
-project_inputs (const msperf_op *op, msperf_tensor in[7])
+/* See moe_private.h. */
+gboolean
+moe_project_inputs (const msperf_op *op, msperf_tensor in[7])
 {
   const msperf_value *xv = msperf_op_arg (op, 0), *iv = msperf_op_arg (op, 1);
   const msperf_value *gmm1, *gmm2;
@@ -408,6 +412,7 @@ compute_part (const msperf_query *q, const char *kernel, const msperf_tensor *in
     {
       p = part_new (r->kernel_type ? r->kernel_type : kernel, r->latency_us,
                     r->shape_match_rule ? r->shape_match_rule : "identity");
+      p->interpolated = r->source == MSPERF_SOURCE_INTERPOLATED;
       for (guint k = 0; k < r->kernel_shapes->len; k++)
         part_add_shape (p, g_ptr_array_index (r->kernel_shapes, k));
     }
@@ -573,11 +578,16 @@ set_base (msperf_result *r, const GPtrArray *parts, int64_t ep_size, gboolean al
 {
   const part *main_part = g_ptr_array_index (parts, 0);
   double total = 0;
+  gboolean interpolated = FALSE;
 
   for (guint k = 0; k < parts->len; k++)
-    total += ((const part *) g_ptr_array_index (parts, k))->latency;
-  msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, total, 1.0, main_part->kernel,
-                         main_part->rule);
+    {
+      total += ((const part *) g_ptr_array_index (parts, k))->latency;
+      interpolated |= ((const part *) g_ptr_array_index (parts, k))->interpolated;
+    }
+  msperf_result_set_hit (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
+                         total, interpolated ? CONFIDENCE_INTERPOLATED_PART : 1.0,
+                         main_part->kernel, main_part->rule);
   for (guint s = 0; s < main_part->shapes->len; s++)
     msperf_result_add_kernel_shape (r, g_ptr_array_index (main_part->shapes, s));
   if (ep_size > 0)
@@ -649,10 +659,15 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
               const char *method, const msperf_result *cr, msperf_value *ctx)
 {
   gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
+  gboolean part_interpolated = r->source == MSPERF_SOURCE_INTERPOLATED;
   const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
 
-  msperf_result_set_answer (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
-                            base + cr->latency_us, interpolated ? 0.8 : 0.9);
+  /* An interpolated compute part keeps its lower confidence. */
+  msperf_result_set_answer (r, interpolated || part_interpolated ? MSPERF_SOURCE_INTERPOLATED
+                                                                 : MSPERF_SOURCE_MEASURED,
+                            base + cr->latency_us,
+                            part_interpolated ? CONFIDENCE_INTERPOLATED_PART
+                            : interpolated    ? 0.8 : 0.9);
   if (interpolated && cr->method)
     msperf_result_set_method (r, cr->method);
   msperf_result_detail_value (r, "sub_kernel_durations", durations (parts, kernel, cr->latency_us));
@@ -777,7 +792,7 @@ moe_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_re
   kernel = q->kernel_types[0];
 
   if (project && project->kind == MSPERF_VALUE_BOOL && project->b
-      && project_inputs (q->op, projected))
+      && moe_project_inputs (q->op, projected))
     {
       is_projected = TRUE;
       tc = projected;
@@ -832,4 +847,8 @@ MSPERF_PLUGIN_DEFINE (
   .version = PACKAGE_VERSION,
   .description = "fused MoE (DispatchFFNCombine): projected shapes, EP size, embedded parts",
   .lookup = moe_lookup,
+  /* Interpolated along tokens only when a policy lists moe_fused in interpolation.modes. */
+  .describe_target = moe_describe_target,
+  .describe_row = moe_describe_row,
+  .no_target_reason = "moe_target_unavailable",
 );

@@ -1,0 +1,80 @@
+#!/bin/sh
+# CLI tests of the phase-2 interpolation paths (elementwise, moe_fused, composite parts): opt-in
+# by policy on the shipped sample database and demo trace; without the policy the answers are
+# the exact ones. TAP output for automake's tap-driver.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_DATADIR:?}"
+bin=$MSPERF_BIN
+db=$MSPERF_TOP_SRCDIR/doc/examples/h200-db
+trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
+policy=$MSPERF_TEST_DATADIR/elementwise/opt-in-policy.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+
+msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
+
+# line_of FILE OP: the JSON line answering OP.
+line_of() { grep -- "\"op\": \"$2\"" "$1"; }
+
+t_elementwise_opt_in() {
+  status_is 0 msperf --policy "$policy" estimate --profiling-database "$db" --ops "$trace" \
+    --format jsonl || return 1
+  for op in aten.add.Tensor aten.silu.default aten.mul.Tensor; do
+    line_of "$tmp/cmd.out" "$op" > "$tmp/line" || { echo "$op not answered"; return 1; }
+    contains "$tmp/line" '"source": "INTERPOLATED"' || return 1
+    contains "$tmp/line" '"method": "linear_1d"' || return 1
+    contains "$tmp/line" '"axes": {"output_numel": ' || return 1
+    contains "$tmp/line" '|elementwise|same-shape|' || return 1
+    contains "$tmp/line" '"base_reason": "elementwise_output_shape_mismatch"' || return 1
+  done
+  # the add: 8388608 elements between the BF16 rows 4194304 and 16777216 of Add.csv
+  line_of "$tmp/cmd.out" aten.add.Tensor | grep -q '"axis_boundary": {"output_numel": \[4194304, 16777216\]}'
+}
+ok "opt-in policy: the demo's add, silu and mul are INTERPOLATED along output_numel" t_elementwise_opt_in
+
+t_elementwise_default() {
+  status_is 0 msperf estimate --profiling-database "$db" --ops "$trace" --format jsonl || return 1
+  for op in aten.add.Tensor aten.silu.default aten.mul.Tensor; do
+    line_of "$tmp/cmd.out" "$op" > "$tmp/line" || return 1
+    contains "$tmp/line" '"source": "ANALYTIC"' || return 1
+    contains "$tmp/line" '"miss_reason": "elementwise_output_shape_mismatch"' || return 1
+  done
+}
+ok "default policy: the same ops stay ANALYTIC with the exact miss reason" t_elementwise_default
+
+t_holdout_elementwise() {
+  status_is 0 msperf --policy "$policy" holdout --profiling-database "$db" --kernel Add \
+    --kernel Mul --kernel Silu || return 1
+  for k in Add Mul Silu; do contains "$tmp/cmd.out" "^$k " || return 1; done
+  # 20 rows each; the two ends of each dtype's grid cannot be bracketed
+  grep "^Add  *all" "$tmp/cmd.out" | grep -q ' 20  *16 ' || { cat "$tmp/cmd.out"; return 1; }
+  status_is 2 msperf holdout --profiling-database "$db" --kernel Add
+}
+ok "holdout covers elementwise kernels only when the mode is interpolated" t_holdout_elementwise
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
