@@ -169,7 +169,7 @@ msperf_run_check_latencies (msperf_run *run)
     }
   if (invocations == 0)
     return;
-  text = g_strdup_printf ("%" G_GINT64_FORMAT " invocations of %u op(s) have no latency and are "
+  text = g_strdup_printf ("%" G_GINT64_FORMAT " invocations of %u op name(s) have no latency and are "
                           "not in the total (%s%s); the headline says what they remove",
                           invocations, g_hash_table_size (names), list->str,
                           g_hash_table_size (names) > 5 ? ", ..." : "");
