@@ -53,6 +53,8 @@ void msperf_run_warn (msperf_run *run, const char *text);
  * (closest known name suggested), mapped kernels whose CSV is missing, unusable or a Git LFS
  * pointer, CSV rows skipped as invalid. db may be NULL (analytic only). */
 void msperf_run_check_inputs (msperf_run *run, msperf_database *db);
+/* Warns (stderr and the run's warnings) when some op was left without a latency. */
+void msperf_run_check_latencies (msperf_run *run);
 void msperf_record_free (msperf_record *record);
 
 /* Per-op outputs (stdout). */

@@ -244,6 +244,34 @@ cmp_contributor (gconstpointer a, gconstpointer b)
 
 #define HEADLINE_TOP 3
 
+/* Ops without a latency drop out of the total (issue 13): the headline says how many and
+ * what their roofline estimate would have added, so a total is never silently short. */
+static void
+headline_unknown (const msperf_run *run, const msperf_summary *s, GString *out)
+{
+  double removed = 0.0;
+  gboolean known = FALSE;
+
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+
+      if (r->op == NULL || r->result == NULL || isfinite (r->result->latency_us)
+          || !isfinite (r->analytic_us))
+        continue;
+      removed += r->analytic_us * (double) r->count;
+      known = TRUE;
+    }
+  g_string_append_printf (out, "  no latency:     %" G_GINT64_FORMAT " invocations (%" G_GINT64_FORMAT
+                          " distinct ops) are not in the total", s->unknown_latency_invocations,
+                          s->unknown_latency_distinct);
+  if (known)
+    g_string_append_printf (out, "; their roofline would add %.3f ms (%.1f%%)\n",
+                            removed / 1000.0, pct (removed, s->total_us));
+  else
+    g_string_append (out, "; no estimate of what they remove\n");
+}
+
 char *
 msperf_report_headline_text (const msperf_run *run)
 {
@@ -287,6 +315,8 @@ msperf_report_headline_text (const msperf_run *run)
                                 pct (s->by_source[MSPERF_SOURCE_EXTRAPOLATED].time_us,
                                      s->total_us));
     }
+  if (s->unknown_latency_invocations > 0)
+    headline_unknown (run, s, out);
   for (guint k = 0; k < firsts->len; k++)
     {
       const msperf_record *r = g_ptr_array_index (firsts, k);

@@ -2,6 +2,7 @@
  * a mapped kernel whose CSV is missing or a Git LFS pointer, rows skipped as invalid. Without
  * them such runs were answered analytically, or with fewer rows, without a word. */
 #include <config.h>
+#include <math.h>
 #include <msperf/format.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,4 +144,34 @@ msperf_run_check_inputs (msperf_run *run, msperf_database *db)
                                                "roofline: %s", others->str);
       msperf_run_warn (run, text);
     }
+}
+
+void
+msperf_run_check_latencies (msperf_run *run)
+{
+  g_autoptr (GHashTable) names = NULL;
+  g_autoptr (GString) list = NULL;
+  int64_t invocations = 0;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (run != NULL);
+  names = g_hash_table_new (g_str_hash, g_str_equal);
+  list = g_string_new (NULL);
+  for (guint k = 0; k < run->records->len; k++)
+    {
+      const msperf_record *r = g_ptr_array_index (run->records, k);
+
+      if (r->op == NULL || r->result == NULL || isfinite (r->result->latency_us))
+        continue;
+      invocations += r->count;
+      if (g_hash_table_add (names, r->op->name) && g_hash_table_size (names) <= 5)
+        g_string_append_printf (list, "%s%s", list->len ? ", " : "", r->op->name);
+    }
+  if (invocations == 0)
+    return;
+  text = g_strdup_printf ("%" G_GINT64_FORMAT " invocations of %u op name(s) have no latency and are "
+                          "not in the total (%s%s); the headline says what they remove",
+                          invocations, g_hash_table_size (names), list->str,
+                          g_hash_table_size (names) > 5 ? ", ..." : "");
+  msperf_run_warn (run, text);
 }

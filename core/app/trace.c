@@ -936,6 +936,16 @@ summary_add_error (msperf_trace_reader *r, GError *err, const char *op_name, gui
   g_ptr_array_add (r->items, item);
 }
 
+/* TensorCast's `zero_cost: true` on an entry (its metadata ops): only a JSON true counts. */
+static gboolean
+summary_zero_cost (JsonObject *obj)
+{
+  JsonNode *n = json_object_get_member (obj, "zero_cost");
+
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN
+         && json_node_get_boolean (n);
+}
+
 /* One op entry of the summary: one item per shape variant, the op's count split across them as
  * integers with the remainder going to the first variants (10 over 3 → 4, 3, 3). */
 static void
@@ -950,6 +960,7 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
   int64_t count = 1;
   JsonArray *variants = NULL;
   guint n_variants = 0, line;
+  gboolean zero_cost;
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
@@ -968,6 +979,7 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
       return;
     }
   op_name = json_node_get_string (name_node);
+  zero_cost = summary_zero_cost (obj);
   if ((count_node = json_object_get_member (obj, "count")) != NULL)
     {
       if (!node_is_int (count_node) || json_node_get_int (count_node) < 1)
@@ -996,6 +1008,7 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
       /* No shapes recorded: the op still occurs, with no tensors to match. */
       msperf_trace_item *item = g_new0 (msperf_trace_item, 1);
       item->op = msperf_op_new (op_name);
+      item->op->zero_cost = zero_cost;
       item->op->count = count;
       item->op->index = item->index = r->index++;
       item->op->line = item->line = line;
@@ -1039,6 +1052,7 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
 
       item = g_new0 (msperf_trace_item, 1);
       item->op = msperf_op_new (op_name);
+      item->op->zero_cost = zero_cost;
       item->op->count = share;
       item->op->index = item->index = r->index++;
       item->op->line = item->line = vline;

@@ -242,5 +242,7 @@ msperf_op_signature (const msperf_op *op)
     tensor_signature (s, g_ptr_array_index (op->out, k));
   g_string_append (s, "a");
   value_signature (s, op->att);
+  if (op->zero_cost)
+    g_string_append (s, "z");
   return g_string_free (s, FALSE);
 }

@@ -657,6 +657,7 @@ estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean singl
   }
   if (profiling)
     msperf_run_check_inputs (run, msperf_engine_database (e));
+  msperf_run_check_latencies (run);
   if (!write_outputs (run, &o, single, &error))
     {
       fprintf (stderr, "msperf: %s\n", error->message);

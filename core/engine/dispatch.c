@@ -101,7 +101,7 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_roofline rf;
   g_autofree char *reason = g_strdup (r->miss_reason);
 
-  msperf_roofline_estimate (msperf_engine_device (e), op, &rf);
+  msperf_roofline_estimate_parallel (msperf_engine_device (e), &e->m->parallel, op, &rf);
   /* After a failed interpolation stage base_reason already holds the exact reason. */
   if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
     msperf_result_detail_string (r, "base_reason", reason);
@@ -116,6 +116,27 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_result_detail_string (r, "roofline_kind", rf.kind);
   msperf_result_detail_double (r, "roofline_flops", rf.flops);
   msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
+  /* Only the fallbacks of issue 13 add keys: every other roofline answer stays as it was. */
+  if (rf.degraded[0] != '\0')
+    msperf_result_detail_string (r, "degraded", rf.degraded);
+  if (rf.group_source != NULL)
+    {
+      msperf_result_detail_int (r, "group_size", rf.group_size);
+      msperf_result_detail_string (r, "group_source", rf.group_source);
+    }
+  if (rf.collective_us > 0.0)
+    msperf_result_detail_double (r, "collective_us", rf.collective_us);
+}
+
+/* An op the op summary itself flags `zero_cost: true` (TensorCast's metadata ops): answered as
+ * a mapping's zero_cost entry is, whatever the database says. */
+static void
+flagged_zero_cost (msperf_result *r)
+{
+  msperf_result_set_method (r, "zero_cost");
+  msperf_result_set_hit (r, MSPERF_SOURCE_MEASURED, 0.0, 1.0, "", "zero_cost");
+  msperf_result_detail_bool (r, "zero_cost", TRUE);
+  msperf_result_detail_string (r, "zero_cost_source", "op_summary");
 }
 
 /* The ATT module an op's `att.kind` selects (FORMATS §2; declared by the modules), or NULL. */
@@ -155,6 +176,18 @@ model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_res
   return status == MSPERF_HIT;
 }
 
+/* A database entry that answers the op zero_cost itself (resolution as exact_stage's): its
+ * answer is kept as it was, the summary's flag adds nothing. */
+static gboolean
+mapped_zero_cost (msperf_engine *e, const msperf_op *op)
+{
+  const msperf_mapping_entry *entry = e->m->db ? msperf_database_entry (e->m->db, op->name) : NULL;
+  gboolean by_default;
+
+  return entry != NULL && !entry->composite && entry->zero_cost
+         && msperf_engine_resolve_mode (e, entry, &by_default) == NULL && !by_default;
+}
+
 static msperf_result *
 answer (msperf_engine *e, const msperf_op *op)
 {
@@ -162,7 +195,9 @@ answer (msperf_engine *e, const msperf_op *op)
   msperf_status status = MSPERF_MISS;
   const char *att = att_mode (e, op);
 
-  if (att != NULL)
+  if (op->zero_cost && !mapped_zero_cost (e, op))
+    flagged_zero_cost (r);
+  else if (att != NULL)
     {
       if (!model_stage (e, att, op, r))
         roofline_stage (e, op, r);
@@ -321,6 +356,9 @@ key_op (key_buf *b, const msperf_op *op)
   for (guint k = 0; k < op->out->len; k++)
     key_tensor (b, g_ptr_array_index (op->out, k));
   key_value (b, op->att);
+  /* Appended only when set: every other key keeps its bytes. */
+  if (op->zero_cost)
+    key_tag (b, 'Z');
 }
 
 /* 64-bit words mixed with murmur3's finaliser constants: dims differ in their high bits as

@@ -408,7 +408,7 @@ msperf_engine_analytic_latency (msperf_engine *e, const msperf_op *op)
   msperf_roofline r;
 
   g_return_val_if_fail (e != NULL && op != NULL, NAN);
-  msperf_roofline_estimate (engine_device (e), op, &r);
+  msperf_roofline_estimate_parallel (engine_device (e), &e->m->parallel, op, &r);
   return r.latency_us;
 }
 

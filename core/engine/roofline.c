@@ -159,6 +159,304 @@ collective_us (const msperf_device *device, const msperf_op *op, msperf_roofline
   return TRUE;
 }
 
+/* ------------------------------------------------------------------ fallbacks of issue 13 */
+
+static const msperf_tensor *
+tensor_arg (const msperf_op *op, int i)
+{
+  const msperf_value *v = msperf_op_arg (op, i);
+  return (v && v->kind == MSPERF_VALUE_TENSOR) ? &v->tensor : NULL;
+}
+
+static gboolean
+dtype_is_integer (msperf_dtype d)
+{
+  return d == MSPERF_DTYPE_INT32 || d == MSPERF_DTYPE_INT64 || d == MSPERF_DTYPE_UINT32
+         || d == MSPERF_DTYPE_UINT64 || d == MSPERF_DTYPE_INT16 || d == MSPERF_DTYPE_UINT16;
+}
+
+/* The aten op's base name ("aten.view.default" → "view") into buf; FALSE for other namespaces. */
+static gboolean
+aten_base (const char *name, char *buf, size_t n)
+{
+  const char *p, *end;
+
+  if (!g_str_has_prefix (name, "aten."))
+    return FALSE;
+  p = name + strlen ("aten.");
+  end = strchr (p, '.');
+  if (end == NULL)
+    end = p + strlen (p);
+  if ((size_t) (end - p) >= n)
+    return FALSE;
+  memcpy (buf, p, (size_t) (end - p));
+  buf[end - p] = '\0';
+  return TRUE;
+}
+
+/* Ops that only rewrite a tensor's metadata (shape, strides, offset): no kernel, no bytes
+ * moved. copy, contiguous, clone and the *_copy variants move data and are not here. */
+static gboolean
+is_metadata_op (const char *name)
+{
+  static const char *const views[] = {
+    "view", "_unsafe_view", "view_as", "alias", "reshape", "_reshape_alias", "expand",
+    "expand_as", "unsqueeze", "squeeze", "permute", "transpose", "t", "numpy_T", "slice",
+    "select", "split", "split_with_sizes", "unsafe_split", "unbind", "chunk", "narrow",
+    "as_strided", "detach", "unflatten", "flatten", "movedim", "diagonal", "lift_fresh", NULL
+  };
+  char base[64];
+
+  if (!aten_base (name, base, sizeof base))
+    return FALSE;
+  for (const char *const *v = views; *v; v++)
+    if (strcmp (base, *v) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The paged-KV block table: an integer rank-2 tensor arg after q and k (TensorCast's
+ * attention(q, k_cache, v_cache, block_table) and MLA(q, kv_cache, block_table, …)). */
+static const msperf_tensor *
+block_table (const msperf_op *op)
+{
+  for (guint k = 2; k < op->args->len && k < 4; k++)
+    {
+      const msperf_tensor *t = tensor_arg (op, (int) k);
+      if (t && t->rank == 2 && dtype_is_integer (t->dtype))
+        return t;
+    }
+  return NULL;
+}
+
+/* Heads, head dim and tokens of the query: (T, Hq·D) with D from the key, TND (T, Hq, D), or
+ * BNSD (B, Hq, S, D). */
+static gboolean
+query_geometry (const msperf_tensor *q, const msperf_tensor *k, double *hq, double *d,
+                double *tokens)
+{
+  if (q->rank == 2)
+    {
+      int64_t dk = k->dims[k->rank - 1];
+      if (dk <= 0 || q->dims[1] % dk != 0)
+        return FALSE;
+      *d = (double) dk;
+      *hq = (double) (q->dims[1] / dk);
+      *tokens = (double) q->dims[0];
+      return TRUE;
+    }
+  *d = (double) q->dims[q->rank - 1];
+  if (q->rank == 3)
+    {
+      *hq = (double) q->dims[1];
+      *tokens = (double) q->dims[0];
+    }
+  else if (q->rank == 4)
+    {
+      *hq = (double) q->dims[1];
+      *tokens = (double) q->dims[0] * (double) q->dims[2];
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Attention without seq_lens: the lengths come from the Q/K/V shapes. A paged cache
+ * (blocks, block_size, [Hkv,] D) with a block table (B, max_blocks): decode (T/B = 1) reads
+ * up to the table's capacity; prefill (T/B > 1) is assumed to attend its own tokens, causal.
+ * A dense key (Tkv, Hkv, D) is one sequence; BNSD (B, Hkv, Skv, D) gives B and Skv.
+ * flops 4·B·Hq·Sq·Skv·D (½ causal), bytes Q + the K/V read + O. */
+static gboolean
+attention_from_shapes (const msperf_op *op, msperf_roofline *out)
+{
+  const msperf_tensor *q = tensor_arg (op, 0), *k = tensor_arg (op, 1), *v = tensor_arg (op, 2);
+  const msperf_tensor *table = block_table (op), *o = msperf_op_output (op);
+  double hq, d, tokens, b, sq, skv, hkv, dk, kv_bytes, elem;
+  gboolean causal;
+
+  if (!q || !k || q->rank < 2 || k->rank < 3 || !query_geometry (q, k, &hq, &d, &tokens)
+      || !(d > 0.0 && hq > 0.0))
+    return FALSE;
+  if (v && (v->rank != k->rank || dtype_is_integer (v->dtype)))
+    v = NULL;
+  elem = (double) msperf_dtype_size (k->dtype);
+  dk = (double) k->dims[k->rank - 1];
+  if (table)
+    {
+      double block = (double) k->dims[1];
+      b = MAX ((double) table->dims[0], 1.0);
+      hkv = k->rank == 4 ? (double) k->dims[2] : 1.0;
+      sq = MAX (tokens / b, 1.0);
+      if (sq <= 1.0)
+        {
+          skv = (double) table->dims[1] * block;
+          g_snprintf (out->degraded, sizeof out->degraded,
+                      "seq_lens absent: decode over the block table's capacity (Skv = %.0f "
+                      "blocks x %.0f)", (double) table->dims[1], block);
+        }
+      else
+        {
+          skv = sq;
+          g_snprintf (out->degraded, sizeof out->degraded,
+                      "seq_lens absent: prefill without cache assumed (B = %.0f, Sq = Skv = "
+                      "%.0f), causal", b, sq);
+        }
+      kv_bytes = b * skv * hkv * dk * elem;
+    }
+  else if (k->rank == 4)
+    {
+      b = MAX ((double) k->dims[0], 1.0);
+      skv = (double) k->dims[2];
+      sq = tokens / b;
+      kv_bytes = tensor_bytes (k);
+      g_snprintf (out->degraded, sizeof out->degraded,
+                  "seq_lens absent: B = %.0f sequences of Skv = %.0f (key shape)", b, skv);
+    }
+  else
+    {
+      b = 1.0;
+      skv = (double) k->dims[0];
+      sq = tokens;
+      kv_bytes = tensor_bytes (k);
+      g_snprintf (out->degraded, sizeof out->degraded,
+                  "seq_lens absent: one sequence, Sq = %.0f, Skv = %.0f (key shape)", sq, skv);
+    }
+  causal = sq > 1.0 && sq >= skv;
+  out->flops = 4.0 * b * hq * sq * skv * d * (causal ? 0.5 : 1.0);
+  out->bytes = tensor_bytes (q) + kv_bytes * (v ? 2.0 : 1.0) + (o ? tensor_bytes (o) : tensor_bytes (q));
+  return TRUE;
+}
+
+/* aten.embedding(weight [V, H], indices): a row gather — the rows the indices select, the
+ * indices and the output; never the whole table. */
+static gboolean
+embedding_bytes (const msperf_op *op, msperf_roofline *out)
+{
+  const msperf_tensor *w = tensor_arg (op, 0), *idx = tensor_arg (op, 1);
+  const msperf_tensor *o = msperf_op_output (op);
+  int64_t n;
+  double rows;
+
+  if (!w || !idx || w->rank != 2 || (n = msperf_tensor_numel (idx)) < 0)
+    return FALSE;
+  rows = (double) n * (double) w->dims[1] * (double) msperf_dtype_size (w->dtype);
+  out->flops = 0.0;
+  out->bytes = rows + tensor_bytes (idx) + (o ? tensor_bytes (o) : rows);
+  g_snprintf (out->degraded, sizeof out->degraded,
+              "row_gather: %" G_GINT64_FORMAT " rows of %" G_GINT64_FORMAT " read", n,
+              w->dims[0]);
+  return TRUE;
+}
+
+double
+msperf_collective_ring_us (const char *op_name, double bytes, int64_t p, double bandwidth_gbps,
+                           double latency_us)
+{
+  double n = (double) p, steps;
+
+  g_return_val_if_fail (op_name != NULL, NAN);
+  if (p <= 1)
+    return 0.0;
+  if (!(bandwidth_gbps > 0.0))
+    return NAN;
+  steps = strstr (op_name, "all_reduce") ? 2.0 * (n - 1.0) : n - 1.0;
+  return steps / n * bytes / (bandwidth_gbps * 1e3) + steps * latency_us;
+}
+
+/* The tier a group of p consecutive ranks (0 … p−1) spans: the outermost grid dim whose
+ * stride p exceeds; inside one rank's coordinates, the innermost tier; no grid, tier 0. */
+static const msperf_comm_tier *
+tier_for_size (const msperf_device *device, int64_t p)
+{
+  guint ndim;
+
+  if (device->tiers == NULL || device->tiers->len == 0)
+    return NULL;
+  if (device->comm_grid == NULL || device->comm_grid->len == 0)
+    return g_ptr_array_index (device->tiers, 0);
+  ndim = device->comm_grid->len;
+  for (guint d = 0; d < ndim && d < device->tiers->len; d++)
+    {
+      int64_t stride = 1;
+      for (guint e = d + 1; e < ndim; e++)
+        stride *= g_array_index (device->comm_grid, int64_t, e);
+      if (g_array_index (device->comm_grid, int64_t, d) > 1 && p > stride)
+        return g_ptr_array_index (device->tiers, d);
+    }
+  return g_ptr_array_index (device->tiers, MIN (ndim, device->tiers->len) - 1);
+}
+
+/* Group size of a collective without a rank group: the gather ratio when the shapes give one
+ * (all_gather out/in, reduce_scatter in/out), else the upstream comm group: all_to_all over
+ * ep_size (world_size when ep is not configured), the rest over tp_size. */
+static int64_t
+group_size (const msperf_op *op, const msperf_parallel *par, const char **source)
+{
+  const msperf_tensor *x = tensor_arg (op, 0), *o = msperf_op_output (op);
+  int64_t in = x ? msperf_tensor_numel (x) : -1, on = o ? msperf_tensor_numel (o) : -1;
+  gboolean gather = strstr (op->name, "all_gather") != NULL;
+  gboolean scatter = strstr (op->name, "reduce_scatter") != NULL;
+
+  if (gather && in > 0 && on > in && on % in == 0)
+    {
+      *source = "shapes";
+      return on / in;
+    }
+  if (scatter && in > 0 && on > 0 && in > on && in % on == 0)
+    {
+      *source = "shapes";
+      return in / on;
+    }
+  if (strstr (op->name, "all_to_all") || strstr (op->name, "alltoall"))
+    {
+      if (par && par->ep_size > 0)
+        {
+          *source = "ep_size";
+          return par->ep_size;
+        }
+      *source = "world_size";
+      return par ? MAX (par->world_size, (int64_t) 1) : 1;
+    }
+  *source = "tp_size";
+  return par ? MAX (par->tp_size, (int64_t) 1) : 1;
+}
+
+/* The collective of an op summary (no rank group): sized from its message bytes (all_gather:
+ * the gathered output) and the group size; one tier from the consecutive-rank group. */
+static gboolean
+collective_from_config (const msperf_device *device, const msperf_parallel *par,
+                        const msperf_op *op, double message_bytes, msperf_roofline *out)
+{
+  const msperf_comm_tier *tier;
+  int64_t p = group_size (op, par, &out->group_source);
+
+  out->group_size = p;
+  if (p <= 1)
+    {
+      g_snprintf (out->degraded, sizeof out->degraded, "group_size_1: one rank (%s)",
+                  out->group_source);
+      out->bytes = message_bytes;
+      out->memory_us = out->latency_us = 0.0;
+      return TRUE;
+    }
+  tier = tier_for_size (device, p);
+  if (!tier || !(tier->bandwidth_gbps > 0.0))
+    return FALSE;
+  if (strstr (op->name, "all_gather"))
+    {
+      const msperf_tensor *o = msperf_op_output (op);
+      message_bytes = o ? tensor_bytes (o) : message_bytes * (double) p;
+    }
+  out->bytes = message_bytes;
+  out->latency_us = msperf_collective_ring_us (op->name, message_bytes, p, tier->bandwidth_gbps,
+                                               tier->latency_us);
+  out->memory_us = out->latency_us;
+  g_snprintf (out->degraded, sizeof out->degraded,
+              "no rank group: %" G_GINT64_FORMAT " ranks from %s, tier %s, ring alpha-beta", p,
+              out->group_source, tier->name ? tier->name : "?");
+  return TRUE;
+}
+
 static double
 peak_flops (const msperf_device *device, const msperf_op *op)
 {
@@ -172,26 +470,127 @@ peak_flops (const msperf_device *device, const msperf_op *op)
   return tf * 1e12;
 }
 
+static void
+finish_compute (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
+{
+  double peak = peak_flops (device, op);
+
+  out->compute_us = peak > 0.0 ? out->flops / peak * 1e6 : 0.0;
+  out->memory_us = device->memory_bandwidth_gbps > 0.0
+                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
+  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
+}
+
+/* matmul_all_reduce(mat1, mat2, …[, rank_group]) and the quantised linears: the matmul's
+ * roofline plus an all_reduce of the [M, N] output (BF16 when the inputs are 8-bit,
+ * reference §2.8), over the rank group's size when given, else tp_size. */
+static gboolean
+fused_matmul_collective (const msperf_device *device, const msperf_parallel *par,
+                         const msperf_op *op, msperf_roofline *out)
+{
+  const msperf_tensor *a = tensor_arg (op, 0), *b = tensor_arg (op, 1), *o = msperf_op_output (op);
+  const msperf_value *group = msperf_op_arg (op, -1);
+  const msperf_comm_tier *tier;
+  double message, elem, comm;
+  int64_t p;
+
+  if (!a || !b || !matmul_flops (op, &out->flops))
+    return FALSE;
+  out->bytes = tensor_bytes (a) + tensor_bytes (b) + (o ? tensor_bytes (o) : 0.0);
+  finish_compute (device, op, out);
+  elem = msperf_dtype_size (a->dtype) == 1 ? 2.0 : (double) msperf_dtype_size (a->dtype);
+  message = o ? tensor_bytes (o)
+              : out->flops / (2.0 * (double) a->dims[a->rank - 1]) * elem;
+  if (group && group->kind == MSPERF_VALUE_LIST)
+    {
+      p = group->items->len;
+      out->group_source = "rank_group";
+      tier = tier_for_group (device, group);
+    }
+  else
+    {
+      p = par ? MAX (par->tp_size, (int64_t) 1) : 1;
+      out->group_source = "tp_size";
+      tier = tier_for_size (device, p);
+    }
+  out->group_size = p;
+  if (p > 1 && (!tier || !(tier->bandwidth_gbps > 0.0)))
+    return FALSE;
+  comm = p > 1 ? msperf_collective_ring_us ("all_reduce", message, p, tier->bandwidth_gbps,
+                                            tier->latency_us)
+               : 0.0;
+  out->collective_us = comm;
+  out->latency_us += comm;
+  g_snprintf (out->degraded, sizeof out->degraded,
+              "fused: matmul roofline + all_reduce of %.0f B over %" G_GINT64_FORMAT
+              " ranks (%s)%s", message, p, out->group_source, p > 1 ? "" : ", group_size_1");
+  return TRUE;
+}
+
 void
 msperf_roofline_estimate (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
+{
+  msperf_roofline_estimate_parallel (device, NULL, op, out);
+}
+
+void
+msperf_roofline_estimate_parallel (const msperf_device *device, const msperf_parallel *parallel,
+                                   const msperf_op *op, msperf_roofline *out)
 {
   static const char *const collectives[] = { "all_reduce", "all_gather", "reduce_scatter",
                                              "all_to_all", "alltoall", NULL };
   static const char *const matmuls[] = { "mm", "matmul", "linear", NULL };
-  double peak;
+  const msperf_value *group;
+  const msperf_tensor *x;
 
   *out = (msperf_roofline){ .kind = "elementwise", .latency_us = NAN };
   if (device == NULL || op == NULL)
     return;
+  if (is_metadata_op (op->name))
+    {
+      out->kind = "metadata";
+      out->latency_us = 0.0;
+      g_strlcpy (out->degraded, "metadata_only: a view, no kernel and no bytes moved",
+                 sizeof out->degraded);
+      return;
+    }
   if (name_has (op->name, collectives))
     {
+      if (name_has (op->name, matmuls))
+        {
+          out->kind = "matmul_collective";
+          if (!fused_matmul_collective (device, parallel, op, out))
+            out->latency_us = NAN;
+          return;
+        }
       out->kind = "collective";
-      if (!collective_us (device, op, out))
+      group = msperf_op_arg (op, -1);
+      x = tensor_arg (op, 0);
+      /* With a rank group: FORMATS §4's formula, as answered before issue 13. */
+      if (group && group->kind == MSPERF_VALUE_LIST)
+        {
+          if (!collective_us (device, op, out))
+            out->latency_us = NAN;
+        }
+      else if (!x || !collective_from_config (device, parallel, op, tensor_bytes (x), out))
         out->latency_us = NAN;
+      return;
+    }
+  if (strstr (op->name, "attention") && find_int_values (op, 6) == NULL
+      && attention_from_shapes (op, out))
+    {
+      out->kind = "attention";
+      finish_compute (device, op, out);
       return;
     }
   if (strstr (op->name, "attention") && attention_flops (op, &out->flops))
     out->kind = "attention";
+  else if (strcmp (op->name, "aten.embedding.default") == 0 && embedding_bytes (op, out))
+    {
+      out->kind = "gather";
+      finish_compute (device, op, out);
+      return;
+    }
   else if (name_has (op->name, matmuls) && matmul_flops (op, &out->flops))
     out->kind = "matmul";
   else
@@ -201,9 +600,5 @@ msperf_roofline_estimate (const msperf_device *device, const msperf_op *op, mspe
       out->flops = n > 0 ? (double) n : 0.0;
     }
   out->bytes = io_bytes (op);
-  peak = peak_flops (device, op);
-  out->compute_us = peak > 0.0 ? out->flops / peak * 1e6 : 0.0;
-  out->memory_us = device->memory_bandwidth_gbps > 0.0
-                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
-  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
+  finish_compute (device, op, out);
 }

@@ -97,6 +97,7 @@ typedef struct msperf_op {
   int64_t count;       /* >= 1: how many times this exact invocation occurs */
   size_t index;        /* 0-based position in the input (line or op-summary variant) */
   guint line;          /* 1-based source line, 0 when not from a file */
+  gboolean zero_cost;  /* the op summary flags it zero_cost: answered 0 µs (FORMATS §2) */
 } msperf_op;
 
 MSPERF_API msperf_op *msperf_op_new (const char *name);

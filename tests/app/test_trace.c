@@ -544,6 +544,18 @@ test_trace_summary_real_qwen3_decode (void **state)
   assert_dims (&arg (op, 1)->tensor, 4, (int64_t) 513, (int64_t) 128, (int64_t) 1,
                (int64_t) 128);
   assert_tensor_arg (op, 3, MSPERF_DTYPE_INT64);
+
+  /* The summary's zero_cost: true rides on the op (issue 13): 25 variants of 9 metadata ops,
+   * the first aten.full (item 23); aten.mm is not flagged. */
+  assert_false (item_at (items, 0)->op->zero_cost);
+  assert_string_equal (item_at (items, 23)->op->name, "aten.full.default");
+  assert_true (item_at (items, 23)->op->zero_cost);
+  {
+    guint flagged = 0;
+    for (guint k = 0; k < items->len; k++)
+      flagged += item_at (items, k)->op->zero_cost ? 1 : 0;
+    assert_int_equal (flagged, 25);
+  }
 }
 
 /* ------------------------------------------------------------------ sample traces */

@@ -13,6 +13,11 @@
  *   collective  memory_us = f · bytes(x) / (tier bandwidth_gbps · 1e3), f = 2(n−1)/n for
  *               all_reduce, (n−1)/n otherwise; latency = memory_us + tier latency_us (no
  *               launch overhead); tier = the outermost comm-grid dim where the ranks differ
+ *   without a rank group (op summaries, issue 13): ring alpha-beta over p ranks from the
+ *               shapes (all_gather / reduce_scatter ratio) or tp/ep/world size:
+ *               all_reduce 2(p−1)/p·B/bw + 2(p−1)α, others (p−1)/p·B/bw + (p−1)α
+ *   fused matmul+collective = matmul roofline + all_reduce of the [M, N] output
+ *   embedding   bytes = gathered rows + indices + output; views (metadata) cost 0
  * Profiles: H200 bf16/fp16 790, fp32 67, fp8/int8 1580 TFLOP/s, 4300 GB/s, 2.0 µs launch,
  * one tier nvlink 450 GB/s 3.0 µs, no grid. A3 bf16 353.9, fp16 376, fp32 99.5, int8 752
  * (no fp8), 1759.22 GB/s, 2.0 µs, grid [48, 8, 2], tiers inter_pod 196/5.5,
@@ -357,19 +362,277 @@ test_roofline_collective_tiers_a3 (void **state)
   assert_rel (one.latency_us, 5.5, "single-rank latency_us");
 }
 
-/* A collective without a rank-group list cannot be costed: NAN, kind still collective. */
+/* ------------------------------------------------------------------ fallbacks (issue 13) */
+
+/* Ring / alpha-beta: all_reduce 2(p−1)/p·bytes/bw + 2(p−1)α, the others (p−1)/p·bytes/bw +
+ * (p−1)α. 1e6 B over 4 ranks at 100 GB/s, α 1 µs: all_reduce 1.5·1e6/1e5 + 6 = 21;
+ * all_gather 0.75·10 + 3 = 10.5; one rank 0. */
 static void
-test_roofline_collective_without_group_is_nan (void **state)
+test_collective_ring_formula (void **state)
 {
-  msperf_op *op = tu_op ("tensor_cast.all_reduce.default");
+  (void) state;
+  assert_rel (msperf_collective_ring_us ("tensor_cast.all_reduce.default", 1e6, 4, 100.0, 1.0),
+              21.0, "all_reduce");
+  assert_rel (msperf_collective_ring_us ("tensor_cast.all_gather.default", 1e6, 4, 100.0, 1.0),
+              10.5, "all_gather");
+  assert_true (msperf_collective_ring_us ("tensor_cast.all_to_all.default", 1e6, 1, 100.0, 1.0)
+               == 0.0);
+}
+
+static msperf_op *
+summary_op (const char *name, msperf_dtype dtype, const char *in, const char *out)
+{
+  msperf_op *op = tu_op (name);
+
+  tu_op_add_tensor (op, dtype, in);
+  if (out)
+    tu_op_add_out (op, dtype, out);
+  return op;
+}
+
+static void
+estimate_par (const msperf_device *d, const msperf_parallel *par, msperf_op *op,
+              msperf_roofline *r)
+{
+  msperf_roofline_estimate_parallel (d, par, op, r);
+  msperf_op_free (op);
+}
+
+/* An op-summary collective has no rank group. Defaults (tp 1): one rank → 0 µs, degraded
+ * group_size_1, never NAN. */
+static void
+test_collective_without_group_defaults_to_one_rank (void **state)
+{
   msperf_roofline r;
 
-  tu_op_add_tensor (op, BF16, "1024");
-  tu_op_add_int (op, 0);
-  tu_op_add_int (op, 8);
-  estimate (H200, op, &r);
+  estimate (H200, summary_op ("tensor_cast.all_reduce.default", FP16, "1,16,5120", "1,16,5120"),
+            &r);
   assert_string_equal (r.kind, "collective");
-  assert_true (isnan (r.latency_us));
+  assert_true (r.latency_us == 0.0);
+  assert_int_equal (r.group_size, 1);
+  assert_string_equal (r.group_source, "tp_size");
+  assert_non_null (strstr (r.degraded, "group_size_1"));
+}
+
+/* all_reduce x [1, 16, 5120] fp16 = 163840 B, tp 8 on H200 (nvlink 450 GB/s, α 3):
+ * 2·7/8 · 163840 / 450e3 + 14 · 3.0 = 0.63715555… + 42 = 42.63715555555556. */
+static void
+test_collective_all_reduce_over_tp (void **state)
+{
+  msperf_parallel par = { .tp_size = 8, .world_size = 8 };
+  msperf_roofline r;
+
+  estimate_par (H200, &par,
+                summary_op ("tensor_cast.all_reduce.default", FP16, "1,16,5120", "1,16,5120"), &r);
+  assert_rel (r.bytes, 163840.0, "bytes");
+  assert_rel (r.latency_us, 42.63715555555556, "latency_us");
+  assert_int_equal (r.group_size, 8);
+  assert_string_equal (r.group_source, "tp_size");
+}
+
+/* all_gather [16, 2048] → [128, 2048] fp16 on A3, tp unset: the shapes give p = 8 (and win).
+ * 8 consecutive ranks on grid [48, 8, 2] cross nodes (8 > stride 2) but not pods (8 ≤ 16):
+ * intra_pod 196 GB/s, α 0.5. bytes = the gathered 128·2048·2 = 524288:
+ * 7/8 · 524288 / 196e3 + 7 · 0.5 = 2.3405714285714… + 3.5 = 5.840571428571429. */
+static void
+test_collective_all_gather_group_from_shapes_a3 (void **state)
+{
+  msperf_roofline r;
+
+  estimate (A3, summary_op ("tensor_cast.all_gather.default", FP16, "16,2048", "128,2048"), &r);
+  assert_int_equal (r.group_size, 8);
+  assert_string_equal (r.group_source, "shapes");
+  assert_rel (r.bytes, 524288.0, "bytes");
+  assert_rel (r.latency_us, 5.840571428571429, "latency_us");
+  assert_non_null (strstr (r.degraded, "intra_pod"));
+}
+
+/* reduce_scatter [64, 1024] → [16, 1024] bf16 on H200: p = 4 from the shapes, bytes = the
+ * input 131072: 3/4 · 131072 / 450e3 + 3 · 3 = 9.218453333333333. */
+static void
+test_collective_reduce_scatter_group_from_shapes (void **state)
+{
+  msperf_roofline r;
+
+  estimate (H200, summary_op ("tensor_cast.reduce_scatter.default", BF16, "64,1024", "16,1024"),
+            &r);
+  assert_int_equal (r.group_size, 4);
+  assert_rel (r.latency_us, 9.218453333333333, "latency_us");
+}
+
+/* all_to_all [2048, 7168] fp16 = 29360128 B over ep 16 on A3 (16 ranks: intra_pod):
+ * 15/16 · 29360128 / 196e3 + 15 · 0.5 = 147.93428571428572. Without ep_size: world_size (1)
+ * → 0. 32 ranks cross pods (32 > 16): inter_pod 196 GB/s, α 5.5; all_gather [1024] bf16 →
+ * [32768]: 31/32 · 65536 / 196e3 + 31 · 5.5 = 170.82391836734695. */
+static void
+test_collective_all_to_all_over_ep_and_tiers_a3 (void **state)
+{
+  msperf_parallel ep = { .tp_size = 1, .ep_size = 16, .world_size = 16 };
+  msperf_parallel none = { .tp_size = 4, .ep_size = 0, .world_size = 1 };
+  msperf_roofline a, b, c;
+
+  estimate_par (A3, &ep, summary_op ("tensor_cast.all_to_all.default", FP16, "2048,7168",
+                                     "2048,7168"), &a);
+  estimate_par (A3, &none, summary_op ("tensor_cast.all_to_all.default", FP16, "2048,7168",
+                                       "2048,7168"), &b);
+  estimate (A3, summary_op ("tensor_cast.all_gather.default", BF16, "1024", "32768"), &c);
+  assert_rel (a.latency_us, 147.93428571428572, "ep latency_us");
+  assert_string_equal (a.group_source, "ep_size");
+  assert_true (b.latency_us == 0.0);
+  assert_string_equal (b.group_source, "world_size");
+  assert_rel (c.latency_us, 170.82391836734695, "inter_pod latency_us");
+}
+
+/* matmul_all_reduce [16, 512] × [512, 5120] → [16, 5120] fp16, tp 16 on A3.
+ * matmul: flops 2·16·512·5120 = 83886080 → / 376e12 = 0.2231…; bytes 16384 + 5242880 +
+ * 163840 = 5423104 → / 1759.22e3 = 3.0826752765430134; + 2.0 = 5.082675276543013.
+ * all_reduce of the output 163840 B over 16 ranks (intra_pod): 2·15/16 · 163840 / 196e3 +
+ * 30 · 0.5 = 16.56734693877551. Total 21.650022215318526. tp 1: the matmul alone. */
+static void
+test_fused_matmul_all_reduce_a3 (void **state)
+{
+  msperf_parallel par = { .tp_size = 16, .world_size = 16 };
+  msperf_roofline r, one;
+
+  estimate_par (A3, &par, binary ("tensor_cast.matmul_all_reduce.default", FP16, "16,512",
+                                  "512,5120", "16,5120"), &r);
+  estimate (A3, binary ("tensor_cast.matmul_all_reduce.default", FP16, "16,512", "512,5120",
+                        "16,5120"), &one);
+  assert_string_equal (r.kind, "matmul_collective");
+  assert_rel (r.flops, 83886080.0, "flops");
+  assert_rel (r.collective_us, 16.56734693877551, "collective_us");
+  assert_rel (r.latency_us, 21.650022215318526, "latency_us");
+  assert_rel (one.latency_us, 5.082675276543013, "tp 1 latency_us");
+}
+
+/* static_quant_linear_all_reduce int8 [8, 2048] × [2048, 7168], no output tensor, tp 8 on
+ * H200: flops 2·8·2048·7168 = 234881024 → / 1580e12 = 0.1487; bytes 16384 + 14680064 =
+ * 14696448 → / 4300e3 = 3.4177786046511627 (+2). Message M·N·2 (BF16 out of int8) = 114688:
+ * 2·7/8 · 114688 / 450e3 + 14 · 3 = 42.44600888888889. Total 47.86378749354005. */
+static void
+test_fused_quant_linear_all_reduce_h200 (void **state)
+{
+  msperf_parallel par = { .tp_size = 8, .world_size = 8 };
+  msperf_op *op = tu_op ("tensor_cast.static_quant_linear_all_reduce.default");
+  msperf_roofline r;
+
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT8, "8,2048");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT8, "2048,7168");
+  estimate_par (H200, &par, op, &r);
+  assert_rel (r.collective_us, 42.44600888888889, "collective_us");
+  assert_rel (r.latency_us, 47.86378749354005, "latency_us");
+}
+
+/* embedding weight [9496, 5120] fp16, indices [1, 16] int64 → [1, 16, 5120] on H200: rows
+ * 16·5120·2 = 163840 + indices 128 + output 163840 = 327808 B → / 4300e3 + 2 =
+ * 2.0762344186046513 (the full table would be 97 MB). */
+static void
+test_embedding_is_a_row_gather (void **state)
+{
+  msperf_op *op = tu_op ("aten.embedding.default");
+  msperf_roofline r;
+
+  tu_op_add_tensor (op, FP16, "9496,5120");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, "1,16");
+  tu_op_add_out (op, FP16, "1,16,5120");
+  estimate (H200, op, &r);
+  assert_string_equal (r.kind, "gather");
+  assert_true (r.flops == 0.0);
+  assert_rel (r.bytes, 327808.0, "bytes");
+  assert_rel (r.latency_us, 2.0762344186046513, "latency_us");
+  assert_non_null (strstr (r.degraded, "row_gather"));
+}
+
+/* Views cost 0 (no kernel); copies do not. */
+static void
+test_metadata_ops_cost_zero (void **state)
+{
+  static const char *const views[] = { "aten.view.default", "aten._unsafe_view.default",
+                                       "aten.t.default", "aten.slice.Tensor",
+                                       "aten.split_with_sizes.default", "aten.permute.default",
+                                       "aten.as_strided.default", NULL };
+  static const char *const copies[] = { "aten.clone.default", "aten.contiguous.default",
+                                        "aten.copy.default", "aten.tanh.default", NULL };
+  msperf_roofline r;
+
+  for (const char *const *n = views; *n; n++)
+    {
+      estimate (H200, binary (*n, BF16, "64,64", "64,64", "64,64"), &r);
+      assert_string_equal (r.kind, "metadata");
+      assert_true (r.latency_us == 0.0);
+      assert_non_null (strstr (r.degraded, "metadata_only"));
+    }
+  for (const char *const *n = copies; *n; n++)
+    {
+      estimate (H200, binary (*n, BF16, "64,64", "64,64", "64,64"), &r);
+      assert_string_equal (r.kind, "elementwise");
+      assert_true (r.latency_us > 2.0);
+    }
+}
+
+/* Paged decode without seq_lens (TensorCast attention(q, k_cache, v_cache, block_table)):
+ * q [16, 512] fp16 with D = 128 from the key → Hq 4; cache [513, 128, 1, 128]; block table
+ * [16, 33] int64 → B 16, Sq = 16/16 = 1, Skv = 33·128 = 4224 (the table's capacity).
+ * flops 4·16·4·1·4224·128 = 138412032; bytes q 16384 + K, V 2·16·4224·1·128·2 = 34603008 +
+ * o 16384 = 34635776 → / 4300e3 = 8.054831627906976 + 2 = 10.054831627906976. */
+static void
+test_attention_paged_decode_without_lengths (void **state)
+{
+  msperf_op *op = tu_op ("tensor_cast.attention.default");
+  msperf_roofline r;
+
+  tu_op_add_tensor (op, FP16, "16,512");
+  tu_op_add_tensor (op, FP16, "513,128,1,128");
+  tu_op_add_tensor (op, FP16, "513,128,1,128");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, "16,33");
+  tu_op_add_out (op, FP16, "16,512");
+  estimate (H200, op, &r);
+  assert_roofline (&r, "attention", 138412032.0, 34635776.0, 0.17520510379746834,
+                   8.054831627906976, 10.054831627906976);
+  assert_non_null (strstr (r.degraded, "decode"));
+}
+
+/* Paged prefill without seq_lens: q [41040, 512], cache [321, 128, 1, 128], table [10, 33]:
+ * B 10, Sq = 4104, assumed Skv = Sq (no cache yet), causal: flops 4·10·4·4104²·128·½ =
+ * 172470435840 → / 790e12 = 218.31700739240506 (compute-bound) + 2 = 220.31700739240506;
+ * bytes 42024960 + 2·10·4104·128·2 + 42024960 = 105062400. */
+static void
+test_attention_paged_prefill_without_lengths (void **state)
+{
+  msperf_op *op = tu_op ("tensor_cast.attention.default");
+  msperf_roofline r;
+
+  tu_op_add_tensor (op, FP16, "41040,512");
+  tu_op_add_tensor (op, FP16, "321,128,1,128");
+  tu_op_add_tensor (op, FP16, "321,128,1,128");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, "10,33");
+  tu_op_add_out (op, FP16, "41040,512");
+  estimate (H200, op, &r);
+  assert_roofline (&r, "attention", 172470435840.0, 105062400.0, 218.31700739240506,
+                   24.43311627906977, 220.31700739240506);
+  assert_non_null (strstr (r.degraded, "causal"));
+}
+
+/* MLA decode (q [8, 16, 192], latent cache [257, 128, 576], table [8, 33]; no V tensor) on
+ * A3: B 8, Sq 1, Skv 4224, D 192: flops 4·8·16·4224·192 = 415236096; bytes q 49152 + latent
+ * 8·4224·576·2 = 38928384 + o [8, 16, 128] 32768 = 39010304 → / 1759.22e3 =
+ * 22.174772910721796 + 2 = 24.174772910721796 (memory-bound). */
+static void
+test_attention_mla_decode_without_lengths_a3 (void **state)
+{
+  msperf_op *op = tu_op ("tensor_cast.multihead_latent_attention.default");
+  msperf_roofline r;
+
+  tu_op_add_tensor (op, FP16, "8,16,192");
+  tu_op_add_tensor (op, FP16, "257,128,576");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, "8,33");
+  tu_op_add_tensor (op, FP16, "16,128,512");
+  tu_op_add_out (op, FP16, "8,16,128");
+  estimate (A3, op, &r);
+  assert_string_equal (r.kind, "attention");
+  assert_rel (r.flops, 415236096.0, "flops");
+  assert_rel (r.bytes, 39010304.0, "bytes");
+  assert_rel (r.latency_us, 24.174772910721796, "latency_us");
 }
 
 /* ------------------------------------------------------------------ elementwise and edges */
@@ -444,7 +707,19 @@ main (void)
     T (test_roofline_attention_prefill_with_lengths),
     T (test_roofline_all_reduce_h200),
     T (test_roofline_collective_tiers_a3),
-    T (test_roofline_collective_without_group_is_nan),
+    T (test_collective_ring_formula),
+    T (test_collective_without_group_defaults_to_one_rank),
+    T (test_collective_all_reduce_over_tp),
+    T (test_collective_all_gather_group_from_shapes_a3),
+    T (test_collective_reduce_scatter_group_from_shapes),
+    T (test_collective_all_to_all_over_ep_and_tiers_a3),
+    T (test_fused_matmul_all_reduce_a3),
+    T (test_fused_quant_linear_all_reduce_h200),
+    T (test_embedding_is_a_row_gather),
+    T (test_metadata_ops_cost_zero),
+    T (test_attention_paged_decode_without_lengths),
+    T (test_attention_paged_prefill_without_lengths),
+    T (test_attention_mla_decode_without_lengths_a3),
     T (test_roofline_elementwise_h200),
     T (test_roofline_zero_size_is_launch_overhead),
     T (test_roofline_unknown_dtype_uses_bf16_peak_and_no_bytes),
