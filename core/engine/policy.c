@@ -87,6 +87,8 @@ static const schema s_kernel_overrides = { .kind = S_DICT, .item = &s_kernel_ove
 static const field attention_fields[] = {
   { "query_length_rule", &s_qlen },
   { "sparse_mode_default", &s_sparse_mode },
+  /* optional, absent = FALSE (not in the built-in defaults: the policy hash stays) */
+  { "mha_heads_axis", &s_bool },
   { NULL, NULL }
 };
 static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };
