@@ -68,6 +68,8 @@ static const schema s_aggregate = { .kind = S_ENUM, .choices = aggregate_choices
 static const schema s_transform = { .kind = S_ENUM, .choices = transform_choices };
 static const schema s_gc_axis = { .kind = S_ENUM, .choices = gc_axis_choices };
 static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
+static const char *const scale_subcase_choices[] = { "compute_scale", "scale_matrix", NULL };
+static const schema s_scale_subcase = { .kind = S_ENUM, .choices = scale_subcase_choices };
 
 static const field generic_compute_fields[] = { { "axis", &s_gc_axis }, { NULL, NULL } };
 static const schema s_generic_compute = { .kind = S_MAP, .fields = generic_compute_fields };
@@ -79,6 +81,8 @@ static const field kernel_override_fields[] = {
   { "axes", &s_str_list },
   { "exact_fields", &s_str_list },
   { "aggregate", &s_aggregate },
+  /* optional, absent = the plain compute coordinates (compute_axes.c) */
+  { "scale_subcase", &s_scale_subcase },
   { NULL, NULL }
 };
 static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
