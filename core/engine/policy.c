@@ -71,6 +71,8 @@ static const schema s_transform = { .kind = S_ENUM, .choices = transform_choices
 static const schema s_space = { .kind = S_ENUM, .choices = space_choices };
 static const schema s_gc_axis = { .kind = S_ENUM, .choices = gc_axis_choices };
 static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
+static const char *const scale_subcase_choices[] = { "compute_scale", "scale_matrix", NULL };
+static const schema s_scale_subcase = { .kind = S_ENUM, .choices = scale_subcase_choices };
 
 static const field generic_compute_fields[] = { { "axis", &s_gc_axis }, { NULL, NULL } };
 static const schema s_generic_compute = { .kind = S_MAP, .fields = generic_compute_fields };
@@ -100,6 +102,8 @@ static const field kernel_override_fields[] = {
   { "seq_block", &s_count },      /* optional, absent = no rounding */
   { "allow_extrapolation", &s_bool },
   { "extrapolation", &s_extrapolation },
+  /* optional, absent = the plain compute coordinates (compute_axes.c) */
+  { "scale_subcase", &s_scale_subcase },
   { NULL, NULL }
 };
 static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
@@ -108,6 +112,8 @@ static const schema s_kernel_overrides = { .kind = S_DICT, .item = &s_kernel_ove
 static const field attention_fields[] = {
   { "query_length_rule", &s_qlen },
   { "sparse_mode_default", &s_sparse_mode },
+  /* optional, absent = FALSE (not in the built-in defaults: the policy hash stays) */
+  { "mha_heads_axis", &s_bool },
   { NULL, NULL }
 };
 static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };

@@ -24,7 +24,14 @@
  *   query length equals its seq) and on a target whose query length equals its seq: prefill
  *   without cache then interpolates along seq over every such row, while decode and chunked
  *   prefill keep the filter.
- * - literal_tokens (upstream): "tokens" = T, block-padding tolerant, always compared. */
+ * - literal_tokens (upstream): "tokens" = T, block-padding tolerant, always compared.
+ *
+ * MHA regime (opt-in, policy interpolation.attention.mha_heads_axis: true; issue 13): a row or
+ * target whose kv_heads is known and equals its heads is described with the regime part "mha"
+ * and without the kv_heads field, so `heads` interpolates across every MHA row (an off-grid MHA
+ * head count, e.g. 24 between 16 and 32, is otherwise a miss: no row has kv_heads 24). It is a
+ * regime part, not a field, because the index keeps one field layout per regime; GQA rows and
+ * targets (kv_heads != heads, or unknown) keep the kv_heads exact field as before. */
 #include <config.h>
 #include <math.h>
 #include <string.h>
@@ -68,6 +75,29 @@ find_cols (const msperf_table *t, axes_cols *c)
   c->layout = msperf_table_column (t, "Runtime input_layout");
   c->quant_mode = msperf_table_column (t, "Runtime quant_mode");
   c->attn_state = msperf_table_column (t, "Runtime attn_state");
+}
+
+/* TRUE when policy interpolation.attention.mha_heads_axis is true (absent: FALSE). */
+static gboolean
+mha_heads_axis (msperf_engine *e)
+{
+  const msperf_value *v = msperf_engine_policy_value (e, "interpolation.attention.mha_heads_axis");
+
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+/* The kv_heads exact field, or under the MHA regime (kv_heads == heads) the regime part "mha"
+ * instead. Called after add_regime, before the other fields are final: the regime key is only
+ * appended to. */
+static void
+add_kv_heads (msperf_engine *e, msperf_point *p, int64_t kv_heads, int64_t heads)
+{
+  if (kv_heads == heads && mha_heads_axis (e))
+    {
+      msperf_point_regime_add (p, "mha");
+      return;
+    }
+  msperf_point_add_field (p, "kv_heads", kv_heads, MSPERF_MATCH_EXACT);
 }
 
 static gboolean
@@ -167,7 +197,7 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
   if (c.sparse_mode >= 0 && info.sparse_known)
     msperf_point_add_field (p, "sparse_mode", info.sparse_mode, MSPERF_MATCH_EXACT);
   if (c.kv_heads >= 0 && info.kv_known)
-    msperf_point_add_field (p, "kv_heads", info.kv_heads, MSPERF_MATCH_EXACT);
+    add_kv_heads (e, p, info.kv_heads, info.heads);
   return TRUE;
 }
 
@@ -305,7 +335,7 @@ attention_describe_row (msperf_engine *engine, void *state, const msperf_table *
   if (c.sparse_mode >= 0 && row_strict_int (t, row, c.sparse_mode, &v))
     msperf_point_add_field (p, "sparse_mode", v, MSPERF_MATCH_EXACT);
   if (c.kv_heads >= 0 && row_strict_int (t, row, c.kv_heads, &v))
-    msperf_point_add_field (p, "kv_heads", v, MSPERF_MATCH_EXACT);
+    add_kv_heads (e, p, v, q3[1]);
   p->latency_us = msperf_latency_policy_apply (e, t, row, NULL, NULL);
   return TRUE;
 }

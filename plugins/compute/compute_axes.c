@@ -8,7 +8,28 @@
  * output element count (`generic_compute.axis: output_numel`, regime = the output tail shape).
  * The kernels whose exact match rewrites the inputs (RoPE, SwiGlu, ReshapeAndCache) have no
  * axis extractor and are excluded. `Accelerator Core` is never in the regime (the exact lookup
- * does not compare it); the CSV input formats are the regime's group, ND groups first. */
+ * does not compare it); the CSV input formats are the regime's group, ND groups first.
+ *
+ * BMM H axis (opt-in, issue 13): when the kernel's interpolation policy `axes` (kernel_overrides
+ * K.axes, else interpolation.axes) lists "H", a batched matmul whose operands have equal batch
+ * dims gets the axis H = their product in front of M, K, N, and the regime holds only the
+ * number of batch dims ("batch=rank1"), not their values. H comes first because a BMM is H
+ * independent GEMMs: latency is closest to linear in H, so the 1-D group (H) and the 2-D groups
+ * (H,x) — tried first in combination order — are the most accurate ones. Operands with unequal
+ * (broadcast) batch dims keep the batch in the regime, as without the key.
+ *
+ * FP8 scale sub-cases (opt-in, kernel_overrides K.scale_subcase: compute_scale | scale_matrix;
+ * seed 000 §2 phase 2 and §5.5): without the key a matmul's inputs beyond the two operands add
+ * only their count and dtypes to the regime (their shapes are ignored), and other kernels
+ * interpolate along dim 0 of input 0 with every other shape exact. With it, the scale inputs'
+ * shapes join the regime written in terms of the axes — each dim as "1", "K", "N", "M", a block
+ * count "K/128" (ceil, also /32 for MX formats) or its literal value, in that order — so that
+ * per-tensor, per-channel, per-token and block scales are separate regimes while the same
+ * granularity interpolates across sizes. Matmul kernels keep the axes M, K, N; other kernels
+ * (compute_scale: the dynamic quantisation that computes the scale, e.g. DynamicQuant;
+ * scale_matrix: a static quantisation applying a given scale, e.g. AscendQuantV2) get M = the
+ * product of the leading dims of input 0 and K = its last dim, the 2-D M/K of the seed. A dim
+ * equal to two axes takes the first name in that order (a square case reads as K). */
 #include <config.h>
 #include <string.h>
 #include <msperf/latency.h>
@@ -67,9 +88,104 @@ add_dtypes (msperf_point *p, const char *kernel, const msperf_tensor *in, size_t
   msperf_point_regime_add (p, s->str);
 }
 
+/* TRUE when the kernel's interpolation axes list "H" (kernel_overrides first, then global). */
 static gboolean
-describe_matmul (const char *kernel, const msperf_tensor *in, size_t n, msperf_point *p)
+h_axis_enabled (msperf_engine *e, const char *kernel)
 {
+  const msperf_value *axes = msperf_engine_kernel_option (e, "interpolation_policy", kernel, "axes");
+
+  if (axes == NULL || axes->kind == MSPERF_VALUE_NONE)
+    axes = msperf_engine_policy_value (e, "interpolation.axes");
+  for (guint k = 0; axes && axes->kind == MSPERF_VALUE_LIST && k < axes->items->len; k++)
+    if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (axes->items, k)), "H") == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* H = the product of the batch dims when both operands have the same ones (at least one);
+ * -1 otherwise (broadcast, unbatched, or an overflowing product). */
+static int64_t
+equal_batch_product (const msperf_tensor *lhs, const msperf_tensor *rhs)
+{
+  int64_t h = 1;
+
+  if (lhs->rank != rhs->rank || lhs->rank < 3)
+    return -1;
+  for (int d = 0; d < lhs->rank - 2; d++)
+    if (lhs->dims[d] != rhs->dims[d] || !msperf_int64_checked_mul (h, lhs->dims[d], &h))
+      return -1;
+  return h;
+}
+
+/* The kernel's scale sub-case (compute_scale or scale_matrix), NULL without the key. */
+static const char *
+scale_subcase (msperf_engine *e, const char *kernel)
+{
+  return msperf_value_get_string (
+      msperf_engine_kernel_option (e, "interpolation_policy", kernel, "scale_subcase"));
+}
+
+typedef struct scale_symbols {
+  const char *names[3];
+  int64_t values[3];
+  size_t n;
+} scale_symbols;
+
+/* One dim written in terms of the axes (see the head comment). */
+static void
+append_symbol (GString *s, int64_t d, const scale_symbols *sym)
+{
+  static const int64_t blocks[] = { 128, 32 };
+
+  if (d == 1)
+    {
+      g_string_append_c (s, '1');
+      return;
+    }
+  for (size_t k = 0; k < sym->n; k++)
+    if (d == sym->values[k])
+      {
+        g_string_append (s, sym->names[k]);
+        return;
+      }
+  for (size_t b = 0; b < G_N_ELEMENTS (blocks); b++)
+    for (size_t k = 0; k < sym->n; k++)
+      if (sym->values[k] > blocks[b] && d == (sym->values[k] + blocks[b] - 1) / blocks[b])
+        {
+          g_string_append_printf (s, "%s/%" G_GINT64_FORMAT, sym->names[k], blocks[b]);
+          return;
+        }
+  g_string_append_printf (s, "%" G_GINT64_FORMAT, d);
+}
+
+/* "scales=" and the shapes of inputs from..n-1 in terms of the axes, into the regime. */
+static void
+add_scale_shapes (msperf_point *p, const msperf_tensor *in, size_t from, size_t n,
+                  const scale_symbols *sym)
+{
+  g_autoptr (GString) s = g_string_new ("scales=");
+
+  for (size_t i = from; i < n; i++)
+    {
+      if (i > from)
+        g_string_append_c (s, ';');
+      g_string_append_c (s, '[');
+      for (int d = 0; d < in[i].rank; d++)
+        {
+          if (d)
+            g_string_append_c (s, ',');
+          append_symbol (s, in[i].dims[d], sym);
+        }
+      g_string_append_c (s, ']');
+    }
+  msperf_point_regime_add (p, s->str);
+}
+
+static gboolean
+describe_matmul (msperf_engine *e, const char *kernel, const msperf_tensor *in, size_t n,
+                 msperf_point *p)
+{
+  int64_t h = -1;
   gboolean batched = in_set (batched_matmul_kernels, kernel);
   msperf_tensor lhs, rhs;
   int64_t m, k, nn;
@@ -101,13 +217,59 @@ describe_matmul (const char *kernel, const msperf_tensor *in, size_t n, msperf_p
   g_snprintf (count, sizeof count, "inputs=%zu", n);
   msperf_point_regime_add (p, count);
   add_dtypes (p, kernel, in, n);
-  append_dims (batch, &lhs, 0, lhs.rank - 2);
-  g_string_append_c (batch, 'x');
-  append_dims (batch, &rhs, 0, rhs.rank - 2);
-  msperf_point_regime_add (p, batch->str);
+  if (batched && h_axis_enabled (e, kernel))
+    h = equal_batch_product (&lhs, &rhs);
+  if (h > 0)
+    {
+      g_string_append_printf (batch, "rank%d", lhs.rank - 2);
+      msperf_point_regime_add (p, batch->str);
+      msperf_point_add_axis (p, "H", (double) h, TRUE);
+    }
+  else
+    {
+      append_dims (batch, &lhs, 0, lhs.rank - 2);
+      g_string_append_c (batch, 'x');
+      append_dims (batch, &rhs, 0, rhs.rank - 2);
+      msperf_point_regime_add (p, batch->str);
+    }
+  if (scale_subcase (e, kernel))
+    {
+      scale_symbols sym = { { "K", "N", "M" }, { k, nn, m }, 3 };
+
+      msperf_point_regime_add (p, scale_subcase (e, kernel));
+      add_scale_shapes (p, in, 2, n, &sym);
+    }
   msperf_point_add_axis (p, "M", (double) m, TRUE);
   msperf_point_add_axis (p, "K", (double) k, TRUE);
   msperf_point_add_axis (p, "N", (double) nn, TRUE);
+  return TRUE;
+}
+
+/* A quantisation kernel under scale_subcase: M = product of the leading dims of input 0, K =
+ * its last dim, the other inputs' shapes in terms of M and K in the regime. in is normalised. */
+static gboolean
+describe_scale (const char *kernel, const char *subcase, const msperf_tensor *in, size_t n,
+                msperf_point *p)
+{
+  scale_symbols sym = { { "K", "M" }, { 0, 1 }, 2 };
+  char buf[32];
+
+  if (n < 1 || in[0].rank < 1)
+    return FALSE;
+  sym.values[0] = in[0].dims[in[0].rank - 1];
+  for (int d = 0; d < in[0].rank - 1; d++)
+    if (!msperf_int64_checked_mul (sym.values[1], in[0].dims[d], &sym.values[1]))
+      return FALSE;
+  msperf_point_regime_add (p, kernel);
+  msperf_point_regime_add (p, subcase);
+  g_snprintf (buf, sizeof buf, "inputs=%zu", n);
+  msperf_point_regime_add (p, buf);
+  add_dtypes (p, kernel, in, n);
+  g_snprintf (buf, sizeof buf, "x=rank%d", in[0].rank);
+  msperf_point_regime_add (p, buf);
+  add_scale_shapes (p, in, 1, n, &sym);
+  msperf_point_add_axis (p, "M", (double) sym.values[1], TRUE);
+  msperf_point_add_axis (p, "K", (double) sym.values[0], TRUE);
   return TRUE;
 }
 
@@ -156,6 +318,8 @@ describe_generic (msperf_engine *e, const char *kernel, const msperf_tensor *src
   for (size_t i = 0; i < n; i++)
     if (!normalise_generic (kernel, &src[i], &in[i]))
       return FALSE;
+  if (scale_subcase (e, kernel))
+    return describe_scale (kernel, scale_subcase (e, kernel), in, n, p);
   msperf_point_regime_add (p, kernel);
   g_snprintf (count, sizeof count, "inputs=%zu", n);
   if (output_numel_axis (e, kernel))
@@ -196,7 +360,7 @@ describe (msperf_engine *e, const char *kernel, const msperf_tensor *in, size_t 
   if (compute_kernel_rewrites_inputs (kernel) || n > MAX_AXIS_INPUTS)
     return FALSE;
   if (is_matmul (kernel))
-    return describe_matmul (kernel, in, n, p);
+    return describe_matmul (e, kernel, in, n, p);
   return describe_generic (e, kernel, in, n, out, p);
 }
 

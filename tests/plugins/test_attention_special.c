@@ -1052,6 +1052,56 @@ test_h200_decode_2d_equals_scipy_griddata (void **state)
   assert_int_equal (detail_int (r, "target.batch"), 8);
 }
 
+/* MHA heads axis (policy interpolation.attention.mha_heads_axis, issue 13): an MHA prefill
+ * (2048, 24, 128) over 24 KV heads, seq_lens [2048], is a miss without the key (no row has
+ * kv_heads 24) and interpolates along heads between the MHA rows 16 (53.2622) and 32 (82.7558)
+ * with it; 48 heads between 32 and 64 (144.5262). Expected: numpy.interp(24, [16, 32],
+ * [53.2622, 82.7558]) = 68.009 and numpy.interp(48, [32, 64], [82.7558, 144.5262]) =
+ * 113.64099999999999 (/usr/bin/python3, numpy). */
+static void
+test_h200_mha_off_grid_heads_miss_without_key (void **state)
+{
+  g_autoptr (msperf_result) r24 = tu_run (*state, attn_batch (2048, 24, 24, 128, 1, 2048));
+  g_autoptr (msperf_result) r48 = tu_run (*state, attn_batch (2048, 48, 48, 128, 1, 2048));
+
+  for (int k = 0; k < 2; k++)
+    {
+      const msperf_result *r = k ? r48 : r24;
+
+      assert_int_not_equal (r->source, MSPERF_SOURCE_MEASURED);
+      assert_int_not_equal (r->source, MSPERF_SOURCE_INTERPOLATED);
+      assert_non_null (r->miss_reason);
+    }
+}
+
+static void
+test_h200_mha_heads_axis_interpolates (void **state)
+{
+  const char *const overrides[] = { "interpolation.attention.mha_heads_axis", "true", NULL };
+  g_autofree char *db = tu_srcdir_path ("doc/examples/h200-db");
+  g_autoptr (msperf_engine) e = tu_engine_new (db, overrides);
+  g_autoptr (msperf_result) r24 = tu_run (e, attn_batch (2048, 24, 24, 128, 1, 2048));
+  g_autoptr (msperf_result) r48 = tu_run (e, attn_batch (2048, 48, 48, 128, 1, 2048));
+  g_autoptr (msperf_result) gqa = tu_run (e, attn_batch (2048, 24, 8, 128, 1, 2048));
+  g_autoptr (msperf_result) mha32 = tu_run (e, attn_batch (2048, 32, 32, 128, 1, 2048));
+  const msperf_value *bounds;
+
+  (void) state;
+  assert_interpolated (r24, 68.009, "linear_1d");
+  assert_int_equal (r24->interpolation_dim, 1);
+  bounds = detail (r24, "axis_boundary.heads");
+  assert_int_equal (((msperf_value *) g_ptr_array_index (bounds->items, 0))->i, 16);
+  assert_int_equal (((msperf_value *) g_ptr_array_index (bounds->items, 1))->i, 32);
+  assert_null (msperf_value_lookup (detail (r24, "exact_fields"), "kv_heads"));
+  assert_interpolated (r48, 113.64099999999999, "linear_1d");
+  /* GQA keeps kv_heads exact: 24 query heads over 8 KV heads lie between the GQA rows 16 and
+   * 32 over 8, never the MHA rows */
+  assert_int_equal (gqa->source, MSPERF_SOURCE_INTERPOLATED);
+  assert_int_equal (detail_int (gqa, "exact_fields.kv_heads"), 8);
+  /* measured rows still hit exactly */
+  assert_hit (mha32, 82.7558, "FusedInferAttentionScore");
+}
+
 /* A decomposer's attention spec (params form) that misses exactly goes through the same stage
  * (msperf_interpolate_subquery, which the engine runs for a composite's part) to the same
  * value as the op (seed 000 §5.6 sub-kernel fallback). */
@@ -1129,6 +1179,8 @@ main (void)
     H200 (test_h200_prefill_interpolates_in_sqrt_seq),
     H200 (test_h200_decode_2d_equals_scipy_griddata),
     H200 (test_h200_params_subquery_interpolates),
+    H200 (test_h200_mha_off_grid_heads_miss_without_key),
+    H200 (test_h200_mha_heads_axis_interpolates),
   };
 
   return cmocka_run_group_tests_name ("attention_special", tests, NULL, NULL);
