@@ -31,7 +31,7 @@ static const char default_policy[] =
 
 /* ------------------------------------------------------------------ schema */
 
-typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_ENUM, S_STR, S_STR_LIST } schema_kind;
+typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_NUM, S_ENUM, S_STR, S_STR_LIST } schema_kind;
 
 typedef struct schema schema;
 typedef struct field {
@@ -43,6 +43,7 @@ struct schema {
   schema_kind kind;
   gboolean nullable;
   int64_t min, max;             /* S_INT */
+  double num_min, num_max;      /* S_NUM: an integer or a float in [num_min, num_max] */
   const char *const *choices;   /* S_ENUM, NULL-terminated */
   const field *fields;          /* S_MAP, NULL-terminated */
   const schema *item;           /* S_DICT: schema of every value */
@@ -59,6 +60,7 @@ static const schema s_count_or_null = { .kind = S_INT, .nullable = TRUE, .min = 
 static const schema s_sparse_mode = { .kind = S_INT, .nullable = TRUE, .min = 0,
                                       .max = INT64_MAX };
 static const schema s_str_or_null = { .kind = S_STR, .nullable = TRUE };
+static const schema s_unit = { .kind = S_NUM, .num_min = 0.0, .num_max = 1.0 };
 
 static const char *const aggregate_choices[] = { "median", "mean", NULL };
 static const char *const transform_choices[] = { "sqrt_seq", "linear", NULL };
@@ -120,11 +122,29 @@ static const field parallel_fields[] = {
 };
 static const schema s_parallel = { .kind = S_MAP, .fields = parallel_fields };
 
+/* The confidence table (engine/confidence.c): optional, absent from the built-in defaults so
+ * the policy hash of a policy without it is unchanged; every entry defaults to the old
+ * constant. */
+static const field confidence_fields[] = {
+  { "linear_1d", &s_unit },
+  { "griddata_2d", &s_unit },
+  { "griddata_3d", &s_unit },
+  { "griddata_4d", &s_unit },
+  { "transform_penalty", &s_unit },
+  { "extrapolated", &s_unit },
+  { "extrapolated_hold_analytic", &s_unit },
+  { "extrapolated_marginal", &s_unit },
+  { "analytic", &s_unit },
+  { NULL, NULL }
+};
+static const schema s_confidence = { .kind = S_MAP, .fields = confidence_fields };
+
 static const field root_fields[] = {
   { "modules", &s_modules },
   { "interpolation", &s_interpolation },
   { "analytic", &s_analytic },
   { "parallel", &s_parallel },
+  { "confidence", &s_confidence },
   { NULL, NULL }
 };
 static const schema s_root = { .kind = S_MAP, .fields = root_fields };
@@ -264,6 +284,18 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
           return bad_value (c, v, path, expected, error), NULL;
         }
       break;
+    case S_NUM:
+      {
+        double d;
+
+        if (!msperf_value_get_double (v, &d) || !(d >= s->num_min && d <= s->num_max))
+          {
+            g_autofree char *expected = g_strdup_printf ("a number from %g to %g", s->num_min,
+                                                         s->num_max);
+            return bad_value (c, v, path, expected, error), NULL;
+          }
+        break;
+      }
     case S_ENUM:
       {
         gboolean ok = FALSE;
