@@ -61,7 +61,9 @@ ok "the same seed draws the same coordinates" t_same_seed
 t_md_html() {
   status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
     --report "$tmp/h.md" || return 1
-  contains "$tmp/h.md" "| kernel | dim | samples | recovered | coverage | median rel. error | p90 | max |" &&
+  contains "$tmp/h.md" "| kernel | method | samples | recovered | coverage | median rel. error | p90 | max | confidence |" &&
+  contains "$tmp/h.md" '| MatMulV2 | linear\\_1d | 51 | 51 | 100.00% | 2.34% | 13.65% | 31.58% | 0.70 |' &&
+  contains "$tmp/h.md" "## Confidence table" &&
   contains "$tmp/h.md" "| MatMulV2 | all | 51 |" &&
   status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
     --report "$tmp/h.html" &&
