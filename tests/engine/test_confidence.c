@@ -72,8 +72,8 @@ test_policy_overrides_an_entry (void **state)
   /* untouched entries keep their default */
   assert_true (msperf_confidence_value (e, "griddata_2d", &from_policy) == 0.65);
   assert_false (from_policy);
-  /* the family entry set by the policy wins over the strategy's built-in one? No: a key with
-   * a value of its own (built-in or policy) is used first. */
+  /* a key with a value of its own (built-in or policy) is used before its family's entry;
+   * only a key with neither falls back to the family */
   assert_true (msperf_confidence_value (e, "extrapolated_marginal", NULL) == 0.45);
   assert_true (msperf_confidence_value (e, "extrapolated_other", NULL) == 0.4);
   /* an integer is a number too; a penalty larger than the value stops at 0 */
