@@ -66,8 +66,77 @@ sample_value (const msperf_holdout_sample *s)
   msperf_value_map_set (m, "confidence", num_or_null (s->confidence));
   msperf_value_map_set (m, "method", msperf_value_new_string (s->method));
   msperf_value_map_set (m, "interpolation_dim", msperf_value_new_int (s->dim));
+  msperf_value_map_set (m, "method_row", msperf_value_new_string (s->method_key));
   msperf_value_map_set (m, "candidate_count", msperf_value_new_int (s->candidate_count));
   msperf_value_map_set (m, "reason", msperf_value_new_string (s->reason));
+  return m;
+}
+
+/* The confidence label of a method row: one number, a range when the answers differed. */
+static char *
+confidence_text (const msperf_holdout_stats *st)
+{
+  if (!isfinite (st->confidence_min))
+    return g_strdup ("-");
+  if (st->confidence_min == st->confidence_max)
+    return g_strdup_printf ("%.2f", st->confidence_min);
+  return g_strdup_printf ("%.2f-%.2f", st->confidence_min, st->confidence_max);
+}
+
+static msperf_value *
+method_value (const msperf_holdout_stats *st)
+{
+  msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_value *v = stats_value (st);
+
+  msperf_value_map_set (m, "method", msperf_value_new_string (st->method));
+  msperf_value_map_set (m, "dim", msperf_value_new_int (st->dim));
+  for (guint j = 1; j < v->keys->len; j++)   /* samples is the kernel's */
+    msperf_value_map_set (m, g_ptr_array_index (v->keys, j),
+                          msperf_value_copy (g_ptr_array_index (v->items, j)));
+  msperf_value_free (v);
+  msperf_value_map_set (m, "confidence", num_or_null (st->confidence_min));
+  if (st->confidence_min != st->confidence_max)
+    msperf_value_map_set (m, "confidence_max", num_or_null (st->confidence_max));
+  return m;
+}
+
+/* by_method lists of every kernel entry of kernels (a LIST of maps with "kernel"). */
+static void
+add_by_method (msperf_value *kernels, const msperf_holdout_report *r)
+{
+  for (guint k = 0; k < kernels->items->len; k++)
+    {
+      msperf_value *kv = g_ptr_array_index (kernels->items, k);
+      const char *name = msperf_value_get_string (msperf_value_lookup (kv, "kernel"));
+      msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+
+      for (guint j = 0; r->method_stats && j < r->method_stats->len; j++)
+        {
+          const msperf_holdout_stats *st = g_ptr_array_index (r->method_stats, j);
+
+          if (g_strcmp0 (st->kernel, name) == 0)
+            msperf_value_list_append (list, method_value (st));
+        }
+      msperf_value_map_set (kv, "by_method", list);
+    }
+}
+
+static msperf_value *
+confidence_table_value (const msperf_holdout_report *r)
+{
+  msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
+
+  for (guint k = 0; r->confidence && k < r->confidence->len; k++)
+    {
+      const msperf_holdout_confidence *c = g_ptr_array_index (r->confidence, k);
+      msperf_value *e = msperf_value_new (MSPERF_VALUE_MAP);
+
+      msperf_value_map_set (e, "value", msperf_value_new_double (c->value));
+      msperf_value_map_set (e, "from", msperf_value_new_string (c->from_policy ? "policy"
+                                                                               : "default"));
+      msperf_value_map_set (m, c->key, e);
+    }
   return m;
 }
 
@@ -120,6 +189,8 @@ msperf_holdout_report_value (const msperf_holdout_report *r)
                                                                      : "fraction"));
   msperf_value_map_set (doc, "fraction", msperf_value_new_double (r->fraction));
   msperf_value_map_set (doc, "seed", msperf_value_new_int (r->seed));
+  add_by_method (kernels, r);
+  msperf_value_map_set (doc, "confidence_table", confidence_table_value (r));
   msperf_value_map_set (doc, "kernels", kernels);
   msperf_value_map_set (doc, "samples", samples);
   return doc;
@@ -139,6 +210,55 @@ num (double v, int decimals)
   return isfinite (v) ? g_strdup_printf ("%.*f", decimals, v) : g_strdup ("-");
 }
 
+/* The kernel row, then its method rows, for every kernel. */
+static void
+for_each_row (const msperf_holdout_report *r,
+              void (*row) (GString *s, const msperf_holdout_stats *st, const char *method),
+              GString *s)
+{
+  for (guint k = 0; k < r->stats->len; k++)
+    {
+      const msperf_holdout_stats *st = g_ptr_array_index (r->stats, k);
+
+      if (st->dim != 0)
+        continue;
+      row (s, st, "all");
+      for (guint j = 0; r->method_stats && j < r->method_stats->len; j++)
+        {
+          const msperf_holdout_stats *m = g_ptr_array_index (r->method_stats, j);
+
+          if (strcmp (m->kernel, st->kernel) == 0)
+            row (s, m, m->method);
+        }
+    }
+}
+
+static void
+text_row (GString *s, const msperf_holdout_stats *st, const char *method)
+{
+  g_autofree char *cov = pct (st->coverage), *med = pct (st->median_rel);
+  g_autofree char *p90 = pct (st->p90_rel), *max = pct (st->max_rel);
+  g_autofree char *conf = confidence_text (st);
+
+  g_string_append_printf (s, "%-28s %-20s %8zu %9zu %9s %9s %9s %9s %10s\n", st->kernel, method,
+                          st->samples, st->recovered, cov, med, p90, max, conf);
+}
+
+/* "linear_1d 0.70, …" with a '*' after the values the policy set. */
+static void
+confidence_line (GString *s, const msperf_holdout_report *r)
+{
+  g_string_append (s, "confidence table:");
+  for (guint k = 0; r->confidence && k < r->confidence->len; k++)
+    {
+      const msperf_holdout_confidence *c = g_ptr_array_index (r->confidence, k);
+
+      g_string_append_printf (s, "%s %s %.2f%s", k ? "," : "", c->key, c->value,
+                              c->from_policy ? "*" : "");
+    }
+  g_string_append (s, " (* = set by the policy)\n");
+}
+
 char *
 msperf_holdout_summary_text (const msperf_holdout_report *r)
 {
@@ -150,21 +270,13 @@ msperf_holdout_summary_text (const msperf_holdout_report *r)
   if (!r->leave_one_out)
     g_string_append_printf (s, " %g, seed %u", r->fraction, r->seed);
   g_string_append_printf (s, ") on %s\n", r->database ? r->database : "-");
-  g_string_append_printf (s, "%-28s %-4s %8s %9s %9s %9s %9s %9s\n", "kernel", "dim", "samples",
-                          "recovered", "coverage", "median", "p90", "max");
-  for (guint k = 0; k < r->stats->len; k++)
-    {
-      const msperf_holdout_stats *st = g_ptr_array_index (r->stats, k);
-      g_autofree char *cov = pct (st->coverage), *med = pct (st->median_rel);
-      g_autofree char *p90 = pct (st->p90_rel), *max = pct (st->max_rel);
-      char dim[8];
-
-      g_snprintf (dim, sizeof dim, st->dim ? "%d" : "all", st->dim);
-      g_string_append_printf (s, "%-28s %-4s %8zu %9zu %9s %9s %9s %9s\n", st->kernel, dim,
-                              st->samples, st->recovered, cov, med, p90, max);
-    }
+  g_string_append_printf (s, "%-28s %-20s %8s %9s %9s %9s %9s %9s %10s\n", "kernel", "method",
+                          "samples", "recovered", "coverage", "median", "p90", "max",
+                          "confidence");
+  for_each_row (r, text_row, s);
   if (r->stats->len == 0)
     g_string_append (s, "(no coordinate held out)\n");
+  confidence_line (s, r);
   return g_string_free (s, FALSE);
 }
 
@@ -219,24 +331,44 @@ sample_cells_clear (sample_cells *c)
 /* ------------------------------------------------------------------ Markdown */
 
 static void
+md_row (GString *s, const msperf_holdout_stats *st, const char *method)
+{
+  g_autofree char *cov = pct (st->coverage), *med = pct (st->median_rel);
+  g_autofree char *p90 = pct (st->p90_rel), *max = pct (st->max_rel);
+  g_autofree char *conf = confidence_text (st);
+
+  g_string_append (s, "| ");
+  msperf_doc_md_cell (s, st->kernel);
+  g_string_append (s, " | ");
+  msperf_doc_md_cell (s, method);
+  g_string_append_printf (s, " | %zu | %zu | %s | %s | %s | %s | %s |\n", st->samples,
+                          st->recovered, cov, med, p90, max, conf);
+}
+
+static void
 md_stats (GString *s, const msperf_holdout_report *r)
 {
-  g_string_append (s, "| kernel | dim | samples | recovered | coverage | median rel. error | "
-                      "p90 | max |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (guint k = 0; k < r->stats->len; k++)
+  g_string_append (s, "| kernel | method | samples | recovered | coverage | median rel. error | "
+                      "p90 | max | confidence |\n"
+                      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for_each_row (r, md_row, s);
+}
+
+/* The confidence table in effect (policy key confidence, FORMATS §3). */
+static void
+md_confidence (GString *s, const msperf_holdout_report *r)
+{
+  g_string_append (s, "\n## Confidence table\n\nThe confidence each method's answers carry "
+                      "(policy key `confidence`); compare it with the measured errors "
+                      "above.\n\n| key | value | from |\n|---|---:|---|\n");
+  for (guint k = 0; r->confidence && k < r->confidence->len; k++)
     {
-      const msperf_holdout_stats *st = g_ptr_array_index (r->stats, k);
-      g_autofree char *cov = pct (st->coverage), *med = pct (st->median_rel);
-      g_autofree char *p90 = pct (st->p90_rel), *max = pct (st->max_rel);
+      const msperf_holdout_confidence *c = g_ptr_array_index (r->confidence, k);
 
       g_string_append (s, "| ");
-      msperf_doc_md_cell (s, st->kernel);
-      if (st->dim)
-        g_string_append_printf (s, " | %d", st->dim);
-      else
-        g_string_append (s, " | all");
-      g_string_append_printf (s, " | %zu | %zu | %s | %s | %s | %s |\n", st->samples,
-                              st->recovered, cov, med, p90, max);
+      msperf_doc_md_cell (s, c->key);
+      g_string_append_printf (s, " | %.2f | %s |\n", c->value,
+                              c->from_policy ? "policy" : "default");
     }
 }
 
@@ -257,8 +389,9 @@ render_md (const msperf_holdout_report *r)
   g_string_append (s, "- every row at a held-out coordinate is removed and the phase-1 rules "
                       "interpolate at it; relative error = |interpolated − measured| / "
                       "measured; median and p90 as numpy.percentile (linear)\n\n"
-                      "## Per kernel and dimension\n\n");
+                      "## Per kernel and method\n\n");
   md_stats (s, r);
+  md_confidence (s, r);
   g_string_append (s, "\n## Samples\n\n| kernel | csv line | target axes | removed µs | "
                       "interpolated µs | abs. error µs | rel. error | source | confidence | "
                       "method | candidates | reason |\n"
@@ -409,7 +542,18 @@ render_html (const msperf_holdout_report *r)
                           "<title>msperf holdout report</title><style>%s</style></head><body>\n"
                           "<h1>msperf holdout report</h1>\n<pre>", msperf_doc_html_css ());
   msperf_doc_html_escape (s, summary);
-  g_string_append (s, "</pre>\n<h2>Charts</h2>\n");
+  g_string_append (s, "</pre>\n<h2>Confidence table</h2>\n<table><tr><th>key</th>"
+                      "<th>value</th><th>from</th></tr>\n");
+  for (guint k = 0; r->confidence && k < r->confidence->len; k++)
+    {
+      const msperf_holdout_confidence *c = g_ptr_array_index (r->confidence, k);
+
+      g_string_append (s, "<tr><td>");
+      msperf_doc_html_escape (s, c->key);
+      g_string_append_printf (s, "</td><td class=\"n\">%.2f</td><td>%s</td></tr>\n", c->value,
+                              c->from_policy ? "policy" : "default");
+    }
+  g_string_append (s, "</table>\n<h2>Charts</h2>\n");
   svg_scatter (s, r);
   svg_error_histogram (s, r);
   g_string_append (s, "<h2>Samples</h2>\n<table><tr><th>kernel</th><th>csv line</th>"

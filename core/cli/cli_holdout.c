@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "app/holdout_report.h"
+#include "app/holdout_compare.h"
 
 #define BAR_WIDTH 30
 
@@ -43,12 +44,106 @@ bar_tick (size_t done, size_t total, gpointer data)
     fputc ('\n', stderr);
 }
 
+/* A started engine on database under the policy file (nullable) and a variant's overrides
+ * (nullable); the extrapolation holdout (o->extrapolate_axis) turns extrapolation on. */
+static msperf_engine *
+start_engine (const msperf_cli_global *g, const char *policy, const char *database,
+              const msperf_holdout_variant *v, const msperf_holdout_options *o, GError **error)
+{
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if (policy && !msperf_engine_load_policy (e, policy, error))
+    return NULL;
+  if (o->extrapolate_axis
+      && !msperf_engine_set_override (e, "interpolation.allow_extrapolation", "true", error))
+    return NULL;
+  for (guint k = 0; v && k < v->keys->len; k++)
+    if (!msperf_engine_set_override (e, g_ptr_array_index (v->keys, k),
+                                     g_ptr_array_index (v->values, k), error))
+      {
+        g_prefix_error (error, "variant '%s': ", v->name);
+        return NULL;
+      }
+  if (!msperf_engine_open_database (e, database, NULL, error) || !msperf_engine_start (e, error))
+    return NULL;
+  return g_steal_pointer (&e);
+}
+
+/* The variants of --compare then --variant, names unique; an empty array without either. */
+static GPtrArray *
+collect_variants (const char *compare, char **specs, GError **error)
+{
+  g_autoptr (GPtrArray) out =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_variant_free);
+
+  if (compare && !msperf_holdout_variants_from_compare (compare, out, error))
+    return NULL;
+  for (char **sp = specs; sp && *sp; sp++)
+    {
+      msperf_holdout_variant *v = msperf_holdout_variant_parse (*sp, error);
+
+      if (v == NULL)
+        return NULL;
+      g_ptr_array_add (out, v);
+    }
+  for (guint a = 0; a < out->len; a++)
+    for (guint b = a + 1; b < out->len; b++)
+      if (strcmp (((msperf_holdout_variant *) g_ptr_array_index (out, a))->name,
+                  ((msperf_holdout_variant *) g_ptr_array_index (out, b))->name) == 0)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "variant name '%s' given twice",
+                       ((msperf_holdout_variant *) g_ptr_array_index (out, a))->name);
+          return NULL;
+        }
+  return g_steal_pointer (&out);
+}
+
+/* One holdout per variant, then the comparison on stdout or in the report. */
+static int
+run_compare (const msperf_cli_global *g, const char *policy, const char *database,
+             const GPtrArray *variants, msperf_holdout_options *o, const char *report)
+{
+  g_autoptr (GPtrArray) reports =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_report_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  for (guint k = 0; k < variants->len; k++)
+    {
+      g_autoptr (msperf_engine) e = start_engine (g, policy, database,
+                                                  g_ptr_array_index (variants, k), o, &error);
+      msperf_holdout_report *rep = e ? msperf_holdout_run (e, o, &error) : NULL;
+
+      if (rep == NULL)
+        {
+          fprintf (stderr, "msperf holdout: %s\n", error->message);
+          return MSPERF_EXIT_USAGE;
+        }
+      g_ptr_array_add (reports, rep);
+    }
+  text = msperf_holdout_compare_text (variants, reports);
+  if (report && !msperf_holdout_compare_write (variants, reports, report, &error))
+    {
+      fprintf (stderr, "msperf holdout: %s\n", error->message);
+      return MSPERF_EXIT_USAGE;
+    }
+  /* With a report the report is the output; the summary goes to stderr. */
+  fputs (text, report ? stderr : stdout);
+  return MSPERF_EXIT_OK;
+}
+
 int
 msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
 {
   g_autofree char *database = NULL;
   g_autofree char *report = NULL;
+  g_autofree char *policy = NULL;
+  g_autofree char *compare = NULL;
   g_auto (GStrv) kernels = NULL;
+  g_auto (GStrv) variant_specs = NULL;
   gboolean loo = FALSE;
   double fraction = 0.0;
   gint64 seed = 0;
@@ -58,6 +153,7 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (msperf_engine) e = NULL;
   g_autoptr (msperf_holdout_report) rep = NULL;
+  g_autoptr (GPtrArray) variants = NULL;
   msperf_holdout_options o = { 0 };
   progress_bar bar = { 0 };
   const GOptionEntry entries[] = {
@@ -72,6 +168,15 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
     { "fraction", 0, 0, G_OPTION_ARG_DOUBLE, &fraction,
       "Hold out a random share F in (0, 1] of each kernel's coordinates", "F" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the --fraction draw (default 0)", "N" },
+    { "policy", 0, 0, G_OPTION_ARG_FILENAME, &policy,
+      "Policy YAML for the holdout (and under every variant; overrides the global --policy)",
+      "FILE" },
+    { "compare", 0, 0, G_OPTION_ARG_STRING, &compare,
+      "Compare named variants, e.g. linear,log or dim1,dim3 (also default, median, mean)",
+      "A,B,..." },
+    { "variant", 0, 0, G_OPTION_ARG_STRING_ARRAY, &variant_specs,
+      "Add a variant NAME with policy overrides (repeatable; a key without '.' is under "
+      "interpolation.)", "NAME:KEY=VALUE[,KEY=VALUE]" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
       "Write the report to FILE (.md, .json or .html); default: a summary on stdout", "FILE" },
     { "extrapolate-axis", 0, 0, G_OPTION_ARG_STRING, &extrap_axis,
@@ -121,17 +226,10 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
       fprintf (stderr, "msperf holdout: --seed must be in [0, %u]\n", G_MAXUINT32);
       return MSPERF_EXIT_USAGE;
     }
-
-  e = msperf_engine_new ();
-  for (char **d = g->plugin_dirs; d && *d; d++)
-    msperf_engine_add_plugin_dir (e, *d);
-  if ((g->policy && !msperf_engine_load_policy (e, g->policy, &error))
-      || (extrap_axis && !msperf_engine_set_override (e, "interpolation.allow_extrapolation",
-                                                      "true", &error))
-      || !msperf_engine_open_database (e, database, NULL, &error)
-      || !msperf_engine_start (e, &error))
+  variants = collect_variants (compare, variant_specs, &error);
+  if (variants == NULL)
     {
-      fprintf (stderr, "msperf: %s\n", error->message);
+      fprintf (stderr, "msperf holdout: %s\n", error->message);
       return MSPERF_EXIT_USAGE;
     }
 
@@ -146,6 +244,15 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
     {
       o.progress = bar_tick;
       o.progress_data = &bar;
+    }
+  if (variants->len > 0)
+    return run_compare (g, policy ? policy : g->policy, database, variants, &o, report);
+
+  e = start_engine (g, policy ? policy : g->policy, database, NULL, &o, &error);
+  if (e == NULL)
+    {
+      fprintf (stderr, "msperf: %s\n", error->message);
+      return MSPERF_EXIT_USAGE;
     }
   rep = msperf_holdout_run (e, &o, &error);
   if (rep == NULL)

@@ -8,10 +8,9 @@
 #include "engine/engine_private.h"
 #include "engine/composite.h"
 #include "engine/interpolate.h"
+#include "engine/confidence.h"
 #include "engine/roofline.h"
 
-/* A roofline answer is a model, not data: this confidence marks it as the weakest source. */
-#define ROOFLINE_CONFIDENCE 0.3
 
 static msperf_status
 zero_cost (msperf_result *r, const msperf_mapping_entry *entry)
@@ -105,7 +104,9 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   /* After a failed interpolation stage base_reason already holds the exact reason. */
   if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
     msperf_result_detail_string (r, "base_reason", reason);
-  msperf_result_set_answer (r, MSPERF_SOURCE_ANALYTIC, rf.latency_us, ROOFLINE_CONFIDENCE);
+  /* A roofline answer is a model, not data: the weakest source (confidence table "analytic"). */
+  msperf_result_set_answer (r, MSPERF_SOURCE_ANALYTIC, rf.latency_us,
+                            msperf_confidence_for (e, "analytic", 0, FALSE));
   msperf_result_set_method (r, "roofline");
   msperf_result_set_rule (r, "analytic");
   /* set_miss cleared nothing else; keep the reason for the record (a miss is still a miss). */

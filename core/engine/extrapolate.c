@@ -11,6 +11,7 @@
 #include <msperf/shape.h>
 #include "engine/engine_private.h"
 #include "engine/interpolate.h"
+#include "engine/confidence.h"
 #include "engine/extrapolate.h"
 #include "engine/work_model.h"
 
@@ -524,14 +525,18 @@ extrapolation_value (const placement *pl, strategy used, const answer *ans)
 }
 
 static void
-fill_result (const placement *pl, strategy used, const answer *ans, const char *kernel,
+fill_result (msperf_engine *e, const placement *pl, strategy used, const answer *ans, const char *kernel,
              const msperf_query *q, const char *base_reason, const char *fallback_from,
              const GPtrArray *reasons, msperf_result *r)
 {
   int extra = pl->n_outside > 1 ? pl->n_outside - 1 : 0;
-  double conf = MAX (MSPERF_EXTRAP_CONFIDENCE - MSPERF_EXTRAP_CONFIDENCE_PER_AXIS * extra,
-                     MSPERF_EXTRAP_CONFIDENCE_MIN);
   g_autofree char *method = g_strdup_printf ("extrapolated_%s", strategy_names[used]);
+  /* The policy's confidence table (engine/confidence.c) gives the base; each axis outside
+   * beyond the first lowers it, never below the floor. */
+  double base = msperf_confidence_value (e, method, NULL);
+  double conf = MAX ((isnan (base) ? MSPERF_EXTRAP_CONFIDENCE : base)
+                     - MSPERF_EXTRAP_CONFIDENCE_PER_AXIS * extra,
+                     MSPERF_EXTRAP_CONFIDENCE_MIN);
 
   msperf_result_reset (r);
   msperf_result_set_method (r, method);
@@ -596,7 +601,7 @@ extrapolate_bucket (msperf_engine *e, msperf_index *idx, const char *kernel,
       *why = g_strdup (failed);
       goto out;
     }
-  fill_result (&pl, used, &ans, kernel, q, base_reason, fallback_from, reasons, r);
+  fill_result (e, &pl, used, &ans, kernel, q, base_reason, fallback_from, reasons, r);
   ok = TRUE;
 out:
   if (pl.cand)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msperf/error.h>
+#include "engine/confidence.h"
 #include "engine/engine_private.h"
 #include "engine/holdout_extrap.h"
 #include "engine/interpolate.h"
@@ -51,6 +52,7 @@ sample_free (gpointer p)
   g_free (s->source);
   g_free (s->method);
   g_free (s->reason);
+  g_free (s->method_key);
   g_free (s);
 }
 
@@ -60,7 +62,17 @@ stats_free (gpointer p)
   msperf_holdout_stats *s = p;
 
   g_free (s->kernel);
+  g_free (s->method);
   g_free (s);
+}
+
+static void
+confidence_free (gpointer p)
+{
+  msperf_holdout_confidence *c = p;
+
+  g_free (c->key);
+  g_free (c);
 }
 
 void
@@ -72,6 +84,8 @@ msperf_holdout_report_free (msperf_holdout_report *r)
   g_free (r->policy_hash);
   g_ptr_array_unref (r->samples);
   g_ptr_array_unref (r->stats);
+  g_ptr_array_unref (r->method_stats);
+  g_ptr_array_unref (r->confidence);
   g_free (r);
 }
 
@@ -102,7 +116,6 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Statistics of the samples [from, to) of one kernel that dim answered (0: any). */
 /* 4-D groups are opt-in (max_interpolation_dim: 4): their row appears only when one answered,
  * so reports of the default policy keep rows 1..3. */
 static gboolean
@@ -118,21 +131,32 @@ any_at_dim (const GPtrArray *samples, guint from, guint to, int dim)
   return FALSE;
 }
 
+/* Statistics of the samples [from, to) of one kernel that dim answered (0: any), or with
+ * method set, that method answered. */
 static msperf_holdout_stats *
-compute_stats (const GPtrArray *samples, guint from, guint to, const char *kernel, int dim)
+compute_stats (const GPtrArray *samples, guint from, guint to, const char *kernel, int dim,
+               const char *method)
 {
   msperf_holdout_stats *st = g_new0 (msperf_holdout_stats, 1);
   g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (double));
 
   st->kernel = g_strdup (kernel);
   st->dim = dim;
+  st->method = g_strdup (method);
   st->samples = to - from;
+  st->confidence_min = st->confidence_max = NAN;
   for (guint k = from; k < to; k++)
     {
       const msperf_holdout_sample *s = g_ptr_array_index (samples, k);
 
-      if (s->interpolated && (dim == 0 || s->dim == dim))
-        g_array_append_val (errs, s->rel_error);
+      if (!s->interpolated || (method ? g_strcmp0 (s->method_key, method) != 0
+                                      : dim != 0 && s->dim != dim))
+        continue;
+      g_array_append_val (errs, s->rel_error);
+      if (!(s->confidence >= st->confidence_min))
+        st->confidence_min = s->confidence;
+      if (!(s->confidence <= st->confidence_max))
+        st->confidence_max = s->confidence;
     }
   st->recovered = errs->len;
   st->coverage = st->samples ? (double) st->recovered / (double) st->samples : NAN;
@@ -142,6 +166,69 @@ compute_stats (const GPtrArray *samples, guint from, guint to, const char *kerne
   st->p90_rel = msperf_holdout_quantile ((double *) (void *) errs->data, errs->len, 0.9);
   st->max_rel = errs->len ? g_array_index (errs, double, errs->len - 1) : NAN;
   return st;
+}
+
+/* Method rows: interpolation by dimension first, then anything else (extrapolated_…). */
+static int
+method_rank (const msperf_holdout_sample *s)
+{
+  return g_str_has_prefix (s->method_key, "linear_1d") || g_str_has_prefix (s->method_key,
+                                                                            "griddata_")
+           ? s->dim : 100;
+}
+
+static gint
+cmp_method (gconstpointer a, gconstpointer b)
+{
+  const msperf_holdout_sample *x = *(const msperf_holdout_sample *const *) a;
+  const msperf_holdout_sample *y = *(const msperf_holdout_sample *const *) b;
+  int rx = method_rank (x), ry = method_rank (y);
+
+  return rx != ry ? (rx > ry) - (rx < ry) : strcmp (x->method_key, y->method_key);
+}
+
+/* One statistics row per method that answered a sample of the kernel's [from, end). */
+static void
+add_method_stats (msperf_holdout_report *rep, guint from, const char *kernel)
+{
+  g_autoptr (GPtrArray) firsts = g_ptr_array_new ();   /* one sample per method_key */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint k = from; k < rep->samples->len; k++)
+    {
+      msperf_holdout_sample *s = g_ptr_array_index (rep->samples, k);
+
+      if (s->method_key && g_hash_table_add (seen, s->method_key))
+        g_ptr_array_add (firsts, s);
+    }
+  g_ptr_array_sort (firsts, cmp_method);
+  for (guint k = 0; k < firsts->len; k++)
+    {
+      const msperf_holdout_sample *s = g_ptr_array_index (firsts, k);
+
+      g_ptr_array_add (rep->method_stats,
+                       compute_stats (rep->samples, from, rep->samples->len, kernel, s->dim,
+                                      s->method_key));
+    }
+}
+
+/* The confidence table in effect, every built-in key in documentation order. */
+static GPtrArray *
+confidence_table (msperf_engine *e)
+{
+  size_t n;
+  const msperf_confidence_entry *d = msperf_confidence_defaults (&n);
+  GPtrArray *t = g_ptr_array_new_with_free_func (confidence_free);
+
+  for (size_t k = 0; k < n; k++)
+    {
+      msperf_holdout_confidence *c = g_new0 (msperf_holdout_confidence, 1);
+
+      c->key = g_strdup (d[k].key);
+      c->value = msperf_confidence_value (e, d[k].key, &c->from_policy);
+      g_ptr_array_add (t, c);
+    }
+  return t;
 }
 
 /* ------------------------------------------------------------------ kernels */
@@ -348,6 +435,28 @@ join_reasons (const msperf_result *r)
   return g_string_free (s, FALSE);
 }
 
+/* The method row of an answer: the interpolation's confidence-table key (so the row and its
+ * confidence label name the same entry), "_sqrt" after an axis transform; any other method
+ * (extrapolation) as it is. */
+static char *
+method_key (const msperf_result *r)
+{
+  const char *m = r->method ? r->method : "unknown";
+  char *key;
+
+  if (!g_str_has_prefix (m, "linear_1d") && !g_str_has_prefix (m, "griddata_linear"))
+    return g_strdup (m);
+  key = msperf_confidence_key ("interpolated", r->interpolation_dim);
+  if (g_str_has_suffix (m, "_sqrt"))
+    {
+      char *t = g_strconcat (key, "_sqrt", NULL);
+
+      g_free (key);
+      key = t;
+    }
+  return key;
+}
+
 static msperf_holdout_sample *
 run_sample (msperf_engine *e, msperf_index *idx, const kernel_job *job, const coordinate *c,
             gboolean mean)
@@ -405,6 +514,7 @@ run_sample (msperf_engine *e, msperf_index *idx, const kernel_job *job, const co
       s->confidence = r->confidence;
       s->method = g_strdup (r->method);
       s->dim = r->interpolation_dim;
+      s->method_key = method_key (r);
       if (msperf_value_get_int (msperf_value_lookup (r->details, "candidate_count"), &count))
         s->candidate_count = count;
     }
@@ -456,6 +566,8 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
   rep->seed = o->seed;
   rep->samples = g_ptr_array_new_with_free_func (sample_free);
   rep->stats = g_ptr_array_new_with_free_func (stats_free);
+  rep->method_stats = g_ptr_array_new_with_free_func (stats_free);
+  rep->confidence = confidence_table (e);
   rng = g_rand_new_with_seed (o->seed);
   per_job = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   picks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -515,7 +627,8 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
       for (int dim = 0; dim <= MAX_DIM; dim++)
         if (dim <= 3 || any_at_dim (rep->samples, from, rep->samples->len, dim))
           g_ptr_array_add (rep->stats, compute_stats (rep->samples, from, rep->samples->len,
-                                                      job->kernel, dim));
+                                                      job->kernel, dim, NULL));
+      add_method_stats (rep, from, job->kernel);
     }
   return g_steal_pointer (&rep);
 }

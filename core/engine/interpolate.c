@@ -8,12 +8,9 @@
 #include <string.h>
 #include "engine/engine_private.h"
 #include "engine/interpolate.h"
+#include "engine/confidence.h"
 #include "engine/extrapolate.h"
 
-/* Display confidences by dimension (reference §4.4 step 6), lowered when an axis transform was
- * applied (seed 000 §5.6, quirk Q20 fixed). Display only: never used to choose an answer. */
-static const double confidence_by_dim[] = { 0.0, 0.70, 0.65, 0.60, 0.55 };
-#define TRANSFORM_PENALTY 0.05
 
 /* Highest group dimension: the Delaunay stage supports 2-D to 4-D. */
 #define MAX_GROUP_DIM MSPERF_DELAUNAY_MAX_DIM
@@ -539,7 +536,9 @@ fill_result (const success *w, msperf_result *r)
       g_string_append (method, "_log");
       g_string_append (rule, "_log");
     }
-  conf = confidence_by_dim[w->dim] - (transformed ? TRANSFORM_PENALTY : 0.0);
+  /* Display only, by dimension, lowered by an axis transform (reference §4.4 step 6, seed 000
+   * §5.6): the policy's confidence table (engine/confidence.c). */
+  conf = msperf_confidence_for (w->e, "interpolated", w->dim, transformed);
 
   for (size_t a = 0; a < b->n_axes; a++)
     {

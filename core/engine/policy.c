@@ -1,5 +1,6 @@
 /* msperf — policy loading, validation, merging and hashing (ARCHITECTURE.md § Policies). */
 #include <config.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ static const char default_policy[] =
 
 /* ------------------------------------------------------------------ schema */
 
-typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_ENUM, S_STR, S_STR_LIST, S_NUM } schema_kind;
+typedef enum { S_MAP, S_DICT, S_BOOL, S_INT, S_NUM, S_ENUM, S_STR, S_STR_LIST } schema_kind;
 
 typedef struct schema schema;
 typedef struct field {
@@ -43,7 +44,8 @@ struct schema {
   schema_kind kind;
   gboolean nullable;
   int64_t min, max;             /* S_INT */
-  double above;                 /* S_NUM: an integer or a float greater than this */
+  double num_min, num_max;      /* S_NUM: a finite integer or float in [num_min, num_max] */
+  gboolean min_open;            /* S_NUM: num_min itself is refused (> num_min) */
   const char *const *choices;   /* S_ENUM, NULL-terminated */
   const field *fields;          /* S_MAP, NULL-terminated */
   const schema *item;           /* S_DICT: schema of every value */
@@ -60,6 +62,7 @@ static const schema s_count_or_null = { .kind = S_INT, .nullable = TRUE, .min = 
 static const schema s_sparse_mode = { .kind = S_INT, .nullable = TRUE, .min = 0,
                                       .max = INT64_MAX };
 static const schema s_str_or_null = { .kind = S_STR, .nullable = TRUE };
+static const schema s_unit = { .kind = S_NUM, .num_min = 0.0, .num_max = 1.0 };
 
 static const char *const aggregate_choices[] = { "median", "mean", NULL };
 static const char *const transform_choices[] = { "sqrt_seq", "linear", NULL };
@@ -80,8 +83,10 @@ static const schema s_generic_compute = { .kind = S_MAP, .fields = generic_compu
 /* Guarded extrapolation (extrapolate.c): optional, absent = off; no built-in default. */
 static const char *const extrap_strategy_choices[] = { "hold_analytic", "marginal", NULL };
 static const schema s_extrap_strategy = { .kind = S_ENUM, .choices = extrap_strategy_choices };
-static const schema s_ratio = { .kind = S_NUM, .above = 1.0 };
-static const schema s_positive = { .kind = S_NUM, .above = 0.0 };
+static const schema s_ratio = { .kind = S_NUM, .num_min = 1.0, .num_max = DBL_MAX,
+                                .min_open = TRUE };
+static const schema s_positive = { .kind = S_NUM, .num_min = 0.0, .num_max = DBL_MAX,
+                                   .min_open = TRUE };
 static const schema s_max_bound = { .kind = S_DICT, .item = &s_positive };
 static const field extrapolation_fields[] = {
   { "strategy", &s_extrap_strategy },
@@ -150,11 +155,29 @@ static const field parallel_fields[] = {
 };
 static const schema s_parallel = { .kind = S_MAP, .fields = parallel_fields };
 
+/* The confidence table (engine/confidence.c): optional, absent from the built-in defaults so
+ * the policy hash of a policy without it is unchanged; every entry defaults to the old
+ * constant. */
+static const field confidence_fields[] = {
+  { "linear_1d", &s_unit },
+  { "griddata_2d", &s_unit },
+  { "griddata_3d", &s_unit },
+  { "griddata_4d", &s_unit },
+  { "transform_penalty", &s_unit },
+  { "extrapolated", &s_unit },
+  { "extrapolated_hold_analytic", &s_unit },
+  { "extrapolated_marginal", &s_unit },
+  { "analytic", &s_unit },
+  { NULL, NULL }
+};
+static const schema s_confidence = { .kind = S_MAP, .fields = confidence_fields };
+
 static const field root_fields[] = {
   { "modules", &s_modules },
   { "interpolation", &s_interpolation },
   { "analytic", &s_analytic },
   { "parallel", &s_parallel },
+  { "confidence", &s_confidence },
   { NULL, NULL }
 };
 static const schema s_root = { .kind = S_MAP, .fields = root_fields };
@@ -294,6 +317,21 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
           return bad_value (c, v, path, expected, error), NULL;
         }
       break;
+    case S_NUM:
+      {
+        double d;
+
+        if (!msperf_value_get_double (v, &d) || !isfinite (d) || d > s->num_max
+            || (s->min_open ? !(d > s->num_min) : !(d >= s->num_min)))
+          {
+            g_autofree char *expected
+              = s->num_max == DBL_MAX ? g_strdup_printf ("a number > %g", s->num_min)
+                                      : g_strdup_printf ("a number from %g to %g", s->num_min,
+                                                         s->num_max);
+            return bad_value (c, v, path, expected, error), NULL;
+          }
+        break;
+      }
     case S_ENUM:
       {
         gboolean ok = FALSE;
@@ -320,17 +358,6 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
             return bad_value (c, item, path, "a list of strings", error), NULL;
         }
       break;
-    case S_NUM:
-      {
-        double d;
-
-        if (!msperf_value_get_double (v, &d) || !(d > s->above) || !isfinite (d))
-          {
-            g_autofree char *expected = g_strdup_printf ("a number > %g", s->above);
-            return bad_value (c, v, path, expected, error), NULL;
-          }
-        break;
-      }
     case S_MAP:
     case S_DICT:
     default:

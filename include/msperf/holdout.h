@@ -51,12 +51,21 @@ typedef struct msperf_holdout_sample {
   int dim;                      /* 0 when not interpolated */
   int64_t candidate_count;      /* unique candidates of the group that answered, else 0 */
   char *reason;                 /* why not (the failed groups joined by "; "), else NULL */
+  char *method_key;             /* the method row it counts in: the confidence-table key of the
+                                 * answer (linear_1d, griddata_2d, …) with "_sqrt" after an axis
+                                 * transform, or the answer's own method (extrapolated_…);
+                                 * NULL when not interpolated */
 } msperf_holdout_sample;
 
-/* Statistics of one kernel (dim 0: every sample) or of the samples one dimension answered. */
+/* Statistics of one kernel (dim 0, method NULL: every sample), of the samples one dimension
+ * answered (dim > 0), or of those one method answered (method set, dim its dimension). */
 typedef struct msperf_holdout_stats {
   char *kernel;
   int dim;                      /* 0 = all dimensions */
+  char *method;                 /* a method_key of the samples, or NULL */
+  double confidence_min;        /* the confidence the method's answers carried (min and max:
+                                 * equal for a table entry); NAN when none */
+  double confidence_max;
   size_t samples;               /* coordinates held out of the kernel */
   size_t recovered;             /* of them interpolated (at dim, when dim > 0) */
   double coverage;              /* recovered / samples */
@@ -74,7 +83,17 @@ typedef struct msperf_holdout_report {
   GPtrArray *samples;           /* msperf_holdout_sample*, by kernel then CSV order */
   GPtrArray *stats;             /* msperf_holdout_stats*: per kernel dim 0, then dims 1..3
                                  * (and 4 when a 4-D group answered) */
+  GPtrArray *method_stats;      /* msperf_holdout_stats*: per kernel, one per method_key that
+                                 * answered, by dimension then name (extrapolated_… last) */
+  GPtrArray *confidence;        /* msperf_holdout_confidence*: the effective confidence table */
 } msperf_holdout_report;
+
+/* One entry of the confidence table in effect (policy key `confidence`, FORMATS §3). */
+typedef struct msperf_holdout_confidence {
+  char *key;                    /* linear_1d, griddata_2d, transform_penalty, analytic, … */
+  double value;
+  gboolean from_policy;         /* set by the policy, else the built-in default */
+} msperf_holdout_confidence;
 
 /* Runs the holdout on a started engine with a database. Errors (MSPERF_ERROR_DOMAIN): a
  * requested kernel that no mapping entry sends to an interpolating query mode, or whose table

@@ -61,7 +61,9 @@ ok "the same seed draws the same coordinates" t_same_seed
 t_md_html() {
   status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
     --report "$tmp/h.md" || return 1
-  contains "$tmp/h.md" "| kernel | dim | samples | recovered | coverage | median rel. error | p90 | max |" &&
+  contains "$tmp/h.md" "| kernel | method | samples | recovered | coverage | median rel. error | p90 | max | confidence |" &&
+  contains "$tmp/h.md" '| MatMulV2 | linear\\_1d | 51 | 51 | 100.00% | 2.34% | 13.65% | 31.58% | 0.70 |' &&
+  contains "$tmp/h.md" "## Confidence table" &&
   contains "$tmp/h.md" "| MatMulV2 | all | 51 |" &&
   status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
     --report "$tmp/h.html" &&
@@ -90,6 +92,71 @@ ok "usage errors exit 2" t_usage
 
 t_help() { "$bin" holdout --help | grep -q -- --leave-one-out && "$bin" --help | grep -q holdout; }
 ok "holdout --help and the command list" t_help
+
+# Golden numbers: today's `msperf holdout --leave-one-out` on doc/examples/h200-db (main at
+# 61a9f42): BatchMatMulV2 all 1264/1302 at 3.11 % / 11.13 % / 26.91 %, of them 1-D 1258 at
+# 3.08 % / 11.00 % / 26.91 % and 2-D 6 at 21.79 % / 22.77 % / 23.05 %.
+t_methods() {
+  status_is 0 holdout --profiling-database "$db" --kernel BatchMatMulV2 || return 1
+  contains "$tmp/cmd.out" "BatchMatMulV2                all                      1302      1264    97.08%     3.11%    11.13%    26.91%  0.65-0.70" &&
+  contains "$tmp/cmd.out" "BatchMatMulV2                linear_1d                1302      1258    96.62%     3.08%    11.00%    26.91%       0.70" &&
+  contains "$tmp/cmd.out" "BatchMatMulV2                griddata_2d              1302         6     0.46%    21.79%    22.77%    23.05%       0.65" &&
+  contains "$tmp/cmd.out" "confidence table: linear_1d 0.70, griddata_2d 0.65, griddata_3d 0.60"
+}
+ok "per kernel and method with the confidence label (today's numbers)" t_methods
+
+t_compare() {
+  status_is 0 holdout --profiling-database "$db" --kernel BatchMatMulV2 --compare dim1,dim3 || return 1
+  contains "$tmp/cmd.out" "dim1         interpolation.max_interpolation_dim=1" &&
+  contains "$tmp/cmd.out" "dim3         interpolation.max_interpolation_dim=3 (policy hash 59d3afbab4c4)" &&
+  contains "$tmp/cmd.out" "all                  |   1258/1302    3.08%   11.00%   26.91%      0.70 |   1264/1302    3.11%   11.13%   26.91% 0.65-0.70 |" &&
+  contains "$tmp/cmd.out" "linear_1d            |   1258/1302    3.08%   11.00%   26.91%      0.70 |   1258/1302    3.08%   11.00%   26.91%      0.70 |" &&
+  contains "$tmp/cmd.out" "griddata_2d          |           -        -        -        -         - |      6/1302   21.79%   22.77%   23.05%      0.65 |"
+}
+ok "--compare dim1,dim3: one table per kernel, a column group per variant" t_compare
+
+t_variant() {
+  status_is 0 holdout --profiling-database "$db" --kernel BatchMatMulV2 --compare default \
+    --variant 'low:confidence.griddata_2d=0.4,max_interpolation_dim=2' \
+    --report "$tmp/c.json" || return 1
+  contains "$tmp/cmd.err" "low          confidence.griddata_2d=0.4, interpolation.max_interpolation_dim=2" &&
+  contains "$tmp/cmd.err" "griddata_2d          |      6/1302   21.79%   22.77%   23.05%      0.65 |      6/1302   21.79%   22.77%   23.05%      0.40 |" &&
+  contains "$tmp/c.json" '"comparison": true' && contains "$tmp/c.json" '"variant": "low"' &&
+  contains "$tmp/c.json" '"confidence.griddata_2d": "0.4"' && contains "$tmp/c.json" '"by_method": \[' &&
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --compare dim1,dim3 --report "$tmp/c.md" &&
+  contains "$tmp/c.md" "| method | dim1 recovered | dim1 median |" &&
+  contains "$tmp/c.md" '| linear\\_1d | 51/51 | 2.34% | 13.65% | 31.58% | 0.70 | 51/51 | 2.34% |' &&
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --compare dim1,dim3 --report "$tmp/c.html" && contains "$tmp/c.html" '<th colspan="5">dim3</th>'
+}
+ok "--variant NAME:key=value with --report json / md / html" t_variant
+
+t_policy() {
+  printf 'confidence:\n  linear_1d: 0.55\n' >"$tmp/p.yaml"
+  status_is 0 holdout --profiling-database "$db" --kernel MatMulV2 --fraction 0.05 --seed 1 \
+    --policy "$tmp/p.yaml" &&
+  contains "$tmp/cmd.out" "MatMulV2                     linear_1d                  51        51   100.00%     2.34%    13.65%    31.58%       0.55" &&
+  contains "$tmp/cmd.out" "linear_1d 0.55\*" &&
+  printf 'confidence:\n  linear_1d: 7\n' >"$tmp/bad.yaml" &&
+  status_is 2 holdout --profiling-database "$db" --policy "$tmp/bad.yaml" &&
+  contains "$tmp/cmd.err" "bad.yaml:2: key 'confidence.linear_1d': expected a number from 0 to 1"
+}
+ok "holdout --policy FILE: the confidence table from the policy, bad values with FILE:LINE" t_policy
+
+t_variant_errors() {
+  status_is 2 holdout --profiling-database "$db" --compare dim1,cubic &&
+  contains "$tmp/cmd.err" "unknown variant 'cubic'" &&
+  status_is 2 holdout --profiling-database "$db" --variant 'x:nokey' &&
+  contains "$tmp/cmd.err" "is not key=value" &&
+  status_is 2 holdout --profiling-database "$db" --compare dim1 --variant 'dim1:aggregate=mean' &&
+  contains "$tmp/cmd.err" "given twice" &&
+  status_is 2 holdout --profiling-database "$db" --variant 'x:no_such_key=1' &&
+  contains "$tmp/cmd.err" "variant 'x': command line: unknown key 'no_such_key' in 'interpolation'" &&
+  status_is 2 holdout --profiling-database "$db" --hide-axis-max 1 &&
+  contains "$tmp/cmd.err" "unknown option --hide-axis-max"
+}
+ok "variant usage errors exit 2" t_variant_errors
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <msperf/error.h>
 #include "app/holdout_report.h"
+#include "app/holdout_compare.h"
 #include "engine/interpolate.h"
 #include "common/test_util.h"
 
@@ -359,6 +360,188 @@ test_attention_2d_holdout_equals_scipy_griddata (void **state)
   assert_int_equal (stats_of (r, "FusedInferAttentionScore", 1)->recovered, 0);
 }
 
+/* ---- per method, with the confidence label and the table in effect ---- */
+
+static const msperf_holdout_stats *
+method_of (const msperf_holdout_report *r, const char *kernel, const char *method)
+{
+  for (guint k = 0; k < r->method_stats->len; k++)
+    {
+      const msperf_holdout_stats *s = g_ptr_array_index (r->method_stats, k);
+
+      if (strcmp (s->kernel, kernel) == 0 && strcmp (s->method, method) == 0)
+        return s;
+    }
+  fail_msg ("no method row %s / %s", kernel, method);
+  abort ();
+}
+
+static const msperf_holdout_confidence *
+table_entry (const msperf_holdout_report *r, const char *key)
+{
+  for (guint k = 0; k < r->confidence->len; k++)
+    {
+      const msperf_holdout_confidence *c = g_ptr_array_index (r->confidence, k);
+
+      if (strcmp (c->key, key) == 0)
+        return c;
+    }
+  fail_msg ("no confidence entry %s", key);
+  abort ();
+}
+
+/* Compute fixture: M=32 (15 %) and M=48 (1/6) by linear_1d: one method row, median of the
+ * two errors, the label 0.70 of the built-in table. */
+static void
+test_method_rows_carry_the_confidence_label (void **state)
+{
+  g_autoptr (msperf_holdout_report) r = run_loo (*state, NULL);
+  const msperf_holdout_stats *m;
+  g_autofree char *text = NULL;
+
+  assert_int_equal (r->method_stats->len, 1);
+  m = method_of (r, "MatMulV2", "linear_1d");
+  assert_int_equal (m->dim, 1);
+  assert_int_equal (m->samples, 4);
+  assert_int_equal (m->recovered, 2);
+  assert_float_equal (m->median_rel, (0.15 + 1.0 / 6.0) / 2.0, 1e-12);
+  assert_float_equal (m->max_rel, 1.0 / 6.0, 1e-12);
+  assert_true (m->confidence_min == 0.70 && m->confidence_max == 0.70);
+  assert_string_equal (sample_at_line (r, 3)->method_key, "linear_1d");
+  assert_null (sample_at_line (r, 2)->method_key);
+  assert_true (table_entry (r, "linear_1d")->value == 0.70);
+  assert_false (table_entry (r, "linear_1d")->from_policy);
+  assert_true (table_entry (r, "analytic")->value == 0.30);
+  text = msperf_holdout_summary_text (r);
+  assert_non_null (strstr (text, "MatMulV2                     linear_1d                   4         2"));
+  assert_non_null (strstr (text, "0.70\n"));
+  assert_non_null (strstr (text, "confidence table: linear_1d 0.70, griddata_2d 0.65"));
+}
+
+/* A policy entry changes the label of the method's answers and shows as set by the policy. */
+static void
+test_policy_confidence_in_report (void **state)
+{
+  static const char *const o[] = { "confidence.linear_1d", "0.42", NULL };
+  g_autoptr (msperf_engine) e = tu_engine_new ("holdout/compute", o);
+  g_autoptr (msperf_holdout_report) r = run_loo (e, NULL);
+  g_autofree char *text = msperf_holdout_summary_text (r);
+  msperf_value *doc = msperf_holdout_report_value (r);
+  const msperf_value *entry;
+  double d = 0;
+
+  (void) state;
+  assert_true (sample_at_line (r, 3)->confidence == 0.42);
+  assert_true (method_of (r, "MatMulV2", "linear_1d")->confidence_min == 0.42);
+  assert_true (table_entry (r, "linear_1d")->from_policy);
+  assert_non_null (strstr (text, "linear_1d 0.42*"));
+  entry = msperf_value_lookup (msperf_value_lookup (doc, "confidence_table"), "linear_1d");
+  assert_true (msperf_value_get_double (msperf_value_lookup (entry, "value"), &d) && d == 0.42);
+  assert_string_equal (msperf_value_get_string (msperf_value_lookup (entry, "from")), "policy");
+  msperf_value_free (doc);
+}
+
+/* Attention fixture: the 2-D answers in sqrt(seq) space form the griddata_2d_sqrt row,
+ * labelled 0.65 − 0.05. */
+static void
+test_attention_method_row (void **state)
+{
+  g_autoptr (msperf_holdout_report) r = run_loo (*state, "FusedInferAttentionScore");
+  const msperf_holdout_stats *m = method_of (r, "FusedInferAttentionScore", "griddata_2d_sqrt");
+
+  assert_int_equal (r->method_stats->len, 1);
+  assert_int_equal (m->dim, 2);
+  assert_int_equal (m->recovered, 5);
+  assert_true (m->confidence_min == 0.65 - 0.05);
+}
+
+/* ---- variants ---- */
+
+static void
+assert_override (const msperf_holdout_variant *v, guint k, const char *key, const char *value)
+{
+  assert_true (k < v->keys->len);
+  assert_string_equal (g_ptr_array_index (v->keys, k), key);
+  assert_string_equal (g_ptr_array_index (v->values, k), value);
+}
+
+static void
+test_variant_parsing (void **state)
+{
+  g_autoptr (GPtrArray) list =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_variant_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_holdout_variant) v = NULL;
+  g_autofree char *d = NULL;
+  static const char *const bad[] = { "noname", ":a=1", "x:a", "x:=1", "x:a=", "bad name:a=1",
+                                     NULL };
+
+  (void) state;
+  assert_true (msperf_holdout_variants_from_compare ("linear, log,dim1,default,mean", list,
+                                                     &error));
+  assert_int_equal (list->len, 5);
+  assert_override (g_ptr_array_index (list, 0), 0, "interpolation.space", "linear");
+  assert_override (g_ptr_array_index (list, 1), 0, "interpolation.space", "log");
+  assert_override (g_ptr_array_index (list, 2), 0, "interpolation.max_interpolation_dim", "1");
+  assert_int_equal (((msperf_holdout_variant *) g_ptr_array_index (list, 3))->keys->len, 0);
+  assert_override (g_ptr_array_index (list, 4), 0, "interpolation.aggregate", "mean");
+  assert_false (msperf_holdout_variants_from_compare ("linear,cubic", list, &error));
+  assert_non_null (strstr (error->message, "'cubic'"));
+  g_clear_error (&error);
+
+  v = msperf_holdout_variant_parse ("d2:max_interpolation_dim=2, modes=[compute,x],"
+                                    "confidence.linear_1d=0.5", &error);
+  assert_non_null (v);
+  assert_string_equal (v->name, "d2");
+  assert_int_equal (v->keys->len, 3);
+  assert_override (v, 0, "interpolation.max_interpolation_dim", "2");
+  assert_override (v, 1, "interpolation.modes", "[compute,x]");
+  assert_override (v, 2, "confidence.linear_1d", "0.5");
+  d = msperf_holdout_variant_describe (v);
+  assert_string_equal (d, "interpolation.max_interpolation_dim=2, interpolation.modes="
+                          "[compute,x], confidence.linear_1d=0.5");
+  g_clear_pointer (&v, msperf_holdout_variant_free);
+  v = msperf_holdout_variant_parse ("base:", &error);
+  assert_non_null (v);
+  assert_int_equal (v->keys->len, 0);
+  for (const char *const *b = bad; *b; b++)
+    {
+      msperf_holdout_variant *x = msperf_holdout_variant_parse (*b, &error);
+
+      if (x != NULL)
+        fail_msg ("'%s' accepted", *b);
+      assert_int_equal (error->code, MSPERF_ERROR_INVALID);
+      g_clear_error (&error);
+    }
+}
+
+/* Two variants on the compute fixture: the comparison has a row per method, a group each. */
+static void
+test_compare_text (void **state)
+{
+  static const char *const o[] = { "confidence.linear_1d", "0.5", NULL };
+  g_autoptr (msperf_engine) e2 = tu_engine_new ("holdout/compute", o);
+  g_autoptr (GPtrArray) variants =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_variant_free);
+  g_autoptr (GPtrArray) reports =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_report_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_ptr_array_add (variants, msperf_holdout_variant_parse ("base:", &error));
+  g_ptr_array_add (variants, msperf_holdout_variant_parse ("low:confidence.linear_1d=0.5",
+                                                           &error));
+  g_ptr_array_add (reports, run_loo (*state, NULL));
+  g_ptr_array_add (reports, run_loo (e2, NULL));
+  text = msperf_holdout_compare_text (variants, reports);
+  assert_non_null (strstr (text, "  base         built-in policy"));
+  assert_non_null (strstr (text, "  low          confidence.linear_1d=0.5"));
+  assert_non_null (strstr (text, "\nMatMulV2\n"));
+  assert_non_null (strstr (text, "all                  |         2/4   15.83%   16.50%   16.67%"
+                                 "      0.70 |         2/4   15.83%   16.50%   16.67%      0.50 |"));
+  assert_non_null (strstr (text, "linear_1d            |         2/4"));
+}
+
 int
 main (void)
 {
@@ -372,6 +555,11 @@ main (void)
     COMPUTE (test_bad_fraction_and_unknown_kernel_are_errors),
     COMPUTE (test_reports_md_json_html),
     ATTENTION (test_attention_2d_holdout_equals_scipy_griddata),
+    COMPUTE (test_method_rows_carry_the_confidence_label),
+    cmocka_unit_test (test_policy_confidence_in_report),
+    ATTENTION (test_attention_method_row),
+    cmocka_unit_test (test_variant_parsing),
+    COMPUTE (test_compare_text),
   };
 
   return cmocka_run_group_tests_name ("holdout", tests, NULL, NULL);
