@@ -67,9 +67,9 @@ unknown (const char *command, const char *name, const GOptionEntry *entries, GEr
     if (!(e->flags & G_OPTION_FLAG_HIDDEN))
       g_ptr_array_add (names, (gpointer) e->long_name);
   g_ptr_array_add (names, NULL);
-  near = msperf_cli_closest (name, (const char *const *) names->pdata);
+  near = size_alias (name, entries);  /* before the edit distance: --tp is closer to --op */
   if (near == NULL)
-    near = size_alias (name, entries);
+    near = msperf_cli_closest (name, (const char *const *) names->pdata);
   if (g_str_has_prefix (command, "msperf "))
     command += strlen ("msperf ");
   if (near)

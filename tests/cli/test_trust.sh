@@ -177,6 +177,51 @@ t_sizes() {
   done
 }
 ok "0 and negative sizes are refused (exit 2)" t_sizes
+# trace, e2e and sweep: another command's option names the command; sizes 0/negative refused.
+t_model_foreign() {
+  for c in trace e2e sweep; do
+    run 2 "$bin" $c --ops x || return 1
+    has "$tmp/err" "msperf $c: unknown option --ops for '$c' (run 'msperf $c --help' for its options)" || return 1
+    run 2 "$bin" $c --tp-size 2 || return 1
+    has "$tmp/err" "msperf $c: unknown option --tp-size for '$c' (did you mean --tp?)" || return 1
+  done
+  run 2 "$bin" e2e --modle x || return 1
+  has "$tmp/err" "unknown option --modle for 'e2e' (did you mean --model?)" || return 1
+  run 2 "$bin" estimate --tp 2 || return 1
+  has "$tmp/err" "msperf: --tp is an option of --model CONFIG, given without it" || return 1
+  run 2 "$bin" query --tp 2 --op '{}' || return 1
+  has "$tmp/err" "unknown option --tp for 'query' (did you mean --tp-size?)"
+}
+ok "trace/e2e/sweep refuse another command's option, naming the command, with 'did you mean' (exit 2)" t_model_foreign
+t_model_sizes() {
+  for v in 0 -3; do
+    for f in --tp --ep --dp --pp --batch --seq; do
+      run 2 "$bin" trace "$f=$v" || return 1
+      has "$tmp/err" "msperf trace: $f must be an integer >= 1, not $v" || return 1
+    done
+    for f in --isl --osl --batch --tp; do
+      run 2 "$bin" e2e "$f" "$v" || return 1
+      has "$tmp/err" "msperf e2e: $f must be an integer >= 1, not $v" || return 1
+    done
+    run 2 "$bin" sweep --devices "$v" || return 1
+    has "$tmp/err" "msperf sweep: --devices must be an integer >= 1, not $v" || return 1
+    run 2 "$bin" sweep --tp "$v" --model x || return 1
+    has "$tmp/err" "msperf sweep: --tp must be a comma-separated list of positive integers" || return 1
+    run 2 "$bin" e2e --memory-gib "$v" || return 1
+    has "$tmp/err" "msperf e2e: --memory-gib must be > 0, not $v" || return 1
+    run 2 "$bin" estimate --model x --pp "$v" || return 1
+    has "$tmp/err" "msperf: --pp must be an integer >= 1, not $v" || return 1
+  done
+  run 2 "$bin" trace --phase decode --context 0 || return 1
+  has "$tmp/err" "msperf trace: --context must be an integer >= 1, not 0" || return 1
+  run 2 "$bin" trace --phase decode --nextn -1 || return 1
+  has "$tmp/err" "msperf trace: --nextn must be an integer >= 0, not -1" || return 1
+  run 2 "$bin" e2e --nextn-accept 1.5 || return 1
+  has "$tmp/err" "msperf e2e: --nextn-accept must be in 0..1, not 1.5" || return 1
+  run 2 "$bin" sweep --ttft-max 0 || return 1
+  has "$tmp/err" "msperf sweep: --ttft-max must be > 0, not 0"
+}
+ok "trace/e2e/sweep refuse 0 and negative sizes (exit 2)" t_model_sizes
 t_plugins_foreign() {
   run 2 "$bin" plugins list --format json || return 1
   has "$tmp/err" "unknown option --format for 'plugins'"
