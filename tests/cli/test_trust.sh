@@ -228,6 +228,61 @@ t_plugins_foreign() {
 }
 ok "plugins list refuses an option it does not take" t_plugins_foreign
 
+# ---- smaller bad inputs (second campaign)
+t_long_device() {
+  long=$(head -c 100000 /dev/zero | tr '\0' a)
+  run 2 "$bin" estimate --device-profile "$long" || return 1
+  has "$tmp/err" "device profile 'a\{64\}…' is too long (100000 bytes; at most 255)" || return 1
+  [ "$(wc -c <"$tmp/err")" -lt 400 ] || { echo "the name is echoed whole ($(wc -c <"$tmp/err") bytes)"; return 1; }
+}
+ok "a 100 kB device-profile name is quoted cut to 64 bytes, not echoed (exit 2)" t_long_device
+t_plugin_esc() {
+  rm -rf "$tmp/pd"; mkdir -p "$tmp/pd"
+  esc=$(printf '\033')
+  printf 'x' >"$tmp/pd/msperf_a${esc}[31mred.la"
+  run 0 "$bin" --plugins-dir "$tmp/pd" plugins list || return 1
+  ! grep -q "$esc" "$tmp/out" || { echo "raw ESC in plugins list"; return 1; }
+  has "$tmp/out" 'a\\x1b\[31mred' || return 1
+  run 0 "$bin" --plugins-dir "$tmp/pd" plugins info "a${esc}[31mred" || return 1
+  ! grep -q "$esc" "$tmp/out" || { echo "raw ESC in plugins info"; return 1; }
+  has "$tmp/out" 'name:         a\\x1b\[31mred' || return 1
+}
+ok "ESC sequences in module names are printed escaped (\\x1b) by plugins list/info" t_plugin_esc
+t_dup_latency() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  tr -d '\r' <"$bad/base/MatMulV2.csv" | sed -e '1s/$/,Average Duration(us)/' -e '2,$s/$/,1.0/' \
+    >"$tmp/case/db/MatMulV2.csv"
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  cat "$tmp/out" "$tmp/err" >"$tmp/both"
+  has "$tmp/both" "MatMulV2.csv:1: duplicate latency column 'Average Duration(us)' (columns 9 and 10)"
+}
+ok "a duplicate CSV latency header is refused with file:line (validate exit 1)" t_dup_latency
+t_yaml_tags() {
+  printf 'interpolation:\n  enabled: !!str true\n' >"$tmp/p1.yaml"
+  run 2 "$bin" --policy "$tmp/p1.yaml" estimate || return 1
+  has "$tmp/err" "p1.yaml:2: key 'interpolation.enabled': expected true or false, got 'true'" || return 1
+  printf 'interpolation:\n  enabled: !!bool yes\n' >"$tmp/p2.yaml"
+  run 2 "$bin" --policy "$tmp/p2.yaml" estimate || return 1
+  has "$tmp/err" "p2.yaml:2: unsupported YAML tag 'tag:yaml.org,2002:bool' (only !!str is honoured)" || return 1
+  printf 'interpolation:\n  aggregate: !!str mean\n' >"$tmp/p3.yaml"
+  run 0 "$bin" --policy "$tmp/p3.yaml" estimate
+}
+ok "YAML tags: !!str is honoured (a string, not a boolean), other tags refused with file:line" t_yaml_tags
+t_huge_cell() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  { head -n 2 "$bad/base/MatMulV2.csv"
+    printf 'dynamic,AI_CORE,"'; head -c 20000000 /dev/zero | tr '\0' 1; printf '",DT_BF16,ND,"1",DT_BF16,ND,1.0\n'
+  } >"$tmp/case/db/MatMulV2.csv"
+  start=$(date +%s)
+  run 0 timeout 60 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/t.jsonl" --format jsonl || return 1
+  end=$(date +%s)
+  has "$tmp/err" "MatMulV2.csv: 1 row skipped as invalid" || return 1
+  [ $((end - start)) -lt 30 ] || { echo "a 20 MB cell took $((end - start)) s"; return 1; }
+}
+ok "a 20 MB CSV cell is read in one buffer growth per line (seconds, not minutes)" t_huge_cell
+
 # ---- warnings a user can act on
 est() {  # est STATUS [OPTIONS]: estimate on $tmp/case (db, t.jsonl), jsonl
   want=$1; shift
