@@ -63,6 +63,26 @@ num (double v, int decimals)
   return g_string_free (s, FALSE);
 }
 
+/* The top-level input shapes of an op, "[2048, 4096] [4096, 4096]"; "" without an op.
+ * Transfer full. */
+static char *
+shapes_text (const msperf_op *op)
+{
+  g_autoptr (GPtrArray) top = NULL;
+  GString *s = g_string_new (NULL);
+
+  if (op == NULL)
+    return g_string_free (s, FALSE);
+  top = msperf_op_top_level_tensors (op);
+  for (guint k = 0; k < top->len; k++)
+    {
+      if (k > 0)
+        g_string_append_c (s, ' ');
+      msperf_fmt_py_shape (s, g_ptr_array_index (top, k));
+    }
+  return g_string_free (s, FALSE);
+}
+
 /* text cut to max characters, ending with "…" when cut. Transfer full. */
 static char *
 cut_text (const char *text, glong max)
@@ -121,6 +141,7 @@ op_facts (const op_row *row)
   add_fact (f, "latency_us", num (res->latency_us, 3));
   add_fact (f, "total_us", num (res->latency_us * (double) row->count, 3));
   add_fact (f, "analytic_us", num (r->analytic_us, 3));
+  add_fact (f, "input_shapes", shapes_text (r->op));
   add_fact (f, "kernel_type", g_strdup (res->kernel_type));
   add_fact (f, "method", g_strdup (res->method));
   if (res->interpolation_dim > 0)
@@ -307,6 +328,12 @@ render_json (const msperf_run *run, GArray *rows)
 
 /* ------------------------------------------------------------------ HTML */
 
+/* The sources a chart or the legend shows, in this order. */
+static const msperf_source html_sources[] = {
+  MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_EXTRAPOLATED,
+  MSPERF_SOURCE_PARTIAL, MSPERF_SOURCE_ANALYTIC
+};
+
 static void
 esc (GString *s, const char *text)
 {
@@ -325,19 +352,30 @@ source_color (const char *source)
   return "#c62828";
 }
 
-/* Horizontal bar chart: labels on the left, bars scaled to the largest value. */
+/* A source name after its legend swatch, so a table row reads like the charts. */
+static void
+html_source (GString *s, const char *source)
+{
+  g_string_append_printf (s, "<i class=\"sw\" style=\"background:%s\"></i>",
+                          source_color (source));
+  esc (s, source);
+}
+
+/* Horizontal bar chart as SVG (the holdout report's charts): labels on the left, bars scaled
+ * to the largest value. The viewBox lets CSS shrink it to a narrow window. */
 static void
 svg_hbars (GString *s, const char *title, guint n, const char *const *labels,
            const double *values, const char *const *colors, const char *unit)
 {
   const int bar_h = 20, gap = 6, label_w = 320, chart_w = 360, top = 30;
   double max = 0.0;
-  int height = top + (int) n * (bar_h + gap) + 10;
+  int height = top + (int) n * (bar_h + gap) + 10, width = label_w + chart_w + 120;
 
   for (guint k = 0; k < n; k++)
     max = MAX (max, values[k]);
   g_string_append_printf (s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                          "height=\"%d\" role=\"img\"><title>", label_w + chart_w + 120, height);
+                          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", width,
+                          height, width, height);
   esc (s, title);
   g_string_append (s, "</title><text x=\"0\" y=\"18\" class=\"t\">");
   esc (s, title);
@@ -361,19 +399,61 @@ svg_hbars (GString *s, const char *title, guint n, const char *const *labels,
   g_string_append (s, "</svg>\n");
 }
 
+/* One bar of html_bars: a label, an optional second line (shapes, count, source). */
+typedef struct {
+  const char *label;
+  char *detail;                 /* owned, may be NULL */
+  double value;
+  const char *color;
+} bar_item;
+
+/* A bar chart in HTML rather than SVG: the labels are text boxes that wrap, so a long op
+ * name or shape list is never cut at a narrow width. */
+static void
+html_bars (GString *s, const char *id, const char *title, const bar_item *items, guint n)
+{
+  double max = 0.0;
+
+  for (guint k = 0; k < n; k++)
+    if (isfinite (items[k].value))
+      max = MAX (max, items[k].value);
+  g_string_append (s, "<h3>");
+  esc (s, title);
+  g_string_append_printf (s, "</h3>\n<div class=\"bars\" id=\"%s\">", id);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *width = num (max > 0 ? items[k].value / max * 100.0 : 0.0, 1);
+      g_autofree char *value = num (items[k].value, 3);
+
+      g_string_append (s, "<div class=\"lbl\">");
+      esc (s, items[k].label);
+      if (items[k].detail)
+        {
+          g_string_append (s, "<span class=\"sub\">");
+          esc (s, items[k].detail);
+          g_string_append (s, "</span>");
+        }
+      g_string_append_printf (s, "</div><div class=\"track\"><div class=\"fill\" "
+                              "style=\"width:%s%%;background:%s\"></div></div>"
+                              "<div class=\"val\">%s µs</div>\n", width, items[k].color, value);
+    }
+  g_string_append (s, "</div>\n");
+}
+
 static void
 svg_histogram (GString *s, const int64_t bins[10])
 {
-  const int bar_w = 40, gap = 6, chart_h = 160, top = 30, left = 40;
+  const int bar_w = 40, gap = 6, chart_h = 160, top = 44, left = 40;
+  const int width = left + 10 * (bar_w + gap) + 20, height = top + chart_h + 40;
   int64_t max = 0;
 
   for (int k = 0; k < 10; k++)
     max = MAX (max, bins[k]);
   g_string_append_printf (s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                          "height=\"%d\" role=\"img\"><title>Confidence histogram</title>"
+                          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
+                          "<title>Confidence histogram</title>"
                           "<text x=\"0\" y=\"18\" class=\"t\">Confidence histogram "
-                          "(distinct ops)</text>", left + 10 * (bar_w + gap) + 20,
-                          top + chart_h + 40);
+                          "(distinct ops)</text>", width, height, width, height);
   for (int k = 0; k < 10; k++)
     {
       double h = max > 0 ? (double) bins[k] / (double) max * chart_h : 0.0;
@@ -404,128 +484,274 @@ cmp_total_desc (gconstpointer a, gconstpointer b)
 }
 
 static void
-html_charts (GString *s, const msperf_run *run, GArray *rows)
+html_source_bars (GString *s, const msperf_summary *summary)
 {
-  static const msperf_source order[] = {
-    MSPERF_SOURCE_MEASURED, MSPERF_SOURCE_INTERPOLATED, MSPERF_SOURCE_EXTRAPOLATED,
-    MSPERF_SOURCE_PARTIAL, MSPERF_SOURCE_ANALYTIC
-  };
-  g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
-  const char *labels[TOP_OPS > 5 ? TOP_OPS : 5], *colors[TOP_OPS > 5 ? TOP_OPS : 5];
-  double values[TOP_OPS > 5 ? TOP_OPS : 5];
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-  int64_t bins[10] = { 0 };
-  guint n = 0;
+  bar_item items[G_N_ELEMENTS (html_sources)];
 
-  for (gsize k = 0; k < G_N_ELEMENTS (order); k++)
+  for (gsize k = 0; k < G_N_ELEMENTS (html_sources); k++)
     {
-      /* EXTRAPOLATED (opt-in) has a bar only when the run has such answers. */
-      if (order[k] == MSPERF_SOURCE_EXTRAPOLATED && summary->by_source[order[k]].distinct == 0)
-        continue;
-      labels[n] = msperf_source_name (order[k]);
-      colors[n] = source_color (labels[n]);
-      values[n++] = summary->by_source[order[k]].time_us;
+      items[k].label = msperf_source_name (html_sources[k]);
+      items[k].detail = NULL;
+      items[k].value = summary->by_source[html_sources[k]].time_us;
+      items[k].color = source_color (items[k].label);
     }
-  svg_hbars (s, "Time by source (µs)", n, labels, values, colors, "µs");
+  html_bars (s, "by-source", "Time by source (µs)", items, G_N_ELEMENTS (html_sources));
+}
+
+/* The TOP_OPS answered rows with the largest total, each labelled with its shapes so rows
+ * of one op name can be told apart. */
+static void
+html_top_ops (GString *s, GArray *rows)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  bar_item items[TOP_OPS] = { { NULL, NULL, 0.0, NULL } };
+  guint n;
 
   for (guint k = 0; k < rows->len; k++)
     {
       op_row *row = &g_array_index (rows, op_row, k);
-      const msperf_result *res = row->record->result;
-
-      if (row->record->op == NULL || res == NULL)
-        continue;
-      g_ptr_array_add (sorted, row);
-      if (isfinite (res->confidence))
-        bins[CLAMP ((int) floor (res->confidence * 10.0), 0, 9)]++;
+      if (row->record->op && row->record->result)
+        g_ptr_array_add (sorted, row);
     }
   g_ptr_array_sort (sorted, cmp_total_desc);
   n = MIN (sorted->len, TOP_OPS);
   for (guint k = 0; k < n; k++)
     {
       const op_row *row = g_ptr_array_index (sorted, k);
-      labels[k] = row_name (row);
-      colors[k] = source_color (row_source (row));
-      values[k] = row->total_us;
+      g_autofree char *shapes = shapes_text (row->record->op);
+
+      items[k].label = row_name (row);
+      items[k].detail = g_strdup_printf ("%s%s%" G_GINT64_FORMAT "× · %s", shapes,
+                                         *shapes ? " · " : "", row->count, row_source (row));
+      items[k].value = row->total_us;
+      items[k].color = source_color (row_source (row));
     }
-  svg_hbars (s, "Top ops by total time (µs)", n, labels, values, colors, "µs");
+  html_bars (s, "top-ops", "Top ops by total time (µs)", items, n);
+  for (guint k = 0; k < n; k++)
+    g_free (items[k].detail);
+}
+
+static void
+html_charts (GString *s, const msperf_summary *summary, GArray *rows)
+{
+  int64_t bins[10] = { 0 };
+
+  html_source_bars (s, summary);
+  html_top_ops (s, rows);
+  for (guint k = 0; k < rows->len; k++)
+    {
+      const msperf_result *res = g_array_index (rows, op_row, k).record->result;
+      if (g_array_index (rows, op_row, k).record->op && res && isfinite (res->confidence))
+        bins[CLAMP ((int) floor (res->confidence * 10.0), 0, 9)]++;
+    }
   svg_histogram (s, bins);
 }
 
 static const char html_css[] =
-  "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
-  "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-  "th{background:#f0f0f0}td.n{text-align:right}pre{background:#f7f7f7;padding:1em}"
-  "svg{display:block;margin:1em 0;font-size:12px}svg .t{font-weight:bold;font-size:14px}"
-  "dt{font-weight:bold;float:left;clear:left;width:12em}dd{margin-left:13em}"
+  "body{font-family:system-ui,sans-serif;margin:1em;color:#222}"
+  "h1,h2,h3,li,summary{overflow-wrap:anywhere}"
+  "table{border-collapse:collapse;font-size:13px;max-width:100%}"
+  "td,th{border:1px solid #ccc;padding:2px 5px;vertical-align:top;overflow-wrap:break-word}"
+  "th{background:#f0f0f0}td.n,td.int,td.src{text-align:right;white-space:nowrap}"
+  "td.src{text-align:left}td.op{overflow-wrap:anywhere}"
+  "pre{background:#f7f7f7;padding:1em;white-space:pre-wrap;overflow-wrap:anywhere}"
+  "svg{display:block;margin:1em 0;font-size:12px;max-width:100%;height:auto}"
+  "svg .t{font-weight:bold;font-size:14px}"
+  "dl.facts,.headline dl{display:grid;grid-template-columns:max-content minmax(0,1fr);"
+  "gap:.15em 1em;margin:.5em 0}"
+  "dl.facts dt,.headline dt{font-weight:bold}"
+  "dl.facts dd,.headline dd{margin:0;min-width:0;overflow-wrap:anywhere}"
   "details{margin:.3em 0}"
-  ".headline pre{border:2px solid #1565c0;background:#eef4fb;white-space:pre-wrap}"
-  ".legend span{display:inline-block;margin-right:1.2em}"
-  ".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}";
+  ".headline{border:2px solid #1565c0;background:#eef4fb;padding:.2em 1em;margin:1em 0}"
+  ".headline h2{margin:.3em 0;font-size:1.1em}"
+  ".legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;list-style:none;padding:0}"
+  ".sw{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}"
+  ".sub{display:block;color:#555;font-size:11px}"
+  ".bars{display:grid;grid-template-columns:minmax(0,2fr) minmax(3em,3fr) max-content;"
+  "gap:.3em .6em;align-items:center;font-size:13px}"
+  ".bars .lbl{min-width:0;overflow-wrap:anywhere}"
+  ".track{background:#eee;height:1.1em}.fill{height:100%}.val{white-space:nowrap;text-align:right}"
+  "@media (max-width:480px){dl.facts,.headline dl{grid-template-columns:minmax(0,1fr)}}";
 
-static char *
-render_html (const msperf_run *run, GArray *rows)
+/* Run on load: counts the text boxes whose content does not fit (wider than their box,
+ * outside the window, or an SVG label outside its SVG) with every <details> opened for the
+ * measurement, and writes the count on <body data-clipped-labels>, so a headless browser
+ * can check the layout (tests/cli/test_html_report.sh). */
+static const char html_layout_check[] =
+  "<script>window.addEventListener('load',function(){"
+  "var vw=document.documentElement.clientWidth,n=0,m=0,bad=[],bd=document.body;"
+  "var shut=[].slice.call(document.querySelectorAll('details:not([open])'));"
+  "shut.forEach(function(d){d.open=true;});"
+  "document.querySelectorAll('h1,h2,h3,th,td,dt,dd,summary,li,pre,.lbl,.val,svg text')"
+  ".forEach(function(e){var r=e.getBoundingClientRect(),c=e.ownerSVGElement,x;"
+  "if(r.width===0&&r.height===0)return;m++;"
+  "if(c){var b=c.getBoundingClientRect();"
+  "x=r.left<b.left-1||r.right>b.right+1||r.top<b.top-1||r.bottom>b.bottom+1;}"
+  "else x=e.clientWidth>0&&e.scrollWidth>e.clientWidth+1;"
+  "if(x||r.left<-1||r.right>vw+1){n++;if(bad.length<5)bad.push(e.textContent.slice(0,60));}});"
+  "shut.forEach(function(d){d.open=false;});"
+  "bd.setAttribute('data-checked-labels',m);bd.setAttribute('data-viewport-width',vw);"
+  "bd.setAttribute('data-page-width',document.documentElement.scrollWidth);"
+  "bd.setAttribute('data-clipped-examples',bad.join(' | '));"
+  "bd.setAttribute('data-clipped-labels',n);});</script>\n";
+
+/* The text headline (msperf_report_headline_text) as a box of label/value pairs, parsed from
+ * that text so the box and the first screen of the text output never disagree: "  label:
+ * value" lines, and deeper-indented lines continuing the value above. */
+static void
+html_headline (GString *s, const char *text)
 {
-  GString *s = g_string_new (NULL);
-  g_autofree char *summary = msperf_report_summary_text (run);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean open = FALSE;
 
-  g_string_append_printf (s, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                          "<title>msperf report</title><style>%s</style></head><body>\n"
-                          "<h1>msperf report</h1>\n", html_css);
-  g_autofree char *headline = msperf_report_headline_text (run);
-
-  g_string_append (s, "<div class=\"headline\" id=\"headline\"><pre>");
-  esc (s, headline);
-  g_string_append (s, "</pre></div>\n<ul>");
-  append_run_header (s, run, esc, "<li>", "</li>");
-  g_string_append (s, "</ul>\n");
-  if (run->warnings->len)
+  g_string_append (s, "<section class=\"headline\" id=\"headline\"><h2>");
+  esc (s, lines[0] ? lines[0] : "");
+  g_string_append (s, "</h2><dl>");
+  for (guint k = 1; lines[0] && lines[k]; k++)
     {
-      g_string_append (s, "<h2>Warnings</h2>\n<ul class=\"warnings\">");
-      for (guint k = 0; k < run->warnings->len; k++)
-        {
-          g_string_append (s, "<li>");
-          esc (s, g_ptr_array_index (run->warnings, k));
-          g_string_append (s, "</li>");
-        }
-      g_string_append (s, "</ul>\n");
-    }
-  g_string_append (s, "<h2>Summary</h2>\n<pre>");
-  esc (s, summary);
-  g_string_append (s, "</pre>\n<h2>Charts</h2>\n<p class=\"legend\" id=\"legend\">");
-  {
-    const char *const names[] = { "MEASURED", "INTERPOLATED", "EXTRAPOLATED", "PARTIAL",
-                                  "ANALYTIC", "REJECTED" };
-    g_autoptr (msperf_summary) sum = msperf_summary_compute (run);
-    gboolean extrapolated = sum->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct > 0;
+      const char *line = lines[k], *colon = strchr (line, ':'), *value = line;
 
-    for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
-      if (extrapolated || strcmp (names[k], "EXTRAPOLATED") != 0)
-        g_string_append_printf (s, "<span><i style=\"background:%s\"></i>%s</span>",
-                                source_color (names[k]), names[k]);
+      if (g_str_has_prefix (line, "  ") && line[2] != ' ' && colon)
+        {
+          g_string_append (s, open ? "</dd><dt>" : "<dt>");
+          g_string_append_len (s, line + 2, colon - line - 2); /* labels are plain words */
+          g_string_append (s, "</dt><dd>");
+          open = TRUE;
+          value = colon + 1;
+        }
+      else if (!open && *line)
+        {
+          g_string_append (s, "<dt></dt><dd>");
+          open = TRUE;
+        }
+      while (*value == ' ')
+        value++;
+      if (*value == '\0')
+        continue;
+      g_string_append (s, "<div>");
+      esc (s, value);
+      g_string_append (s, "</div>");
+    }
+  g_string_append (s, open ? "</dd></dl></section>\n" : "</dl></section>\n");
+}
+
+/* Invocations and distinct ops by source, as integers. */
+static void
+html_summary_table (GString *s, const msperf_summary *sum)
+{
+  g_string_append (s, "<table class=\"summary\" id=\"summary\"><tr><th>source</th>"
+                   "<th>invocations</th><th>distinct ops</th><th>time_us</th><th>time_%</th>"
+                   "</tr>\n");
+  for (gsize k = 0; k <= G_N_ELEMENTS (html_sources); k++)
+    {
+      msperf_source src = k < G_N_ELEMENTS (html_sources) ? html_sources[k]
+        : MSPERF_SOURCE_REJECTED;
+      const msperf_source_total *st = &sum->by_source[src];
+      g_autofree char *time = num (src == MSPERF_SOURCE_REJECTED ? NAN : st->time_us, 3);
+      g_autofree char *share = num (sum->total_us > 0 ? st->time_us / sum->total_us * 100.0
+                                    : 0.0, 1);
+
+      if (src == MSPERF_SOURCE_REJECTED && st->distinct == 0)
+        continue;
+      g_string_append (s, "<tr><td>");
+      html_source (s, msperf_source_name (src));
+      g_string_append_printf (s, "</td><td class=\"int\">%" G_GINT64_FORMAT "</td>"
+                              "<td class=\"int\">%" G_GINT64_FORMAT "</td><td class=\"n\">%s"
+                              "</td><td class=\"n\">%s</td></tr>\n", st->invocations,
+                              st->distinct, time, src == MSPERF_SOURCE_REJECTED ? "-" : share);
+    }
+  {
+    g_autofree char *total = num (sum->total_us, 3);
+    g_string_append_printf (s, "<tr class=\"total\"><th>total</th><td class=\"int\">%"
+                            G_GINT64_FORMAT "</td><td class=\"int\">%" G_GINT64_FORMAT
+                            "</td><td class=\"n\">%s</td><td class=\"n\">100.0</td></tr>"
+                            "</table>\n", sum->invocations, sum->distinct, total);
   }
-  g_string_append (s, "</p>\n");
-  html_charts (s, run, rows);
-  g_string_append (s, "<h2>Ops</h2>\n<table><tr><th>#</th><th>op</th><th>count</th>"
-                   "<th>source</th><th>confidence</th><th>latency_us</th><th>total_us</th>"
-                   "<th>method</th></tr>\n");
+  if (sum->counts_saturated)
+    g_string_append (s, "<p>Counts reached INT64_MAX and stopped there.</p>\n");
+}
+
+static void
+html_run_facts (GString *s, const msperf_run *run)
+{
+  const char *const facts[] = {
+    "database", run->database ? run->database : "(none: analytic only)",
+    "policy hash", run->policy_hash ? run->policy_hash : "-",
+    "device profile", run->device_profile ? run->device_profile : "-",
+  };
+
+  g_string_append (s, "<dl class=\"facts\" id=\"run\">");
+  for (size_t k = 0; k + 1 < G_N_ELEMENTS (facts); k += 2)
+    {
+      g_string_append_printf (s, "<dt>%s</dt><dd>", facts[k]);
+      esc (s, facts[k + 1]);
+      g_string_append (s, "</dd>");
+    }
+  g_string_append (s, "</dl>\n");
+}
+
+static void
+html_warnings (GString *s, const msperf_run *run)
+{
+  if (run->warnings->len == 0)
+    return;
+  g_string_append (s, "<h2>Warnings</h2>\n<ul class=\"warnings\">");
+  for (guint k = 0; k < run->warnings->len; k++)
+    {
+      g_string_append (s, "<li>");
+      esc (s, g_ptr_array_index (run->warnings, k));
+      g_string_append (s, "</li>");
+    }
+  g_string_append (s, "</ul>\n");
+}
+
+static void
+html_legend (GString *s)
+{
+  g_string_append (s, "<ul class=\"legend\" id=\"legend\">");
+  for (gsize k = 0; k < G_N_ELEMENTS (html_sources); k++)
+    {
+      const char *name = msperf_source_name (html_sources[k]);
+      g_string_append_printf (s, "<li data-source=\"%s\">", name);
+      html_source (s, name);
+      g_string_append (s, "</li>");
+    }
+  g_string_append (s, "</ul>\n");
+}
+
+static void
+html_ops_table (GString *s, GArray *rows)
+{
+  g_string_append (s, "<h2>Ops</h2>\n<table id=\"ops\"><tr><th>#</th><th>op, input shapes</th>"
+                   "<th>count</th><th>source</th><th>confidence</th>"
+                   "<th>latency µs</th><th>total µs</th><th>method</th></tr>\n");
   for (guint k = 0; k < rows->len; k++)
     {
       const op_row *row = &g_array_index (rows, op_row, k);
+      g_autofree char *shapes = shapes_text (row->record->op);
       row_cells c;
 
       row_cells_init (&c, row);
-      g_string_append_printf (s, "<tr><td class=\"n\">%u</td><td>", k + 1);
+      g_string_append_printf (s, "<tr><td class=\"int\">%u</td><td class=\"op\">", k + 1);
       esc (s, row_name (row));
-      g_string_append_printf (s, "</td><td class=\"n\">%" G_GINT64_FORMAT "</td><td>%s</td>"
-                              "<td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                              "<td class=\"n\">%s</td><td>", row->count, row_source (row),
-                              c.confidence, c.latency, c.total);
+      g_string_append (s, "<span class=\"sub\">");
+      esc (s, shapes);
+      g_string_append_printf (s, "</span></td><td class=\"int\">%" G_GINT64_FORMAT "</td>"
+                              "<td class=\"src\">", row->count);
+      html_source (s, row_source (row));
+      g_string_append_printf (s, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                              "<td class=\"n\">%s</td><td>", c.confidence, c.latency, c.total);
       esc (s, c.method);
       g_string_append (s, "</td></tr>\n");
       row_cells_clear (&c);
     }
-  g_string_append (s, "</table>\n<h2>Op details</h2>\n");
+  g_string_append (s, "</table>\n");
+}
+
+static void
+html_op_details (GString *s, GArray *rows)
+{
+  g_string_append (s, "<h2>Op details</h2>\n");
   for (guint k = 0; k < rows->len; k++)
     {
       const op_row *row = &g_array_index (rows, op_row, k);
@@ -533,7 +759,7 @@ render_html (const msperf_run *run, GArray *rows)
 
       g_string_append_printf (s, "<details><summary>%u. ", k + 1);
       esc (s, row_name (row));
-      g_string_append_printf (s, " — %s</summary><dl>", row_source (row));
+      g_string_append_printf (s, " — %s</summary><dl class=\"facts\">", row_source (row));
       for (guint j = 0; j + 1 < facts->len; j += 2)
         {
           g_string_append (s, "<dt>");
@@ -544,6 +770,34 @@ render_html (const msperf_run *run, GArray *rows)
         }
       g_string_append (s, "</dl></details>\n");
     }
+}
+
+static char *
+render_html (const msperf_run *run, GArray *rows)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *text = msperf_report_summary_text (run);
+  g_autofree char *headline = msperf_report_headline_text (run);
+  g_autoptr (msperf_summary) summary = msperf_summary_compute (run);
+
+  g_string_append_printf (s, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                          "<meta name=\"viewport\" content=\"width=device-width\">"
+                          "<title>msperf report</title><style>%s</style></head><body>\n"
+                          "<h1>msperf report</h1>\n", html_css);
+  html_headline (s, headline);
+  html_run_facts (s, run);
+  html_warnings (s, run);
+  g_string_append (s, "<h2>Summary</h2>\n");
+  html_summary_table (s, summary);
+  g_string_append (s, "<h2>Charts</h2>\n");
+  html_legend (s);
+  html_charts (s, summary, rows);
+  html_ops_table (s, rows);
+  html_op_details (s, rows);
+  g_string_append (s, "<h2>Text summary</h2>\n<pre id=\"text-summary\">");
+  esc (s, text);
+  g_string_append (s, "</pre>\n");
+  g_string_append (s, html_layout_check);
   g_string_append (s, "</body></html>\n");
   return g_string_free (s, FALSE);
 }

@@ -26,6 +26,7 @@ typedef struct {
   int tp, ep, dp, world;
   int jobs;                  /* INT_MIN: not given */
   guint shard_index, shard_count;
+  msperf_cli_model_opts *model;  /* estimate --model CONFIG and its options */
 } estimate_opts;
 
 static void
@@ -43,6 +44,7 @@ opts_clear (estimate_opts *o)
   g_free (o->shard);
   g_strfreev (o->models);
   g_strfreev (o->answers);
+  msperf_cli_model_opts_free (o->model);
 }
 
 /* The upstream list form `--performance-model analytic profiling` gives several words to one
@@ -228,7 +230,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
   /* The options checked: the command's own and, for estimate, the --model group's. */
   known = g_array_copy (own);
   if (!single)
-    msperf_cli_model_estimate_entries (known);
+    msperf_cli_model_estimate_entries (o->model, known);
   o->tp = o->ep = o->dp = o->world = o->jobs = INT_MIN;  /* "not given", so that 0 can be refused */
   if (!msperf_cli_check_options (single ? "msperf query"
                                  : o->summarize ? "msperf summarize" : "msperf estimate",
@@ -236,7 +238,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     return FALSE;
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) own->data, NULL);
   if (!single)
-    g_option_context_add_group (ctx, msperf_cli_model_estimate_group ());
+    g_option_context_add_group (ctx, msperf_cli_model_estimate_group (o->model));
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
   if (!check_sizes (o, error) || !check_outputs (o, error) || !check_jobs (o, error))
@@ -592,7 +594,7 @@ static int
 estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
                gboolean summarize)
 {
-  estimate_opts o = { .summarize = summarize };
+  estimate_opts o = { .summarize = summarize, .model = msperf_cli_model_opts_new () };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;
@@ -622,7 +624,8 @@ estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean singl
     }
   if (single)
     reader = msperf_trace_reader_open_data (o.op_json, -1, source = "--op", &error);
-  else if ((model_trace = msperf_cli_model_estimate_trace (o.seq_parallel, &source, &error)))
+  else if ((model_trace = msperf_cli_model_estimate_trace (o.model, o.seq_parallel, &source,
+                                                           &error)))
     reader = msperf_trace_reader_open_data (model_trace, -1, source, &error);
   else if (error == NULL)
     {

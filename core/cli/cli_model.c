@@ -5,22 +5,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include "cli/cli_model.h"
+#include "cli/options.h"
 #include <msperf/paths.h>
 #include "app/model.h"
 #include "app/model_e2e.h"
 
-/* Options every model command shares. */
-typedef struct {
+/* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
+ * the defaults apply, and 0 or a negative size given on purpose is refused. */
+#define UNSET INT_MIN
+
+struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
   int tp, ep, dp, pp, batch, seq, context, nextn;
   gboolean sp;
-} model_opts;
+};
+typedef struct msperf_cli_model_opts model_opts;
 
-static model_opts est;   /* estimate --model: filled by its option group */
+static void
+model_opts_init (model_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  o->tp = o->ep = o->dp = o->pp = o->batch = o->seq = o->context = o->nextn = UNSET;
+}
 
 static void
 model_opts_clear (model_opts *o)
@@ -33,11 +44,85 @@ model_opts_clear (model_opts *o)
   g_free (o->phase);
 }
 
-/* Adds the entries to ctx, else to group, else appends them to out (the strict option check
- * of estimate wants the list). */
+msperf_cli_model_opts *
+msperf_cli_model_opts_new (void)
+{
+  model_opts *o = g_new (model_opts, 1);
+
+  model_opts_init (o);
+  return o;
+}
+
+void
+msperf_cli_model_opts_free (msperf_cli_model_opts *o)
+{
+  if (o == NULL)
+    return;
+  model_opts_clear (o);
+  g_free (o);
+}
+
+static int
+int_or (int value, int fallback)
+{
+  return value == UNSET ? fallback : value;
+}
+
+/* value, when given, must be >= min: "--tp must be an integer >= 1, not 0". */
+static gboolean
+check_int (const char *flag, int value, int min, GError **error)
+{
+  if (value == UNSET || value >= min)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s must be an integer >= %d, not %d", flag, min, value);
+  return FALSE;
+}
+
+/* value, when given, must be > 0 (or within [0, 1] for a probability). */
+static gboolean
+check_double (const char *flag, double value, gboolean probability, GError **error)
+{
+  if (isnan (value) || (probability ? value >= 0.0 && value <= 1.0 : value > 0.0))
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be %s, not %g", flag,
+               probability ? "in 0..1" : "> 0", value);
+  return FALSE;
+}
+
+static gboolean
+check_model_sizes (const model_opts *o, GError **error)
+{
+  return check_int ("--tp", o->tp, 1, error) && check_int ("--ep", o->ep, 1, error)
+         && check_int ("--dp", o->dp, 1, error) && check_int ("--pp", o->pp, 1, error)
+         && check_int ("--batch", o->batch, 1, error) && check_int ("--seq", o->seq, 1, error)
+         && check_int ("--context", o->context, 1, error)
+         && check_int ("--nextn", o->nextn, 0, error);
+}
+
+/* The first model option given, for estimate without --model (it would be ignored). */
+static const char *
+first_given (const model_opts *o)
+{
+  const struct { const char *flag; gboolean given; } opts[] = {
+    { "--template", o->template_path != NULL }, { "--templates-dir", o->templates_dir != NULL },
+    { "--dtype", o->dtype != NULL }, { "--quant", o->quant != NULL },
+    { "--phase", o->phase != NULL }, { "--batch", o->batch != UNSET },
+    { "--seq", o->seq != UNSET }, { "--context", o->context != UNSET },
+    { "--nextn", o->nextn != UNSET }, { "--tp", o->tp != UNSET }, { "--ep", o->ep != UNSET },
+    { "--dp", o->dp != UNSET }, { "--pp", o->pp != UNSET },
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (opts); k++)
+    if (opts[k].given)
+      return opts[k].flag;
+  return NULL;
+}
+
+/* Appends the shared entries to out (GOptionEntry, no terminator): the model, and the pass
+ * (phase, sizes) and layout groups when asked. */
 static void
-add_model_entries (GOptionContext *ctx, GOptionGroup *group, GArray *out, model_opts *o,
-                   gboolean pass, gboolean layout)
+add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
 {
   const GOptionEntry model[] = {
     { "model", 0, 0, G_OPTION_ARG_FILENAME, &o->config, "Hugging Face config.json", "CONFIG" },
@@ -48,49 +133,36 @@ add_model_entries (GOptionContext *ctx, GOptionGroup *group, GArray *out, model_
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Activation and weight dtype (default: the config's torch_dtype)", "DTYPE" },
     { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant, "none (default) or w8a8", "MODE" },
-    G_OPTION_ENTRY_NULL
   };
   const GOptionEntry pass_entries[] = {
     { "phase", 0, 0, G_OPTION_ARG_STRING, &o->phase, "prefill (default) or decode", "PHASE" },
     { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, "Sequences in the pass (default 1)", "B" },
-    { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Prefill: tokens per sequence", "S" },
-    { "context", 0, 0, G_OPTION_ARG_INT, &o->context, "Decode: cached tokens per sequence", "L" },
-    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "Decode: MTP draft tokens per step", "K" },
-    G_OPTION_ENTRY_NULL
+    { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Prefill: tokens per sequence (default 1024)",
+      "S" },
+    { "context", 0, 0, G_OPTION_ARG_INT, &o->context,
+      "Decode: cached tokens per sequence (default 1024)", "L" },
+    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "Decode: MTP draft tokens per step (default 0)",
+      "K" },
   };
   const GOptionEntry layout_entries[] = {
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel size (default 1)", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep, "Expert-parallel size (default 1)", "N" },
     { "dp", 0, 0, G_OPTION_ARG_INT, &o->dp, "Attention data-parallel size (default 1)", "N" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline-parallel size (default 1)", "N" },
-    G_OPTION_ENTRY_NULL
   };
 
-  if (ctx)
-    {
-      g_option_context_add_main_entries (ctx, model, NULL);
-      if (pass)
-        g_option_context_add_main_entries (ctx, pass_entries, NULL);
-      if (layout)
-        g_option_context_add_main_entries (ctx, layout_entries, NULL);
-      return;
-    }
-  if (out)
-    {
-      g_array_append_vals (out, model, G_N_ELEMENTS (model) - 1);
-      g_array_append_vals (out, pass_entries, G_N_ELEMENTS (pass_entries) - 1);
-      g_array_append_vals (out, layout_entries, G_N_ELEMENTS (layout_entries) - 1);
-      return;
-    }
-  g_option_group_add_entries (group, model);
-  g_option_group_add_entries (group, pass_entries);
-  g_option_group_add_entries (group, layout_entries);
+  g_array_append_vals (out, model, G_N_ELEMENTS (model));
+  if (pass)
+    g_array_append_vals (out, pass_entries, G_N_ELEMENTS (pass_entries));
+  if (layout)
+    g_array_append_vals (out, layout_entries, G_N_ELEMENTS (layout_entries));
 }
 
 void
-msperf_cli_model_estimate_entries (GArray *out)
+msperf_cli_model_estimate_entries (msperf_cli_model_opts *o, GArray *out)
 {
-  add_model_entries (NULL, NULL, out, &est, TRUE, TRUE);
+  g_return_if_fail (o != NULL && out != NULL);
+  add_model_entries (out, o, TRUE, TRUE);
 }
 
 static msperf_model *
@@ -112,8 +184,8 @@ load_model (const model_opts *o, GError **error)
 static msperf_model_layout
 layout_of (const model_opts *o)
 {
-  msperf_model_layout l = { o->tp ? o->tp : 1, o->ep ? o->ep : 1, o->dp ? o->dp : 1,
-                            o->pp ? o->pp : 1, o->sp };
+  msperf_model_layout l = { int_or (o->tp, 1), int_or (o->ep, 1), int_or (o->dp, 1),
+                            int_or (o->pp, 1), o->sp };
   return l;
 }
 
@@ -128,7 +200,9 @@ pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
                    "--phase must be prefill or decode, not '%s'", o->phase);
       return FALSE;
     }
-  if ((decode && o->seq) || (!decode && (o->context || o->nextn)))
+  if (!check_model_sizes (o, error))
+    return FALSE;
+  if ((decode && o->seq != UNSET) || (!decode && (o->context != UNSET || o->nextn != UNSET)))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    decode ? "--seq is for prefill; decode takes --context and --nextn"
@@ -136,16 +210,21 @@ pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
       return FALSE;
     }
   p->phase = decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL;
-  p->batch = o->batch ? o->batch : 1;
-  p->seq = o->seq ? o->seq : 1024;
-  p->context = o->context ? o->context : 1024;
-  p->nextn = o->nextn;
+  p->batch = int_or (o->batch, 1);
+  p->seq = int_or (o->seq, 1024);
+  p->context = int_or (o->context, 1024);
+  p->nextn = int_or (o->nextn, 0);
   return TRUE;
 }
 
+/* Every option of args must be one of entries (an option of another command is an error
+ * naming this one, with "did you mean"); then GOption parses them. */
 static gboolean
-parse_ctx (GOptionContext *ctx, char ***args, GError **error)
+parse_ctx (const char *cmd, GOptionContext *ctx, GArray *entries, char ***args, GError **error)
 {
+  if (!msperf_cli_check_options (cmd, (const GOptionEntry *) (void *) entries->data, *args, error))
+    return FALSE;
+  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) entries->data, NULL);
   if (!g_option_context_parse_strv (ctx, args, error))
     return FALSE;
   if (g_strv_length (*args) > 1)
@@ -169,14 +248,14 @@ fail (const char *cmd, GError *error)
 int
 msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
 {
-  model_opts o = { 0 };
+  model_opts o;
   char *output = NULL;
   const GOptionEntry entries[] = {
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
-    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— the trace of one forward pass");
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_model) m = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
@@ -187,9 +266,10 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
 
   (void) g;
   (void) argc;
-  add_model_entries (ctx, NULL, NULL, &o, TRUE, TRUE);
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!parse_ctx (ctx, &args, &error) || !pass_of (&o, &pass, &error)
+  model_opts_init (&o);
+  add_model_entries (all, &o, TRUE, TRUE);
+  g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
+  if (!parse_ctx ("msperf trace", ctx, all, &args, &error) || !pass_of (&o, &pass, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
@@ -211,31 +291,43 @@ out:
 /* ---------------------------------------------------------------- estimate --model */
 
 GOptionGroup *
-msperf_cli_model_estimate_group (void)
+msperf_cli_model_estimate_group (msperf_cli_model_opts *o)
 {
   GOptionGroup *group = g_option_group_new ("model", "Estimate a model from its config.json "
                                             "(doc/models.md):", "Show the --model options",
                                             NULL, NULL);
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
 
-  add_model_entries (NULL, group, NULL, &est, TRUE, TRUE);
+  g_return_val_if_fail (o != NULL, NULL);
+  add_model_entries (all, o, TRUE, TRUE);
+  g_option_group_add_entries (group, (const GOptionEntry *) (void *) all->data);
   return group;
 }
 
 char *
-msperf_cli_model_estimate_trace (gboolean sequence_parallel, const char **name, GError **error)
+msperf_cli_model_estimate_trace (msperf_cli_model_opts *est, gboolean sequence_parallel,
+                                 const char **name, GError **error)
 {
   g_autoptr (msperf_model) m = NULL;
   GString *out;
   msperf_model_layout layout;
   msperf_model_pass pass;
 
-  if (est.config == NULL)
+  g_return_val_if_fail (est != NULL, NULL);
+  if (est->config == NULL)
+    {
+      const char *flag = first_given (est);
+      if (flag)
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "%s is an option of --model CONFIG, given without it (a trace's own "
+                     "layout is --tp-size, --ep-size, --dp-size)", flag);
+      return NULL;
+    }
+  *name = est->config;
+  est->sp = sequence_parallel;
+  if (!pass_of (est, &pass, error) || (m = load_model (est, error)) == NULL)
     return NULL;
-  *name = est.config;
-  est.sp = sequence_parallel;
-  if (!pass_of (&est, &pass, error) || (m = load_model (&est, error)) == NULL)
-    return NULL;
-  layout = layout_of (&est);
+  layout = layout_of (est);
   out = g_string_new (NULL);
   if (!msperf_model_trace (m, &layout, &pass, out, error))
     {
@@ -270,14 +362,14 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
       || !msperf_engine_start (e, error))
     return NULL;
   memfile = msperf_paths_data_file ("policies/device_memory.yaml", "policies/device_memory.yaml");
-  *device_bytes = eo->memory_gib > 0
+  *device_bytes = !isnan (eo->memory_gib)
                     ? eo->memory_gib * 1024.0 * 1024.0 * 1024.0
                     : msperf_model_device_memory (memfile, msperf_engine_device_name (e), NULL);
   return g_steal_pointer (&e);
 }
 
 static void
-add_engine_entries (GOptionContext *ctx, engine_opts *eo)
+add_engine_entries (GArray *out, engine_opts *eo)
 {
   const GOptionEntry entries[] = {
     { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
@@ -286,9 +378,9 @@ add_engine_entries (GOptionContext *ctx, engine_opts *eo)
       "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
     { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
       "Device memory (default: policies/device_memory.yaml for the device profile)", "GIB" },
-    G_OPTION_ENTRY_NULL
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  eo->memory_gib = NAN;
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
 }
 
 /* ---------------------------------------------------------------- e2e */
@@ -300,32 +392,39 @@ typedef struct {
 } request_opts;
 
 static void
-add_request_entries (GOptionContext *ctx, request_opts *r, model_opts *o)
+add_request_entries (GArray *out, request_opts *r, model_opts *o)
 {
   const GOptionEntry entries[] = {
     { "isl", 0, 0, G_OPTION_ARG_INT, &r->isl, "Input tokens per request (default 1024)", "N" },
     { "osl", 0, 0, G_OPTION_ARG_INT, &r->osl, "Output tokens per request (default 128)", "N" },
-    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "MTP draft tokens per decode step", "K" },
+    { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "MTP draft tokens per decode step (default 0)",
+      "K" },
     { "nextn-accept", 0, 0, G_OPTION_ARG_DOUBLE, &r->accept,
       "Acceptance probability of each draft token (default 0.7)", "P" },
     { "decode-stride", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &r->stride,
       "Decode sampled every N tokens (default 32)", "N" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Output format", "FORMAT" },
-    G_OPTION_ENTRY_NULL
   };
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  r->isl = r->osl = r->stride = UNSET;
+  r->accept = NAN;
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
 }
 
 static gboolean
 request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2e_request *req,
             GError **error)
 {
-  req->isl = r->isl ? r->isl : 1024;
-  req->osl = r->osl ? r->osl : 128;
+  if (!check_int ("--isl", r->isl, 1, error) || !check_int ("--osl", r->osl, 1, error)
+      || !check_int ("--nextn", o->nextn, 0, error)
+      || !check_int ("--decode-stride", r->stride, 1, error)
+      || !check_double ("--nextn-accept", r->accept, TRUE, error))
+    return FALSE;
+  req->isl = int_or (r->isl, 1024);
+  req->osl = int_or (r->osl, 128);
   req->batch = batch;
-  req->nextn = o->nextn;
-  req->accept = r->accept > 0 ? r->accept : 0.7;
-  req->stride = r->stride > 0 ? r->stride : 32;
+  req->nextn = int_or (o->nextn, 0);
+  req->accept = isnan (r->accept) ? 0.7 : r->accept;
+  req->stride = int_or (r->stride, 32);
   if (req->isl < 1 || req->osl < 1 || req->nextn < 0 || req->accept > 1 || batch < 1)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -365,10 +464,11 @@ print_e2e_table (const msperf_model *m, const msperf_e2e_point *p, const msperf_
 int
 msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
 {
-  model_opts o = { 0 };
+  model_opts o;
   engine_opts eo = { 0 };
   request_opts ro = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— TTFT, TPOT and throughput of a request");
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_model) m = NULL;
   g_autoptr (msperf_engine) e = NULL;
@@ -382,15 +482,17 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   const GOptionEntry batch_entry[] = {
     { "batch", 0, 0, G_OPTION_ARG_INT, &o.batch, "Requests per DP rank (default 1)", "B" },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
-    G_OPTION_ENTRY_NULL
   };
 
   (void) argc;
-  add_model_entries (ctx, NULL, NULL, &o, FALSE, TRUE);
-  add_engine_entries (ctx, &eo);
-  add_request_entries (ctx, &ro, &o);
-  g_option_context_add_main_entries (ctx, batch_entry, NULL);
-  if (!parse_ctx (ctx, &args, &error) || !request_of (&ro, &o, o.batch ? o.batch : 1, &req, &error)
+  model_opts_init (&o);
+  add_model_entries (all, &o, FALSE, TRUE);
+  add_engine_entries (all, &eo);
+  add_request_entries (all, &ro, &o);
+  g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
+  if (!parse_ctx ("msperf e2e", ctx, all, &args, &error) || !check_model_sizes (&o, &error)
+      || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
+      || !request_of (&ro, &o, int_or (o.batch, 1), &req, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   if (ro.format && strcmp (ro.format, "table") != 0 && strcmp (ro.format, "jsonl") != 0)
@@ -530,8 +632,8 @@ sweep_layouts (const sweep_opts *so, const GArray *tps, const GArray *eps, const
 static gboolean
 meets (const sweep_opts *so, const msperf_e2e_point *p)
 {
-  return p->estimated && (so->ttft_max <= 0 || p->ttft_ms <= so->ttft_max)
-         && (so->tpot_max <= 0 || p->tpot_ms <= so->tpot_max);
+  return p->estimated && (isnan (so->ttft_max) || p->ttft_ms <= so->ttft_max)
+         && (isnan (so->tpot_max) || p->tpot_ms <= so->tpot_max);
 }
 
 static gboolean
@@ -621,10 +723,10 @@ run_points (msperf_model_eval *ev, msperf_model *m, const GArray *layouts, const
 int
 msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
 {
-  model_opts o = { 0 };
+  model_opts o;
   engine_opts eo = { 0 };
   request_opts ro = { 0 };
-  sweep_opts so = { 0 };
+  sweep_opts so = { NULL, NULL, NULL, NULL, NULL, NULL, UNSET, NAN, NAN };
   const GOptionEntry entries[] = {
     { "devices", 0, 0, G_OPTION_ARG_INT, &so.devices, "Devices per replica group (default 8)", "N" },
     { "tp", 0, 0, G_OPTION_ARG_STRING, &so.tps, "Tensor-parallel sizes (default 1,2,4,8)", "LIST" },
@@ -638,9 +740,9 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &so.report,
       "Write DIR/sweep.csv, DIR/pareto.csv and DIR/pareto.svg", "DIR" },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
-    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— layouts × batch sizes, Pareto front");
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_model) m = NULL;
   g_autoptr (msperf_engine) e = NULL;
@@ -658,11 +760,16 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   gint64 t0 = g_get_monotonic_time ();
 
   (void) argc;
-  add_model_entries (ctx, NULL, NULL, &o, FALSE, FALSE);
-  add_engine_entries (ctx, &eo);
-  add_request_entries (ctx, &ro, &o);
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!parse_ctx (ctx, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
+  model_opts_init (&o);
+  add_model_entries (all, &o, FALSE, FALSE);
+  add_engine_entries (all, &eo);
+  add_request_entries (all, &ro, &o);
+  g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
+  if (!parse_ctx ("msperf sweep", ctx, all, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
+      || !check_int ("--devices", so.devices, 1, &error)
+      || !check_double ("--ttft-max", so.ttft_max, FALSE, &error)
+      || !check_double ("--tpot-max", so.tpot_max, FALSE, &error)
+      || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
       || !parse_shard (so.shard, &shard, &shards, &error)
       || (tps = parse_list ("--tp", so.tps, "1,2,4,8", FALSE, &error)) == NULL
       || (eps = parse_list ("--ep", so.eps, "1", FALSE, &error)) == NULL
@@ -677,8 +784,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
                    "--format must be csv or jsonl, not '%s'", ro.format);
       goto out;
     }
-  if (so.devices == 0)
-    so.devices = 8;
+  so.devices = int_or (so.devices, 8);
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL)
     goto out;
   ev = msperf_model_eval_new (e);

@@ -28,15 +28,45 @@ or_dash (const char *s)
   return s != NULL && *s != '\0' ? s : "-";
 }
 
-/* "loaded", or "rejected: ABI 42, expected 1" when there is a reason. */
+static char *printable (const char *s);
+
+/* "loaded", or "rejected: ABI 42, expected 1" when there is a reason (escaped: a reason names
+ * files). */
 static char *
 status_text (const msperf_plugin_info *info)
 {
   const char *status = msperf_plugin_status_name (info->status);
+  g_autofree char *text = NULL;
 
   if (info->reason != NULL && *info->reason != '\0')
-    return g_strdup_printf ("%s: %s", status, info->reason);
-  return g_strdup (status);
+    text = g_strdup_printf ("%s: %s", status, info->reason);
+  return printable (text ? text : status);
+}
+
+/* s with control characters (ESC sequences, newlines) and invalid UTF-8 bytes written as
+ * \xNN, so a module's name or file name cannot drive the terminal. Transfer full. */
+static char *
+printable (const char *s)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = s ? s : ""; *p;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f
+          || (c >= 0x80 && c < 0xa0))
+        {
+          int len = (c == (gunichar) -1 || c == (gunichar) -2) ? 1
+                    : (int) (g_utf8_next_char (p) - p);
+          for (int k = 0; k < len; k++)
+            g_string_append_printf (out, "\\x%02x", (guchar) p[k]);
+          p += len;
+          continue;
+        }
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
 }
 
 /* Prints s padded to width characters (not bytes: module names and paths may be UTF-8). */
@@ -108,11 +138,11 @@ plugins_list (const msperf_cli_global *g, char **args)
       const msperf_plugin_info *info = g_ptr_array_index (infos, i);
       char **row = g_new0 (char *, G_N_ELEMENTS (headers) + 1);
 
-      row[0] = g_strdup (or_dash (info->name));
-      row[1] = g_strdup (or_dash (info->version));
-      row[2] = g_strdup (or_dash (info->capabilities));
+      row[0] = printable (or_dash (info->name));
+      row[1] = printable (or_dash (info->version));
+      row[2] = printable (or_dash (info->capabilities));
       row[3] = status_text (info);
-      row[4] = g_strdup (or_dash (info->file));
+      row[4] = printable (or_dash (info->file));
       for (size_t c = 0; c < G_N_ELEMENTS (headers); c++)
         widen (&width[c], row[c]);
       g_ptr_array_add (rows, row);
@@ -189,16 +219,23 @@ plugins_info (const msperf_cli_global *g, char **args)
     }
   if (found == NULL)
     {
+      g_autofree char *shown = printable (name);
       g_printerr ("msperf plugins info: no module named '%s' (try `msperf plugins list`)\n",
-                  name);
+                  shown);
       return MSPERF_EXIT_USAGE;
     }
 
   status = status_text (found);
-  printf ("name:         %s\n", found->name);
-  printf ("version:      %s\n", or_dash (found->version));
-  printf ("description:  %s\n", or_dash (found->description));
-  printf ("file:         %s\n", or_dash (found->file));
+  {
+    const char *const fields[] = { "name:         ", found->name, "version:      ", found->version,
+                                   "description:  ", found->description,
+                                   "file:         ", found->file };
+    for (gsize k = 0; k + 1 < G_N_ELEMENTS (fields); k += 2)
+      {
+        g_autofree char *text = printable (or_dash (fields[k + 1]));
+        printf ("%s%s\n", fields[k], text);
+      }
+  }
   print_capabilities (found->capabilities);
   printf ("status:       %s\n", status);
   /* Later files of the same name (shadowed, duplicates) explain why they did not load. */
@@ -210,7 +247,10 @@ plugins_info (const msperf_cli_global *g, char **args)
       if (info == found || info->name == NULL || strcmp (info->name, name) != 0)
         continue;
       other = status_text (info);
-      printf ("also found:   %s (%s)\n", or_dash (info->file), other);
+      {
+        g_autofree char *file = printable (or_dash (info->file));
+        printf ("also found:   %s (%s)\n", file, other);
+      }
     }
   return MSPERF_EXIT_OK;
 }

@@ -44,6 +44,19 @@ takes_value (const GOptionEntry *e)
   return e->arg != G_OPTION_ARG_NONE && !(e->flags & G_OPTION_FLAG_OPTIONAL_ARG);
 }
 
+/* estimate spells layout sizes --tp-size, the model commands --tp: either one given to the
+ * other command gets the right spelling suggested. Transfer none. */
+static const char *
+size_alias (const char *name, const GOptionEntry *entries)
+{
+  g_autofree char *other = g_str_has_suffix (name, "-size")
+                             ? g_strndup (name, strlen (name) - strlen ("-size"))
+                             : g_strconcat (name, "-size", NULL);
+  const GOptionEntry *e = find_entry (entries, other);
+
+  return e && !(e->flags & G_OPTION_FLAG_HIDDEN) ? e->long_name : NULL;
+}
+
 static void
 unknown (const char *command, const char *name, const GOptionEntry *entries, GError **error)
 {
@@ -54,7 +67,9 @@ unknown (const char *command, const char *name, const GOptionEntry *entries, GEr
     if (!(e->flags & G_OPTION_FLAG_HIDDEN))
       g_ptr_array_add (names, (gpointer) e->long_name);
   g_ptr_array_add (names, NULL);
-  near = msperf_cli_closest (name, (const char *const *) names->pdata);
+  near = size_alias (name, entries);  /* before the edit distance: --tp is closer to --op */
+  if (near == NULL)
+    near = msperf_cli_closest (name, (const char *const *) names->pdata);
   if (g_str_has_prefix (command, "msperf "))
     command += strlen ("msperf ");
   if (near)

@@ -150,6 +150,9 @@ msperf_csv_read (const char *data, size_t len, const char *name, msperf_csv_reco
       if (!open)
         r.start_line = lineno;
       r.last = EVENT_NONE;
+      /* libcsv grows its field buffer blk_size bytes at a time (128 by default): a huge cell
+       * would cost one realloc per 128 bytes. A block of the line's length makes it one. */
+      csv_set_blk_size (&parser, MAX (n, (size_t) 4096));
       if (csv_parse (&parser, data + pos, n, on_field, on_record, &r) != n)
         {
           if (r.error != NULL)

@@ -309,6 +309,15 @@ msperf_device_find (const char *name_or_path, const char *const *search_dirs, GE
   g_autoptr (GString) tried = g_string_new (NULL);
 
   g_return_val_if_fail (name_or_path != NULL, NULL);
+  /* A name no file system takes (or a runaway argument) is quoted cut, not echoed whole. */
+  if (strlen (name_or_path) > (strchr (name_or_path, '/') ? 4096u : 255u))
+    {
+      g_autofree char *head = g_utf8_make_valid (name_or_path, 64);
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "device profile '%s…' is too long (%zu bytes; at most %u)", head,
+                   strlen (name_or_path), strchr (name_or_path, '/') ? 4096u : 255u);
+      return NULL;
+    }
   if (strchr (name_or_path, '/') != NULL || g_str_has_suffix (name_or_path, ".yaml"))
     return msperf_device_load (name_or_path, error);
   /* A bare name becomes a file name: it must not walk out of the profile directories. */

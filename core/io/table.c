@@ -112,6 +112,15 @@ quote_cell (const char *text)
 }
 
 static gboolean
+is_latency_name (const char *name)
+{
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    if (strcmp (name, latency_names[k]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
 header_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields,
                GError **error)
 {
@@ -126,6 +135,16 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
       }
   for (size_t k = 0; k < n_fields; k++)
     {
+      gpointer first = g_hash_table_lookup (table->column_index, fields[k]);
+
+      /* Two latency columns of one name: which one is meant cannot be guessed. */
+      if (first && is_latency_name (fields[k]))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s:%u: duplicate latency column '%s' (columns %d and %zu)", table->path,
+                       line, fields[k], GPOINTER_TO_INT (first), k + 1);
+          return FALSE;
+        }
       g_ptr_array_add (table->columns, g_strdup (fields[k]));
       if (!g_hash_table_contains (table->column_index, fields[k]))
         g_hash_table_insert (table->column_index, g_strdup (fields[k]),

@@ -157,7 +157,42 @@ typedef struct {
   const char *name;
   int n_nodes;
   gint64 *sizes;   /* memoised expanded size per node; -1 = being computed (cycle guard) */
+  const char *data; /* the text parsed, to tell "!!str true" from a plain "true" */
+  size_t len;
 } loader;
+
+static guint node_line (const yaml_node_t *node);
+
+/* libyaml gives an explicit !!str and no tag the same tag: the source tells them apart (a
+ * node's start mark is at its properties, "&anchor" and the tag). */
+static gboolean
+explicit_tag (const loader *ld, const yaml_node_t *node)
+{
+  size_t k = node->start_mark.index;
+
+  if (k < ld->len && ld->data[k] == '&')
+    while (k < ld->len && ld->data[k] != ' ' && ld->data[k] != '\t' && ld->data[k] != '\n')
+      k++;
+  while (k < ld->len && (ld->data[k] == ' ' || ld->data[k] == '\t'))
+    k++;
+  return k < ld->len && ld->data[k] == '!';
+}
+
+/* Tags msperf does not resolve are refused, not ignored: "!!int x" must not become a string
+ * or "!!bool yes" a word without a word. !!str, !!seq and !!map are what msperf reads anyway. */
+static gboolean
+check_tag (const loader *ld, const yaml_node_t *node, GError **error)
+{
+  const char *tag = (const char *) node->tag;
+  const char *want = node->type == YAML_SCALAR_NODE ? YAML_STR_TAG
+                     : node->type == YAML_SEQUENCE_NODE ? YAML_SEQ_TAG : YAML_MAP_TAG;
+
+  if (tag == NULL || node->type == YAML_NO_NODE || strcmp (tag, want) == 0)
+    return TRUE;
+  msperf_yaml_set_error (error, MSPERF_ERROR_PARSE, ld->name, node_line (node),
+                         "unsupported YAML tag '%.64s' (only !!str is honoured)", tag);
+  return FALSE;
+}
 
 static guint
 node_line (const yaml_node_t *node)
@@ -292,6 +327,8 @@ convert (loader *ld, int index, int depth, GError **error)
                              "nesting deeper than %d levels", MSPERF_YAML_MAX_DEPTH);
       return NULL;
     }
+  if (!check_tag (ld, node, error))
+    return NULL;
   switch (node->type)
     {
     case YAML_SCALAR_NODE:
@@ -303,7 +340,7 @@ convert (loader *ld, int index, int depth, GError **error)
                                    "NUL character in a scalar");
             return NULL;
           }
-        if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+        if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !explicit_tag (ld, node))
           v = msperf_yaml_resolve_plain (text);
         else
           {
@@ -442,6 +479,8 @@ msperf_yaml_load_data (const char *data, size_t len, const char *name, GError **
 
   ld.doc = &doc;
   ld.name = name;
+  ld.data = data;
+  ld.len = len;
   ld.n_nodes = (int) (doc.nodes.top - doc.nodes.start);
   ld.sizes = g_new0 (gint64, ld.n_nodes);
   {

@@ -111,6 +111,27 @@ if grep -qx att "$tmp/commands"; then
   done
 fi
 
+# Defaults of the model commands (trace, e2e, sweep): every "(default X)" of an option in
+# their --help must be in the man page's section for them as "--option X" (followed by a
+# separator, so --tp 1 is not satisfied by --tp 1,2,4,8), so help and man page cannot drift.
+sed -n '/^\.SS Options of trace, e2e, sweep/,/^\.SS Options of validate/p' "$man" \
+  | sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' | tr '\n' ' ' >"$tmp/model-section"
+t_defaults() {
+  "$bin" "$1" --help >"$tmp/$1-defaults.txt" 2>&1 || { echo "msperf $1 --help failed"; return 1; }
+  grep -E '^ +--[a-z-]+=[^ ]+ .*\(default [^):]+\)' "$tmp/$1-defaults.txt" \
+    | sed -E 's/^ +(--[a-z-]+)=.*\(default ([^) ]+)[) ].*/\1 \2/; s/,$//' >"$tmp/$1-pairs"
+  [ -s "$tmp/$1-pairs" ] || { echo "no (default X) in msperf $1 --help"; return 1; }
+  missing=0
+  while read -r opt def; do
+    grep -qE -- "$opt $def([^0-9,.]|\$)" "$tmp/model-section" \
+      || { echo "msperf $1: $opt (default $def) is not in doc/msperf.1 as '$opt $def'"; missing=1; }
+  done <"$tmp/$1-pairs"
+  [ "$missing" -eq 0 ]
+}
+for c in trace e2e sweep; do
+  ok "every default of msperf $c --help is in the man page" t_defaults "$c"
+done
+
 t_env() { grep -q 'MSPERF_PLUGIN_PATH' "$plain" || { echo "MSPERF_PLUGIN_PATH not documented"; return 1; }; }
 ok "the ENVIRONMENT section names MSPERF_PLUGIN_PATH" t_env
 

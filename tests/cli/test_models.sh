@@ -47,6 +47,33 @@ t_trace() {
 }
 ok "trace: Qwen3-32B tp16 decode has the captured qkv GEMM" t_trace
 
+# The defaults the help texts and doc/msperf.1 state are the ones used: spelled out, the same
+# output (e2e without its "computed in" timing line).
+t_trace_defaults() {
+  $bin trace --model "$llama" >"$tmp/d1" || return 1
+  $bin trace --model "$llama" --phase prefill --batch 1 --seq 1024 --tp 1 --ep 1 --dp 1 --pp 1 \
+    >"$tmp/d2" || return 1
+  cmp "$tmp/d1" "$tmp/d2" || return 1
+  $bin trace --model "$llama" --phase decode >"$tmp/d1" || return 1
+  $bin trace --model "$llama" --phase decode --context 1024 --nextn 0 --batch 1 >"$tmp/d2" || return 1
+  cmp "$tmp/d1" "$tmp/d2"
+}
+ok "trace: the documented defaults are the ones used" t_trace_defaults
+t_e2e_defaults() {
+  $bin e2e --model "$llama" | grep -v '^computed in' >"$tmp/d1" || return 1
+  $bin e2e --model "$llama" --isl 1024 --osl 128 --batch 1 --nextn 0 --nextn-accept 0.7 --tp 1 \
+    --ep 1 --dp 1 --pp 1 | grep -v '^computed in' >"$tmp/d2" || return 1
+  [ -s "$tmp/d1" ] && cmp "$tmp/d1" "$tmp/d2"
+}
+ok "e2e: the documented defaults are the ones used" t_e2e_defaults
+t_sweep_defaults() {
+  $bin sweep --model "$llama" --batch 1,8 >"$tmp/d1" 2>/dev/null || return 1
+  $bin sweep --model "$llama" --batch 1,8 --devices 8 --tp 1,2,4,8 --ep 1 --pp 1 --isl 1024 \
+    --osl 128 >"$tmp/d2" 2>/dev/null || return 1
+  [ -s "$tmp/d1" ] && cmp "$tmp/d1" "$tmp/d2"
+}
+ok "sweep: the documented defaults are the ones used" t_sweep_defaults
+
 t_trace_estimate() {
   $bin trace --model "$llama" --batch 2 --seq 128 -o "$tmp/t.jsonl" || return 1
   status_is 0 $bin estimate --ops "$tmp/t.jsonl" --format jsonl || return 1

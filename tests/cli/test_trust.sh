@@ -177,11 +177,111 @@ t_sizes() {
   done
 }
 ok "0 and negative sizes are refused (exit 2)" t_sizes
+# trace, e2e and sweep: another command's option names the command; sizes 0/negative refused.
+t_model_foreign() {
+  for c in trace e2e sweep; do
+    run 2 "$bin" $c --ops x || return 1
+    has "$tmp/err" "msperf $c: unknown option --ops for '$c' (run 'msperf $c --help' for its options)" || return 1
+    run 2 "$bin" $c --tp-size 2 || return 1
+    has "$tmp/err" "msperf $c: unknown option --tp-size for '$c' (did you mean --tp?)" || return 1
+  done
+  run 2 "$bin" e2e --modle x || return 1
+  has "$tmp/err" "unknown option --modle for 'e2e' (did you mean --model?)" || return 1
+  run 2 "$bin" estimate --tp 2 || return 1
+  has "$tmp/err" "msperf: --tp is an option of --model CONFIG, given without it" || return 1
+  run 2 "$bin" query --tp 2 --op '{}' || return 1
+  has "$tmp/err" "unknown option --tp for 'query' (did you mean --tp-size?)"
+}
+ok "trace/e2e/sweep refuse another command's option, naming the command, with 'did you mean' (exit 2)" t_model_foreign
+t_model_sizes() {
+  for v in 0 -3; do
+    for f in --tp --ep --dp --pp --batch --seq; do
+      run 2 "$bin" trace "$f=$v" || return 1
+      has "$tmp/err" "msperf trace: $f must be an integer >= 1, not $v" || return 1
+    done
+    for f in --isl --osl --batch --tp; do
+      run 2 "$bin" e2e "$f" "$v" || return 1
+      has "$tmp/err" "msperf e2e: $f must be an integer >= 1, not $v" || return 1
+    done
+    run 2 "$bin" sweep --devices "$v" || return 1
+    has "$tmp/err" "msperf sweep: --devices must be an integer >= 1, not $v" || return 1
+    run 2 "$bin" sweep --tp "$v" --model x || return 1
+    has "$tmp/err" "msperf sweep: --tp must be a comma-separated list of positive integers" || return 1
+    run 2 "$bin" e2e --memory-gib "$v" || return 1
+    has "$tmp/err" "msperf e2e: --memory-gib must be > 0, not $v" || return 1
+    run 2 "$bin" estimate --model x --pp "$v" || return 1
+    has "$tmp/err" "msperf: --pp must be an integer >= 1, not $v" || return 1
+  done
+  run 2 "$bin" trace --phase decode --context 0 || return 1
+  has "$tmp/err" "msperf trace: --context must be an integer >= 1, not 0" || return 1
+  run 2 "$bin" trace --phase decode --nextn -1 || return 1
+  has "$tmp/err" "msperf trace: --nextn must be an integer >= 0, not -1" || return 1
+  run 2 "$bin" e2e --nextn-accept 1.5 || return 1
+  has "$tmp/err" "msperf e2e: --nextn-accept must be in 0..1, not 1.5" || return 1
+  run 2 "$bin" sweep --ttft-max 0 || return 1
+  has "$tmp/err" "msperf sweep: --ttft-max must be > 0, not 0"
+}
+ok "trace/e2e/sweep refuse 0 and negative sizes (exit 2)" t_model_sizes
 t_plugins_foreign() {
   run 2 "$bin" plugins list --format json || return 1
   has "$tmp/err" "unknown option --format for 'plugins'"
 }
 ok "plugins list refuses an option it does not take" t_plugins_foreign
+
+# ---- smaller bad inputs (second campaign)
+t_long_device() {
+  long=$(head -c 100000 /dev/zero | tr '\0' a)
+  run 2 "$bin" estimate --device-profile "$long" || return 1
+  has "$tmp/err" "device profile 'a\{64\}…' is too long (100000 bytes; at most 255)" || return 1
+  [ "$(wc -c <"$tmp/err")" -lt 400 ] || { echo "the name is echoed whole ($(wc -c <"$tmp/err") bytes)"; return 1; }
+}
+ok "a 100 kB device-profile name is quoted cut to 64 bytes, not echoed (exit 2)" t_long_device
+t_plugin_esc() {
+  rm -rf "$tmp/pd"; mkdir -p "$tmp/pd"
+  esc=$(printf '\033')
+  printf 'x' >"$tmp/pd/msperf_a${esc}[31mred.la"
+  run 0 "$bin" --plugins-dir "$tmp/pd" plugins list || return 1
+  ! grep -q "$esc" "$tmp/out" || { echo "raw ESC in plugins list"; return 1; }
+  has "$tmp/out" 'a\\x1b\[31mred' || return 1
+  run 0 "$bin" --plugins-dir "$tmp/pd" plugins info "a${esc}[31mred" || return 1
+  ! grep -q "$esc" "$tmp/out" || { echo "raw ESC in plugins info"; return 1; }
+  has "$tmp/out" 'name:         a\\x1b\[31mred' || return 1
+}
+ok "ESC sequences in module names are printed escaped (\\x1b) by plugins list/info" t_plugin_esc
+t_dup_latency() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  tr -d '\r' <"$bad/base/MatMulV2.csv" | sed -e '1s/$/,Average Duration(us)/' -e '2,$s/$/,1.0/' \
+    >"$tmp/case/db/MatMulV2.csv"
+  run 1 "$bin" validate --profiling-database "$tmp/case/db" || return 1
+  cat "$tmp/out" "$tmp/err" >"$tmp/both"
+  has "$tmp/both" "MatMulV2.csv:1: duplicate latency column 'Average Duration(us)' (columns 9 and 10)"
+}
+ok "a duplicate CSV latency header is refused with file:line (validate exit 1)" t_dup_latency
+t_yaml_tags() {
+  printf 'interpolation:\n  enabled: !!str true\n' >"$tmp/p1.yaml"
+  run 2 "$bin" --policy "$tmp/p1.yaml" estimate || return 1
+  has "$tmp/err" "p1.yaml:2: key 'interpolation.enabled': expected true or false, got 'true'" || return 1
+  printf 'interpolation:\n  enabled: !!bool yes\n' >"$tmp/p2.yaml"
+  run 2 "$bin" --policy "$tmp/p2.yaml" estimate || return 1
+  has "$tmp/err" "p2.yaml:2: unsupported YAML tag 'tag:yaml.org,2002:bool' (only !!str is honoured)" || return 1
+  printf 'interpolation:\n  aggregate: !!str mean\n' >"$tmp/p3.yaml"
+  run 0 "$bin" --policy "$tmp/p3.yaml" estimate
+}
+ok "YAML tags: !!str is honoured (a string, not a boolean), other tags refused with file:line" t_yaml_tags
+t_huge_cell() {
+  fresh_db
+  cp "$tmp/case/ops.jsonl" "$tmp/case/t.jsonl"
+  { head -n 2 "$bad/base/MatMulV2.csv"
+    printf 'dynamic,AI_CORE,"'; head -c 20000000 /dev/zero | tr '\0' 1; printf '",DT_BF16,ND,"1",DT_BF16,ND,1.0\n'
+  } >"$tmp/case/db/MatMulV2.csv"
+  start=$(date +%s)
+  run 0 timeout 60 "$bin" estimate --profiling-database "$tmp/case/db" --ops "$tmp/case/t.jsonl" --format jsonl || return 1
+  end=$(date +%s)
+  has "$tmp/err" "MatMulV2.csv: 1 row skipped as invalid" || return 1
+  [ $((end - start)) -lt 30 ] || { echo "a 20 MB cell took $((end - start)) s"; return 1; }
+}
+ok "a 20 MB CSV cell is read in one buffer growth per line (seconds, not minutes)" t_huge_cell
 
 # ---- warnings a user can act on
 est() {  # est STATUS [OPTIONS]: estimate on $tmp/case (db, t.jsonl), jsonl
