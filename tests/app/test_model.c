@@ -361,6 +361,47 @@ test_golden_dsv3_decode (void **state)
   g_hash_table_destroy (gen);
 }
 
+/* --sequence-parallel on Qwen3-32B prefill, tp 8, 2 × 1000 tokens (Megatron-style): norms and
+ * residual adds on the rank's 250 tokens, an all_gather before qkv and gate/up (and before the
+ * LM head), a reduce_scatter after o_proj and down_proj (and the embedding) in place of the
+ * all-reduces; the GEMMs keep all 2000 rows. Without it, the trace is the golden one above. */
+static void
+test_sequence_parallel (void **state)
+{
+  msperf_model_layout sp8 = { 8, 1, 1, 1, TRUE };
+  msperf_model_pass pass = { MSPERF_PHASE_PREFILL, 2, 1000, 0, 0 };
+  GHashTable *gen = generate ("Qwen--Qwen3-32B.json", &sp8, &pass, NULL);
+  op_entry *e;
+
+  (void) state;
+  assert_null (g_hash_table_lookup (gen, "tensor_cast.matmul_all_reduce.default"));
+  assert_null (g_hash_table_lookup (gen, "tensor_cast.all_reduce.default"));
+  e = g_hash_table_lookup (gen, "tensor_cast.reduce_scatter.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 1 + 2 * 64);
+  assert_true (g_hash_table_contains (e->variants, "(2000, 5120)"));
+  e = g_hash_table_lookup (gen, "tensor_cast.all_gather.default");
+  assert_int_equal (e->count, 2 * 64 + 1 + 1);
+  assert_true (g_hash_table_contains (e->variants, "(250, 5120)"));
+  assert_true (g_hash_table_contains (e->variants, "(1, 250, 5120)"));
+  e = g_hash_table_lookup (gen, "aten.mm.default");
+  assert_int_equal (e->count, 4 * 64 + 1);
+  assert_true (g_hash_table_contains (e->variants, "(2000, 1024);(1024, 5120)"));
+  assert_true (g_hash_table_contains (e->variants, "(2000, 3200);(3200, 5120)"));
+  e = g_hash_table_lookup (gen, "tensor_cast.rms_norm.default");
+  assert_true (g_hash_table_contains (e->variants, "(1, 250, 5120);(5120)"));
+  assert_false (g_hash_table_contains (e->variants, "(1, 2000, 5120);(5120)"));
+  e = g_hash_table_lookup (gen, "tensor_cast.add_rms_norm2.default");
+  assert_true (g_hash_table_contains (e->variants, "(1, 250, 5120);(250, 5120);(5120)"));
+  g_hash_table_destroy (gen);
+  /* tp 1: nothing to split, the plain trace. */
+  sp8.tp = 1;
+  sp8.dp = 1;
+  gen = generate ("Qwen--Qwen3-32B.json", &sp8, &pass, NULL);
+  assert_null (g_hash_table_lookup (gen, "tensor_cast.reduce_scatter.default"));
+  g_hash_table_destroy (gen);
+}
+
 /* ---------------------------------------------------------------- refusals and errors */
 
 static char *
@@ -481,6 +522,7 @@ main (void)
     cmocka_unit_test (test_golden_qwen3_32b_decode),
     cmocka_unit_test (test_golden_dsv3_prefill),
     cmocka_unit_test (test_golden_dsv3_decode),
+    cmocka_unit_test (test_sequence_parallel),
     cmocka_unit_test (test_layout_refusals),
     cmocka_unit_test (test_bad_inputs),
     cmocka_unit_test (test_new_family_template),
