@@ -73,8 +73,4 @@ void msperf_e2e_jsonl_row (const msperf_e2e_point *p, FILE *out);
 gboolean msperf_e2e_pareto_svg (const msperf_e2e_point *points, guint n, const char *title,
                                 const char *path, GError **error);
 
-/* Device memory in bytes of a device profile name, from policies/device_memory.yaml
- * (path); 0 when the file does not list it. */
-double msperf_model_device_memory (const char *path, const char *device, GError **error);
-
 #endif

@@ -260,7 +260,8 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
               GError **error)
 {
   g_autoptr (msperf_engine) e = msperf_engine_new ();
-  g_autofree char *sample = NULL, *memfile = NULL;
+  g_autofree char *sample = NULL;
+  double gib;
 
   for (char **d = g->plugin_dirs; d && *d; d++)
     msperf_engine_add_plugin_dir (e, *d);
@@ -272,10 +273,8 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
       || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
       || !msperf_engine_start (e, error))
     return NULL;
-  memfile = msperf_paths_data_file ("policies/device_memory.yaml", "policies/device_memory.yaml");
-  *device_bytes = eo->memory_gib > 0
-                    ? eo->memory_gib * 1024.0 * 1024.0 * 1024.0
-                    : msperf_model_device_memory (memfile, msperf_engine_device_name (e), NULL);
+  gib = eo->memory_gib > 0 ? eo->memory_gib : msperf_engine_device_memory_gib (e);
+  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
   return g_steal_pointer (&e);
 }
 
@@ -288,7 +287,7 @@ add_engine_entries (GOptionContext *ctx, engine_opts *eo)
     { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
       "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
     { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
-      "Device memory (default: policies/device_memory.yaml for the device profile)", "GIB" },
+      "Device memory (default: the device profile's memory_gib)", "GIB" },
     G_OPTION_ENTRY_NULL
   };
   g_option_context_add_main_entries (ctx, entries, NULL);
