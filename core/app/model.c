@@ -39,7 +39,6 @@ msperf_model_free (msperf_model *m)
   g_free (m->family);
   g_free (m->arch);
   g_free (m->base);
-  g_free (m->env);
   if (m->checks)
     g_array_free (m->checks, TRUE);
   if (m->lets)
@@ -147,7 +146,6 @@ build_base (msperf_model *m, GError **error)
 
   m->n_env = msperf_msyms_count (m->syms);
   m->base = g_new (double, m->n_env);
-  m->env = g_new (double, m->n_env);
   for (guint i = 0; i < m->n_env; i++)
     m->base[i] = NAN;
   g_hash_table_iter_init (&it, m->config);
@@ -230,7 +228,7 @@ msperf_model_name (const msperf_model *m)
 
 /* "{name}" in a check's message becomes the variable's value. */
 static char *
-expand_message (const msperf_model *m, const char *msg)
+expand_message (const msperf_model *m, const double *env, const char *msg)
 {
   GString *out = g_string_new (NULL);
 
@@ -245,7 +243,7 @@ expand_message (const msperf_model *m, const char *msg)
           g_string_append_c (out, *p);
           continue;
         }
-      g_string_append_printf (out, "%.15g", m->env[slot]);
+      g_string_append_printf (out, "%.15g", env[slot]);
       p = end;
     }
   return g_string_free (out, FALSE);
@@ -269,9 +267,8 @@ layout_error (GError **error, const msperf_model *m, const char *fmt, ...)
 }
 
 static gboolean
-set_layout (msperf_model *m, const msperf_model_layout *l, GError **error)
+set_layout (const msperf_model *m, double *env, const msperf_model_layout *l, GError **error)
 {
-  double *env = m->env;
 
   if (l->tp < 1 || l->ep < 1 || l->dp < 1 || l->pp < 1)
     return layout_error (error, m, "--tp, --ep, --dp and --pp must be >= 1");
@@ -289,9 +286,8 @@ set_layout (msperf_model *m, const msperf_model_layout *l, GError **error)
 }
 
 static void
-set_pass (msperf_model *m, const msperf_model_pass *p)
+set_pass (double *env, const msperf_model_pass *p)
 {
-  double *env = m->env;
   gboolean pre = p->phase == MSPERF_PHASE_PREFILL;
   double q_len = pre ? (double) p->seq : (double) (1 + p->nextn);
 
@@ -308,25 +304,25 @@ set_pass (msperf_model *m, const msperf_model_pass *p)
 
 /* Checks, then the derived names in order. */
 static gboolean
-run_lets (msperf_model *m, GError **error)
+run_lets (const msperf_model *m, double *env, GError **error)
 {
   for (guint i = 0; i < m->checks->len; i++)
     {
       check_spec *c = &g_array_index (m->checks, check_spec, i);
       double ok;
 
-      if (!msperf_mexpr_eval (c->cond, m->env, &ok, error))
+      if (!msperf_mexpr_eval (c->cond, env, &ok, error))
         return FALSE;
       if (ok == 0)
         {
-          g_autofree char *msg = expand_message (m, c->message);
+          g_autofree char *msg = expand_message (m, env, c->message);
           return layout_error (error, m, "%s", msg);
         }
     }
   for (guint i = 0; i < m->lets->len; i++)
     {
       let_spec *l = &g_array_index (m->lets, let_spec, i);
-      if (!msperf_mexpr_eval (l->expr, m->env, &m->env[l->slot], error))
+      if (!msperf_mexpr_eval (l->expr, env, &env[l->slot], error))
         return FALSE;
     }
   return TRUE;
@@ -334,22 +330,25 @@ run_lets (msperf_model *m, GError **error)
 
 /* A pass that only sets the layout: checks and lets see batch 1, seq 1. */
 static gboolean
-prepare (msperf_model *m, const msperf_model_layout *layout, const msperf_model_pass *pass,
-         GError **error)
+prepare (const msperf_model *m, double *env, const msperf_model_layout *layout,
+         const msperf_model_pass *pass, GError **error)
 {
   static const msperf_model_pass unit = { MSPERF_PHASE_PREFILL, 1, 1, 0, 0 };
 
-  memcpy (m->env, m->base, m->n_env * sizeof (double));
-  if (!set_layout (m, layout, error))
+  memcpy (env, m->base, m->n_env * sizeof (double));
+  if (!set_layout (m, env, layout, error))
     return FALSE;
-  set_pass (m, pass ? pass : &unit);
-  return run_lets (m, error);
+  set_pass (env, pass ? pass : &unit);
+  return run_lets (m, env, error);
 }
 
 gboolean
-msperf_model_check_layout (msperf_model *m, const msperf_model_layout *layout, GError **error)
+msperf_model_check_layout (const msperf_model *m, const msperf_model_layout *layout,
+                           GError **error)
 {
-  return prepare (m, layout, NULL, error);
+  g_autofree double *env = g_new (double, m->n_env);
+
+  return prepare (m, env, layout, NULL, error);
 }
 
 static const char *
@@ -363,11 +362,11 @@ dtype_name (const msperf_model *m, int code)
 }
 
 static gboolean
-eval_dims (msperf_model *m, const arg_spec *a, gint64 *dims, GError **error)
+eval_dims (const double *env, const arg_spec *a, gint64 *dims, GError **error)
 {
   for (guint i = 0; i < a->exprs->len; i++)
     {
-      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, i), m->env, &dims[i], error))
+      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, i), env, &dims[i], error))
         return FALSE;
       if (dims[i] < 0)
         {
@@ -382,12 +381,13 @@ eval_dims (msperf_model *m, const arg_spec *a, gint64 *dims, GError **error)
 }
 
 static gboolean
-write_tensor (msperf_model *m, const arg_spec *a, GString *out, GError **error)
+write_tensor (const msperf_model *m, const double *env, const arg_spec *a, GString *out,
+              GError **error)
 {
   gint64 dims[8], fill = 0;
 
-  if (!eval_dims (m, a, dims, error)
-      || (a->fill && !msperf_mexpr_eval_int (a->fill, m->env, &fill, error)))
+  if (!eval_dims (env, a, dims, error)
+      || (a->fill && !msperf_mexpr_eval_int (a->fill, env, &fill, error)))
     return FALSE;
   g_string_append (out, "{\"shape\": [");
   for (guint i = 0; i < a->exprs->len; i++)
@@ -405,7 +405,8 @@ write_tensor (msperf_model *m, const arg_spec *a, GString *out, GError **error)
 }
 
 static gboolean
-write_arg (msperf_model *m, const arg_spec *a, GString *out, GError **error)
+write_arg (const msperf_model *m, const double *env, const arg_spec *a, GString *out,
+           GError **error)
 {
   gint64 dims[8];
   double v;
@@ -416,7 +417,7 @@ write_arg (msperf_model *m, const arg_spec *a, GString *out, GError **error)
       g_string_append (out, "null");
       return TRUE;
     case ARG_SCALAR:
-      if (!msperf_mexpr_eval (g_ptr_array_index (a->exprs, 0), m->env, &v, error))
+      if (!msperf_mexpr_eval (g_ptr_array_index (a->exprs, 0), env, &v, error))
         return FALSE;
       if (v == floor (v) && fabs (v) < 1e15)
         g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
@@ -424,7 +425,7 @@ write_arg (msperf_model *m, const arg_spec *a, GString *out, GError **error)
         msperf_fmt_json_double (out, v);
       return TRUE;
     case ARG_LIST:
-      if (!eval_dims (m, a, dims, error))
+      if (!eval_dims (env, a, dims, error))
         return FALSE;
       g_string_append_c (out, '[');
       for (guint i = 0; i < a->exprs->len; i++)
@@ -432,7 +433,7 @@ write_arg (msperf_model *m, const arg_spec *a, GString *out, GError **error)
       g_string_append_c (out, ']');
       return TRUE;
     case ARG_RANKS:
-      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, 0), m->env, &dims[0], error))
+      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, 0), env, &dims[0], error))
         return FALSE;
       g_string_append_c (out, '[');
       for (gint64 i = 0; i < dims[0] && i < 65536; i++)
@@ -440,19 +441,20 @@ write_arg (msperf_model *m, const arg_spec *a, GString *out, GError **error)
       g_string_append_c (out, ']');
       return TRUE;
     default:
-      return write_tensor (m, a, out, error);
+      return write_tensor (m, env, a, out, error);
     }
 }
 
 static gboolean
-write_list (msperf_model *m, const GArray *list, GString *out, GError **error)
+write_list (const msperf_model *m, const double *env, const GArray *list, GString *out,
+            GError **error)
 {
   g_string_append_c (out, '[');
   for (guint i = 0; i < list->len; i++)
     {
       if (i)
         g_string_append (out, ", ");
-      if (!write_arg (m, &g_array_index (list, arg_spec, i), out, error))
+      if (!write_arg (m, env, &g_array_index (list, arg_spec, i), out, error))
         return FALSE;
     }
   g_string_append_c (out, ']');
@@ -461,19 +463,20 @@ write_list (msperf_model *m, const GArray *list, GString *out, GError **error)
 
 /* One op's body; *count 0 when the op does not occur in this pass. */
 static gboolean
-eval_op (msperf_model *m, const op_spec *op, GString *body, gint64 *count, GError **error)
+eval_op (const msperf_model *m, const double *env, const op_spec *op, GString *body,
+         gint64 *count, GError **error)
 {
   double when = 1;
 
   *count = 1;
-  if (op->when && !msperf_mexpr_eval (op->when, m->env, &when, error))
+  if (op->when && !msperf_mexpr_eval (op->when, env, &when, error))
     return FALSE;
   if (when == 0)
     {
       *count = 0;
       return TRUE;
     }
-  if (op->count && !msperf_mexpr_eval_int (op->count, m->env, count, error))
+  if (op->count && !msperf_mexpr_eval_int (op->count, env, count, error))
     return FALSE;
   if (*count <= 0)
     return TRUE;
@@ -481,12 +484,12 @@ eval_op (msperf_model *m, const op_spec *op, GString *body, gint64 *count, GErro
   g_string_append (body, "{\"op\": ");
   msperf_fmt_json_string (body, op->name);
   g_string_append (body, ", \"args\": ");
-  if (!write_list (m, op->args, body, error))
+  if (!write_list (m, env, op->args, body, error))
     return FALSE;
   if (op->outs->len)
     {
       g_string_append (body, ", \"out\": ");
-      if (!write_list (m, op->outs, body, error))
+      if (!write_list (m, env, op->outs, body, error))
         return FALSE;
     }
   g_string_append_c (body, '}');
@@ -506,21 +509,22 @@ check_pass (const msperf_model *m, const msperf_model_pass *p, GError **error)
 }
 
 gboolean
-msperf_model_pass_ops (msperf_model *m, const msperf_model_layout *layout,
+msperf_model_pass_ops (const msperf_model *m, const msperf_model_layout *layout,
                        const msperf_model_pass *pass, GPtrArray *bodies, GArray *counts,
                        GError **error)
 {
+  g_autofree double *env = g_new (double, m->n_env);
   GString *body;
   gboolean ok = TRUE;
 
-  if (!check_pass (m, pass, error) || !prepare (m, layout, pass, error))
+  if (!check_pass (m, pass, error) || !prepare (m, env, layout, pass, error))
     return FALSE;
   body = g_string_new (NULL);
   for (guint i = 0; ok && i < m->ops->len; i++)
     {
       gint64 count = 0;
 
-      ok = eval_op (m, g_ptr_array_index (m->ops, i), body, &count, error);
+      ok = eval_op (m, env, g_ptr_array_index (m->ops, i), body, &count, error);
       if (!ok || count <= 0)
         continue;
       g_ptr_array_add (bodies, g_strdup (body->str));
@@ -531,7 +535,7 @@ msperf_model_pass_ops (msperf_model *m, const msperf_model_layout *layout,
 }
 
 gboolean
-msperf_model_trace (msperf_model *m, const msperf_model_layout *l, const msperf_model_pass *p,
+msperf_model_trace (const msperf_model *m, const msperf_model_layout *l, const msperf_model_pass *p,
                     GString *out, GError **error)
 {
   g_autoptr (GPtrArray) bodies = g_ptr_array_new_with_free_func (g_free);
@@ -563,10 +567,12 @@ msperf_model_trace (msperf_model *m, const msperf_model_layout *l, const msperf_
 }
 
 gboolean
-msperf_model_memory (msperf_model *m, const msperf_model_layout *layout, double *weight_bytes,
-                     double *kv_bytes_per_token, GError **error)
+msperf_model_memory (const msperf_model *m, const msperf_model_layout *layout,
+                     double *weight_bytes, double *kv_bytes_per_token, GError **error)
 {
-  return prepare (m, layout, NULL, error)
-         && msperf_mexpr_eval (m->weights, m->env, weight_bytes, error)
-         && msperf_mexpr_eval (m->kv_per_token, m->env, kv_bytes_per_token, error);
+  g_autofree double *env = g_new (double, m->n_env);
+
+  return prepare (m, env, layout, NULL, error)
+         && msperf_mexpr_eval (m->weights, env, weight_bytes, error)
+         && msperf_mexpr_eval (m->kv_per_token, env, kv_bytes_per_token, error);
 }

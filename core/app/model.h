@@ -50,22 +50,25 @@ const char *msperf_model_architecture (const msperf_model *model);
 /* Name of the config (file stem). */
 const char *msperf_model_name (const msperf_model *model);
 
+/* A loaded model is not changed by the functions below (each evaluation has its own
+ * variables), so threads may share it. */
+
 /* FALSE with the reason when the layout does not divide the model (heads by tp, experts by ep,
  * tp·dp = moe_tp·ep, layers by pp, or a template check). */
-gboolean msperf_model_check_layout (msperf_model *model, const msperf_model_layout *layout,
+gboolean msperf_model_check_layout (const msperf_model *model, const msperf_model_layout *layout,
                                     GError **error);
 
 /* The ops of one pass on one rank: bodies[i] is the JSON object of an op without its count
  * (a stable key for caching answers), counts[i] (int64_t) its per-pass count. */
-gboolean msperf_model_pass_ops (msperf_model *model, const msperf_model_layout *layout,
+gboolean msperf_model_pass_ops (const msperf_model *model, const msperf_model_layout *layout,
                                 const msperf_model_pass *pass, GPtrArray *bodies, GArray *counts,
                                 GError **error);
 /* The same as JSON Lines (doc/formats.md §2), after a comment header. */
-gboolean msperf_model_trace (msperf_model *model, const msperf_model_layout *layout,
+gboolean msperf_model_trace (const msperf_model *model, const msperf_model_layout *layout,
                              const msperf_model_pass *pass, GString *out, GError **error);
 
 /* Memory per device in bytes: the weights, and the KV cache per token of context. */
-gboolean msperf_model_memory (msperf_model *model, const msperf_model_layout *layout,
+gboolean msperf_model_memory (const msperf_model *model, const msperf_model_layout *layout,
                               double *weight_bytes, double *kv_bytes_per_token, GError **error);
 
 #endif

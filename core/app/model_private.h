@@ -42,7 +42,6 @@ struct msperf_model {
   char *config_path, *template_path, *name, *family, *arch;
   msperf_msyms *syms;
   double *base;            /* config, arch values and defaults; NAN = undefined */
-  double *env;             /* working copy per evaluation */
   guint n_env;
   GArray *checks;          /* check_spec */
   GArray *lets;            /* let_spec, in order */

@@ -1,12 +1,9 @@
-/* msperf — sweep outputs: the Pareto front, CSV / JSON Lines rows, the SVG plot, and the device
- * memory table (policies/device_memory.yaml: the device profiles carry no memory size). */
+/* msperf — sweep outputs: the Pareto front, CSV / JSON Lines rows, the SVG plot. */
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include <yaml.h>
 #include <msperf/error.h>
 #include "app/model_e2e.h"
-#include "app/model_yaml.h"
 #include <msperf/format.h>
 
 static gboolean
@@ -185,23 +182,4 @@ msperf_e2e_pareto_svg (const msperf_e2e_point *pts, guint n, const char *title, 
   svg_front (s, pts, n, xmax, ymax);
   g_string_append (s, "</svg>\n");
   return g_file_set_contents (path, s->str, (gssize) s->len, error);
-}
-
-/* ---------------------------------------------------------------- device memory */
-
-double
-msperf_model_device_memory (const char *path, const char *device, GError **error)
-{
-  msperf_ynode *root = msperf_ynode_load (path, error);
-  const msperf_ynode *entry, *gib;
-  double bytes = 0;
-
-  if (root == NULL)
-    return 0;
-  entry = msperf_ynode_get (root, device);
-  gib = msperf_ynode_get (entry, "memory_gib");
-  if (gib && gib->kind == MSPERF_YNODE_SCALAR)
-    bytes = g_ascii_strtod (gib->text, NULL) * 1024.0 * 1024.0 * 1024.0;
-  msperf_ynode_free (root);
-  return bytes;
 }

@@ -2,6 +2,7 @@
  * (doc/models.md). The trace comes from the architecture template; e2e and sweep answer it
  * through the engine's public API. */
 #include <config.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <msperf/paths.h>
 #include "app/model.h"
 #include "app/model_e2e.h"
+#include "app/model_jobs.h"
+#include "cli/estimate_jobs.h"
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
  * the defaults apply, and 0 or a negative size given on purpose is refused. */
@@ -349,7 +352,8 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
               GError **error)
 {
   g_autoptr (msperf_engine) e = msperf_engine_new ();
-  g_autofree char *sample = NULL, *memfile = NULL;
+  g_autofree char *sample = NULL;
+  double gib;
 
   for (char **d = g->plugin_dirs; d && *d; d++)
     msperf_engine_add_plugin_dir (e, *d);
@@ -361,10 +365,8 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
       || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
       || !msperf_engine_start (e, error))
     return NULL;
-  memfile = msperf_paths_data_file ("policies/device_memory.yaml", "policies/device_memory.yaml");
-  *device_bytes = !isnan (eo->memory_gib)
-                    ? eo->memory_gib * 1024.0 * 1024.0 * 1024.0
-                    : msperf_model_device_memory (memfile, msperf_engine_device_name (e), NULL);
+  gib = !isnan (eo->memory_gib) ? eo->memory_gib : msperf_engine_device_memory_gib (e);
+  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
   return g_steal_pointer (&e);
 }
 
@@ -377,10 +379,35 @@ add_engine_entries (GArray *out, engine_opts *eo)
     { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
       "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
     { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
-      "Device memory (default: policies/device_memory.yaml for the device profile)", "GIB" },
+      "Device memory (default: the device profile's memory_gib)", "GIB" },
   };
   eo->memory_gib = NAN;
   g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
+/* --jobs N for e2e and sweep: *jobs stays INT_MIN when not given. */
+static void
+add_jobs_entry (GArray *out, int *jobs)
+{
+  const GOptionEntry entries[] = {
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, jobs,
+      "Worker threads (default: the number of cores); the output does not depend on it", "N" },
+  };
+  *jobs = INT_MIN;
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
+/* The jobs on engine e: --jobs (1..256, like estimate's), else one per core. */
+static msperf_model_jobs *
+start_jobs (msperf_engine *e, int jobs, GError **error)
+{
+  if (jobs != INT_MIN && (jobs < 1 || jobs > 256))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--jobs must be an integer from 1 to 256, not %d", jobs);
+      return NULL;
+    }
+  return msperf_model_jobs_new (e, jobs != INT_MIN ? (guint) jobs : msperf_jobs_default ());
 }
 
 /* ---------------------------------------------------------------- e2e */
@@ -472,7 +499,8 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_model) m = NULL;
   g_autoptr (msperf_engine) e = NULL;
-  msperf_model_eval *ev = NULL;
+  g_autoptr (msperf_model_jobs) jobs = NULL;
+  int n_jobs;
   msperf_e2e_request req = { 0 };
   msperf_e2e_point pt;
   msperf_model_layout layout;
@@ -489,6 +517,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   add_model_entries (all, &o, FALSE, TRUE);
   add_engine_entries (all, &eo);
   add_request_entries (all, &ro, &o);
+  add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
   if (!parse_ctx ("msperf e2e", ctx, all, &args, &error) || !check_model_sizes (&o, &error)
       || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
@@ -501,12 +530,12 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
                    "--format must be table or jsonl, not '%s'", ro.format);
       goto out;
     }
-  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL)
+  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
+      || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
-  ev = msperf_model_eval_new (e);
   layout = layout_of (&o);
   t0 = g_get_monotonic_time ();
-  if (!msperf_e2e_point_compute (ev, m, &layout, &req, &pt, &error))
+  if (!msperf_model_jobs_point (jobs, m, &layout, &req, &pt, &error))
     goto out;
   if (ro.format && strcmp (ro.format, "jsonl") == 0)
     msperf_e2e_jsonl_row (&pt, stdout);
@@ -517,7 +546,6 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
 out:
   if (error)
     fail ("e2e", error);
-  msperf_model_eval_free (ev);
   model_opts_clear (&o);
   g_free (eo.database);
   g_free (eo.device);
@@ -680,46 +708,6 @@ out:
   return ok;
 }
 
-typedef struct {
-  guint refused, no_fit, estimated;
-} sweep_counts;
-
-/* Every point of this shard, in order: layouts outer, batch sizes inner. A layout the model
- * refuses is skipped (counted); other errors stop the sweep. */
-static gboolean
-run_points (msperf_model_eval *ev, msperf_model *m, const GArray *layouts, const GArray *batches,
-            msperf_e2e_request req, int64_t shard, int64_t shards, GArray *pts,
-            sweep_counts *n, GError **error)
-{
-  guint64 k = 0;
-
-  for (guint a = 0; a < layouts->len; a++)
-    {
-      const msperf_model_layout *l = &g_array_index (layouts, msperf_model_layout, a);
-
-      if (!msperf_model_check_layout (m, l, NULL))
-        {
-          n->refused++;
-          k += batches->len;
-          continue;
-        }
-      for (guint b = 0; b < batches->len; b++, k++)
-        {
-          msperf_e2e_point p;
-
-          if ((int64_t) (k % (guint64) shards) != shard - 1)
-            continue;
-          req.batch = g_array_index (batches, int64_t, b);
-          if (!msperf_e2e_point_compute (ev, m, l, &req, &p, error))
-            return FALSE;
-          n->no_fit += !p.fits;
-          n->estimated += p.estimated;
-          g_array_append_val (pts, p);
-        }
-    }
-  return TRUE;
-}
-
 int
 msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
 {
@@ -749,9 +737,10 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GArray) tps = NULL, eps = NULL, pps = NULL, batches = NULL, layouts = NULL;
   g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
   g_autofree gboolean *keep = NULL;
-  msperf_model_eval *ev = NULL;
+  g_autoptr (msperf_model_jobs) jobs = NULL;
+  int n_jobs;
   msperf_e2e_request req = { 0 };
-  sweep_counts counts = { 0 };
+  msperf_sweep_counts counts = { 0 };
   char **args = g_strdupv (argv);
   int64_t shard = 1, shards = 1;
   int status = MSPERF_EXIT_USAGE;
@@ -764,6 +753,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   add_model_entries (all, &o, FALSE, FALSE);
   add_engine_entries (all, &eo);
   add_request_entries (all, &ro, &o);
+  add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
   if (!parse_ctx ("msperf sweep", ctx, all, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
       || !check_int ("--devices", so.devices, 1, &error)
@@ -785,11 +775,12 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
       goto out;
     }
   so.devices = int_or (so.devices, 8);
-  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL)
+  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
+      || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
-  ev = msperf_model_eval_new (e);
   layouts = sweep_layouts (&so, tps, eps, pps, o.sp);
-  if (!run_points (ev, m, layouts, batches, req, shard, shards, pts, &counts, &error))
+  if (!msperf_model_jobs_sweep (jobs, m, layouts, batches, &req, shard, shards, pts, &counts,
+                                &error))
     goto out;
   keep = g_new0 (gboolean, pts->len + 1);
   for (guint i = 0; i < pts->len; i++)
@@ -803,17 +794,17 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   fflush (stdout);
   if (so.report && !write_report (&so, m, pts, &error))
     goto out;
-  msperf_model_eval_stats (ev, &distinct, &cached);
+  msperf_model_jobs_stats (jobs, &distinct, &cached);
   fprintf (stderr, "msperf sweep: %u points (%u estimated, %u do not fit), %u of %u layouts "
            "refused by the model; %" G_GUINT64_FORMAT " distinct ops asked, %" G_GUINT64_FORMAT
-           " answered from the cache; %.3f s\n", pts->len, counts.estimated, counts.no_fit,
-           counts.refused, layouts->len, distinct, cached,
+           " answered from the cache; %u jobs; %.3f s\n", pts->len, counts.estimated,
+           counts.no_fit, counts.refused, layouts->len, distinct, cached,
+           msperf_model_jobs_count (jobs),
            (double) (g_get_monotonic_time () - t0) / 1e6);
   status = MSPERF_EXIT_OK;
 out:
   if (error)
     fail ("sweep", error);
-  msperf_model_eval_free (ev);
   model_opts_clear (&o);
   g_free (eo.database);
   g_free (eo.device);

@@ -524,6 +524,13 @@ msperf_engine_device_name (msperf_engine *e)
 }
 
 double
+msperf_engine_device_memory_gib (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NAN);
+  return engine_device (e) ? e->m->device->memory_gib : NAN;
+}
+
+double
 msperf_engine_vector_clock_ghz (msperf_engine *e)
 {
   g_return_val_if_fail (e != NULL, NAN);

@@ -255,7 +255,8 @@ msperf_device_load (const char *path, GError **error)
 {
   static const char *const keys[] = { "name", "description", "peak_tflops",
                                       "memory_bandwidth_gbps", "launch_overhead_us",
-                                      "vector_clock_ghz", "aliases", "comm", NULL };
+                                      "vector_clock_ghz", "aliases", "comm", "memory_gib",
+                                      NULL };
   g_autoptr (msperf_value) doc = NULL;
   g_autoptr (msperf_device) d = NULL;
   const msperf_value *v;
@@ -273,6 +274,7 @@ msperf_device_load (const char *path, GError **error)
   for (int k = 0; k < MSPERF_DTYPE_N_TYPES; k++)
     d->peak_tflops[k] = NAN;
   d->vector_clock_ghz = NAN;
+  d->memory_gib = NAN;
   d->aliases = g_new0 (char *, 1);
   d->tiers = g_ptr_array_new_with_free_func (tier_free);
 
@@ -293,6 +295,11 @@ msperf_device_load (const char *path, GError **error)
   v = msperf_value_lookup (doc, "vector_clock_ghz");
   if (v != NULL && v->kind != MSPERF_VALUE_NONE
       && !positive (v, path, "vector_clock_ghz", FALSE, &d->vector_clock_ghz, error))
+    return NULL;
+  /* Optional, for the model-level memory check (doc/models.md §3); no answer reads it. */
+  v = msperf_value_lookup (doc, "memory_gib");
+  if (v != NULL && v->kind != MSPERF_VALUE_NONE
+      && !positive (v, path, "memory_gib", FALSE, &d->memory_gib, error))
     return NULL;
   v = msperf_value_lookup (doc, "aliases");
   if (v != NULL && !load_aliases (d, v, path, error))

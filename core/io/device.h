@@ -22,6 +22,7 @@ typedef struct msperf_device {
   double memory_bandwidth_gbps;
   double launch_overhead_us;
   double vector_clock_ghz;                    /* NAN when null */
+  double memory_gib;                          /* device memory; NAN when not given */
   char **aliases;                             /* NULL-terminated, never NULL */
   GArray *comm_grid;                          /* int64_t, outermost first; NULL when null */
   GPtrArray *tiers;                           /* msperf_comm_tier*, never NULL */

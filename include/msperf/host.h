@@ -64,6 +64,8 @@ MSPERF_API gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_
 MSPERF_API const char *msperf_engine_device_name (msperf_engine *engine);
 /* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
 MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
+/* The device profile's memory per device in GiB (its optional memory_gib), NAN when none. */
+MSPERF_API double msperf_engine_device_memory_gib (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */
 MSPERF_API const char *msperf_engine_policy_json (msperf_engine *engine);
 

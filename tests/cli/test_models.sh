@@ -117,6 +117,29 @@ t_shard() {
 }
 ok "sweep --shard 1/2 and 2/2 split the points and together give the whole sweep" t_shard
 
+t_jobs_sweep() {
+  for j in 1 2 3; do
+    $bin sweep --model "$qwen" --devices 8 --tp 1,2,4,8 --pp 1,2 --batch 1,16,128 --jobs $j \
+      --report "$tmp/r$j" > "$tmp/j$j" 2>/dev/null || return 1
+  done
+  cmp "$tmp/j1" "$tmp/j2" && cmp "$tmp/j1" "$tmp/j3" &&
+  for f in sweep.csv pareto.csv pareto.svg; do cmp "$tmp/r1/$f" "$tmp/r3/$f" || return 1; done
+}
+ok "sweep --jobs 1, 2, 3: identical rows, Pareto CSV and SVG" t_jobs_sweep
+
+t_jobs_e2e() {
+  $bin e2e --model "$llama" --isl 1024 --osl 128 --batch 8 --jobs 1 --format jsonl > "$tmp/e1" &&
+  $bin e2e --model "$llama" --isl 1024 --osl 128 --batch 8 --jobs 3 --format jsonl > "$tmp/e3" &&
+  cmp "$tmp/e1" "$tmp/e3" && contains "$tmp/e1" '"ttft_ms"'
+}
+ok "e2e --jobs 1 and 3 give the same bytes" t_jobs_e2e
+
+t_bad_jobs() {
+  status_is 2 $bin sweep --model "$qwen" --jobs 0 && contains "$tmp/cmd.err" "from 1 to 256" &&
+  status_is 2 $bin e2e --model "$qwen" --jobs 257
+}
+ok "--jobs outside 1..256 exits 2" t_bad_jobs
+
 t_new_family() {
   status_is 0 $bin trace --model "$data/toy-config.json" --templates-dir "$data/templates" \
     --tp 2 --batch 1 --seq 8 &&

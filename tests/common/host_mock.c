@@ -474,6 +474,14 @@ msperf_engine_device_name (msperf_engine *e)
   return e->device_name;
 }
 
+/* Modules never read the device memory (only the model-level commands do). */
+double
+msperf_engine_device_memory_gib (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, NAN);
+  return NAN;
+}
+
 double
 msperf_engine_vector_clock_ghz (msperf_engine *e)
 {

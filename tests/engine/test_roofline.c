@@ -34,6 +34,7 @@
 #include "common/test_util.h"
 #include "engine/roofline.h"
 #include "io/device.h"
+#include <glib/gstdio.h>
 
 #define BF16 MSPERF_DTYPE_BF16
 #define FP16 MSPERF_DTYPE_FLOAT16
@@ -690,6 +691,31 @@ test_roofline_without_device_is_nan (void **state)
   assert_true (isnan (r.latency_us));
 }
 
+/* memory_gib: optional (NAN when absent), > 0; the shipped profiles carry their sources'. */
+static void
+test_device_memory_gib (void **state)
+{
+  g_autofree char *dir = g_dir_make_tmp ("msperf-dev-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "d.yaml", NULL);
+  const char *base = "name: d\npeak_tflops: {bf16: 1}\nmemory_bandwidth_gbps: 1\n";
+  g_autofree char *bad = g_strconcat (base, "memory_gib: -1\n", NULL);
+  g_autoptr (GError) error = NULL;
+  msperf_device *d;
+
+  assert_true (H200->memory_gib == 131.3);
+  assert_true (A3->memory_gib == 64);
+  assert_true (g_file_set_contents (path, base, -1, NULL));
+  d = msperf_device_load (path, &error);
+  assert_non_null (d);
+  assert_true (isnan (d->memory_gib));
+  msperf_device_free (d);
+  assert_true (g_file_set_contents (path, bad, -1, NULL));
+  assert_null (msperf_device_load (path, &error));
+  assert_non_null (strstr (error->message, "memory_gib"));
+  g_remove (path);
+  g_rmdir (dir);
+}
+
 #define T(t) cmocka_unit_test (t)
 
 int
@@ -724,6 +750,7 @@ main (void)
     T (test_roofline_zero_size_is_launch_overhead),
     T (test_roofline_unknown_dtype_uses_bf16_peak_and_no_bytes),
     T (test_roofline_without_device_is_nan),
+    T (test_device_memory_gib),
   };
   return cmocka_run_group_tests_name ("roofline", tests, setup, teardown);
 }
