@@ -241,13 +241,19 @@ class References(unittest.TestCase):
         # The first round grows the caches, the allocator and the worker threads' arenas;
         # an identical second round must not grow: a leak of even 40 bytes a query would add
         # 4 MiB over its 100 000 queries (and more through query_many).
+        # Allocator noise (the worker threads' arenas under a loaded machine) can add a few MiB
+        # to one round; a leak adds them to every round. So the test fails only when two
+        # identical rounds after the warm-up both grow.
         one_round()
         refs = sys.getrefcount(op)
-        before = rss_kib()
-        one_round()
-        grown = rss_kib() - before
+        growth = []
+        for _ in range(2):
+            before = rss_kib()
+            one_round()
+            growth.append(rss_kib() - before)
         self.assertEqual(sys.getrefcount(op), refs)
-        self.assertLess(grown, 4 * 1024, f"RSS grew by {grown} KiB over a second 100 000 queries")
+        self.assertLess(min(growth), 4 * 1024,
+                        f"RSS grew by {growth} KiB over each of two further 100 000-query rounds")
 
     def test_errors_do_not_leak(self):
         engine = msperf.Engine(database=DB)
