@@ -739,8 +739,10 @@ html_ops_table (GString *s, GArray *rows)
       g_string_append_printf (s, "</span></td><td class=\"int\">%" G_GINT64_FORMAT "</td>"
                               "<td class=\"src\">", row->count);
       html_source (s, row_source (row));
+      /* The method wraps like the op name: extrapolated_hold_analytic is one long word. */
       g_string_append_printf (s, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                              "<td class=\"n\">%s</td><td>", c.confidence, c.latency, c.total);
+                              "<td class=\"n\">%s</td><td class=\"op\">", c.confidence,
+                              c.latency, c.total);
       esc (s, c.method);
       g_string_append (s, "</td></tr>\n");
       row_cells_clear (&c);
