@@ -57,6 +57,10 @@ void msperf_run_check_inputs (msperf_run *run, msperf_database *db);
 void msperf_run_check_latencies (msperf_run *run);
 void msperf_record_free (msperf_record *record);
 
+/* The top-level input shapes of an op, "[2048, 4096] [4096, 4096]"; "" without an op (the
+ * table, the headline and the HTML report print the same text). Transfer full. */
+char *msperf_report_input_shapes_text (const msperf_op *op);
+
 /* Per-op outputs (stdout). */
 void msperf_report_table (const msperf_run *run, FILE *out);
 void msperf_report_jsonl_record (const msperf_record *record, FILE *out);

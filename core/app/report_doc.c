@@ -63,26 +63,6 @@ num (double v, int decimals)
   return g_string_free (s, FALSE);
 }
 
-/* The top-level input shapes of an op, "[2048, 4096] [4096, 4096]"; "" without an op.
- * Transfer full. */
-static char *
-shapes_text (const msperf_op *op)
-{
-  g_autoptr (GPtrArray) top = NULL;
-  GString *s = g_string_new (NULL);
-
-  if (op == NULL)
-    return g_string_free (s, FALSE);
-  top = msperf_op_top_level_tensors (op);
-  for (guint k = 0; k < top->len; k++)
-    {
-      if (k > 0)
-        g_string_append_c (s, ' ');
-      msperf_fmt_py_shape (s, g_ptr_array_index (top, k));
-    }
-  return g_string_free (s, FALSE);
-}
-
 /* text cut to max characters, ending with "…" when cut. Transfer full. */
 static char *
 cut_text (const char *text, glong max)
@@ -141,7 +121,7 @@ op_facts (const op_row *row)
   add_fact (f, "latency_us", num (res->latency_us, 3));
   add_fact (f, "total_us", num (res->latency_us * (double) row->count, 3));
   add_fact (f, "analytic_us", num (r->analytic_us, 3));
-  add_fact (f, "input_shapes", shapes_text (r->op));
+  add_fact (f, "input_shapes", msperf_report_input_shapes_text (r->op));
   add_fact (f, "kernel_type", g_strdup (res->kernel_type));
   add_fact (f, "method", g_strdup (res->method));
   if (res->interpolation_dim > 0)
@@ -518,7 +498,7 @@ html_top_ops (GString *s, GArray *rows)
   for (guint k = 0; k < n; k++)
     {
       const op_row *row = g_ptr_array_index (sorted, k);
-      g_autofree char *shapes = shapes_text (row->record->op);
+      g_autofree char *shapes = msperf_report_input_shapes_text (row->record->op);
 
       items[k].label = row_name (row);
       items[k].detail = g_strdup_printf ("%s%s%" G_GINT64_FORMAT "× · %s", shapes,
@@ -728,7 +708,7 @@ html_ops_table (GString *s, GArray *rows)
   for (guint k = 0; k < rows->len; k++)
     {
       const op_row *row = &g_array_index (rows, op_row, k);
-      g_autofree char *shapes = shapes_text (row->record->op);
+      g_autofree char *shapes = msperf_report_input_shapes_text (row->record->op);
       row_cells c;
 
       row_cells_init (&c, row);

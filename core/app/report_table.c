@@ -137,8 +137,8 @@ or_dash (const char *s)
   return (s && *s) ? s : "-";
 }
 
-static char *
-input_shapes_text (const msperf_op *op)
+char *
+msperf_report_input_shapes_text (const msperf_op *op)
 {
   g_autoptr (GPtrArray) top = NULL;
   GString *s = g_string_new (NULL);
@@ -204,7 +204,7 @@ msperf_report_table (const msperf_run *run, FILE *out)
 
       table_cell (&t, ellipsize (r->op ? r->op->name : or_dash (r->op_name), OP_WIDTH));
       if (shapes)
-        table_cell (&t, input_shapes_text (r->op));
+        table_cell (&t, msperf_report_input_shapes_text (r->op));
       table_cell (&t, g_strdup_printf ("%" G_GINT64_FORMAT, count));
       table_cell (&t, g_strdup (or_dash (res ? res->kernel_type : NULL)));
       table_cell (&t, g_strdup (rejected ? "REJECTED"
@@ -330,7 +330,7 @@ msperf_report_headline_text (const msperf_run *run)
   for (guint k = 0; k < top->len && k < HEADLINE_TOP; k++)
     {
       const contributor *c = &g_array_index (top, contributor, k);
-      g_autofree char *shapes = input_shapes_text (c->r->op);
+      g_autofree char *shapes = msperf_report_input_shapes_text (c->r->op);
       g_string_append_printf (out, "  %s %s %s: %.3f ms (%.1f%%, %s)\n",
                               k == 0 ? "largest:       " : "               ", c->r->op->name,
                               shapes, c->total_us / 1000.0, pct (c->total_us, s->total_us),
