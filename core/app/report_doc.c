@@ -144,8 +144,9 @@ static void
 append_run_header (GString *s, const msperf_run *run, void (*escape) (GString *, const char *),
                    const char *open, const char *close)
 {
+  g_autofree char *database = run->database ? msperf_fmt_printable (run->database) : NULL;
   const char *const facts[] = {
-    "database", run->database ? run->database : "(none: analytic only)",
+    "database", database ? database : "(none: analytic only)",
     "policy hash", run->policy_hash ? run->policy_hash : "-",
     "device profile", run->device_profile ? run->device_profile : "-",
   };
@@ -654,8 +655,9 @@ html_summary_table (GString *s, const msperf_summary *sum)
 static void
 html_run_facts (GString *s, const msperf_run *run)
 {
+  g_autofree char *database = run->database ? msperf_fmt_printable (run->database) : NULL;
   const char *const facts[] = {
-    "database", run->database ? run->database : "(none: analytic only)",
+    "database", database ? database : "(none: analytic only)",
     "policy hash", run->policy_hash ? run->policy_hash : "-",
     "device profile", run->device_profile ? run->device_profile : "-",
   };

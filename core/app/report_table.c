@@ -283,13 +283,17 @@ msperf_report_headline_text (const msperf_run *run)
   g_autoptr (GArray) counts = NULL;
   g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, &counts);
   g_autoptr (GArray) top = g_array_new (FALSE, FALSE, sizeof (contributor));
+  g_autofree char *trace_text = NULL;
   GString *out = g_string_new (NULL);
 
-  g_string_append_printf (out, "msperf run\n  trace:          %s\n",
-                          run->trace ? run->trace : "-");
+  /* Paths are the user's bytes: a non-UTF-8 or control byte is written as \xNN. */
+  trace_text = msperf_fmt_printable (run->trace ? run->trace : "-");
+  g_string_append_printf (out, "msperf run\n  trace:          %s\n", trace_text);
   if (run->database)
     {
-      g_string_append_printf (out, "  database:       %s", run->database);
+      g_autofree char *db_text = msperf_fmt_printable (run->database);
+
+      g_string_append_printf (out, "  database:       %s", db_text);
       if (run->database_version || run->database_device)
         g_string_append_printf (out, " (version %s, device %s)",
                                 run->database_version ? run->database_version : "-",

@@ -454,3 +454,29 @@ msperf_closest_name (const char *word, const char *const *candidates, guint max_
     }
   return best;
 }
+
+char *
+msperf_fmt_printable (const char *s)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = s ? s : ""; *p;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f
+          || (c >= 0x80 && c < 0xa0))
+        {
+          int len = (c == (gunichar) -1 || c == (gunichar) -2) ? 1
+                    : (int) (g_utf8_next_char (p) - p);
+
+          for (int k = 0; k < len; k++)
+            g_string_append_printf (out, "\\x%02x", (guchar) p[k]);
+          p += len;
+          continue;
+        }
+      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}

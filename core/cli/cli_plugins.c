@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <msperf/format.h>
 #include <msperf/engine.h>
 
 #include "cli/cli.h"
@@ -43,30 +44,11 @@ status_text (const msperf_plugin_info *info)
   return printable (text ? text : status);
 }
 
-/* s with control characters (ESC sequences, newlines) and invalid UTF-8 bytes written as
- * \xNN, so a module's name or file name cannot drive the terminal. Transfer full. */
+/* A module's name or file name cannot drive the terminal (format.h). Transfer full. */
 static char *
 printable (const char *s)
 {
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = s ? s : ""; *p;)
-    {
-      gunichar c = g_utf8_get_char_validated (p, -1);
-      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f
-          || (c >= 0x80 && c < 0xa0))
-        {
-          int len = (c == (gunichar) -1 || c == (gunichar) -2) ? 1
-                    : (int) (g_utf8_next_char (p) - p);
-          for (int k = 0; k < len; k++)
-            g_string_append_printf (out, "\\x%02x", (guchar) p[k]);
-          p += len;
-          continue;
-        }
-      g_string_append_len (out, p, g_utf8_next_char (p) - p);
-      p = g_utf8_next_char (p);
-    }
-  return g_string_free (out, FALSE);
+  return msperf_fmt_printable (s);
 }
 
 /* Prints s padded to width characters (not bytes: module names and paths may be UTF-8). */

@@ -8,6 +8,7 @@
 #define _XOPEN_SOURCE 700
 
 #include <config.h>
+#include <msperf/format.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -266,7 +267,13 @@ reject (msperf_plugin_info *info, char *reason)
   info->status = MSPERF_PLUGIN_REJECTED;
   g_free (info->reason);
   info->reason = reason;
-  g_warning ("%s: module rejected: %s", info->file, reason);
+  {
+    /* The file name and a module's own strings may hold ESC sequences or invalid UTF-8. */
+    g_autofree char *file = msperf_fmt_printable (info->file);
+    g_autofree char *why = msperf_fmt_printable (reason);
+
+    g_warning ("%s: module rejected: %s", file, why);
+  }
 }
 
 /* The descriptor may come from any build of any project: check the fixed-position fields

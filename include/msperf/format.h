@@ -25,6 +25,10 @@ MSPERF_API int64_t msperf_round_half_even (double value);
 
 /* JSON string literal with quotes, escaped as json.dumps(ensure_ascii=False) does. */
 MSPERF_API void msperf_fmt_json_string (GString *out, const char *s);
+/* s with control characters (ESC sequences, newlines, C1 controls) and invalid UTF-8 bytes
+ * written as \xNN: safe to print on a terminal and valid UTF-8 in every output (module names,
+ * non-UTF-8 file names). NULL gives "". Transfer full. */
+MSPERF_API char *msperf_fmt_printable (const char *s);
 /* Python repr(str): single quotes unless the text holds ' and no ". */
 MSPERF_API void msperf_fmt_py_string (GString *out, const char *s);
 

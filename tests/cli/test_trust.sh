@@ -605,5 +605,18 @@ else
   skip "Chrome trace" "no python3"
 fi
 
+t_non_utf8_path() {
+  # A trace under a Latin-1 directory name: the headline and the report escape the byte.
+  d="$tmp/x$(printf '\351')y"
+  mkdir -p "$d" &&
+  cp "$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-decode.jsonl" "$d/t.jsonl" &&
+  run 0 "$bin" estimate --ops "$d/t.jsonl" --report "$tmp/nonutf8.md" || return 1
+  has "$tmp/out" 'trace:.*x\\xe9y/t.jsonl' &&
+  has "$tmp/nonutf8.md" 'x\\xe9y/t.jsonl' &&
+  iconv -f UTF-8 -t UTF-8 "$tmp/out" >/dev/null && iconv -f UTF-8 -t UTF-8 "$tmp/nonutf8.md" >/dev/null
+}
+ok "a non-UTF-8 path is written as \\xNN in the headline and the report (outputs stay UTF-8)" \
+  t_non_utf8_path
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
