@@ -207,6 +207,25 @@ test_numfmt_json_double_nonfinite_is_null (void **state)
 }
 
 /* Python round(): 0.5 → 0, 1.5 → 2, 2.5 → 2, 3.5 → 4, -0.5 → 0 (reference Q13). */
+/* msperf_fmt_printable: ESC, C1 controls and invalid UTF-8 become \xNN, valid text stays. */
+static void
+test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
+{
+  g_autofree char *esc = msperf_fmt_printable ("a\033[31mb");
+  g_autofree char *latin1 = msperf_fmt_printable ("/tmp/x\351y");
+  g_autofree char *c1 = msperf_fmt_printable ("p\302\233q");
+  g_autofree char *utf8 = msperf_fmt_printable ("µs ✓");
+  g_autofree char *null = msperf_fmt_printable (NULL);
+
+  (void) state;
+  assert_string_equal (esc, "a\\x1b[31mb");
+  assert_string_equal (latin1, "/tmp/x\\xe9y");
+  assert_string_equal (c1, "p\\xc2\\x9bq");
+  assert_string_equal (utf8, "µs ✓");
+  assert_string_equal (null, "");
+  assert_true (g_utf8_validate (latin1, -1, NULL));
+}
+
 static void
 test_numfmt_round_half_to_even (void **state)
 {
@@ -732,6 +751,7 @@ main (void)
     cmocka_unit_test (test_numfmt_python_repr_floats),
     cmocka_unit_test (test_numfmt_json_double_nonfinite_is_null),
     cmocka_unit_test (test_numfmt_round_half_to_even),
+    cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
     cmocka_unit_test (test_numfmt_python_str_of_values),
     cmocka_unit_test (test_jsonl_keys_in_documented_order),
     cmocka_unit_test (test_jsonl_direct_writer_equals_value_tree),
