@@ -852,6 +852,42 @@ msperf_table_row_inputs (const msperf_table *table, size_t row)
   return &get_row (table, row)->inputs;
 }
 
+gboolean
+msperf_table_row_inputs_nd (const msperf_table *table, size_t row, int64_t limit,
+                            msperf_tensor *out, size_t max, size_t *n)
+{
+  const msperf_slots *slots;
+  size_t count;
+
+  g_return_val_if_fail (table != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (row < table->rows->len, FALSE);
+  slots = &get_row (table, row)->inputs;
+  if (slots->n == 0)
+    return FALSE;
+  count = limit >= 0 && (size_t) limit < slots->n ? (size_t) limit : slots->n;
+  if (count > max)
+    return FALSE;
+  for (size_t i = 0; i < count; i++)
+    {
+      const msperf_tensor *s = &slots->t[i];
+
+      if (s->dtype == MSPERF_DTYPE_UNKNOWN)
+        return FALSE;
+      if (s->format == MSPERF_FORMAT_FRACTAL_NZ)
+        {
+          if (!msperf_shape_nz_to_nd (s, &out[i]))
+            return FALSE;
+        }
+      else
+        out[i] = *s;
+      out[i].values = NULL;
+      out[i].n_values = 0;
+    }
+  if (n)
+    *n = count;
+  return TRUE;
+}
+
 const msperf_slots *
 msperf_table_row_outputs (const msperf_table *table, size_t row)
 {

@@ -66,6 +66,12 @@ MSPERF_API gboolean msperf_table_row_valid (const msperf_table *table, size_t ro
 /* Decoded slots of "Input …" and "Output …" columns. Transfer none. */
 MSPERF_API const msperf_slots *msperf_table_row_inputs (const msperf_table *table, size_t row);
 MSPERF_API const msperf_slots *msperf_table_row_outputs (const msperf_table *table, size_t row);
+/* The row's first inputs as interpolation coordinates see them: at most limit (negative: all)
+ * and at most max, FRACTAL_NZ shapes restored to ND, values dropped, into out. FALSE (out
+ * undefined) when the row has no inputs, more than max after the limit, an unknown dtype or an
+ * NZ shape that does not restore. *n (nullable) receives the count. */
+MSPERF_API gboolean msperf_table_row_inputs_nd (const msperf_table *table, size_t row, int64_t limit,
+                                               msperf_tensor *out, size_t max, size_t *n);
 /* TRUE when the table has Input Shapes (compute/attention schema). */
 MSPERF_API gboolean msperf_table_has_shapes (const msperf_table *table);
 /* Row problems found while loading ("FILE:LINE: problem", char*): ragged rows (skipped, not in

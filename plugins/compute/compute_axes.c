@@ -446,26 +446,13 @@ compute_describe_row (msperf_engine *engine, void *state, const msperf_table *t,
   g_return_val_if_fail (e != NULL && t != NULL && p != NULL, FALSE);
   if (slots == NULL || slots->n == 0)
     return FALSE;
-  n = slots->n;
-  if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-    n = (size_t) p->input_limit;
-  if (n > MAX_AXIS_INPUTS)
+  if (!msperf_table_row_inputs_nd (t, row, p->input_limit, in, MAX_AXIS_INPUTS, &n))
     return FALSE;
+  /* The CSV formats (before the NZ restore) are the regime's group, ND groups first. */
   for (size_t i = 0; i < n; i++)
     {
       const msperf_tensor *s = &slots->t[i];
 
-      if (s->dtype == MSPERF_DTYPE_UNKNOWN)
-        return FALSE;
-      if (s->format == MSPERF_FORMAT_FRACTAL_NZ)
-        {
-          if (!msperf_shape_nz_to_nd (s, &in[i]))
-            return FALSE;
-        }
-      else
-        in[i] = *s;
-      in[i].values = NULL;
-      in[i].n_values = 0;
       all_nd &= s->format == MSPERF_FORMAT_ND;
       g_string_append_printf (group, "%s%s", i ? ";" : "", msperf_format_name (s->format));
     }

@@ -182,7 +182,6 @@ gboolean
 moe_describe_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row,
                   msperf_point *p)
 {
-  const msperf_slots *slots = msperf_table_row_inputs (t, row);
   msperf_tensor in[MAX_AXIS_INPUTS];
   int col;
   int64_t ep = 0;
@@ -191,32 +190,11 @@ moe_describe_row (msperf_engine *engine, void *state, const msperf_table *t, siz
   (void) engine;
   (void) state;
   g_return_val_if_fail (t != NULL && p != NULL, FALSE);
-  if (slots == NULL || slots->n == 0)
-    return FALSE;
   col = msperf_table_column (t, "EP Size");
   if (col >= 0 && !row_ep (t, row, col, &ep))
     return FALSE;
-  n = slots->n;
-  if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-    n = (size_t) p->input_limit;
-  if (n > MAX_AXIS_INPUTS)
+  if (!msperf_table_row_inputs_nd (t, row, p->input_limit, in, MAX_AXIS_INPUTS, &n))
     return FALSE;
-  for (size_t i = 0; i < n; i++)
-    {
-      const msperf_tensor *s = &slots->t[i];
-
-      if (s->dtype == MSPERF_DTYPE_UNKNOWN)
-        return FALSE;
-      if (s->format == MSPERF_FORMAT_FRACTAL_NZ)
-        {
-          if (!msperf_shape_nz_to_nd (s, &in[i]))
-            return FALSE;
-        }
-      else
-        in[i] = *s;
-      in[i].values = NULL;
-      in[i].n_values = 0;
-    }
   if (!normalise_x (&in[0]))
     return FALSE;
   return describe (msperf_table_kernel_type (t), in, n, col >= 0, ep, p);
