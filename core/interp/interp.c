@@ -308,6 +308,11 @@ msperf_interp_aggregate (const double *coords, const double *latencies, size_t n
 #define GRID_MIN_SIMPLICES 8
 #define GRID_MAX_AXIS_CELLS 4096
 #define GRID_MAX_ITEMS_PER_SIMPLEX 64
+/* On a lattice axis (few distinct values) the cuts sit this fraction of the gap to the
+ * neighbouring value on either side of each value: far wider than any simplex's margin
+ * (step_box: about 8e-6 of its extent), so a query strictly between two values finds only
+ * the simplices of that gap in its cell. */
+#define GRID_LATTICE_GAP_FRACTION (1.0 / 64.0)
 
 struct msperf_delaunay {
   int ndim;
@@ -323,12 +328,12 @@ struct msperf_delaunay {
   double paraboloid_scale;
   double paraboloid_shift;
   int *id_map;          /* Qhull facet id → simplex index, only while extracting */
-  /* The brute-force accelerator (see "brute force" below): a uniform grid over the points'
-   * bounding box; cell c lists, in ascending index order, every simplex whose brute-force
-   * test can accept a point of that cell. grid_start is NULL when there is no grid. */
-  int grid_n[MSPERF_DELAUNAY_MAX_DIM];
-  double grid_origin[MSPERF_DELAUNAY_MAX_DIM];
-  double grid_inv[MSPERF_DELAUNAY_MAX_DIM];  /* cells per unit of coordinate */
+  /* The brute-force accelerator (see "the brute-force grid" below): a rectilinear grid with
+   * cuts placed by the points' coordinates (lattice values or ranks); cell c lists, in
+   * ascending index order, every simplex whose brute-force test can accept a point of that
+   * cell. grid_start is NULL when there is no grid. */
+  int grid_n[MSPERF_DELAUNAY_MAX_DIM];  /* cells on axis k */
+  double *grid_cuts;    /* Σ_k (grid_n[k] − 1) non-decreasing cuts, axis 0's first */
   size_t *grid_start;   /* n_cells + 1 offsets into grid_items */
   int *grid_items;
 };
@@ -344,6 +349,7 @@ msperf_delaunay_free (msperf_delaunay *tri)
   g_free (tri->equations);
   g_free (tri->transform);
   g_free (tri->id_map);
+  g_free (tri->grid_cuts);
   g_free (tri->grid_start);
   g_free (tri->grid_items);
   g_free (tri);
@@ -973,19 +979,29 @@ bruteforce_step (const msperf_delaunay *tri, int s, const double *x, double *c, 
   return -1;
 }
 
-/* The grid's cell of coordinate v on axis k. Monotone in v (a subtraction, a product by a
- * positive constant and floor all are), and clamped to the grid, so a point inside a box
- * [lo, hi] always falls in a cell of the box's cell range, even outside the grid. */
+/* The grid's cell of coordinate v on axis k: the number of axis k's cuts that are <= v
+ * (binary search over the non-decreasing cuts). A count over fixed thresholds, so monotone
+ * non-decreasing in v and within [0, grid_n[k] − 1]: a point inside a box [lo, hi] always
+ * falls in a cell of the box's cell range, even outside the grid (NaN counts 0). */
 static int
 grid_cell (const msperf_delaunay *tri, int k, double v)
 {
-  double f = floor ((v - tri->grid_origin[k]) * tri->grid_inv[k]);
+  const double *cut = tri->grid_cuts;
+  int lo = 0, hi;
 
-  if (!(f >= 0.0))
-    return 0;
-  if (f >= (double) tri->grid_n[k])
-    return tri->grid_n[k] - 1;
-  return (int) f;
+  for (int j = 0; j < k; j++)
+    cut += tri->grid_n[j] - 1;
+  hi = tri->grid_n[k] - 1;
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+
+      if (cut[mid] <= v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
 static size_t
@@ -1005,11 +1021,11 @@ grid_index (const msperf_delaunay *tri, const int *cell)
  * coordinates in c — is the plain scan's. */
 static int
 find_bruteforce_mode (const msperf_delaunay *tri, const double *x, double *c, double eps,
-                      double eps_broad, gboolean use_grid)
+                      double eps_broad, gboolean use_grid, size_t *tested)
 {
   int cell[MSPERF_DELAUNAY_MAX_DIM];
   gboolean finite = TRUE;
-  size_t at, end;
+  size_t at, begin, end;
 
   if (fully_outside (tri, x, eps))
     return -1;
@@ -1023,20 +1039,33 @@ find_bruteforce_mode (const msperf_delaunay *tri, const double *x, double *c, do
         {
           int r = bruteforce_step (tri, s, x, c, eps, eps_broad);
           if (r >= 0)
-            return r;
+            {
+              if (tested)
+                *tested = (size_t) s + 1;
+              return r;
+            }
         }
+      if (tested)
+        *tested = (size_t) tri->nsimplex;
       return -1;
     }
   for (int k = 0; k < tri->ndim; k++)
     cell[k] = grid_cell (tri, k, x[k]);
   at = grid_index (tri, cell);
+  begin = tri->grid_start[at];
   end = tri->grid_start[at + 1];
-  for (at = tri->grid_start[at]; at < end; at++)
+  for (at = begin; at < end; at++)
     {
       int r = bruteforce_step (tri, tri->grid_items[at], x, c, eps, eps_broad);
       if (r >= 0)
-        return r;
+        {
+          if (tested)
+            *tested = at - begin + 1;
+          return r;
+        }
     }
+  if (tested)
+    *tested = end - begin;
   return -1;
 }
 
@@ -1044,7 +1073,7 @@ static int
 find_bruteforce (const msperf_delaunay *tri, const double *x, double *c, double eps,
                  double eps_broad)
 {
-  return find_bruteforce_mode (tri, x, c, eps, eps_broad, TRUE);
+  return find_bruteforce_mode (tri, x, c, eps, eps_broad, TRUE, NULL);
 }
 
 int
@@ -1055,10 +1084,22 @@ msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x, do
   int s;
 
   g_return_val_if_fail (tri != NULL && x != NULL, -1);
-  s = find_bruteforce_mode (tri, x, c, eps, eps_broad, use_grid);
+  s = find_bruteforce_mode (tri, x, c, eps, eps_broad, use_grid, NULL);
   if (s >= 0 && bary)
     memcpy (bary, c, sizeof (double) * (size_t) (tri->ndim + 1));
   return s;
+}
+
+size_t
+msperf_delaunay_bruteforce_tested (const msperf_delaunay *tri, const double *x, double eps,
+                                   double eps_broad, gboolean use_grid)
+{
+  double c[MSPERF_DELAUNAY_MAX_DIM + 1];
+  size_t tested = 0;
+
+  g_return_val_if_fail (tri != NULL && x != NULL, 0);
+  find_bruteforce_mode (tri, x, c, eps, eps_broad, use_grid, &tested);
+  return tested;
 }
 
 size_t
@@ -1072,6 +1113,25 @@ msperf_delaunay_grid_cells (const msperf_delaunay *tri)
   for (int k = 0; k < tri->ndim; k++)
     n *= (size_t) tri->grid_n[k];
   return n;
+}
+
+gboolean
+msperf_delaunay_grid_stats (const msperf_delaunay *tri, msperf_delaunay_grid_info *info)
+{
+  size_t cells;
+
+  g_return_val_if_fail (tri != NULL && info != NULL, FALSE);
+  memset (info, 0, sizeof *info);
+  cells = msperf_delaunay_grid_cells (tri);
+  if (cells == 0)
+    return FALSE;
+  info->cells = cells;
+  info->items = tri->grid_start[cells];
+  for (size_t c = 0; c < cells; c++)
+    info->max_list = MAX (info->max_list, tri->grid_start[c + 1] - tri->grid_start[c]);
+  for (int k = 0; k < tri->ndim; k++)
+    info->axis_cells[k] = tri->grid_n[k];
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------- the brute-force grid */
@@ -1170,7 +1230,8 @@ box_cells (const msperf_delaunay *tri, const double *lo, const double *hi, size_
   for (int k = 0; k < nd; k++)
     {
       a[k] = grid_cell (tri, k, lo[k]);
-      b[k] = grid_cell (tri, k, hi[k]);
+      /* NaN counts 0 cuts; as an upper end it must mean "unbounded". */
+      b[k] = isnan (hi[k]) ? tri->grid_n[k] - 1 : grid_cell (tri, k, hi[k]);
       cell[k] = a[k];
     }
   for (;;)
@@ -1192,16 +1253,149 @@ box_cells (const msperf_delaunay *tri, const double *lo, const double *hi, size_
   return n;
 }
 
-/* Builds the accelerator; leaves none (plain scan) for tiny triangulations or when the lists
- * would be unreasonably long. About one cell per simplex, cells shaped like the bounding box
- * (anisotropic axes get proportionally fewer cells). */
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Axis k's coordinates of every point, sorted ascending (transfer full). */
+static double *
+sorted_axis (const msperf_delaunay *tri, int k)
+{
+  double *v = g_new (double, tri->npoints);
+
+  for (size_t i = 0; i < tri->npoints; i++)
+    v[i] = tri->points[i * (size_t) tri->ndim + (size_t) k];
+  qsort (v, tri->npoints, sizeof (double), compare_double);
+  return v;
+}
+
+static size_t
+count_distinct (const double *sorted, size_t n)
+{
+  size_t d = n > 0;
+
+  for (size_t i = 1; i < n; i++)
+    d += sorted[i] != sorted[i - 1];
+  return d;
+}
+
+/* Lattice cuts: u − gap·f and u + gap·f around every distinct value u (toward each
+ * neighbour), so 2·D − 1 cells: a thin one around each value, a wide one between two. */
+static size_t
+lattice_cuts (const double *sorted, size_t n, double *cuts)
+{
+  size_t nc = 0, prev = 0;
+
+  for (size_t i = 1; i < n; i++)
+    if (sorted[i] != sorted[prev])
+      {
+        double gap = sorted[i] - sorted[prev];
+
+        cuts[nc++] = sorted[prev] + gap * GRID_LATTICE_GAP_FRACTION;
+        cuts[nc++] = sorted[i] - gap * GRID_LATTICE_GAP_FRACTION;
+        prev = i;
+      }
+  return nc;
+}
+
+/* Rank cuts: ncell − 1 cuts halfway between the coordinates of rank j·n/ncell − 1 and
+ * j·n/ncell, so about as many points fall in every cell. */
+static size_t
+rank_cuts (const double *sorted, size_t n, int ncell, double *cuts)
+{
+  for (int j = 1; j < ncell; j++)
+    {
+      size_t r = (size_t) j * n / (size_t) ncell;
+      double a = sorted[r - 1], b = sorted[r];
+
+      cuts[j - 1] = a + (b - a) / 2.0;
+    }
+  return ncell > 1 ? (size_t) ncell - 1 : 0;
+}
+
+/* Chooses the cuts of every axis into tri->grid_n / tri->grid_cuts; the product of the cell
+ * counts (about nsimplex) is returned. Axes with few distinct values (lattices, e.g. GEMM
+ * tables) get lattice cuts when their 2·D − 1 cells stay within twice their fair share of
+ * the budget; the others rank cuts with their fair share. Axes are planned from the fewest
+ * values up, so a short lattice axis leaves its unused share to the others. */
+static size_t
+plan_grid (msperf_delaunay *tri)
+{
+  int nd = tri->ndim, order[MSPERF_DELAUNAY_MAX_DIM];
+  size_t distinct[MSPERF_DELAUNAY_MAX_DIM], ncells = 1, at = 0;
+  double *sorted[MSPERF_DELAUNAY_MAX_DIM] = { NULL };
+  double budget = (double) tri->nsimplex;
+  gboolean lattice[MSPERF_DELAUNAY_MAX_DIM];
+
+  for (int k = 0; k < nd; k++)
+    {
+      sorted[k] = sorted_axis (tri, k);
+      distinct[k] = count_distinct (sorted[k], tri->npoints);
+      order[k] = k;
+    }
+  for (int i = 1; i < nd; i++)   /* insertion sort by distinct values, ties by axis */
+    for (int j = i; j > 0 && distinct[order[j]] < distinct[order[j - 1]]; j--)
+      {
+        int t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+  for (int i = 0; i < nd; i++)
+    {
+      int k = order[i];
+      double share = pow (budget / (double) ncells, 1.0 / (double) (nd - i));
+      double lat = 2.0 * (double) distinct[k] - 1.0;
+
+      lattice[k] = lat <= 2.0 * share && lat <= GRID_MAX_AXIS_CELLS;
+      tri->grid_n[k] = lattice[k] ? (int) lat
+                       : (int) CLAMP (floor (share), 1.0,
+                                      MIN ((double) GRID_MAX_AXIS_CELLS, (double) tri->npoints));
+      ncells *= (size_t) tri->grid_n[k];
+      at += (size_t) tri->grid_n[k] - 1;
+    }
+  tri->grid_cuts = g_new (double, at + 1);
+  at = 0;
+  for (int k = 0; k < nd; k++)
+    {
+      double *cuts = tri->grid_cuts + at;
+      size_t nc = lattice[k] ? lattice_cuts (sorted[k], tri->npoints, cuts)
+                  : rank_cuts (sorted[k], tri->npoints, tri->grid_n[k], cuts);
+
+      /* Cuts must not decrease for the binary search; rounding must not break that. */
+      for (size_t j = 1; j < nc; j++)
+        cuts[j] = MAX (cuts[j], cuts[j - 1]);
+      at += nc;
+      g_free (sorted[k]);
+    }
+  return ncells;
+}
+
+/* Builds the accelerator; leaves none (plain scan) for tiny triangulations or when the cells
+ * or lists would be unreasonably many (memory caps).
+ *
+ * Why the grid returns scipy's answer. find_bruteforce_mode tries the simplices of x's cell
+ * in ascending index order and the plain scan tries all of them in that order; a step that
+ * cannot accept x returns -1 in both, so the two return the same first acceptance as long as
+ * x's cell lists every simplex s whose step can accept x, in ascending order.
+ * - step_box gives for such an s a box [lo, hi] with lo ≤ x ≤ hi on every axis (proof there).
+ * - The cell of x is (cell_0 (x_0), …) with cell_k (v) = #{cuts of axis k ≤ v} (grid_cell):
+ *   a count over fixed thresholds, so non-decreasing in v whatever the cuts are — lattice
+ *   values, ranks or anything else; their placement only decides how short the lists are.
+ *   Hence cell_k (lo_k) ≤ cell_k (x_k) ≤ cell_k (hi_k): x's cell lies in the range of cells
+ *   box_cells visits for s (a NaN upper end visits to the last cell), and s is listed there.
+ * - The lists are filled by s ascending, so each is in index order.
+ * - Outside the grid's cut range the count clamps to the first / last cell, which the same
+ *   inequality covers; a query with a non-finite coordinate or a tolerance above
+ *   GRID_TOL_MAX takes the plain scan. */
 static void
 build_grid (msperf_delaunay *tri)
 {
   int nd = tri->ndim;
-  size_t ncells = 1, total = 0;
-  double volume = 1.0, h = 0.0;
-  gboolean short_axis[MSPERF_DELAUNAY_MAX_DIM] = { FALSE };
+  size_t ncells, total = 0;
   g_autofree double *boxes = NULL;
   g_autofree guint8 *has_box = NULL;
   g_autofree size_t *fill = NULL;
@@ -1210,45 +1404,12 @@ build_grid (msperf_delaunay *tri)
    * keep scipy's plain scan, which is the reference anyway. */
   if (tri->nsimplex < GRID_MIN_SIMPLICES || nd > 3)
     return;
-  /* Cube-like cells of side h with about nsimplex cells in all; an axis shorter than h gets a
-   * single cell and h is recomputed over the others (very anisotropic boxes). */
-  for (int pass = 0; pass < nd; pass++)
-    {
-      int nfree = 0;
-      gboolean changed = FALSE;
-
-      volume = 1.0;
-      for (int k = 0; k < nd; k++)
-        if (!short_axis[k])
-          {
-            volume *= tri->max_bound[k] - tri->min_bound[k];
-            nfree++;
-          }
-      if (nfree == 0)
-        break;
-      h = pow (volume / (double) tri->nsimplex, 1.0 / (double) nfree);
-      for (int k = 0; k < nd; k++)
-        if (!short_axis[k] && tri->max_bound[k] - tri->min_bound[k] < h)
-          short_axis[k] = changed = TRUE;
-      if (!changed)
-        break;
-    }
-  if (!(h > 0.0) || !isfinite (h))
-    return;
-  for (int k = 0; k < nd; k++)
-    {
-      double extent = tri->max_bound[k] - tri->min_bound[k];
-      double n = short_axis[k] ? 1.0 : floor (extent / h);
-
-      tri->grid_n[k] = (int) CLAMP (n, 1.0, (double) GRID_MAX_AXIS_CELLS);
-      tri->grid_origin[k] = tri->min_bound[k];
-      tri->grid_inv[k] = (double) tri->grid_n[k] / extent;
-      if (!(extent > 0.0) || !isfinite (tri->grid_inv[k]))
-        return;
-      ncells *= (size_t) tri->grid_n[k];
-    }
+  ncells = plan_grid (tri);
   if (ncells > 8 * (size_t) tri->nsimplex + 64)
-    return;
+    {
+      g_clear_pointer (&tri->grid_cuts, g_free);
+      return;
+    }
 
   boxes = g_new (double, (size_t) tri->nsimplex * 2 * (size_t) nd);
   has_box = g_new0 (guint8, (size_t) tri->nsimplex);
@@ -1265,6 +1426,7 @@ build_grid (msperf_delaunay *tri)
   if (total > GRID_MAX_ITEMS_PER_SIMPLEX * (size_t) tri->nsimplex + ncells)
     {
       g_clear_pointer (&tri->grid_start, g_free);
+      g_clear_pointer (&tri->grid_cuts, g_free);
       return;
     }
   /* Counts → offsets; then fill in index order, so every cell's list is ascending. */

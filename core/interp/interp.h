@@ -128,6 +128,24 @@ int msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x
 /* Cells of the brute-force grid (0 when the triangulation has none: too few simplices). */
 size_t msperf_delaunay_grid_cells (const msperf_delaunay *tri);
 
+/* The shape of the brute-force grid, for tests and measurements. */
+typedef struct {
+  size_t cells;                              /* 0 without a grid */
+  size_t items;                              /* list entries over all cells */
+  size_t max_list;                           /* longest cell list */
+  int axis_cells[MSPERF_DELAUNAY_MAX_DIM];   /* cells per axis */
+} msperf_delaunay_grid_info;
+
+/* Fills info (all zero without a grid); FALSE when the triangulation has no grid. */
+gboolean msperf_delaunay_grid_stats (const msperf_delaunay *tri,
+                                     msperf_delaunay_grid_info *info);
+
+/* How many simplices msperf_delaunay_find_bruteforce (same arguments) tests for x: the
+ * steps up to and including the first acceptance, or all it tries when none accepts; 0 when
+ * x is outside the bounding box. With use_grid that is a prefix of x's cell list. */
+size_t msperf_delaunay_bruteforce_tested (const msperf_delaunay *tri, const double *x,
+                                          double eps, double eps_broad, gboolean use_grid);
+
 /* Delaunay.find_simplex([x]) for one point (walk from simplex 0, find_simplex tolerances).
  * On success *simplex and bary (dim + 1 doubles, may be NULL) are set; FALSE when x is outside
  * the convex hull (*simplex = -1). */
