@@ -196,6 +196,19 @@ file_checksum (const guint8 *data, size_t size)
   return mix_end (&m);
 }
 
+void
+msperf_tri_cache_seal (guint8 *data, size_t size, const double *points, size_t n, int dim)
+{
+  guint64 sum;
+
+  g_return_if_fail (data != NULL);
+  if (size < sizeof (file_header))
+    return;
+  key_digest (points, n, dim, data + G_STRUCT_OFFSET (file_header, key));
+  sum = file_checksum (data, size);
+  memcpy (data + G_STRUCT_OFFSET (file_header, checksum), &sum, sizeof sum);
+}
+
 /* ------------------------------------------------------------------ writing */
 
 static size_t
@@ -596,6 +609,7 @@ msperf_tri_cache_delaunay (const char *dir, const double *points, size_t n, int 
   g_autofree char *path = NULL;
   g_autoptr (GError) load_error = NULL;
   msperf_delaunay *tri;
+  gint64 t0;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (from_cache)
@@ -603,15 +617,19 @@ msperf_tri_cache_delaunay (const char *dir, const double *points, size_t n, int 
   if (dir == NULL || n < MIN_POINTS || dim < 2 || dim > MSPERF_DELAUNAY_MAX_DIM)
     return msperf_delaunay_new (points, n, dim, error);
   path = msperf_tri_cache_path (dir, points, n, dim);
+  t0 = g_get_monotonic_time ();
   tri = msperf_tri_cache_load (path, points, n, dim, &load_error);
   if (tri)
     {
-      g_debug ("triangulation cache: loaded %s (%zu points)", path, n);
+      g_debug ("triangulation cache: loaded %s (%zu points, %d simplices) in %.1f ms", path, n,
+               msperf_delaunay_n_simplices (tri), (double) (g_get_monotonic_time () - t0) / 1e3);
       if (from_cache)
         *from_cache = TRUE;
       return tri;
     }
-  if (!g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+  /* No file (or no directory) is the cold start, not a problem. */
+  if (!g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+      && !g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
     g_warning ("triangulation cache: ignoring %s: %s; rebuilding it", path,
                load_error->message);
   tri = msperf_delaunay_new (points, n, dim, error);

@@ -30,10 +30,14 @@ gboolean msperf_tri_cache_write (const char *path, const msperf_delaunay *tri, G
 /* Maps path read-only and checks it against the caller's points (n × dim): magic, format,
  * build, key, sizes against the file length, the payload checksum, every index in range,
  * the grid's offsets, and the points themselves. The triangulation's arrays point into the
- * mapping (msperf_delaunay_free unmaps). NULL with error (G_FILE_ERROR_NOENT when there is
+ * mapping (msperf_delaunay_free unmaps). NULL with error (G_FILE_ERROR_NOENT or _NOTDIR when there is
  * no file; MSPERF_ERROR_DOMAIN/MSPERF_ERROR_PARSE naming the failed check otherwise). */
 msperf_delaunay *msperf_tri_cache_load (const char *path, const double *points, size_t n,
                                         int dim, GError **error);
+
+/* Tests and the fuzzer: writes points' key and the checksum into a file image (size bytes),
+ * so that a deliberately damaged structure reaches the checks behind the checksum. */
+void msperf_tri_cache_seal (guint8 *data, size_t size, const double *points, size_t n, int dim);
 
 /* msperf_delaunay_new through the cache in dir (NULL: no cache): load, else build with Qhull
  * and write. A file that exists but fails a check is ignored with one g_warning naming it and
