@@ -15,6 +15,7 @@
 #include "app/trace.h"
 #include "cli/estimate_jobs.h"
 #include "cli/answers.h"
+#include "cli/cache_option.h"
 
 typedef struct {
   char *database, *database_root, *ops, *op_json, *device, *format, *report, *metrics, *chrome;
@@ -27,11 +28,13 @@ typedef struct {
   int jobs;                  /* INT_MIN: not given */
   guint shard_index, shard_count;
   msperf_cli_model_opts *model;  /* estimate --model CONFIG and its options */
+  msperf_cli_cache cache;    /* --cache-dir, --no-cache */
 } estimate_opts;
 
 static void
 opts_clear (estimate_opts *o)
 {
+  msperf_cli_cache_clear (&o->cache);
   g_free (o->database);
   g_free (o->database_root);
   g_free (o->ops);
@@ -213,6 +216,7 @@ parse_options (estimate_opts *o, char ***args, gboolean single, GError **error)
     { "answers", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->answers,
       "summarize: the answers, estimate --format jsonl outputs of the shards (repeatable)",
       "FILE" },
+    MSPERF_CLI_CACHE_ENTRIES (&o->cache),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -320,6 +324,8 @@ configure_engine (msperf_engine *e, const msperf_cli_global *g, const estimate_o
         return FALSE;
     }
   if (o->device && !msperf_engine_set_device_profile (e, o->device, error))
+    return FALSE;
+  if (!msperf_cli_cache_apply (&o->cache, e, error))
     return FALSE;
   return msperf_engine_start (e, error);
 }

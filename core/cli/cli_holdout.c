@@ -6,6 +6,7 @@
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/cache_option.h"
 #include "app/holdout_report.h"
 #include "app/holdout_compare.h"
 
@@ -48,10 +49,13 @@ bar_tick (size_t done, size_t total, gpointer data)
  * (nullable); the extrapolation holdout (o->extrapolate_axis) turns extrapolation on. */
 static msperf_engine *
 start_engine (const msperf_cli_global *g, const char *policy, const char *database,
-              const msperf_holdout_variant *v, const msperf_holdout_options *o, GError **error)
+              const msperf_holdout_variant *v, const msperf_holdout_options *o,
+              const msperf_cli_cache *cache, GError **error)
 {
   g_autoptr (msperf_engine) e = msperf_engine_new ();
 
+  if (!msperf_cli_cache_apply (cache, e, error))
+    return NULL;
   for (char **d = g->plugin_dirs; d && *d; d++)
     msperf_engine_add_plugin_dir (e, *d);
   if (policy && !msperf_engine_load_policy (e, policy, error))
@@ -104,7 +108,8 @@ collect_variants (const char *compare, char **specs, GError **error)
 /* One holdout per variant, then the comparison on stdout or in the report. */
 static int
 run_compare (const msperf_cli_global *g, const char *policy, const char *database,
-             const GPtrArray *variants, msperf_holdout_options *o, const char *report)
+             const GPtrArray *variants, msperf_holdout_options *o, const msperf_cli_cache *cache,
+             const char *report)
 {
   g_autoptr (GPtrArray) reports =
     g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_holdout_report_free);
@@ -114,7 +119,8 @@ run_compare (const msperf_cli_global *g, const char *policy, const char *databas
   for (guint k = 0; k < variants->len; k++)
     {
       g_autoptr (msperf_engine) e = start_engine (g, policy, database,
-                                                  g_ptr_array_index (variants, k), o, &error);
+                                                  g_ptr_array_index (variants, k), o, cache,
+                                                  &error);
       msperf_holdout_report *rep = e ? msperf_holdout_run (e, o, &error) : NULL;
 
       if (rep == NULL)
@@ -155,6 +161,7 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (msperf_holdout_report) rep = NULL;
   g_autoptr (GPtrArray) variants = NULL;
   msperf_holdout_options o = { 0 };
+  g_auto (msperf_cli_cache) cache = { 0 };
   progress_bar bar = { 0 };
   const GOptionEntry entries[] = {
     { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &database,
@@ -184,6 +191,7 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
       "on", "AXIS" },
     { "hide-outer", 0, 0, G_OPTION_ARG_INT, &hide_outer,
       "With --extrapolate-axis: how many of its largest distinct values (default 1)", "K" },
+    MSPERF_CLI_CACHE_ENTRIES (&cache),
     G_OPTION_ENTRY_NULL
   };
 
@@ -246,9 +254,10 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
       o.progress_data = &bar;
     }
   if (variants->len > 0)
-    return run_compare (g, policy ? policy : g->policy, database, variants, &o, report);
+    return run_compare (g, policy ? policy : g->policy, database, variants, &o, &cache,
+                        report);
 
-  e = start_engine (g, policy ? policy : g->policy, database, NULL, &o, &error);
+  e = start_engine (g, policy ? policy : g->policy, database, NULL, &o, &cache, &error);
   if (e == NULL)
     {
       fprintf (stderr, "msperf: %s\n", error->message);

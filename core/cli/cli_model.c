@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/cli_model.h"
 #include "cli/options.h"
+#include "cli/cache_option.h"
 #include <msperf/paths.h>
 #include "app/model.h"
 #include "app/model_e2e.h"
@@ -345,6 +346,7 @@ msperf_cli_model_estimate_trace (msperf_cli_model_opts *est, gboolean sequence_p
 typedef struct {
   char *database, *device;
   double memory_gib;
+  msperf_cli_cache cache;
 } engine_opts;
 
 static msperf_engine *
@@ -361,6 +363,8 @@ start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_
     return NULL;
   if (eo->database == NULL)
     sample = msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+  if (!msperf_cli_cache_apply (&eo->cache, e, error))
+    return NULL;
   if (!msperf_engine_open_database (e, eo->database ? eo->database : sample, NULL, error)
       || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
       || !msperf_engine_start (e, error))
@@ -380,6 +384,7 @@ add_engine_entries (GArray *out, engine_opts *eo)
       "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
     { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
       "Device memory (default: the device profile's memory_gib)", "GIB" },
+    MSPERF_CLI_CACHE_ENTRIES (&eo->cache),
   };
   eo->memory_gib = NAN;
   g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
@@ -549,6 +554,7 @@ out:
   model_opts_clear (&o);
   g_free (eo.database);
   g_free (eo.device);
+  msperf_cli_cache_clear (&eo.cache);
   g_free (ro.format);
   g_strfreev (args);
   return status;
@@ -808,6 +814,7 @@ out:
   model_opts_clear (&o);
   g_free (eo.database);
   g_free (eo.device);
+  msperf_cli_cache_clear (&eo.cache);
   g_free (ro.format);
   g_free (so.tps);
   g_free (so.eps);

@@ -47,6 +47,7 @@ model_unref (msperf_engine_model *m)
   g_free (m->policy_hash);
   g_free (m->policy_path);
   g_free (m->device_request);
+  g_free (m->cache_dir);
   g_ptr_array_unref (m->plugin_dirs);
   g_ptr_array_unref (m->override_keys);
   g_ptr_array_unref (m->override_values);
@@ -187,6 +188,14 @@ msperf_engine_set_device_profile (msperf_engine *e, const char *name_or_path, GE
   g_free (e->m->device_request);
   e->m->device_request = g_strdup (name_or_path);
   return TRUE;
+}
+
+void
+msperf_engine_set_cache_dir (msperf_engine *e, const char *dir)
+{
+  g_return_if_fail (e != NULL && !e->m->started);
+  g_free (e->m->cache_dir);
+  e->m->cache_dir = g_strdup (dir);
 }
 
 static void
@@ -337,6 +346,12 @@ msperf_engine_start (msperf_engine *e, GError **error)
   g_ptr_array_add (dirs, NULL);
   disabled = msperf_policy_disabled_modules (e->m->policy);
   e->m->registry = msperf_registry_new ();
+  if (e->m->cache_dir)
+    {
+      /* The interpolation stage would make it lazily; it needs the cache directory first. */
+      e->m->index_cache = msperf_index_cache_new ();
+      msperf_index_cache_set_tri_dir (e->m->index_cache, e->m->cache_dir);
+    }
   e->m->started = TRUE;
   msperf_registry_load (e->m->registry, (const char *const *) dirs->pdata, disabled, e);
   return msperf_engine_check_module_options (e, error);

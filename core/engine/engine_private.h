@@ -38,6 +38,7 @@ typedef struct msperf_engine_model {
   GPtrArray *override_keys;      /* char*, parallel to override_values */
   GPtrArray *override_values;
   char *device_request;
+  char *cache_dir;               /* on-disk triangulation cache (msperf_engine_set_cache_dir) */
 
   /* state after start */
   gboolean started;

@@ -6,6 +6,7 @@
 #include <msperf/error.h>
 #include <msperf/shape.h>
 #include "interp/index.h"
+#include "interp/tri_cache.h"
 
 struct msperf_index {
   char *kernel;
@@ -26,6 +27,7 @@ struct msperf_index_cache {
   GHashTable *indexes;        /* cache key → msperf_index* */
   msperf_index *last;         /* the index returned last (borrowed): most queries ask again */
   msperf_index_stats stats;
+  char *tri_dir;              /* the on-disk triangulation cache (tri_cache.h); NULL: none */
 };
 
 /* ------------------------------------------------------------------ sets and buckets */
@@ -333,7 +335,16 @@ msperf_index_cache_free (msperf_index_cache *c)
   if (c == NULL)
     return;
   g_hash_table_unref (c->indexes);
+  g_free (c->tri_dir);
   g_free (c);
+}
+
+void
+msperf_index_cache_set_tri_dir (msperf_index_cache *c, const char *dir)
+{
+  g_return_if_fail (c != NULL);
+  g_free (c->tri_dir);
+  c->tri_dir = g_strdup (dir);
 }
 
 void
@@ -908,9 +919,15 @@ msperf_index_set_delaunay (msperf_index_cache *c, msperf_index_set *s,
     {
       g_autoptr (GError) error = NULL;
 
+      gboolean loaded = FALSE;
+
       s->tri_done = TRUE;
       c->stats.tri_builds++;
-      s->tri = msperf_delaunay_new (s->coords, s->n_unique, s->dim, &error);
+      /* Leave-one-out sets are asked once each: caching them would fill the disk. */
+      s->tri = msperf_tri_cache_delaunay (s->transient ? NULL : c->tri_dir, s->coords,
+                                          s->n_unique, s->dim, &loaded, &error);
+      if (loaded)
+        c->stats.tri_cache_loads++;
       s->tri_status = msperf_interp_status_from_error (error);
       if (error)
         s->tri_message = g_strdup (error->message);
@@ -939,6 +956,7 @@ msperf_index_set_without (const msperf_index_set *s, const double *raw_target,
   g_return_val_if_fail (s != NULL && raw_target != NULL, NULL);
   dim = (size_t) s->dim;
   o = g_new0 (msperf_index_set, 1);
+  o->transient = TRUE;
   o->dim = s->dim;
   memcpy (o->axes, s->axes, sizeof o->axes);
   memcpy (o->transformed, s->transformed, sizeof o->transformed);

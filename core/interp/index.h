@@ -19,6 +19,7 @@ typedef struct msperf_index_stats {
   guint64 set_builds;     /* filtered point sets built */
   guint64 set_hits;
   guint64 tri_builds;     /* Delaunay triangulations attempted */
+  guint64 tri_cache_loads; /* of which served by the on-disk cache (tri_cache.h) */
 } msperf_index_stats;
 
 /* One (regime, group) of one kernel table. Points are stored by value: nothing points into the
@@ -73,6 +74,8 @@ typedef struct msperf_index_set {
   msperf_interp_counts counts;
   double *axis_values[MSPERF_DELAUNAY_MAX_DIM];  /* per axis: the distinct coords, ascending */
   size_t n_axis_values[MSPERF_DELAUNAY_MAX_DIM];
+  gboolean transient;                            /* msperf_index_set_without: one holdout
+                                                  * question's set, kept off the disk cache */
   gboolean tri_done;
   msperf_delaunay *tri;                          /* NULL when the build failed */
   msperf_interp_status tri_status;
@@ -87,6 +90,9 @@ void msperf_index_cache_free (msperf_index_cache *cache);
 /* Drops every index (the tables they were built on are being dropped). Counters stay. */
 void msperf_index_cache_clear (msperf_index_cache *cache);
 void msperf_index_cache_stats (const msperf_index_cache *cache, msperf_index_stats *out);
+/* The directory of the on-disk triangulation cache (tri_cache.h) the triangulations go
+ * through from now on; NULL (the default) builds every one with Qhull. Copied. */
+void msperf_index_cache_set_tri_dir (msperf_index_cache *cache, const char *dir);
 
 /* The index of table for (mode, policy_hash, tc_input_count), built with plugin's describe_row
  * on first use; *hit (nullable) says whether it came from the cache. An index of the same

@@ -336,6 +336,11 @@ struct msperf_delaunay {
   double *grid_cuts;    /* Σ_k (grid_n[k] − 1) non-decreasing cuts, axis 0's first */
   size_t *grid_start;   /* n_cells + 1 offsets into grid_items */
   int *grid_items;
+  /* msperf_delaunay_new_from_view: the arrays are borrowed (a cache file's mapping), and
+   * release (nullable) is called with release_data instead of freeing them. */
+  gboolean borrowed;
+  GDestroyNotify release;
+  gpointer release_data;
 };
 
 void
@@ -343,6 +348,13 @@ msperf_delaunay_free (msperf_delaunay *tri)
 {
   if (tri == NULL)
     return;
+  if (tri->borrowed)
+    {
+      if (tri->release)
+        tri->release (tri->release_data);
+      g_free (tri);
+      return;
+    }
   g_free (tri->points);
   g_free (tri->simplices);
   g_free (tri->neighbors);
@@ -381,6 +393,67 @@ msperf_delaunay_simplex (const msperf_delaunay *tri, int s)
 {
   g_return_val_if_fail (tri != NULL && s >= 0 && s < tri->nsimplex, NULL);
   return tri->simplices + (size_t) s * (size_t) (tri->ndim + 1);
+}
+
+/* ---------------------------------------------------------------- views (tri_cache.c) */
+
+void
+msperf_delaunay_view_of (const msperf_delaunay *tri, msperf_delaunay_view *out)
+{
+  g_return_if_fail (tri != NULL && out != NULL);
+  *out = (msperf_delaunay_view){
+    .ndim = tri->ndim, .nsimplex = tri->nsimplex, .npoints = tri->npoints,
+    .points = tri->points, .simplices = tri->simplices, .neighbors = tri->neighbors,
+    .equations = tri->equations, .transform = tri->transform,
+    .paraboloid_scale = tri->paraboloid_scale, .paraboloid_shift = tri->paraboloid_shift,
+  };
+  memcpy (out->min_bound, tri->min_bound, sizeof out->min_bound);
+  memcpy (out->max_bound, tri->max_bound, sizeof out->max_bound);
+  if (tri->grid_start == NULL)
+    return;
+  memcpy (out->grid.n, tri->grid_n, sizeof out->grid.n);
+  out->grid.ncuts = 0;
+  for (int k = 0; k < tri->ndim; k++)
+    out->grid.ncuts += (size_t) (tri->grid_n[k] - 1);
+  out->grid.cuts = tri->grid_cuts;
+  out->grid.ncells = msperf_delaunay_grid_cells (tri);
+  out->grid.start = tri->grid_start;
+  out->grid.nitems = tri->grid_start[out->grid.ncells];
+  out->grid.items = tri->grid_items;
+}
+
+msperf_delaunay *
+msperf_delaunay_new_from_view (const msperf_delaunay_view *v, GDestroyNotify release,
+                               gpointer release_data)
+{
+  msperf_delaunay *tri;
+
+  g_return_val_if_fail (v != NULL && v->ndim >= 2 && v->ndim <= MSPERF_DELAUNAY_MAX_DIM, NULL);
+  tri = g_new0 (msperf_delaunay, 1);
+  tri->ndim = v->ndim;
+  tri->nsimplex = v->nsimplex;
+  tri->npoints = v->npoints;
+  /* Read-only after construction (see msperf_delaunay_new): casting const away is safe. */
+  tri->points = (double *) v->points;
+  tri->simplices = (int *) v->simplices;
+  tri->neighbors = (int *) v->neighbors;
+  tri->equations = (double *) v->equations;
+  tri->transform = (double *) v->transform;
+  memcpy (tri->min_bound, v->min_bound, sizeof tri->min_bound);
+  memcpy (tri->max_bound, v->max_bound, sizeof tri->max_bound);
+  tri->paraboloid_scale = v->paraboloid_scale;
+  tri->paraboloid_shift = v->paraboloid_shift;
+  if (v->grid.start != NULL)
+    {
+      memcpy (tri->grid_n, v->grid.n, sizeof tri->grid_n);
+      tri->grid_cuts = (double *) v->grid.cuts;
+      tri->grid_start = (size_t *) v->grid.start;
+      tri->grid_items = (int *) v->grid.items;
+    }
+  tri->borrowed = TRUE;
+  tri->release = release;
+  tri->release_data = release_data;
+  return tri;
 }
 
 /* ---------------------------------------------------------------- rank pre-check */
@@ -750,7 +823,7 @@ qhull_message (FILE *errfile)
 static gboolean
 run_qhull (msperf_delaunay *tri, GError **error)
 {
-  char cmd[] = "qhull d Qbb Qc Qz Q12 Qt";
+  char cmd[] = MSPERF_DELAUNAY_QHULL_OPTIONS;
   g_autofree qhT *qh = g_new0 (qhT, 1);
   g_autofree double *coords = NULL;
   FILE *errfile;

@@ -128,6 +128,7 @@ int msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x
 /* Cells of the brute-force grid (0 when the triangulation has none: too few simplices). */
 size_t msperf_delaunay_grid_cells (const msperf_delaunay *tri);
 
+<<<<<<< HEAD
 /* The shape of the brute-force grid, for tests and measurements. */
 typedef struct {
   size_t cells;                              /* 0 without a grid */
@@ -145,6 +146,51 @@ gboolean msperf_delaunay_grid_stats (const msperf_delaunay *tri,
  * x is outside the bounding box. With use_grid that is a prefix of x's cell list. */
 size_t msperf_delaunay_bruteforce_tested (const msperf_delaunay *tri, const double *x,
                                           double eps, double eps_broad, gboolean use_grid);
+=======
+/* ----------------------------------------------------- the arrays (on-disk cache, tri_cache.c) */
+
+/* The brute-force location grid of a triangulation (start == NULL: none). Everything the
+ * grid needs is here, and tri_cache.c stores exactly this struct's fields (one section per
+ * field): a new grid field goes here and into tri_cache.c's grid sections. */
+typedef struct {
+  int n[MSPERF_DELAUNAY_MAX_DIM];          /* cells per axis */
+  size_t ncuts;                            /* Σ_k (n[k] − 1) */
+  const double *cuts;                      /* per axis, non-decreasing; axis 0's first */
+  size_t ncells;                           /* product of n */
+  const size_t *start;                     /* ncells + 1 offsets into items, start[0] == 0 */
+  size_t nitems;                           /* start[ncells] */
+  const int *items;                        /* simplex indices, ascending within a cell */
+} msperf_delaunay_grid_view;
+
+/* Every array of a triangulation, borrowed (row-major; sizes as in struct msperf_delaunay). */
+typedef struct {
+  int ndim;
+  int nsimplex;
+  size_t npoints;
+  const double *points;      /* npoints × ndim */
+  const int *simplices;      /* nsimplex × (ndim + 1) */
+  const int *neighbors;      /* nsimplex × (ndim + 1), -1 none */
+  const double *equations;   /* nsimplex × (ndim + 2) */
+  const double *transform;   /* nsimplex × (ndim + 1) × ndim */
+  double min_bound[MSPERF_DELAUNAY_MAX_DIM];
+  double max_bound[MSPERF_DELAUNAY_MAX_DIM];
+  double paraboloid_scale;
+  double paraboloid_shift;
+  msperf_delaunay_grid_view grid;
+} msperf_delaunay_view;
+
+/* The arrays of tri (transfer none: valid while tri lives). */
+void msperf_delaunay_view_of (const msperf_delaunay *tri, msperf_delaunay_view *out);
+
+/* A triangulation on arrays someone else owns (a cache file's read-only mapping, checked by
+ * the caller: indices in range, sizes consistent): nothing is copied; msperf_delaunay_free
+ * calls release (nullable) with release_data instead of freeing the arrays. */
+msperf_delaunay *msperf_delaunay_new_from_view (const msperf_delaunay_view *view,
+                                                GDestroyNotify release, gpointer release_data);
+
+/* Qhull's options string of msperf_delaunay_new (part of the cache key). */
+#define MSPERF_DELAUNAY_QHULL_OPTIONS "qhull d Qbb Qc Qz Q12 Qt"
+>>>>>>> i15-cache
 
 /* Delaunay.find_simplex([x]) for one point (walk from simplex 0, find_simplex tolerances).
  * On success *simplex and bary (dim + 1 doubles, may be NULL) are set; FALSE when x is outside

@@ -74,6 +74,11 @@ MSPERF_API gboolean msperf_engine_open_database (msperf_engine *engine, const ch
                                       GError **error);
 MSPERF_API gboolean msperf_engine_set_device_profile (msperf_engine *engine, const char *name_or_path,
                                            GError **error);
+/* The directory of the on-disk triangulation cache (doc/formats.md § Triangulation cache
+ * files): triangulations are loaded from it when a valid file exists and written to it when
+ * built, so a later process skips Qhull. Answers are the same with or without it. NULL (the
+ * default) turns it off. Copied. */
+MSPERF_API void msperf_engine_set_cache_dir (msperf_engine *engine, const char *dir);
 /* Merges the policy, discovers and initialises modules, picks the device profile.
  * FALSE only for configuration errors (bad policy, unreadable device profile). */
 MSPERF_API gboolean msperf_engine_start (msperf_engine *engine, GError **error);

@@ -13,7 +13,7 @@ builddir=$(cd "$2" && pwd)
 CLANG=${CLANG:-clang}
 FUZZ_CFLAGS=${FUZZ_CFLAGS:--O1 -g}
 FUZZ_SANITIZE=${FUZZ_SANITIZE:-address,undefined}
-FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params"}
+FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params fuzz_tri_cache"}
 out=$builddir/tests/fuzz/bin
 obj=$out/obj
 

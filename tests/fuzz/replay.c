@@ -24,6 +24,7 @@ DECLARE_HARNESS (device)
 DECLARE_HARNESS (trace)
 DECLARE_HARNESS (perf_table)
 DECLARE_HARNESS (att_params)
+DECLARE_HARNESS (tri_cache)
 
 #define LLVMFuzzerInitialize replay_csv_init
 #define LLVMFuzzerTestOneInput replay_csv_one
@@ -60,6 +61,11 @@ DECLARE_HARNESS (att_params)
 #include "fuzz_att_params.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize replay_tri_cache_init
+#define LLVMFuzzerTestOneInput replay_tri_cache_one
+#include "fuzz_tri_cache.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
 
 typedef struct {
   const char *name;
@@ -70,7 +76,7 @@ static const harness harnesses[] = {
   { "csv", replay_csv_one },           { "yaml_mapping", replay_yaml_mapping_one },
   { "policy", replay_policy_one },     { "device", replay_device_one },
   { "trace", replay_trace_one },       { "perf_table", replay_perf_table_one },
-  { "att_params", replay_att_params_one },
+  { "att_params", replay_att_params_one }, { "tri_cache", replay_tri_cache_one },
 };
 
 static int
