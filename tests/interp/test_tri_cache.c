@@ -132,8 +132,8 @@ assert_same_arrays (const msperf_delaunay *a, const msperf_delaunay *b)
   if (va.grid.start == NULL)
     return;
   assert_memory_equal (va.grid.n, vb.grid.n, sizeof (int) * (size_t) va.ndim);
-  assert_memory_equal (va.grid.origin, vb.grid.origin, sizeof (double) * (size_t) va.ndim);
-  assert_memory_equal (va.grid.inv, vb.grid.inv, sizeof (double) * (size_t) va.ndim);
+  assert_int_equal (va.grid.ncuts, vb.grid.ncuts);
+  assert_memory_equal (va.grid.cuts, vb.grid.cuts, va.grid.ncuts * sizeof (double));
   assert_int_equal (va.grid.ncells, vb.grid.ncells);
   assert_int_equal (va.grid.nitems, vb.grid.nitems);
   assert_memory_equal (va.grid.start, vb.grid.start, (va.grid.ncells + 1) * sizeof (size_t));
@@ -357,7 +357,7 @@ test_sealed_bad_structure_is_rebuilt (void **state)
   double bad_point = -1.0;
 
   /* Section table entries (id, size, count, offset): 0 points, 1 simplices, 2 neighbours,
-   * 3 equations, 4 transforms, 5-9 the grid (n, origin, inv, start, items). */
+   * 3 equations, 4 transforms, 5-8 the grid (n, cuts, start, items). */
   memcpy (&offset, img + HEADER_SIZE + 24 * 1 + 16, 8);
   copy = g_memdup2 (img, size);
   memcpy (copy + offset, &bad_index, sizeof bad_index);
@@ -389,11 +389,20 @@ test_sealed_bad_structure_is_rebuilt (void **state)
       guint64 count;
 
       memcpy (copy, img, size);
-      memcpy (&offset, img + HEADER_SIZE + 24 * 9 + 16, 8);
-      memcpy (&count, img + HEADER_SIZE + 24 * 9 + 8, 8);
+      memcpy (&offset, img + HEADER_SIZE + 24 * 8 + 16, 8);
+      memcpy (&count, img + HEADER_SIZE + 24 * 8 + 8, 8);
       memcpy (copy + offset + (count - 1) * sizeof (int), &bad_index, sizeof bad_index);
       msperf_tri_cache_seal (copy, size, f->points, f->n, f->dim);
       assert_refused_and_rebuilt (f, copy, size, "grid item");
+
+      /* Grid: a NaN cut (the binary search of grid_cell needs ordered cuts). */
+      memcpy (copy, img, size);
+      memcpy (&offset, img + HEADER_SIZE + 24 * 6 + 16, 8);
+      memcpy (&count, img + HEADER_SIZE + 24 * 6 + 8, 8);
+      assert_true (count > 0);
+      memcpy (copy + offset, &(double){ NAN }, sizeof (double));
+      msperf_tri_cache_seal (copy, size, f->points, f->n, f->dim);
+      assert_refused_and_rebuilt (f, copy, size, "cuts are not ordered");
     }
 }
 
