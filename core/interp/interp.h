@@ -128,7 +128,6 @@ int msperf_delaunay_find_bruteforce (const msperf_delaunay *tri, const double *x
 /* Cells of the brute-force grid (0 when the triangulation has none: too few simplices). */
 size_t msperf_delaunay_grid_cells (const msperf_delaunay *tri);
 
-<<<<<<< HEAD
 /* The shape of the brute-force grid, for tests and measurements. */
 typedef struct {
   size_t cells;                              /* 0 without a grid */
@@ -146,7 +145,6 @@ gboolean msperf_delaunay_grid_stats (const msperf_delaunay *tri,
  * x is outside the bounding box. With use_grid that is a prefix of x's cell list. */
 size_t msperf_delaunay_bruteforce_tested (const msperf_delaunay *tri, const double *x,
                                           double eps, double eps_broad, gboolean use_grid);
-=======
 /* ----------------------------------------------------- the arrays (on-disk cache, tri_cache.c) */
 
 /* The brute-force location grid of a triangulation (start == NULL: none). Everything the
@@ -190,7 +188,6 @@ msperf_delaunay *msperf_delaunay_new_from_view (const msperf_delaunay_view *view
 
 /* Qhull's options string of msperf_delaunay_new (part of the cache key). */
 #define MSPERF_DELAUNAY_QHULL_OPTIONS "qhull d Qbb Qc Qz Q12 Qt"
->>>>>>> i15-cache
 
 /* Delaunay.find_simplex([x]) for one point (walk from simplex 0, find_simplex tolerances).
  * On success *simplex and bary (dim + 1 doubles, may be NULL) are set; FALSE when x is outside
