@@ -13,6 +13,7 @@
 #include <glib.h>
 #include <msperf/msperf.h>
 #include "cli/estimate_jobs.h"
+#include "app/digest.h"
 
 /* Large enough that thread start-up is noise (~20 µs against ms of work), small enough that
  * the first answers of a big trace appear quickly and memory stays flat. */
@@ -161,40 +162,6 @@ bound_session (msperf_jobs *j, guint w, const char *signature)
   g_hash_table_add (j->seen[w], g_strdup (signature));
 }
 
-/* The details the summary, the metrics and the headline read (metrics.c, report_table.c);
- * the rest (candidate points, boundaries, fallback reasons, ... : most of an answer's memory)
- * only the per-record outputs print, and they have been written already. */
-static const char *const summary_details[] = {
-  "kernel_type", "zero_cost", "missed_kernels", "axes", NULL
-};
-
-/* The record's answer reduced to what the summary reads: the answer cache keeps the full one
- * as long as it lives, the run keeps this one. */
-static void
-slim_record (msperf_record *rec)
-{
-  msperf_result *full = rec->result, *slim;
-  const msperf_value *d = full ? full->details : NULL;
-
-  if (d == NULL || d->kind != MSPERF_VALUE_MAP)
-    return;
-  slim = msperf_result_new ();
-  slim->source = full->source;
-  slim->latency_us = full->latency_us;
-  slim->confidence = full->confidence;
-  slim->kernel_type = g_strdup (full->kernel_type);
-  slim->method = g_strdup (full->method);
-  slim->shape_match_rule = g_strdup (full->shape_match_rule);
-  slim->miss_reason = g_strdup (full->miss_reason);
-  slim->interpolation_dim = full->interpolation_dim;
-  for (guint k = 0; k < d->keys->len; k++)
-    if (g_strv_contains (summary_details, g_ptr_array_index (d->keys, k)))
-      msperf_value_map_set (slim->details, g_ptr_array_index (d->keys, k),
-                            msperf_value_copy (g_ptr_array_index (d->items, k)));
-  msperf_result_unref (full);
-  rec->result = slim;
-}
-
 static gpointer
 worker_run (gpointer data)
 {
@@ -216,8 +183,9 @@ worker_run (gpointer data)
           }
         else if (j->render == MSPERF_JOBS_RENDER_CSV)
           msperf_report_csv_write (j->texts[k], j->records[k]);
+        /* Off the reading thread: the record becomes the digest the run folds. */
         if (j->slim)
-          slim_record (j->records[k]);
+          msperf_record_digest (j->records[k]);
       }
   return NULL;
 }
