@@ -19,13 +19,6 @@
  * the first answers of a big trace appear quickly and memory stays flat. */
 #define BATCH_PER_JOB 512
 
-/* Distinct ops a session answers before it is replaced by a fresh one: its answer cache (a
- * full interpolated answer is ~16 KB) is what grows with the distinct ops of a long trace.
- * Answers are a pure function of the op, so a replaced cache costs time, never bytes; 4096
- * keeps it under ~64 MB a job while the repeats of a model trace (a few hundred distinct ops)
- * never leave it. */
-#define SESSION_DISTINCT_MAX 4096
-
 typedef struct {
   msperf_jobs *jobs;
   guint worker;
@@ -35,7 +28,6 @@ struct msperf_jobs {
   guint n_jobs;
   msperf_engine *engine;         /* the caller's (borrowed): the model the sessions share */
   msperf_engine **sessions;      /* owned, one per job */
-  GHashTable **seen;             /* per session: the signatures it has answered */
   const char *source;
   msperf_trace_item *items;      /* the batch being answered */
   guint *owner;                  /* per item: the session answering it */
@@ -65,12 +57,9 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
   j->source = source;
   j->engine = engine;
   j->sessions = g_new0 (msperf_engine *, j->n_jobs);
-  j->seen = g_new0 (GHashTable *, j->n_jobs);
+  /* Each session's answer cache is an LRU bounded by cache.answers (core/engine/dispatch.c). */
   for (guint k = 0; k < j->n_jobs; k++)
-    {
-      j->sessions[k] = msperf_engine_new_session (engine);
-      j->seen[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    }
+    j->sessions[k] = msperf_engine_new_session (engine);
   j->cap = BATCH_PER_JOB * j->n_jobs;
   j->items = g_new0 (msperf_trace_item, j->cap);
   j->owner = g_new0 (guint, j->cap);
@@ -89,11 +78,7 @@ msperf_jobs_free (msperf_jobs *j)
   if (j == NULL)
     return;
   for (guint k = 0; k < j->n_jobs; k++)
-    {
-      msperf_engine_free (j->sessions[k]);
-      g_hash_table_unref (j->seen[k]);
-    }
-  g_free (j->seen);
+    msperf_engine_free (j->sessions[k]);
   for (guint k = 0; k < j->n; k++)
     msperf_trace_item_clear (&j->items[k]);
   g_free (j->sessions);
@@ -146,22 +131,6 @@ answer_item (msperf_engine *e, msperf_trace_item *item, char *signature, const c
   return rec;
 }
 
-/* Replaces session w by a fresh one when signature would be one distinct op too many for its
- * answer cache (SESSION_DISTINCT_MAX). */
-static void
-bound_session (msperf_jobs *j, guint w, const char *signature)
-{
-  if (signature == NULL || g_hash_table_contains (j->seen[w], signature))
-    return;
-  if (g_hash_table_size (j->seen[w]) >= SESSION_DISTINCT_MAX)
-    {
-      msperf_engine_free (j->sessions[w]);
-      j->sessions[w] = msperf_engine_new_session (j->engine);
-      g_hash_table_remove_all (j->seen[w]);
-    }
-  g_hash_table_add (j->seen[w], g_strdup (signature));
-}
-
 static gpointer
 worker_run (gpointer data)
 {
@@ -171,7 +140,6 @@ worker_run (gpointer data)
   for (guint k = 0; k < j->n; k++)
     if (j->owner[k] == a->worker)
       {
-        bound_session (j, a->worker, j->sigs[k]);
         j->records[k] = answer_item (j->sessions[a->worker], &j->items[k],
                                      g_steal_pointer (&j->sigs[k]), j->source);
         msperf_trace_item_clear (&j->items[k]);
