@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/metrics.h"
+#include "app/digest.h"
 #include <msperf/format.h>
 
 /* ------------------------------------------------------------------ run and records */
@@ -30,6 +31,7 @@ msperf_record_free (msperf_record *r)
   g_free (r->error);
   msperf_result_free (r->result);
   g_free (r->signature);
+  msperf_digest_free (r->digest);
   g_free (r);
 }
 
@@ -57,6 +59,10 @@ msperf_run_free (msperf_run *run)
   g_free (run->database_version);
   g_free (run->database_device);
   g_ptr_array_unref (run->warnings);
+  if (run->fold)
+    g_hash_table_unref (run->fold);
+  if (run->digests)
+    g_ptr_array_unref (run->digests);
   g_free (run);
 }
 
@@ -71,14 +77,6 @@ msperf_run_add (msperf_run *run, msperf_record *record)
 
 
 /* ------------------------------------------------------------------ distinct signatures */
-
-static const char *
-record_func_name (const msperf_record *r)
-{
-  if (r->op && r->op->name)
-    return r->op->name;
-  return r->op_name ? r->op_name : "";
-}
 
 GPtrArray *
 msperf_run_distinct (const msperf_run *run, GArray **counts)
@@ -129,93 +127,26 @@ source_is_hit (msperf_source s)
 }
 
 static gboolean
-value_truthy (const msperf_value *v)
-{
-  if (v == NULL)
-    return FALSE;
-  switch (v->kind)
-    {
-    case MSPERF_VALUE_BOOL: return v->b;
-    case MSPERF_VALUE_INT: return v->i != 0;
-    case MSPERF_VALUE_FLOAT: return v->f != 0.0;
-    case MSPERF_VALUE_STRING: return v->s && *v->s;
-    case MSPERF_VALUE_LIST:
-    case MSPERF_VALUE_MAP: return v->items->len > 0;
-    case MSPERF_VALUE_TENSOR: return TRUE;
-    default: return FALSE;
-    }
-}
-
-static char *
-metric_kernel_type (const msperf_result *res)
-{
-  const char *kt = msperf_value_get_string (msperf_value_lookup (res->details, "kernel_type"));
-
-  if (kt == NULL)
-    kt = res->kernel_type;
-  if (value_truthy (msperf_value_lookup (res->details, "zero_cost")))
-    return g_strdup ("zero_cost");
-  if (g_strcmp0 (kt, "accepted_miss") == 0)
-    return g_strdup ("accepted_miss");
-  return g_strdup (kt ? kt : "?");
-}
-
-static char *
-partial_reason (const msperf_result *res)
-{
-  const msperf_value *missed = msperf_value_lookup (res->details, "missed_kernels");
-  GString *s = g_string_new ("partial:");
-
-  if (missed && missed->kind == MSPERF_VALUE_LIST)
-    for (guint k = 0; k < missed->items->len; k++)
-      {
-        const msperf_value *item = g_ptr_array_index (missed->items, k);
-        if (k > 0)
-          g_string_append_c (s, ',');
-        msperf_fmt_py_str (s, item);
-      }
-  else if (missed && missed->kind == MSPERF_VALUE_STRING)
-    g_string_append (s, missed->s);
-  return g_string_free (s, FALSE);
-}
-
-static gboolean
 is_zero_cost_kind (const char *metric_kt)
 {
   return g_strcmp0 (metric_kt, "zero_cost") == 0 || g_strcmp0 (metric_kt, "accepted_miss") == 0;
 }
 
-static void
-metric_record_free (msperf_metric_record *m)
-{
-  if (m == NULL)
-    return;
-  g_free (m->metric_kernel_type);
-  g_free (m->reason);
-  if (m->tc_shapes)
-    g_ptr_array_unref (m->tc_shapes);
-  g_free (m);
-}
-
 static msperf_metric_record *
-metric_record_new (const msperf_record *r, int64_t invocations)
+metric_record_new (const msperf_digest *d)
 {
   msperf_metric_record *m = g_new0 (msperf_metric_record, 1);
-  const msperf_result *res = r->result;
 
-  m->record = r;
-  m->invocations = invocations;
-  m->hit = res != NULL && source_is_hit (res->source);
+  m->record = d->record;
+  m->digest = d;
+  m->invocations = d->count;
+  m->hit = source_is_hit (d->source);
   /* An unknown analytic estimate weighs nothing rather than poisoning the M5 sums. */
-  m->analytic_s = isfinite (r->analytic_us) ? r->analytic_us / 1e6 : 0.0;
-  m->tc_shapes = msperf_op_top_level_tensors (r->op);
+  m->analytic_s = isfinite (d->analytic_us) ? d->analytic_us / 1e6 : 0.0;
   if (m->hit)
-    m->metric_kernel_type = metric_kernel_type (res);
-  else if (res != NULL && res->source == MSPERF_SOURCE_PARTIAL)
-    m->reason = partial_reason (res);
+    m->metric_kernel_type = d->label;
   else
-    m->reason = g_strdup (res && res->miss_reason && *res->miss_reason
-                          ? res->miss_reason : "unknown");
+    m->reason = d->label;
   return m;
 }
 
@@ -261,7 +192,7 @@ compute_fused (msperf_metrics *m)
   for (guint k = 0; k < m->records->len; k++)
     {
       const msperf_metric_record *mr = g_ptr_array_index (m->records, k);
-      const char *name = record_func_name (mr->record);
+      const char *name = mr->digest->name;
 
       g_hash_table_add (names, (gpointer) name);
       if (!mr->hit)
@@ -316,11 +247,16 @@ compute_fused (msperf_metrics *m)
 static char *
 shape_key (const msperf_metric_record *mr)
 {
-  GString *s = g_string_new (record_func_name (mr->record));
+  GString *s = g_string_new (mr->digest->name);
 
   g_string_append_c (s, '\x01');
-  for (guint k = 0; k < mr->tc_shapes->len; k++)
-    msperf_fmt_py_shape (s, g_ptr_array_index (mr->tc_shapes, k));
+  for (guint k = 0; k < mr->digest->n_shapes; k++)
+    {
+      msperf_tensor t;
+
+      msperf_digest_shape (mr->digest, k, &t);
+      msperf_fmt_py_shape (s, &t);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -330,22 +266,25 @@ shape_pair_cmp (gconstpointer pa, gconstpointer pb)
 {
   const msperf_metric_record *a = *(msperf_metric_record *const *) pa;
   const msperf_metric_record *b = *(msperf_metric_record *const *) pb;
-  int c = strcmp (record_func_name (a->record), record_func_name (b->record));
+  guint na = a->digest->n_shapes, nb = b->digest->n_shapes;
+  int c = strcmp (a->digest->name, b->digest->name);
 
   if (c != 0)
     return c;
-  for (guint k = 0; k < a->tc_shapes->len && k < b->tc_shapes->len; k++)
+  for (guint k = 0; k < na && k < nb; k++)
     {
-      const msperf_tensor *ta = g_ptr_array_index (a->tc_shapes, k);
-      const msperf_tensor *tb = g_ptr_array_index (b->tc_shapes, k);
-      for (int d = 0; d < ta->rank && d < tb->rank; d++)
-        if (ta->dims[d] != tb->dims[d])
-          return ta->dims[d] < tb->dims[d] ? -1 : 1;
-      if (ta->rank != tb->rank)
-        return ta->rank < tb->rank ? -1 : 1;
+      msperf_tensor ta, tb;
+
+      msperf_digest_shape (a->digest, k, &ta);
+      msperf_digest_shape (b->digest, k, &tb);
+      for (int d = 0; d < ta.rank && d < tb.rank; d++)
+        if (ta.dims[d] != tb.dims[d])
+          return ta.dims[d] < tb.dims[d] ? -1 : 1;
+      if (ta.rank != tb.rank)
+        return ta.rank < tb.rank ? -1 : 1;
     }
-  if (a->tc_shapes->len != b->tc_shapes->len)
-    return a->tc_shapes->len < b->tc_shapes->len ? -1 : 1;
+  if (na != nb)
+    return na < nb ? -1 : 1;
   return 0;
 }
 
@@ -391,23 +330,22 @@ msperf_metrics *
 msperf_metrics_compute (const msperf_run *run)
 {
   msperf_metrics *m;
-  g_autoptr (GPtrArray) firsts = NULL;
-  g_autoptr (GArray) counts = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
   m = g_new0 (msperf_metrics, 1);
-  m->records = g_ptr_array_new_with_free_func ((GDestroyNotify) metric_record_free);
+  m->records = g_ptr_array_new_with_free_func (g_free);
   m->m4_miss_shapes = g_ptr_array_new ();
-  firsts = msperf_run_distinct (run, &counts);
-  for (guint k = 0; k < firsts->len; k++)
+  m->digests = msperf_run_digests (run);
+  for (guint k = 0; k < m->digests->len; k++)
     {
-      const msperf_record *r = g_ptr_array_index (firsts, k);
+      const msperf_digest *d = g_ptr_array_index (m->digests, k);
       msperf_metric_record *mr;
       double weight;
 
-      if (r->op == NULL || r->result == NULL || r->result->source == MSPERF_SOURCE_REJECTED)
+      /* A metrics record: an answered op, not REJECTED (d->label is set exactly then). */
+      if (d->label == NULL)
         continue;
-      mr = metric_record_new (r, g_array_index (counts, int64_t, k));
+      mr = metric_record_new (d);
       g_ptr_array_add (m->records, mr);
       weight = mr->analytic_s * (double) mr->invocations;
       /* Summed in record order, as upstream, so the floats match bit for bit. */
@@ -446,6 +384,7 @@ msperf_metrics_free (msperf_metrics *m)
     return;
   g_ptr_array_unref (m->records);
   g_ptr_array_unref (m->m4_miss_shapes);
+  g_ptr_array_unref (m->digests);
   g_free (m);
 }
 
@@ -459,12 +398,17 @@ ratio_value (double ratio, int64_t denominator, gboolean int_zero)
 }
 
 static msperf_value *
-shapes_value (const GPtrArray *shapes)
+shapes_value (const msperf_digest *d)
 {
   msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
 
-  for (guint k = 0; k < shapes->len; k++)
-    msperf_value_list_append (l, msperf_value_new_shape (g_ptr_array_index (shapes, k)));
+  for (guint k = 0; k < d->n_shapes; k++)
+    {
+      msperf_tensor t;
+
+      msperf_digest_shape (d, k, &t);
+      msperf_value_list_append (l, msperf_value_new_shape (&t));
+    }
   return l;
 }
 
@@ -505,8 +449,8 @@ msperf_metrics_to_value (const msperf_metrics *m, gboolean with_misses)
     {
       const msperf_metric_record *mr = g_ptr_array_index (m->m4_miss_shapes, k);
       msperf_value *item = msperf_value_new (MSPERF_VALUE_MAP);
-      msperf_value_map_set (item, "func_name", msperf_value_new_string (record_func_name (mr->record)));
-      msperf_value_map_set (item, "shape", shapes_value (mr->tc_shapes));
+      msperf_value_map_set (item, "func_name", msperf_value_new_string (mr->digest->name));
+      msperf_value_map_set (item, "shape", shapes_value (mr->digest));
       msperf_value_list_append (list, item);
     }
   msperf_value_map_set (sec, "m4_miss_shape_list", list);
@@ -529,9 +473,9 @@ msperf_metrics_to_value (const msperf_metrics *m, gboolean with_misses)
       if (mr->hit)
         continue;
       item = msperf_value_new (MSPERF_VALUE_MAP);
-      msperf_value_map_set (item, "func_name", msperf_value_new_string (record_func_name (mr->record)));
+      msperf_value_map_set (item, "func_name", msperf_value_new_string (mr->digest->name));
       msperf_value_map_set (item, "reason", msperf_value_new_string (mr->reason));
-      msperf_value_map_set (item, "tc_shapes", shapes_value (mr->tc_shapes));
+      msperf_value_map_set (item, "tc_shapes", shapes_value (mr->digest));
       msperf_value_map_set (item, "analytic_latency_s", msperf_value_new_double (mr->analytic_s));
       msperf_value_list_append (list, item);
     }
@@ -568,13 +512,14 @@ sat_add (int64_t *acc, int64_t v, gboolean *saturated)
 }
 
 static void
-summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
+summary_add (msperf_summary *s, const msperf_digest *d)
 {
-  msperf_source src = r->result ? r->result->source : MSPERF_SOURCE_NONE;
-  double lat = r->result ? r->result->latency_us : NAN;
+  msperf_source src = d->source;
+  double lat = d->latency_us;
+  int64_t count = d->count;
   msperf_source_total *t;
 
-  if (r->op == NULL)
+  if (d->rejected)
     src = MSPERF_SOURCE_REJECTED;
   if ((int) src < 0 || src > MSPERF_SOURCE_REJECTED)
     src = MSPERF_SOURCE_NONE;
@@ -595,12 +540,12 @@ summary_add (msperf_summary *s, const msperf_record *r, int64_t count)
       sat_add (&s->unknown_latency_invocations, count, &s->counts_saturated);
       s->unknown_latency_distinct++;
     }
-  if (isfinite (r->analytic_us))
-    s->analytic_total_us += r->analytic_us * (double) count;
+  if (isfinite (d->analytic_us))
+    s->analytic_total_us += d->analytic_us * (double) count;
   if (src == MSPERF_SOURCE_INTERPOLATED)
     {
-      int dim = r->result->interpolation_dim;
-      const char *method = r->result->method ? r->result->method : "?";
+      int dim = d->interpolation_dim;
+      const char *method = d->method ? d->method : "?";
       gpointer old = g_hash_table_lookup (s->interpolated_by_method, method);
 
       s->interpolated_by_dim[(dim >= 1 && dim <= 3) ? dim : 0]++;
@@ -613,16 +558,15 @@ msperf_summary *
 msperf_summary_compute (const msperf_run *run)
 {
   msperf_summary *s;
-  g_autoptr (GPtrArray) firsts = NULL;
-  g_autoptr (GArray) counts = NULL;
+  g_autoptr (GPtrArray) digests = NULL;
 
   g_return_val_if_fail (run != NULL, NULL);
   s = g_new0 (msperf_summary, 1);
   s->interpolated_by_method = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  s->lines = run->records->len + run->folded_lines;
-  firsts = msperf_run_distinct (run, &counts);
-  for (guint k = 0; k < firsts->len; k++)
-    summary_add (s, g_ptr_array_index (firsts, k), g_array_index (counts, int64_t, k));
+  s->lines = run->records->len + (run->digests ? run->digests->len : 0) + run->folded_lines;
+  digests = msperf_run_digests (run);
+  for (guint k = 0; k < digests->len; k++)
+    summary_add (s, g_ptr_array_index (digests, k));
   s->rejected = s->by_source[MSPERF_SOURCE_REJECTED].invocations;
   return s;
 }

@@ -10,17 +10,18 @@
 
 /* One upstream metrics record (EmpiricalOpRecord): one per distinct signature (Q12). */
 typedef struct msperf_metric_record {
-  const msperf_record *record;  /* first occurrence (transfer none) */
+  const msperf_record *record;  /* first occurrence (transfer none); NULL in a folded run */
+  const msperf_digest *digest;  /* the op: name, top-level shapes (app/digest.h; transfer none) */
   int64_t invocations;          /* Σ count over every record with this signature */
   gboolean hit;                 /* MEASURED or INTERPOLATED */
-  char *metric_kernel_type;     /* hits: "zero_cost", "accepted_miss", kernel type or "?" */
-  char *reason;                 /* misses: miss reason, "partial:<k1,k2>" or "unknown" */
+  const char *metric_kernel_type; /* hits: "zero_cost", "accepted_miss", kernel type or "?" */
+  const char *reason;           /* misses: miss reason, "partial:<k1,k2>" or "unknown" */
   double analytic_s;            /* analytic latency in seconds (0 when unknown) */
-  GPtrArray *tc_shapes;         /* msperf_tensor* top-level tensor args (transfer none) */
 } msperf_metric_record;
 
 typedef struct msperf_metrics {
   GPtrArray *records;           /* msperf_metric_record*, first-occurrence order, owned */
+  GPtrArray *digests;           /* the run's digests the records point into (a reference) */
 
   int64_t m1_hit, m1_miss, m1_total;
   double m1_hr;

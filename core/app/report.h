@@ -7,6 +7,8 @@
 #include <msperf/result.h>
 #include <msperf/database.h>
 
+typedef struct msperf_digest msperf_digest; /* app/digest.h */
+
 /* One input item and its answer. */
 typedef struct msperf_record {
   size_t index;
@@ -18,6 +20,8 @@ typedef struct msperf_record {
   msperf_result *result;     /* owned final answer; source REJECTED when rejected */
   double analytic_us;        /* roofline estimate per call (NAN when unknown) */
   char *signature;           /* owned msperf_op_signature, NULL when rejected */
+  msperf_digest *digest;     /* owned; set by msperf_record_digest, which drops op, result
+                              * and signature (a streamed run's record, app/digest.h) */
 } msperf_record;
 
 typedef struct msperf_run {
@@ -39,6 +43,11 @@ typedef struct msperf_run {
   /* Added for issue 15 (bounded memory): input lines folded into the record of the same op
    * (its count) because only the per-distinct-op aggregates were still needed. */
   size_t folded_lines;
+  /* A streamed run (msperf_run_set_folding): one digest per distinct op in first-occurrence
+   * order instead of records (records stays empty), and the fold index (signature → digest,
+   * none owned). NULL otherwise. */
+  GPtrArray *digests;
+  GHashTable *fold;
 } msperf_run;
 
 msperf_run *msperf_run_new (void);
@@ -91,6 +100,8 @@ gboolean msperf_report_document (const msperf_run *run, const char *path, GError
 gboolean msperf_report_document_suffix_ok (const char *path);
 
 /* Shared by the report_*.c files. */
+/* details.axes {M: 6055, K: 3840} → "M=6055,K=3840"; "-" when absent. Transfer full. */
+char *msperf_report_axes_text (const msperf_result *res);
 /* The text msperf_report_summary prints. Transfer full. */
 char *msperf_report_summary_text (const msperf_run *run);
 /* The FORMATS §5.1 object of one record, keys in the documented order. Transfer full. */

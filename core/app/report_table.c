@@ -4,6 +4,7 @@
 #include <string.h>
 #include "app/report.h"
 #include "app/metrics.h"
+#include "app/digest.h"
 #include <msperf/format.h>
 
 #define OP_WIDTH 48      /* long op names are cut with "…" to keep rows on one line */
@@ -95,8 +96,8 @@ fixed (double v, int decimals)
 }
 
 /* details.axes {M: 6055, K: 3840} → "M=6055,K=3840"; "-" when absent. */
-static char *
-axes_text (const msperf_result *res)
+char *
+msperf_report_axes_text (const msperf_result *res)
 {
   const msperf_value *axes = res ? msperf_value_lookup (res->details, "axes") : NULL;
   GString *s;
@@ -215,7 +216,7 @@ msperf_report_table (const msperf_run *run, FILE *out)
       if (both)
         table_cell (&t, fixed (rejected ? NAN : r->analytic_us, 3));
       table_cell (&t, g_strdup (or_dash (res ? res->method : NULL)));
-      table_cell (&t, axes_text (res));
+      table_cell (&t, msperf_report_axes_text (res));
       table_cell (&t, g_strdup (or_dash (res ? res->shape_match_rule : NULL)));
       table_cell (&t, ellipsize (or_dash (rejected ? r->error : (res ? res->miss_reason : NULL)),
                                  REASON_WIDTH));
@@ -231,7 +232,7 @@ msperf_report_table (const msperf_run *run, FILE *out)
 /* ------------------------------------------------------------------ headline */
 
 typedef struct {
-  const msperf_record *r;
+  const msperf_digest *d;
   double total_us;
 } contributor;
 
@@ -262,6 +263,16 @@ headline_unknown (const msperf_run *run, const msperf_summary *s, GString *out)
       removed += r->analytic_us * (double) r->count;
       known = TRUE;
     }
+  /* A folded run's records are its digests (counts folded in, first-occurrence order). */
+  for (guint k = 0; run->digests && k < run->digests->len; k++)
+    {
+      const msperf_digest *d = g_ptr_array_index (run->digests, k);
+
+      if (d->rejected || !d->answered || isfinite (d->latency_us) || !isfinite (d->analytic_us))
+        continue;
+      removed += d->analytic_us * (double) d->count;
+      known = TRUE;
+    }
   g_string_append_printf (out, "  no latency:     %" G_GINT64_FORMAT " invocations (%" G_GINT64_FORMAT
                           " distinct ops) are not in the total", s->unknown_latency_invocations,
                           s->unknown_latency_distinct);
@@ -280,8 +291,7 @@ msperf_report_headline_text (const msperf_run *run)
     MSPERF_SOURCE_ANALYTIC
   };
   g_autoptr (msperf_summary) s = msperf_summary_compute (run);
-  g_autoptr (GArray) counts = NULL;
-  g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, &counts);
+  g_autoptr (GPtrArray) digests = msperf_run_digests (run);
   g_autoptr (GArray) top = g_array_new (FALSE, FALSE, sizeof (contributor));
   g_autofree char *trace_text = NULL;
   GString *out = g_string_new (NULL);
@@ -321,24 +331,24 @@ msperf_report_headline_text (const msperf_run *run)
     }
   if (s->unknown_latency_invocations > 0)
     headline_unknown (run, s, out);
-  for (guint k = 0; k < firsts->len; k++)
+  for (guint k = 0; k < digests->len; k++)
     {
-      const msperf_record *r = g_ptr_array_index (firsts, k);
-      contributor c = { r, 0.0 };
-      if (r->op == NULL || r->result == NULL || !isfinite (r->result->latency_us))
+      const msperf_digest *d = g_ptr_array_index (digests, k);
+      contributor c = { d, 0.0 };
+      if (d->rejected || !d->answered || !isfinite (d->latency_us))
         continue;
-      c.total_us = r->result->latency_us * (double) g_array_index (counts, int64_t, k);
+      c.total_us = d->latency_us * (double) d->count;
       g_array_append_val (top, c);
     }
   g_array_sort (top, cmp_contributor);
   for (guint k = 0; k < top->len && k < HEADLINE_TOP; k++)
     {
       const contributor *c = &g_array_index (top, contributor, k);
-      g_autofree char *shapes = msperf_report_input_shapes_text (c->r->op);
+      g_autofree char *shapes = msperf_digest_shapes_text (c->d);
       g_string_append_printf (out, "  %s %s %s: %.3f ms (%.1f%%, %s)\n",
-                              k == 0 ? "largest:       " : "               ", c->r->op->name,
+                              k == 0 ? "largest:       " : "               ", c->d->name,
                               shapes, c->total_us / 1000.0, pct (c->total_us, s->total_us),
-                              msperf_source_name (c->r->result->source));
+                              msperf_source_name (c->d->source));
     }
   if (run->warnings && run->warnings->len)
     g_string_append_printf (out, "  warnings:       %u (on stderr and in --report)\n",
@@ -427,7 +437,7 @@ print_interpolation (const msperf_run *run, const msperf_summary *s, gboolean al
   gboolean right[] = { FALSE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE };
   text_table t = { 7, headers, right, g_ptr_array_new_with_free_func (g_free) };
   g_autoptr (GPtrArray) methods = g_ptr_array_new ();
-  g_autoptr (GPtrArray) firsts = msperf_run_distinct (run, NULL);
+  g_autoptr (GPtrArray) digests = msperf_run_digests (run);
   int64_t total = s->by_source[MSPERF_SOURCE_INTERPOLATED].distinct;
   GHashTableIter it;
   gpointer key;
@@ -450,24 +460,23 @@ print_interpolation (const msperf_run *run, const msperf_summary *s, gboolean al
     g_string_append_printf (out, "  extrapolated ops: %" G_GINT64_FORMAT " distinct (counted "
                             "apart from interpolated; source EXTRAPOLATED)\n",
                             s->by_source[MSPERF_SOURCE_EXTRAPOLATED].distinct);
-  for (guint k = 0; k < firsts->len; k++)
+  for (guint k = 0; k < digests->len; k++)
     {
-      const msperf_record *r = g_ptr_array_index (firsts, k);
-      const msperf_result *res = r->result;
+      const msperf_digest *d = g_ptr_array_index (digests, k);
 
-      if (r->op == NULL || res == NULL || res->source != MSPERF_SOURCE_INTERPOLATED)
+      if (d->rejected || !d->answered || d->source != MSPERF_SOURCE_INTERPOLATED)
         continue;
       /* A 200k-line trace listed 27 096 ops here and buried the summary: the first N, then
        * a count (--list-all, -v or the report for all). */
       if (!all && listed++ >= INTERP_LIST_TOP)
         continue;
-      table_cell (&t, ellipsize (r->op->name, OP_WIDTH));
-      table_cell (&t, g_strdup (msperf_source_name (res->source)));
-      table_cell (&t, fixed (res->confidence, 2));
-      table_cell (&t, g_strdup (or_dash (res->method)));
-      table_cell (&t, g_strdup_printf ("%d", res->interpolation_dim));
-      table_cell (&t, axes_text (res));
-      table_cell (&t, fixed (res->latency_us, 3));
+      table_cell (&t, ellipsize (d->name, OP_WIDTH));
+      table_cell (&t, g_strdup (msperf_source_name (d->source)));
+      table_cell (&t, fixed (d->confidence, 2));
+      table_cell (&t, g_strdup (or_dash (d->method)));
+      table_cell (&t, g_strdup_printf ("%d", d->interpolation_dim));
+      table_cell (&t, g_strdup (d->axes ? d->axes : "-"));
+      table_cell (&t, fixed (d->latency_us, 3));
     }
   if (t.cells->len > 0)
     table_print (&t, "  ", out);

@@ -9,6 +9,7 @@
 #include <msperf/error.h>
 #include <msperf/table.h>
 #include "app/report.h"
+#include "app/digest.h"
 
 void
 msperf_run_warn (msperf_run *run, const char *text)
@@ -51,19 +52,19 @@ closest_op (msperf_database *db, const char *name)
 /* A near miss of a mapped name is most likely a typo: warned alone, with the suggestion.
  * Other unmapped ops are common (upstream mappings leave many out) and go in one line. */
 static void
-check_op_name (msperf_run *run, msperf_database *db, const msperf_record *r, GString *others)
+check_op_name (msperf_run *run, msperf_database *db, const msperf_digest *d, GString *others)
 {
   g_autofree char *text = NULL;
-  const char *near = closest_op (db, r->op->name);
+  const char *near = closest_op (db, d->name);
 
   if (near == NULL)
     {
-      g_string_append_printf (others, "%s%s", others->len ? ", " : "", r->op->name);
+      g_string_append_printf (others, "%s%s", others->len ? ", " : "", d->name);
       return;
     }
   text = g_strdup_printf ("%s:%u: op '%s' is not in op_mapping.yaml (did you mean '%s'?); "
                           "answered by the roofline", run->trace ? run->trace : "trace",
-                          r->line, r->op->name, near);
+                          d->line, d->name, near);
   msperf_run_warn (run, text);
 }
 
@@ -105,6 +106,7 @@ msperf_run_check_inputs (msperf_run *run, msperf_database *db)
   g_autoptr (GHashTable) seen = NULL;
   g_autoptr (GHashTable) kernels = NULL;
   g_autoptr (GString) others = g_string_new (NULL);
+  g_autoptr (GPtrArray) digests = NULL;
 
   g_return_if_fail (run != NULL);
   if (db == NULL)
@@ -119,17 +121,19 @@ msperf_run_check_inputs (msperf_run *run, msperf_database *db)
     }
   seen = g_hash_table_new (g_str_hash, g_str_equal);
   kernels = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint k = 0; k < run->records->len; k++)
+  /* Names in the order of their first line: the order of the distinct ops' first lines. */
+  digests = msperf_run_digests (run);
+  for (guint k = 0; k < digests->len; k++)
     {
-      const msperf_record *r = g_ptr_array_index (run->records, k);
+      const msperf_digest *d = g_ptr_array_index (digests, k);
       const msperf_mapping_entry *e;
 
-      if (r->op == NULL || r->op->att != NULL || !g_hash_table_add (seen, r->op->name))
+      if (d->rejected || d->has_att || !g_hash_table_add (seen, (gpointer) d->name))
         continue;
-      e = msperf_database_entry (db, r->op->name);
+      e = msperf_database_entry (db, d->name);
       if (e == NULL)
         {
-          check_op_name (run, db, r, others);
+          check_op_name (run, db, d, others);
           continue;
         }
       if (e->zero_cost || e->accepted_miss || e->composite)
@@ -153,19 +157,21 @@ msperf_run_check_latencies (msperf_run *run)
   g_autoptr (GString) list = NULL;
   int64_t invocations = 0;
   g_autofree char *text = NULL;
+  g_autoptr (GPtrArray) digests = NULL;
 
   g_return_if_fail (run != NULL);
   names = g_hash_table_new (g_str_hash, g_str_equal);
   list = g_string_new (NULL);
-  for (guint k = 0; k < run->records->len; k++)
+  digests = msperf_run_digests (run);
+  for (guint k = 0; k < digests->len; k++)
     {
-      const msperf_record *r = g_ptr_array_index (run->records, k);
+      const msperf_digest *d = g_ptr_array_index (digests, k);
 
-      if (r->op == NULL || r->result == NULL || isfinite (r->result->latency_us))
+      if (d->rejected || !d->answered || isfinite (d->latency_us))
         continue;
-      invocations += r->count;
-      if (g_hash_table_add (names, r->op->name) && g_hash_table_size (names) <= 5)
-        g_string_append_printf (list, "%s%s", list->len ? ", " : "", r->op->name);
+      invocations += d->count;
+      if (g_hash_table_add (names, (gpointer) d->name) && g_hash_table_size (names) <= 5)
+        g_string_append_printf (list, "%s%s", list->len ? ", " : "", d->name);
     }
   if (invocations == 0)
     return;

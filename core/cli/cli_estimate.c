@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/cli_model.h"
 #include "app/report.h"
+#include "app/digest.h"
 #include "app/trace.h"
 #include "cli/estimate_jobs.h"
 #include "cli/answers.h"
@@ -429,37 +430,9 @@ summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_op
   return status;
 }
 
-/* Keeps rec in the run, or folds it into the earlier record of the same op (its count added,
- * saturating as msperf_run_distinct sums): with streamed records and no report, the run
- * needs only what the summary aggregates per distinct op, so memory follows the distinct ops,
- * not the lines. */
-static void
-keep_record (msperf_run *run, GHashTable *firsts, msperf_record *rec)
-{
-  msperf_record *first;
-
-  if (firsts == NULL)
-    {
-      msperf_run_add (run, rec);
-      return;
-    }
-  first = rec->signature ? g_hash_table_lookup (firsts, rec->signature) : NULL;
-  if (first == NULL)
-    {
-      /* op is NULL only for rejected lines, which are never folded (each has its message). */
-      if (rec->signature)
-        g_hash_table_insert (firsts, rec->signature, rec);
-      msperf_run_add (run, rec);
-      return;
-    }
-  first->count = first->count > G_MAXINT64 - rec->count ? G_MAXINT64 : first->count + rec->count;
-  run->folded_lines++;
-  msperf_record_free (rec);
-}
-
-/* Folding and slimming are exact for the summary, the metrics and the headline; the table,
- * JSON, reports and the Chrome trace (every detail in its args) read every line, so they keep
- * every record whole. */
+/* Folding records into per-op digests (app/digest.h) is exact for the summary, the metrics
+ * and the headline; the table, JSON, reports and the Chrome trace (every detail in its args)
+ * read every line, so they keep every record whole. */
 static gboolean
 can_fold (const estimate_opts *o)
 {
@@ -476,18 +449,20 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
   int status = MSPERF_EXIT_OK;
   msperf_jobs *jobs = NULL;
   msperf_record **recs = NULL;
-  g_autoptr (GHashTable) firsts = can_fold (o) ? g_hash_table_new (g_str_hash, g_str_equal) : NULL;
+  gboolean fold = can_fold (o);
   gboolean stop = FALSE;
   size_t done = 0;
   guint n;
 
   if (o->summarize)
     return summarize_items (run, reader, o);
+  if (fold)
+    msperf_run_set_folding (run);
   jobs = msperf_jobs_new (e, jobs_wanted (o, o->ops), source);
   msperf_jobs_set_shard (jobs, o->shard_index, o->shard_count);
   msperf_jobs_set_render (jobs, jsonl ? MSPERF_JOBS_RENDER_JSONL
                                 : csv ? MSPERF_JOBS_RENDER_CSV : MSPERF_JOBS_RENDER_NONE,
-                          firsts != NULL);
+                          fold);
   if (csv)
     {
       g_autoptr (GString) header = g_string_new (NULL);
@@ -517,7 +492,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
           stop = (rec->error && o->strict)
                  /* A full disk: answering the rest would only be lost too. */
                  || ((jsonl || csv) && ferror (stdout));
-          keep_record (run, firsts, rec);
+          msperf_run_fold (run, rec);
           progress_tick (&prog, ++done);
         }
       /* Streaming contract: a consumer piping records sees them as soon as they exist (one

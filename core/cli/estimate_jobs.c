@@ -13,17 +13,11 @@
 #include <glib.h>
 #include <msperf/msperf.h>
 #include "cli/estimate_jobs.h"
+#include "app/digest.h"
 
 /* Large enough that thread start-up is noise (~20 µs against ms of work), small enough that
  * the first answers of a big trace appear quickly and memory stays flat. */
 #define BATCH_PER_JOB 512
-
-/* Distinct ops a session answers before it is replaced by a fresh one: its answer cache (a
- * full interpolated answer is ~16 KB) is what grows with the distinct ops of a long trace.
- * Answers are a pure function of the op, so a replaced cache costs time, never bytes; 4096
- * keeps it under ~64 MB a job while the repeats of a model trace (a few hundred distinct ops)
- * never leave it. */
-#define SESSION_DISTINCT_MAX 4096
 
 typedef struct {
   msperf_jobs *jobs;
@@ -34,7 +28,6 @@ struct msperf_jobs {
   guint n_jobs;
   msperf_engine *engine;         /* the caller's (borrowed): the model the sessions share */
   msperf_engine **sessions;      /* owned, one per job */
-  GHashTable **seen;             /* per session: the signatures it has answered */
   const char *source;
   msperf_trace_item *items;      /* the batch being answered */
   guint *owner;                  /* per item: the session answering it */
@@ -64,12 +57,9 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
   j->source = source;
   j->engine = engine;
   j->sessions = g_new0 (msperf_engine *, j->n_jobs);
-  j->seen = g_new0 (GHashTable *, j->n_jobs);
+  /* Each session's answer cache is an LRU bounded by cache.answers (core/engine/dispatch.c). */
   for (guint k = 0; k < j->n_jobs; k++)
-    {
-      j->sessions[k] = msperf_engine_new_session (engine);
-      j->seen[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    }
+    j->sessions[k] = msperf_engine_new_session (engine);
   j->cap = BATCH_PER_JOB * j->n_jobs;
   j->items = g_new0 (msperf_trace_item, j->cap);
   j->owner = g_new0 (guint, j->cap);
@@ -88,11 +78,7 @@ msperf_jobs_free (msperf_jobs *j)
   if (j == NULL)
     return;
   for (guint k = 0; k < j->n_jobs; k++)
-    {
-      msperf_engine_free (j->sessions[k]);
-      g_hash_table_unref (j->seen[k]);
-    }
-  g_free (j->seen);
+    msperf_engine_free (j->sessions[k]);
   for (guint k = 0; k < j->n; k++)
     msperf_trace_item_clear (&j->items[k]);
   g_free (j->sessions);
@@ -145,56 +131,6 @@ answer_item (msperf_engine *e, msperf_trace_item *item, char *signature, const c
   return rec;
 }
 
-/* Replaces session w by a fresh one when signature would be one distinct op too many for its
- * answer cache (SESSION_DISTINCT_MAX). */
-static void
-bound_session (msperf_jobs *j, guint w, const char *signature)
-{
-  if (signature == NULL || g_hash_table_contains (j->seen[w], signature))
-    return;
-  if (g_hash_table_size (j->seen[w]) >= SESSION_DISTINCT_MAX)
-    {
-      msperf_engine_free (j->sessions[w]);
-      j->sessions[w] = msperf_engine_new_session (j->engine);
-      g_hash_table_remove_all (j->seen[w]);
-    }
-  g_hash_table_add (j->seen[w], g_strdup (signature));
-}
-
-/* The details the summary, the metrics and the headline read (metrics.c, report_table.c);
- * the rest (candidate points, boundaries, fallback reasons, ... : most of an answer's memory)
- * only the per-record outputs print, and they have been written already. */
-static const char *const summary_details[] = {
-  "kernel_type", "zero_cost", "missed_kernels", "axes", NULL
-};
-
-/* The record's answer reduced to what the summary reads: the answer cache keeps the full one
- * as long as it lives, the run keeps this one. */
-static void
-slim_record (msperf_record *rec)
-{
-  msperf_result *full = rec->result, *slim;
-  const msperf_value *d = full ? full->details : NULL;
-
-  if (d == NULL || d->kind != MSPERF_VALUE_MAP)
-    return;
-  slim = msperf_result_new ();
-  slim->source = full->source;
-  slim->latency_us = full->latency_us;
-  slim->confidence = full->confidence;
-  slim->kernel_type = g_strdup (full->kernel_type);
-  slim->method = g_strdup (full->method);
-  slim->shape_match_rule = g_strdup (full->shape_match_rule);
-  slim->miss_reason = g_strdup (full->miss_reason);
-  slim->interpolation_dim = full->interpolation_dim;
-  for (guint k = 0; k < d->keys->len; k++)
-    if (g_strv_contains (summary_details, g_ptr_array_index (d->keys, k)))
-      msperf_value_map_set (slim->details, g_ptr_array_index (d->keys, k),
-                            msperf_value_copy (g_ptr_array_index (d->items, k)));
-  msperf_result_unref (full);
-  rec->result = slim;
-}
-
 static gpointer
 worker_run (gpointer data)
 {
@@ -204,7 +140,6 @@ worker_run (gpointer data)
   for (guint k = 0; k < j->n; k++)
     if (j->owner[k] == a->worker)
       {
-        bound_session (j, a->worker, j->sigs[k]);
         j->records[k] = answer_item (j->sessions[a->worker], &j->items[k],
                                      g_steal_pointer (&j->sigs[k]), j->source);
         msperf_trace_item_clear (&j->items[k]);
@@ -216,8 +151,9 @@ worker_run (gpointer data)
           }
         else if (j->render == MSPERF_JOBS_RENDER_CSV)
           msperf_report_csv_write (j->texts[k], j->records[k]);
+        /* Off the reading thread: the record becomes the digest the run folds. */
         if (j->slim)
-          slim_record (j->records[k]);
+          msperf_record_digest (j->records[k]);
       }
   return NULL;
 }

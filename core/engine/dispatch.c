@@ -391,13 +391,34 @@ key_hash_bytes (const guint8 *p, size_t n)
   return (guint) h;
 }
 
-/* A cache key: stored ones own their bytes in the same block; the lookup key points into
- * the engine's scratch buffer. */
+/* A cache key: stored ones own their bytes in the same block (an LRU node); the lookup key
+ * points into the engine's scratch buffer. */
 typedef struct {
   guint hash;
   size_t len;
   const guint8 *bytes;
 } answer_key;
+
+/* ------------------------------------------------------------------ the LRU */
+
+/* Why an LRU: a long trace has hundreds of thousands of distinct ops and an interpolated
+ * answer is kilobytes, so an unbounded cache grows with the trace; repeats of a model trace
+ * are near each other (layers, steps), so the recently used answers are the ones asked
+ * again. Answers are a pure function of the op: an evicted one is recomputed bit for bit. */
+#define ANSWERS_DEFAULT_CAPACITY 4096
+
+typedef struct answer_node answer_node;
+struct answer_node {
+  answer_key key;              /* first: the hash table's key is the node */
+  msperf_result *result;       /* one reference */
+  answer_node *newer, *older;
+};
+
+struct msperf_answer_cache {
+  GHashTable *index;           /* answer_node* (as its key) → the same node */
+  answer_node *newest, *oldest;
+  guint capacity;              /* 0 until the first insertion reads the policy */
+};
 
 static guint
 answer_key_hash (gconstpointer p)
@@ -413,11 +434,142 @@ answer_key_equal (gconstpointer a, gconstpointer b)
   return x->hash == y->hash && x->len == y->len && memcmp (x->bytes, y->bytes, x->len) == 0;
 }
 
-GHashTable *
+static void
+answer_node_free (answer_node *n)
+{
+  msperf_result_unref (n->result);
+  g_free (n);
+}
+
+msperf_answer_cache *
 msperf_dispatch_answers_new (void)
 {
-  return g_hash_table_new_full (answer_key_hash, answer_key_equal, g_free,
-                                (GDestroyNotify) msperf_result_unref);
+  msperf_answer_cache *c = g_new0 (msperf_answer_cache, 1);
+
+  c->index = g_hash_table_new_full (answer_key_hash, answer_key_equal, NULL,
+                                    (GDestroyNotify) answer_node_free);
+  return c;
+}
+
+void
+msperf_dispatch_answers_clear (msperf_answer_cache *c)
+{
+  g_return_if_fail (c != NULL);
+  g_hash_table_remove_all (c->index);
+  c->newest = c->oldest = NULL;
+}
+
+void
+msperf_dispatch_answers_free (msperf_answer_cache *c)
+{
+  if (c == NULL)
+    return;
+  g_hash_table_unref (c->index);
+  g_free (c);
+}
+
+guint
+msperf_dispatch_answers_size (const msperf_answer_cache *c)
+{
+  g_return_val_if_fail (c != NULL, 0);
+  return g_hash_table_size (c->index);
+}
+
+static void
+lru_unlink (msperf_answer_cache *c, answer_node *n)
+{
+  if (n->newer)
+    n->newer->older = n->older;
+  else
+    c->newest = n->older;
+  if (n->older)
+    n->older->newer = n->newer;
+  else
+    c->oldest = n->newer;
+  n->newer = n->older = NULL;
+}
+
+static void
+lru_push_newest (msperf_answer_cache *c, answer_node *n)
+{
+  n->older = c->newest;
+  n->newer = NULL;
+  if (c->newest)
+    c->newest->newer = n;
+  c->newest = n;
+  if (c->oldest == NULL)
+    c->oldest = n;
+}
+
+guint
+msperf_dispatch_answers_capacity (msperf_engine *e)
+{
+  int64_t v = 0;
+
+  g_return_val_if_fail (e != NULL, 0);
+  if (e->answers->capacity == 0)
+    {
+      /* cache.answers (optional, absent = the built-in constant; not in the policy hash). */
+      if (e->m->policy == NULL
+          || !msperf_value_get_int (msperf_policy_get (e->m->policy, "cache.answers"), &v)
+          || v < 1)
+        v = ANSWERS_DEFAULT_CAPACITY;
+      e->answers->capacity = (guint) MIN (v, (int64_t) G_MAXUINT);
+    }
+  return e->answers->capacity;
+}
+
+/* The cached answer of key (now the most recently used), or NULL. Transfer none. */
+static msperf_result *
+lru_lookup (msperf_answer_cache *c, const answer_key *key)
+{
+  answer_node *n = g_hash_table_lookup (c->index, key);
+
+  if (n == NULL)
+    return NULL;
+  if (n != c->newest)
+    {
+      lru_unlink (c, n);
+      lru_push_newest (c, n);
+    }
+  return n->result;
+}
+
+/* Stores a reference to r under a copy of key, evicting the least recently used answers
+ * beyond the capacity. */
+static void
+lru_insert (msperf_engine *e, const answer_key *key, msperf_result *r)
+{
+  msperf_answer_cache *c = e->answers;
+  guint capacity = msperf_dispatch_answers_capacity (e);
+  answer_node *n = g_malloc (sizeof *n + key->len);
+
+  n->key = *key;
+  n->key.bytes = memcpy (n + 1, key->bytes, key->len);
+  n->result = msperf_result_ref (r);
+  while (g_hash_table_size (c->index) >= capacity && c->oldest)
+    {
+      answer_node *old = c->oldest;
+
+      lru_unlink (c, old);
+      g_hash_table_remove (c->index, &old->key);
+    }
+  lru_push_newest (c, n);
+  g_hash_table_insert (c->index, &n->key, n);
+}
+
+gboolean
+msperf_dispatch_answers_has (msperf_engine *e, const msperf_op *op)
+{
+  key_buf b = { e->key_scratch, 0, e->key_scratch_cap };
+  answer_key key;
+
+  g_return_val_if_fail (e != NULL && op != NULL, FALSE);
+  key_op (&b, op);
+  e->key_scratch = b.data;
+  e->key_scratch_cap = b.cap;
+  key = (answer_key){ key_hash_bytes (b.data, b.len), b.len, b.data };
+  return g_hash_table_contains (e->answers->index, &key);
 }
 
 void
@@ -432,7 +584,6 @@ msperf_dispatch_query (msperf_engine *e, const msperf_op *op)
 {
   key_buf b = { e->key_scratch, 0, e->key_scratch_cap };
   answer_key key;
-  answer_key *stored;
   msperf_result *r;
 
   key_op (&b, op);
@@ -441,15 +592,11 @@ msperf_dispatch_query (msperf_engine *e, const msperf_op *op)
   key.len = b.len;
   key.bytes = b.data;
   key.hash = key_hash_bytes (b.data, b.len);
-  r = g_hash_table_lookup (e->answers, &key);
+  r = lru_lookup (e->answers, &key);
   /* The cache and the caller share one immutable answer (result.h). */
   if (r)
     return msperf_result_ref (r);
   r = answer (e, op);
-  stored = g_malloc (sizeof *stored + key.len);
-  stored->hash = key.hash;
-  stored->len = key.len;
-  stored->bytes = memcpy (stored + 1, key.bytes, key.len);
-  g_hash_table_insert (e->answers, stored, msperf_result_ref (r));
+  lru_insert (e, &key, r);
   return r;
 }

@@ -108,7 +108,7 @@ msperf_engine_free (msperf_engine *e)
     return;
   /* Cached answers may hold strings from modules' static data: drop them before the model
    * (and so the modules) can go. */
-  g_hash_table_unref (e->answers);
+  msperf_dispatch_answers_free (e->answers);
   msperf_dispatch_scratch_free (e);
   for (guint k = 0; k < e->option_memo_len; k++)
     option_memo_clear (&e->option_memo[k]);
@@ -369,7 +369,7 @@ msperf_engine_drop_tables (msperf_engine *e)
   if (e->m->index_cache)
     msperf_index_cache_clear (e->m->index_cache);
   msperf_model_unlock (e);
-  g_hash_table_remove_all (e->answers);
+  msperf_dispatch_answers_clear (e->answers);
 }
 
 const GPtrArray *

@@ -20,6 +20,9 @@ typedef struct msperf_option_memo {
 
 #define MSPERF_OPTION_MEMO_SIZE 16
 
+/* dispatch.c: the LRU answer cache of one engine handle. */
+typedef struct msperf_answer_cache msperf_answer_cache;
+
 /* What every session of a started engine shares (doc/design.md § Threads): configuration,
  * database, policy, modules, device profile, tables and candidate indexes. Immutable once
  * started except for what is built on first use, which `lock` guards. */
@@ -61,7 +64,7 @@ typedef struct msperf_engine_model {
  * handle; msperf_engine_new_session more handles on the same started model. */
 struct msperf_engine {
   msperf_engine_model *m;
-  GHashTable *answers;           /* signature → msperf_result* (upstream's result cache) */
+  msperf_answer_cache *answers;  /* op key → msperf_result*, LRU (upstream's result cache) */
   guint8 *key_scratch;           /* dispatch.c: the answer-cache key being built, reused */
   size_t key_scratch_cap;
   /* kernel options asked after start (the policy and database no longer change) */
@@ -113,8 +116,17 @@ msperf_status msperf_engine_lookup_as (msperf_engine *engine, const char *mode,
 const char *msperf_engine_resolve_mode (msperf_engine *engine, const msperf_mapping_entry *entry,
                                         gboolean *by_default);
 msperf_result *msperf_dispatch_query (msperf_engine *engine, const msperf_op *op);
-/* The answer cache (binary op key → shared msperf_result*). Transfer full. */
-GHashTable *msperf_dispatch_answers_new (void);
+/* The answer cache: binary op key → shared msperf_result*, least recently used answers evicted
+ * beyond cache.answers (policy, optional; absent = 4096) per engine handle. Transfer full. */
+msperf_answer_cache *msperf_dispatch_answers_new (void);
+void msperf_dispatch_answers_free (msperf_answer_cache *cache);
+void msperf_dispatch_answers_clear (msperf_answer_cache *cache);
+/* Answers held now. */
+guint msperf_dispatch_answers_size (const msperf_answer_cache *cache);
+/* The capacity of engine's cache (read from its policy on first use). */
+guint msperf_dispatch_answers_capacity (msperf_engine *engine);
+/* TRUE when op's answer is cached (its recency untouched): for tests. */
+gboolean msperf_dispatch_answers_has (msperf_engine *engine, const msperf_op *op);
 /* Frees the key scratch buffer of msperf_dispatch_query. */
 void msperf_dispatch_scratch_free (msperf_engine *engine);
 

@@ -172,12 +172,18 @@ static const field confidence_fields[] = {
 };
 static const schema s_confidence = { .kind = S_MAP, .fields = confidence_fields };
 
+/* Bounds of the engine's caches (dispatch.c): optional, absent = the built-in sizes; they
+ * change memory and time, never an answer, so they are left out of the policy hash. */
+static const field cache_fields[] = { { "answers", &s_count }, { NULL, NULL } };
+static const schema s_cache = { .kind = S_MAP, .fields = cache_fields };
+
 static const field root_fields[] = {
   { "modules", &s_modules },
   { "interpolation", &s_interpolation },
   { "analytic", &s_analytic },
   { "parallel", &s_parallel },
   { "confidence", &s_confidence },
+  { "cache", &s_cache },
   { NULL, NULL }
 };
 static const schema s_root = { .kind = S_MAP, .fields = root_fields };
@@ -726,6 +732,19 @@ msperf_policy_hash (const msperf_policy *p)
   g_autofree char *json = NULL;
 
   g_return_val_if_fail (p != NULL, NULL);
-  json = msperf_policy_canonical_json (p);
+  if (msperf_value_lookup (p->root, "cache") == NULL)
+    json = msperf_policy_canonical_json (p);
+  else
+    {
+      /* The cache sizes change no answer: a policy that sets them hashes as one that does
+       * not (answers carry the hash, and must not differ by a cache size). */
+      g_autoptr (msperf_value) rest = msperf_value_new (MSPERF_VALUE_MAP);
+
+      for (guint k = 0; k < p->root->keys->len; k++)
+        if (strcmp (g_ptr_array_index (p->root->keys, k), "cache") != 0)
+          msperf_value_map_set (rest, g_ptr_array_index (p->root->keys, k),
+                                msperf_value_copy (g_ptr_array_index (p->root->items, k)));
+      json = msperf_value_canonical_json (rest);
+    }
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, json, -1);
 }
