@@ -930,7 +930,7 @@ lib_section (const bench_opts *o, const char *tmp, gboolean scipy)
         g_autofree char *trace = g_strdup_printf ("%s/trace-%s.jsonl", o->data, tr[k]);
         g_autofree char *dataset = g_strdup_printf ("%s-op trace", tr[k]);
 
-        repeat_estimate (o, db, trace, dataset, o->quick ? 3 : 5);
+        repeat_estimate (o, db, trace, dataset, o->quick ? 1 : 5);
       }
   }
 
