@@ -466,7 +466,7 @@ scipy_anchor (e2e_ctx *c, const char *set, const char *db, const char *out, int 
     }
   fmt_us (t, sizeof t, per_query);
   c->differ += !(max_rel <= 1e-12);
-  g_snprintf (note, sizeof note, "%zu queries, median %s a query = %.0fx msperf's cpu/query; "
+  g_snprintf (note, sizeof note, "%zu queries, median %s cpu a query = %.0fx msperf's; "
               "max rel diff %.3g %s", n, t, per_query / msperf_cpu, max_rel,
               max_rel <= 1e-12 ? "(identical)" : "(DIFFERENT)");
   printf ("%-12s %-30s %s\n", set, "scipy griddata, same cands", note);
@@ -507,12 +507,14 @@ set_exact (e2e_ctx *c, e2e_set *r, const char *tag, const char *db)
 }
 
 /* The N-line 3-D run with jobs; q1 the 1-line run of the same settings. Sets *per_wall and
- * returns the CPU µs a query. */
+ * returns the CPU µs a query; both NAN when the difference is below the 1-line run's noise. */
 static double
 set_3d_pair (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, const char *jobs,
              const char *cache_dir, const char *label, e2e_m q1, const char *outn,
              double *per_wall)
 {
+  /* A few per cent of run-to-run noise on a cold start of seconds can exceed N queries. */
+  gboolean noisy;
   g_autofree char *q3 = path_in (c, tag, "q3.jsonl");
   g_autofree char *note = NULL;
   double d = (double) (c->n - 1), per_cpu;
@@ -522,12 +524,13 @@ set_3d_pair (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, const char
   *per_wall = (m.wall - q1.wall) / d;
   per_cpu = (m.cpu - q1.cpu) / d;
   c->invalid += got != c->n;
-  /* A few per cent of run-to-run noise on a cold start of seconds can exceed N queries. */
+  noisy = m.cpu - q1.cpu < 0.2 * q1.cpu || m.wall - q1.wall < 0.2 * q1.wall;
   note = g_strdup_printf ("3-D INTERPOLATED %zu/%zu; load %.2f%s", got, c->n, load_average (),
-                          m.cpu - q1.cpu < 0.2 * q1.cpu
-                            ? "; UNRELIABLE: the queries cost less than the 1-line run's noise"
-                            : "");
+                          noisy ? "; UNRELIABLE: the queries cost less than the 1-line run's "
+                                  "noise (not used)" : "");
   print_row (r->label, label, c->n, m, *per_wall, per_cpu, note);
+  if (noisy)
+    *per_wall = per_cpu = NAN;
   return per_cpu;
 }
 
@@ -728,7 +731,8 @@ print_targets (const e2e_ctx *c, const e2e_set *sets, size_t n_sets, double rss_
   for (size_t k = 0; k < n_sets; k++)
     {
       g_snprintf (what, sizeof what, "--jobs 2 / --jobs 1, 3-D queries (wall), %s", sets[k].label);
-      verdict (what, sets[k].speedup, 1.6, FALSE, "x", "not run (--quick)");
+      verdict (what, sets[k].speedup, 1.6, FALSE, "x",
+               c->o->quick && k > 0 ? "not run (--quick)" : "unreliable here (see the table)");
     }
   printf ("  %-9s %-62s %s\n", c->differ ? "[not met]" : "[met]",
           "every answer unchanged (cmp jobs/cache variants, scipy)",

@@ -21,7 +21,8 @@ from the CSV as the compute module builds it (plugins/compute/compute_axes.c): t
 query's input dtypes and ND;ND formats, in file order, M = lhs[0], K = lhs[1], N = rhs[1] if
 rhs[0] == K else rhs[0]; its size must equal the answer's details.raw_count. In the answer's
 space ("log": griddata over log2 coordinates and ln latencies, then exp — as msperf and
-upstream's log mode do), griddata is called once per query on the median-aggregated points.
+upstream's log mode do), griddata is called once per query on the median-aggregated points;
+the time is the process's CPU time (time.process_time), as msperf's side is judged.
 """
 import sys
 import time
@@ -97,14 +98,15 @@ def main_jsonl(csv_path, answers_path, limit):
                                  % (len(coords), d["raw_count"]))
             x = [float(a["axes"][k]) for k in ("M", "K", "N")]
             log = d.get("space") == "log"
-            t0 = time.perf_counter()
+            # CPU time, as msperf's side is judged (the machine is shared).
+            t0 = time.process_time()
             pts, vals = aggregate(coords, values)
             if log:
                 got = float(np.exp(griddata(np.log2(pts), np.log(vals),
                                             np.log2(np.array([x])), method="linear")[0]))
             else:
                 got = float(griddata(pts, vals, np.array([x]), method="linear")[0])
-            times.append((time.perf_counter() - t0) * 1e6)
+            times.append((time.process_time() - t0) * 1e6)
             ans = a["latency_us"]
             rel = float("inf") if np.isnan(got) else abs(got - ans) / max(abs(got), 1e-300)
             max_rel = max(max_rel, rel)
