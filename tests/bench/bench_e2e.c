@@ -175,8 +175,13 @@ add_key (GHashTable *seen, GPtrArray *keys, int64_t m, int64_t k, int64_t n, con
 {
   char *key = g_strdup_printf ("%" PRId64 " %" PRId64 " %" PRId64 " %s", m, k, n, dtype);
 
-  if (!g_hash_table_add (seen, key))
-    return FALSE;
+  /* seen borrows the keys that keys owns. */
+  if (g_hash_table_contains (seen, key))
+    {
+      g_free (key);
+      return FALSE;
+    }
+  g_hash_table_add (seen, key);
   g_ptr_array_add (keys, key);
   return TRUE;
 }
