@@ -6,7 +6,7 @@
  * its peak RSS is its own; the parent collects the children's numbers and the wait4 rusage.
  *
  *   bench --data DIR --sample-db DIR --plugins DIR --msperf BIN --gen-db BIN [--aic-db DIR]
- *         [--seed N] [--scipy SCRIPT] [--python PY] [--only lib|e2e] [--quick]
+ *         [--seed N] [--scipy SCRIPT] [--python PY] [--only lib|e2e] [--e2e-lines N] [--quick]
  *
  * DIR holds db-1k, db-10k, db-100k (gen_db db) and trace-{10,20,40}k.jsonl (gen_db trace).
  * The end-to-end section of issue 15 (the msperf binary on trace files) is bench_e2e.c. */
@@ -1064,15 +1064,18 @@ main (int argc, char **argv)
         o.seed = g_ascii_strtoll (argv[++k], NULL, 10);
       else if (strcmp (a, "--only") == 0)
         o.only = argv[++k];
+      else if (strcmp (a, "--e2e-lines") == 0)
+        o.e2e_lines = g_ascii_strtoll (argv[++k], NULL, 10);
       else
         break;
     }
   if (k < argc || !o.data || !o.sample_db || !o.plugins || !o.msperf || !o.gen_db
-      || (o.only && strcmp (o.only, "lib") && strcmp (o.only, "e2e")))
+      || (o.only && strcmp (o.only, "lib") && strcmp (o.only, "e2e")) || o.e2e_lines < 0
+      || o.e2e_lines == 1)
     {
       fprintf (stderr, "usage: bench --data DIR --sample-db DIR --plugins DIR --msperf BIN "
                        "--gen-db BIN [--aic-db DIR] [--seed N] [--scipy SCRIPT] [--python PY] "
-                       "[--only lib|e2e] [--quick]\n");
+                       "[--only lib|e2e] [--e2e-lines N] [--quick]\n");
       return 2;
     }
   return parent_main (&o);

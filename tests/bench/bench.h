@@ -11,6 +11,7 @@ typedef struct {
   gboolean quick;
   const char *only;  /* NULL (everything), "lib" or "e2e" */
   int64_t seed;      /* of the generated traces (BENCH_SEED) */
+  int64_t e2e_lines; /* N of the end-to-end traces; 0: 20 000 (--quick 5 000) */
   GPtrArray *rows;   /* row*: the printed table (parent only) */
   int *failures;     /* targets missed (parent only) */
 } bench_opts;

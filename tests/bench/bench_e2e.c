@@ -607,11 +607,14 @@ set_3d (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, e2e_m start, gb
   if (jobs2)
     {
       e2e_m q12 = estimate (c, db, q31, "2", NULL, FALSE, o12, heavy ? 1 : c->reps);
+      char ratio[32] = "unreliable";
 
       set_3d_pair (c, r, tag, db, "2", NULL, "3-D queries, --jobs 2", q12, on2, &w2);
       r->speedup = w1 / w2;
-      printf ("%-12s %-30s --jobs 2 / --jobs 1 per-query wall: %.2fx; answers: %s, %s\n",
-              r->label, "", r->speedup, same_answers (c, on, on2), same_answers (c, o1, o12));
+      if (!isnan (r->speedup))
+        g_snprintf (ratio, sizeof ratio, "%.2fx", r->speedup);
+      printf ("%-12s %-30s --jobs 2 / --jobs 1 per-query wall: %s; answers: %s, %s\n",
+              r->label, "", ratio, same_answers (c, on, on2), same_answers (c, o1, o12));
       remove_file (o12);
       remove_file (on2);
     }
@@ -781,7 +784,8 @@ e2e_main (const bench_opts *o, const char *tmp, gboolean scipy)
 {
   g_autofree char *xdg = g_build_filename (tmp, "xdg-cache", NULL);
   g_autofree char *gen = g_build_filename (o->data, "db-100k", NULL);
-  e2e_ctx c = { .o = o, .dir = g_build_filename (tmp, "e2e", NULL), .n = o->quick ? 5000 : 20000,
+  e2e_ctx c = { .o = o, .dir = g_build_filename (tmp, "e2e", NULL),
+                .n = o->e2e_lines ? (size_t) o->e2e_lines : o->quick ? 5000 : 20000,
                 .reps = o->quick ? 1 : 3 };
   e2e_set sets[3] = { { .label = "sample" }, { .label = "aic" }, { .label = "gen 100k" } };
   size_t big = o->quick ? 100000 : 1000000;
