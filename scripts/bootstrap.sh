@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # msperf set-up on a fresh Debian 12 machine: installs what is missing (apt-get), builds out of
-# tree in _build/, then either runs the main job on the shipped sample (demo) or the whole
-# test suite (test). .ci/run calls `bash scripts/bootstrap.sh test`.
+# tree in _build/, then either runs the main job on the shipped sample (demo), the whole
+# test suite (test) or the benchmarks (bench [BENCH_FLAGS], with python3-scipy for the scipy
+# griddata anchor — the benchmarks only: the test suite never needs Python). .ci/run calls
+# `bash scripts/bootstrap.sh test`.
 set -euo pipefail
 
 mode=${1:-demo}
@@ -49,6 +51,9 @@ summarise() {
   echo "${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${error:-0} )) failed, ${skip:-0} skipped"
 }
 
+# The scipy anchor of `make bench` (tests/bench/scipy_side.py), for that mode only.
+[ "$mode" = bench ] && packages+=(python3-scipy python3-numpy)
+
 install_missing
 case "$mode" in
   demo)
@@ -72,8 +77,12 @@ case "$mode" in
     summarise test-suite.log
     exit $status
     ;;
+  bench)
+    build
+    make bench BENCH_FLAGS="${2:-}"
+    ;;
   *)
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo|test|bench [BENCH_FLAGS]" >&2
     exit 2
     ;;
 esac
