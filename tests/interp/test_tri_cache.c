@@ -226,6 +226,20 @@ file_image (const fixture *f, size_t *size)
 
 /* The image must be refused by load (error naming the problem, containing want when not
  * NULL); through the cached build it is warned about once, rebuilt and rewritten. */
+/* Only refused (no rebuild): the sweeps below check every case this way and rebuild for
+ * some, so that the test stays fast under valgrind. */
+static void
+assert_refused (const fixture *f, const guint8 *img, size_t size)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_delaunay) b = NULL;
+
+  assert_true (g_file_set_contents (f->path, (const char *) img, (gssize) size, NULL));
+  b = msperf_tri_cache_load (f->path, f->points, f->n, f->dim, &error);
+  assert_null (b);
+  assert_non_null (error);
+}
+
 static void
 assert_refused_and_rebuilt (const fixture *f, const guint8 *img, size_t size, const char *want)
 {
@@ -269,7 +283,10 @@ test_truncated_files_are_rebuilt (void **state)
   cuts[nc++] = size - 8;
   cuts[nc++] = size - 1;
   for (size_t k = 0; k < nc; k++)
-    assert_refused_and_rebuilt (f, img, cuts[k], k == 0 ? NULL : "");
+    if (k % 8 == 0 || k + 1 == nc)
+      assert_refused_and_rebuilt (f, img, cuts[k], NULL);
+    else
+      assert_refused (f, img, cuts[k]);
   /* One byte more is no better. */
   {
     g_autofree guint8 *longer = g_malloc0 (size + 1);
@@ -284,12 +301,16 @@ test_flipped_bytes_are_rebuilt (void **state)
   fixture *f = *state;
   size_t size;
   g_autofree guint8 *img = file_image (f, &size);
-
   /* Every header byte, then bytes spread over the whole file. */
-  for (size_t at = 0; at < size; at = at < HEADER_SIZE + 48 ? at + 1 : at + size / 97)
+  size_t k = 0;
+
+  for (size_t at = 0; at < size; at = at < HEADER_SIZE + 48 ? at + 1 : at + size / 97, k++)
     {
       img[at] ^= 0x10;
-      assert_refused_and_rebuilt (f, img, size, NULL);
+      if (k % 32 == 0)
+        assert_refused_and_rebuilt (f, img, size, NULL);
+      else
+        assert_refused (f, img, size);
       img[at] ^= 0x10;
     }
 }
