@@ -515,11 +515,12 @@ build_numel_index (msperf_table *table)
            cmp_numel_entry);
 }
 
-/* First index of the sorted entries whose (key, key1) is >= (key, key1). */
+/* First index at or after 'from' whose (key, key1) is >= (key, key1): entries before 'from' are
+ * known to be smaller. */
 static guint
-numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
+numel_lower_bound_from (const GArray *index, guint from, uint64_t key, uint64_t key1)
 {
-  guint lo = 0, hi = index->len;
+  guint lo = from, hi = index->len;
 
   while (lo < hi)
     {
@@ -532,6 +533,13 @@ numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
         hi = mid;
     }
   return lo;
+}
+
+/* First index of the sorted entries whose (key, key1) is >= (key, key1). */
+static guint
+numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
+{
+  return numel_lower_bound_from (index, 0, key, key1);
 }
 
 /* First index of the sorted entries whose key is >= key. */
@@ -601,6 +609,41 @@ msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0, uin
   for (guint k = first; k < end; k++)
     *out++ = entries[k].row;
   return end - first;
+}
+
+/* Per key of the first range, the entries whose second key is in the second range: two
+ * binary searches per distinct first key, none per row, and no sort. */
+size_t
+msperf_table_rows_by_input_numel_ranges (const msperf_table *table, uint64_t lo0, uint64_t hi0,
+                                         uint64_t lo1, uint64_t hi1, GArray *rows)
+{
+  const GArray *index;
+  const numel_entry *entries;
+  size_t before;
+  guint k;
+
+  g_return_val_if_fail (table != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  index = table->numel_index;
+  entries = (const numel_entry *) (const void *) index->data;
+  before = rows->len;
+  if (lo0 > hi0 || lo1 > hi1)
+    return 0;
+  k = numel_lower_bound_from (index, 0, lo0, lo1);
+  while (k < index->len && entries[k].key <= hi0)
+    {
+      uint64_t key = entries[k].key;
+
+      if (entries[k].key1 < lo1)
+        k = numel_lower_bound_from (index, k, key, lo1);
+      for (; k < index->len && entries[k].key == key && entries[k].key1 <= hi1; k++)
+        g_array_append_val (rows, entries[k].row);
+      if (key == UINT64_MAX)
+        break;
+      /* Past the rest of this key's run (second keys above hi1) to the next key's lo1. */
+      k = numel_lower_bound_from (index, k, key + 1, lo1);
+    }
+  return rows->len - before;
 }
 
 /* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,

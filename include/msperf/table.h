@@ -96,6 +96,16 @@ MSPERF_API size_t msperf_table_rows_by_input_numel (const msperf_table *table, u
 MSPERF_API size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
                                           uint64_t key1, GArray *rows);
 
+/* The ranges form of the index (issue 15, the exact-miss path): appends the valid rows with
+ * input slots whose first slot's key is in [lo0, hi0] and second slot's key in [lo1, hi1] (a
+ * row with one slot has key1 0: lo1 >= 1 asks for two slots or more, [0, UINT64_MAX] for any
+ * count), in the index's order — by (key, key1, row), NOT by row: nothing is sorted per call
+ * (the consumer must not depend on the order; msperf_selector_offer does not). Two binary
+ * searches per distinct first key in range; returns how many rows were appended. */
+MSPERF_API size_t msperf_table_rows_by_input_numel_ranges (const msperf_table *table, uint64_t lo0,
+                                                          uint64_t hi0, uint64_t lo1,
+                                                          uint64_t hi1, GArray *rows);
+
 /* Line of the first row counted by msperf_table_n_skipped, 0 when none (added for issue 14:
  * the warning names it). */
 MSPERF_API guint msperf_table_first_skipped_line (const msperf_table *table);
