@@ -82,6 +82,33 @@ input_floor (const msperf_tensor *t0)
   return lb;
 }
 
+/* The slot of a row that can match TC input t (dims > 0) at all: its key between the padded
+ * floor and t's own; unless the kernel folds 3-D inputs (products of dims), its largest ND dim
+ * between the largest per-dim floor and the largest dim of t's strip, its smallest at most the
+ * strip's smallest. Why: the other rules keep the dims (up to a leading 1), and padding keeps
+ * every row dim c_d in [floor(t_d), t_d] position by position, which bounds the sorted dims. */
+static void
+slot_bounds (const msperf_tensor *t, gboolean folds, msperf_slot_bounds *b)
+{
+  msperf_tensor st;
+
+  msperf_slot_bounds_init (b);
+  b->numel_lo = input_floor (t);
+  b->numel_hi = msperf_tensor_numel_key (t);
+  msperf_shape_strip (t, &st);
+  if (folds || st.rank == 0)
+    return;
+  b->max_dim_lo = 0;
+  b->max_dim_hi = 0;
+  b->min_dim_hi = INT64_MAX;
+  for (int k = 0; k < st.rank; k++)
+    {
+      b->max_dim_lo = MAX (b->max_dim_lo, dim_floor (st.dims[k]));
+      b->max_dim_hi = MAX (b->max_dim_hi, st.dims[k]);
+      b->min_dim_hi = MIN (b->min_dim_hi, st.dims[k]);
+    }
+}
+
 gboolean
 compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf_tensor *tc,
                          size_t n_tc, int64_t tc_input_count, compute_keys_scope scope,
@@ -102,15 +129,14 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
   key0 = msperf_tensor_numel_key (&tc[0]);
   if (scope == COMPUTE_KEYS_ANY)
     {
-      /* Any input may be padded: each of the first two inputs gives a key range; with two TC
-       * inputs a matching row has a second slot (lo1 >= 1). Index order, not row order. */
-      if (n_tc >= 2)
-        msperf_table_rows_by_input_numel_ranges (t, input_floor (&tc[0]), key0,
-                                                 input_floor (&tc[1]),
-                                                 msperf_tensor_numel_key (&tc[1]), rows);
-      else
-        msperf_table_rows_by_input_numel_ranges (t, input_floor (&tc[0]), key0, 0, UINT64_MAX,
-                                                 rows);
+      /* Any input may be padded: each of the first two inputs bounds its slot; with two TC
+       * inputs a matching row has a second slot (numel_lo >= 1). Index order, not row order. */
+      gboolean folds = compute_kernel_folds (kernel);
+      msperf_slot_bounds b[2];
+
+      for (size_t i = 0; i < MIN (n_tc, 2); i++)
+        slot_bounds (&tc[i], folds, &b[i]);
+      msperf_table_rows_by_input_bounds (t, &b[0], n_tc >= 2 ? &b[1] : NULL, rows);
       return TRUE;
     }
 

@@ -51,6 +51,8 @@ gboolean compute_input_count_mismatch (const char *kernel, const msperf_table *p
 gboolean compute_kernel_is_matmul (const char *kernel);
 gboolean compute_kernel_is_dtype_relaxed (const char *kernel);
 gboolean compute_kernel_is_flatten_batch (const char *kernel);
+/* The kernels whose rows may hold a 3-D input folded to 2-D (flatten_3d, merge_last_dims). */
+gboolean compute_kernel_folds (const char *kernel);
 /* RoPE, SwiGlu and ReshapeAndCache: inputs rewritten before matching (reference §2.4 step 2). */
 gboolean compute_kernel_rewrites_inputs (const char *kernel);
 
