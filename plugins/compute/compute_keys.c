@@ -151,7 +151,14 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
   if (n_tc >= 2)
     msperf_table_rows_by_input_numels (t, key0, keys[1], rows);
   else
-    msperf_table_rows_by_input_numel (t, key0, key0, rows);
+    {
+      /* One key but possibly several second-key runs: the bounds form, which does not sort. */
+      msperf_slot_bounds b0;
+
+      msperf_slot_bounds_init (&b0);
+      b0.numel_lo = b0.numel_hi = key0;
+      msperf_table_rows_by_input_bounds (t, &b0, NULL, rows);
+    }
   {
     size_t kept = start;
 

@@ -58,7 +58,8 @@ compute_kernel_is_flatten_batch (const char *kernel)
 gboolean
 compute_kernel_folds (const char *kernel)
 {
-  return kernel && (in_set (flatten_batch_kernels, kernel) || in_set (merge_last_dims_kernels, kernel));
+  return kernel
+         && (in_set (flatten_batch_kernels, kernel) || in_set (merge_last_dims_kernels, kernel));
 }
 
 gboolean

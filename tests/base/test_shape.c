@@ -480,8 +480,10 @@ test_selector_ties_do_not_depend_on_the_offer_order (void **state)
       msperf_selector sel;
 
       msperf_selector_init (&sel);
-      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 6 : 4, order ? 5.0 + 1e-13 : 5.0, NULL);
-      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 4 : 6, order ? 5.0 : 5.0 + 1e-13, NULL);
+      double first = order ? 5.0 + 1e-13 : 5.0, second = order ? 5.0 : 5.0 + 1e-13;
+
+      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 6 : 4, first, NULL);
+      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 4 : 6, second, NULL);
       assert_int_equal (sel.row, 4);
       assert_true (sel.latency == 5.0);
       assert_false (sel.ambiguous);
