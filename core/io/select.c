@@ -67,10 +67,15 @@ msperf_selector_offer (msperf_selector *sel, double distance, int kernel_index,
     return;
   if (cmp == 0)
     {
-      /* Equal scores keep the earliest row; a different latency makes the match ambiguous. */
+      /* A different latency at the best score makes the match ambiguous. */
       if (!same_latency_12 (latency, sel->latency))
         sel->ambiguous = TRUE;
-      return;
+      /* Equal scores keep the smallest row of the table, so that the answer does not depend
+       * on the order rows are offered in (the exact-key index hands them out by key). The
+       * latencies tied at 12 decimals form classes: 'ambiguous' (two classes seen at the best
+       * score) is the same whichever row is kept. */
+      if (table != sel->table || row >= sel->row)
+        return;
     }
 
   sel->have = TRUE;
@@ -82,5 +87,6 @@ msperf_selector_offer (msperf_selector *sel, double distance, int kernel_index,
   sel->latency = latency;
   g_free (sel->rule);
   sel->rule = g_strdup (rule);
-  sel->ambiguous = FALSE;
+  if (cmp < 0)
+    sel->ambiguous = FALSE;
 }

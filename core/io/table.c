@@ -75,11 +75,15 @@ struct msperf_table {
 };
 
 /* One row of the exact-key index: the keys of its first two input slots (key1 is 0 when the
- * row has one slot; a real key is never 0 for the lookups that use it: their dims are > 0). */
+ * row has one slot; a real key is never 0 for the lookups that use it: their dims are > 0),
+ * and the smallest and largest dim of those slots' ND shapes (msperf_slot_bounds: the
+ * padding path filters on them without reading the row). */
 typedef struct {
   uint64_t key;
   uint64_t key1;
   size_t row;
+  guint32 min_dim[2];
+  guint32 max_dim[2];
 } numel_entry;
 
 static void
@@ -480,6 +484,41 @@ msperf_tensor_numel_key (const msperf_tensor *t)
   return n;
 }
 
+/* A dim as the index stores it: saturated to 0..G_MAXUINT32 (monotone, so bounds clamped the
+ * same way keep every row they held). */
+static guint32
+clamp_dim (int64_t d)
+{
+  return d <= 0 ? 0 : d >= G_MAXUINT32 ? G_MAXUINT32 : (guint32) d;
+}
+
+/* Smallest and largest dim of the slot's ND shape (FRACTAL_NZ restored); [0, G_MAXUINT32] for
+ * no slot, a scalar or an NZ shape that does not restore: no bound can exclude it. */
+static void
+slot_dim_range (const msperf_tensor *slot, guint32 *min_dim, guint32 *max_dim)
+{
+  msperf_tensor nd;
+
+  *min_dim = 0;
+  *max_dim = G_MAXUINT32;
+  if (slot == NULL || slot->rank == 0)
+    return;
+  if (slot->format == MSPERF_FORMAT_FRACTAL_NZ)
+    {
+      if (!msperf_shape_nz_to_nd (slot, &nd))
+        return;
+    }
+  else
+    nd = *slot;
+  *min_dim = G_MAXUINT32;
+  *max_dim = 0;
+  for (int k = 0; k < nd.rank; k++)
+    {
+      *min_dim = MIN (*min_dim, clamp_dim (nd.dims[k]));
+      *max_dim = MAX (*max_dim, clamp_dim (nd.dims[k]));
+    }
+}
+
 static int
 cmp_numel_entry (const void *a, const void *b)
 {
@@ -508,6 +547,9 @@ build_numel_index (msperf_table *table)
       e.key = msperf_tensor_numel_key (&row->inputs.t[0]);
       e.key1 = row->inputs.n > 1 ? msperf_tensor_numel_key (&row->inputs.t[1]) : 0;
       e.row = r;
+      for (guint i = 0; i < 2; i++)
+        slot_dim_range (i < row->inputs.n ? &row->inputs.t[i] : NULL, &e.min_dim[i],
+                        &e.max_dim[i]);
       g_array_append_val (table->numel_index, e);
     }
   if (table->numel_index->len > 1) /* qsort (NULL, 0, …) is undefined behaviour */
@@ -515,11 +557,12 @@ build_numel_index (msperf_table *table)
            cmp_numel_entry);
 }
 
-/* First index of the sorted entries whose (key, key1) is >= (key, key1). */
+/* First index at or after 'from' whose (key, key1) is >= (key, key1): entries before 'from' are
+ * known to be smaller. */
 static guint
-numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
+numel_lower_bound_from (const GArray *index, guint from, uint64_t key, uint64_t key1)
 {
-  guint lo = 0, hi = index->len;
+  guint lo = from, hi = index->len;
 
   while (lo < hi)
     {
@@ -532,6 +575,13 @@ numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
         hi = mid;
     }
   return lo;
+}
+
+/* First index of the sorted entries whose (key, key1) is >= (key, key1). */
+static guint
+numel_lower_bound2 (const GArray *index, uint64_t key, uint64_t key1)
+{
+  return numel_lower_bound_from (index, 0, key, key1);
 }
 
 /* First index of the sorted entries whose key is >= key. */
@@ -601,6 +651,67 @@ msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0, uin
   for (guint k = first; k < end; k++)
     *out++ = entries[k].row;
   return end - first;
+}
+
+void
+msperf_slot_bounds_init (msperf_slot_bounds *b)
+{
+  g_return_if_fail (b != NULL);
+  b->numel_lo = 0;
+  b->numel_hi = UINT64_MAX;
+  b->max_dim_lo = 0;
+  b->max_dim_hi = INT64_MAX;
+  b->min_dim_hi = INT64_MAX;
+}
+
+static gboolean
+entry_in_dims (const numel_entry *e, guint i, const msperf_slot_bounds *b)
+{
+  return e->max_dim[i] >= clamp_dim (b->max_dim_lo) && e->max_dim[i] <= clamp_dim (b->max_dim_hi)
+         && e->min_dim[i] <= clamp_dim (b->min_dim_hi);
+}
+
+/* Per key of the first range, the entries whose second key is in the second range: two
+ * binary searches per distinct first key, a test of the dim bounds per entry of those runs
+ * (the index itself, no row read), and no sort. */
+size_t
+msperf_table_rows_by_input_bounds (const msperf_table *table, const msperf_slot_bounds *b0,
+                                   const msperf_slot_bounds *b1, GArray *rows)
+{
+  msperf_slot_bounds any;
+  const GArray *index;
+  const numel_entry *entries;
+  size_t before;
+  guint k;
+
+  g_return_val_if_fail (table != NULL && b0 != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  if (b1 == NULL)
+    {
+      msperf_slot_bounds_init (&any);
+      b1 = &any;
+    }
+  index = table->numel_index;
+  entries = (const numel_entry *) (const void *) index->data;
+  before = rows->len;
+  if (b0->numel_lo > b0->numel_hi || b1->numel_lo > b1->numel_hi)
+    return 0;
+  k = numel_lower_bound_from (index, 0, b0->numel_lo, b1->numel_lo);
+  while (k < index->len && entries[k].key <= b0->numel_hi)
+    {
+      uint64_t key = entries[k].key;
+
+      if (entries[k].key1 < b1->numel_lo)
+        k = numel_lower_bound_from (index, k, key, b1->numel_lo);
+      for (; k < index->len && entries[k].key == key && entries[k].key1 <= b1->numel_hi; k++)
+        if (entry_in_dims (&entries[k], 0, b0) && entry_in_dims (&entries[k], 1, b1))
+          g_array_append_val (rows, entries[k].row);
+      if (key == UINT64_MAX)
+        break;
+      /* Past the rest of this key's run (second keys above the range) to the next key. */
+      k = numel_lower_bound_from (index, k, key + 1, b1->numel_lo);
+    }
+  return rows->len - before;
 }
 
 /* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,

@@ -8,10 +8,11 @@
 
 G_BEGIN_DECLS
 
-/* Keeps the candidate with the smallest (distance, kernel_index, latency_priority), the
- * earliest on equal scores, and remembers the latencies tied at the best score so that
- * require_semantic_unique can refuse ambiguous matches. Stack-allocate and
- * msperf_selector_init / msperf_selector_clear. */
+/* Keeps the candidate with the smallest (distance, kernel_index, latency_priority), on equal
+ * scores the smallest row of the same table (the earliest row offered when tied rows come
+ * from different tables), so the rows of one table may be offered in any order; and remembers
+ * the latencies tied at the best score so that require_semantic_unique can refuse ambiguous
+ * matches. Stack-allocate and msperf_selector_init / msperf_selector_clear. */
 typedef struct msperf_selector {
   gboolean have;
   double distance;

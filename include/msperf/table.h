@@ -96,6 +96,27 @@ MSPERF_API size_t msperf_table_rows_by_input_numel (const msperf_table *table, u
 MSPERF_API size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
                                           uint64_t key1, GArray *rows);
 
+/* What a row's input slot may be for the ranges form of the index (issue 15, the exact-miss
+ * path): its msperf_tensor_numel_key in [numel_lo, numel_hi], the largest dim of its ND shape
+ * (FRACTAL_NZ restored) in [max_dim_lo, max_dim_hi], the smallest at most min_dim_hi. A slot
+ * that is absent, a scalar or an NZ shape that does not restore passes every dim bound; a
+ * row with one slot has key 0 for the second. msperf_slot_bounds_init: no bound at all. */
+typedef struct msperf_slot_bounds {
+  uint64_t numel_lo, numel_hi;
+  int64_t max_dim_lo, max_dim_hi;
+  int64_t min_dim_hi;
+} msperf_slot_bounds;
+
+MSPERF_API void msperf_slot_bounds_init (msperf_slot_bounds *b);
+/* Appends the valid rows with input slots whose first slot is within b0 and second within b1
+ * (NULL: any second slot or none; numel_lo >= 1 asks for a second slot), in the index's order —
+ * by (key, key1, row), NOT by row: nothing is sorted per call (the consumer must not depend on
+ * the order; msperf_selector_offer does not). Two binary searches per distinct first key in
+ * range, the dim bounds tested on the index entries; returns how many rows were appended. */
+MSPERF_API size_t msperf_table_rows_by_input_bounds (const msperf_table *table,
+                                                    const msperf_slot_bounds *b0,
+                                                    const msperf_slot_bounds *b1, GArray *rows);
+
 /* Line of the first row counted by msperf_table_n_skipped, 0 when none (added for issue 14:
  * the warning names it). */
 MSPERF_API guint msperf_table_first_skipped_line (const msperf_table *table);

@@ -42,7 +42,8 @@ add_kernel (GPtrArray *kernels, const char *k)
 }
 
 /* Offers the rows of the kernel list that match: only the exact-key candidates of scope
- * (compute_keys.h), or every row when the inputs cannot be keyed. */
+ * (compute_keys.h, in index order: the selector keeps the smallest tied row whatever the
+ * order), or every row when the inputs cannot be keyed. */
 static scan_status
 scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
            gboolean fp16_as_bf16, compute_keys_scope scope, msperf_selector *sel)
@@ -56,6 +57,7 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
       g_autoptr (GError) error = NULL;
       const msperf_table *t = msperf_engine_table (engine, k, &error);
       msperf_latency_policy policy;
+      compute_kernel_class kc;
       gboolean keyed;
       size_t n;
 
@@ -64,6 +66,7 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
         continue;
       any_table = TRUE;
       msperf_latency_policy_init (&policy, engine, k);
+      compute_kernel_class_init (&kc, k);
       g_array_set_size (candidates, 0);
       keyed = compute_keys_candidates (k, t, a->tc, a->n_tc, tc_input_count, scope, candidates);
       n = keyed ? candidates->len : msperf_table_n_rows (t);
@@ -79,8 +82,8 @@ scan_rows (msperf_engine *engine, const attempt *a, int64_t tc_input_count,
             continue;
           slots = msperf_table_row_inputs (t, row);
           if (slots == NULL
-              || !compute_inputs_match (k, a->tc, a->n_tc, slots, tc_input_count, fp16_as_bf16,
-                                        &m))
+              || !compute_inputs_match_class (&kc, a->tc, a->n_tc, slots, tc_input_count,
+                                              fp16_as_bf16, &m))
             continue;
           lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
           msperf_selector_offer (sel, m.distance, (int) ki, priority, t, row, lat, m.rule);

@@ -11,36 +11,53 @@
 #include "compute_keys.h"
 #include "compute_match.h"
 
-/* The largest block size of the padding rule (msperf_is_block_padded). */
-#define MAX_BLOCK 64
-
 static uint64_t
 sat_mul (uint64_t a, uint64_t b)
 {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* Smallest element count a padded row dim list can have against the TC dims d[0..n). A padded
- * dim is a multiple of a block size, and every block size is a multiple of 8: a TC dim that is
- * not can only be equal to the row's. */
+/* Smallest row dim c that equals TC dim t or is block-padded to it (msperf_is_block_padded:
+ * t = ceil(c/bs)·bs for a bs in {8, 16, 32, 64} dividing t, so c > t - bs; bs 8 only for
+ * c >= 64). t > 0. */
+static int64_t
+dim_floor (int64_t t)
+{
+  static const int64_t block_sizes[] = { 8, 16, 32, 64 };
+  int64_t lo = t;
+
+  for (size_t k = 0; k < G_N_ELEMENTS (block_sizes); k++)
+    {
+      int64_t bs = block_sizes[k];
+      int64_t c = t > bs ? t - bs + 1 : 1;
+
+      if (t % bs != 0)
+        continue;
+      if (bs == 8 && c < 64)
+        c = 64;
+      if (c <= t)
+        lo = MIN (lo, c);
+    }
+  return lo;
+}
+
+/* Smallest element count a row dim list can have against the TC dims d[0..n), per dim the
+ * smallest dim that pads to it. */
 static uint64_t
 padded_floor (const int64_t *d, int n)
 {
   uint64_t p = 1;
 
   for (int k = 0; k < n; k++)
-    if (d[k] % 8 != 0)
-      p = sat_mul (p, (uint64_t) d[k]);
-    else
-      p = sat_mul (p, d[k] > MAX_BLOCK ? (uint64_t) (d[k] - (MAX_BLOCK - 1)) : 1);
+    p = sat_mul (p, (uint64_t) dim_floor (d[k]));
   return p;
 }
 
-/* Lower bound of the first row slot's key for any match of input t0: the minimum over the
- * shapes the rules compare against the row (t0 or its strip, and the 3-D folds). Dims are
- * positive here (checked by the caller). */
+/* Lower bound of a row slot's key for any match of the TC input t0 (the same rules apply to
+ * every input): the minimum over the shapes the rules compare against the row (t0 or its
+ * strip, and the 3-D folds). Dims are positive here (checked by the caller). */
 static uint64_t
-input0_floor (const msperf_tensor *t0)
+input_floor (const msperf_tensor *t0)
 {
   msperf_tensor st;
   const msperf_tensor *t3;
@@ -65,6 +82,33 @@ input0_floor (const msperf_tensor *t0)
   return lb;
 }
 
+/* The slot of a row that can match TC input t (dims > 0) at all: its key between the padded
+ * floor and t's own; unless the kernel folds 3-D inputs (products of dims), its largest ND dim
+ * between the largest per-dim floor and the largest dim of t's strip, its smallest at most the
+ * strip's smallest. Why: the other rules keep the dims (up to a leading 1), and padding keeps
+ * every row dim c_d in [floor(t_d), t_d] position by position, which bounds the sorted dims. */
+static void
+slot_bounds (const msperf_tensor *t, gboolean folds, msperf_slot_bounds *b)
+{
+  msperf_tensor st;
+
+  msperf_slot_bounds_init (b);
+  b->numel_lo = input_floor (t);
+  b->numel_hi = msperf_tensor_numel_key (t);
+  msperf_shape_strip (t, &st);
+  if (folds || st.rank == 0)
+    return;
+  b->max_dim_lo = 0;
+  b->max_dim_hi = 0;
+  b->min_dim_hi = INT64_MAX;
+  for (int k = 0; k < st.rank; k++)
+    {
+      b->max_dim_lo = MAX (b->max_dim_lo, dim_floor (st.dims[k]));
+      b->max_dim_hi = MAX (b->max_dim_hi, st.dims[k]);
+      b->min_dim_hi = MIN (b->min_dim_hi, st.dims[k]);
+    }
+}
+
 gboolean
 compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf_tensor *tc,
                          size_t n_tc, int64_t tc_input_count, compute_keys_scope scope,
@@ -85,8 +129,14 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
   key0 = msperf_tensor_numel_key (&tc[0]);
   if (scope == COMPUTE_KEYS_ANY)
     {
-      /* Any input may be padded: only the first input's range narrows the rows. */
-      msperf_table_rows_by_input_numel (t, input0_floor (&tc[0]), key0, rows);
+      /* Any input may be padded: each of the first two inputs bounds its slot; with two TC
+       * inputs a matching row has a second slot (numel_lo >= 1). Index order, not row order. */
+      gboolean folds = compute_kernel_folds (kernel);
+      msperf_slot_bounds b[2];
+
+      for (size_t i = 0; i < MIN (n_tc, 2); i++)
+        slot_bounds (&tc[i], folds, &b[i]);
+      msperf_table_rows_by_input_bounds (t, &b[0], n_tc >= 2 ? &b[1] : NULL, rows);
       return TRUE;
     }
 
@@ -101,7 +151,14 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
   if (n_tc >= 2)
     msperf_table_rows_by_input_numels (t, key0, keys[1], rows);
   else
-    msperf_table_rows_by_input_numel (t, key0, key0, rows);
+    {
+      /* One key but possibly several second-key runs: the bounds form, which does not sort. */
+      msperf_slot_bounds b0;
+
+      msperf_slot_bounds_init (&b0);
+      b0.numel_lo = b0.numel_hi = key0;
+      msperf_table_rows_by_input_bounds (t, &b0, NULL, rows);
+    }
   {
     size_t kept = start;
 

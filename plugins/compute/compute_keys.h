@@ -16,7 +16,8 @@ typedef enum {
 } compute_keys_scope;
 
 /* Appends to rows (GArray of size_t) the candidate rows of table t (kernel) for the TC inputs
- * tc[0..n_tc) (already truncated to tc_input_count), ascending, and returns TRUE; FALSE (rows
+ * tc[0..n_tc) (already truncated to tc_input_count), each once, in no particular order (the
+ * selector's choice does not depend on it; nothing is sorted per query), and returns TRUE; FALSE (rows
  * untouched) when the inputs cannot be keyed — a kernel that rewrites its inputs, no input, a
  * dim <= 0 — and every row must be scanned. */
 gboolean compute_keys_candidates (const char *kernel, const msperf_table *t,

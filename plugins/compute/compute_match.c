@@ -56,11 +56,32 @@ compute_kernel_is_flatten_batch (const char *kernel)
 }
 
 gboolean
+compute_kernel_folds (const char *kernel)
+{
+  return kernel
+         && (in_set (flatten_batch_kernels, kernel) || in_set (merge_last_dims_kernels, kernel));
+}
+
+gboolean
 compute_kernel_rewrites_inputs (const char *kernel)
 {
   return kernel
          && (in_set (rope_kernels, kernel) || strcmp (kernel, "SwiGlu") == 0
              || in_set (reshape_and_cache_kernels, kernel));
+}
+
+void
+compute_kernel_class_init (compute_kernel_class *k, const char *kernel)
+{
+  g_return_if_fail (k != NULL && kernel != NULL);
+  k->rope = in_set (rope_kernels, kernel);
+  k->swiglu = strcmp (kernel, "SwiGlu") == 0;
+  k->reshape_and_cache = in_set (reshape_and_cache_kernels, kernel);
+  k->index = strcmp (kernel, "Index") == 0;
+  k->matmul = in_set (matmul_kernels, kernel);
+  k->dtype_relaxed = in_set (dtype_relaxed_kernels, kernel);
+  k->flatten_batch = in_set (flatten_batch_kernels, kernel);
+  k->merge_last_dims = in_set (merge_last_dims_kernels, kernel);
 }
 
 static void
@@ -105,13 +126,13 @@ equal_but_last (const msperf_tensor *a, const msperf_tensor *b)
 /* The kernel-specific rewrites of the TC inputs (reference §2.4 step 2). out has room for
  * MAX_INPUTS + 1 tensors. */
 static size_t
-normalise_inputs (const char *kernel, const msperf_tensor *tc, size_t n_tc, size_t n_csv,
-                  msperf_tensor *out)
+normalise_inputs (const compute_kernel_class *kernel, const msperf_tensor *tc, size_t n_tc,
+                  size_t n_csv, msperf_tensor *out)
 {
   for (size_t i = 0; i < n_tc; i++)
     shallow (&out[i], &tc[i]);
 
-  if (in_set (rope_kernels, kernel) && n_tc >= 2 && n_csv >= 2)
+  if (kernel->rope && n_tc >= 2 && n_csv >= 2)
     {
       /* TensorCast passes (q, k); the kernels take (k, q) in BSND layout. */
       msperf_tensor q = out[0];
@@ -127,7 +148,7 @@ normalise_inputs (const char *kernel, const msperf_tensor *tc, size_t n_tc, size
       return n_tc;
     }
 
-  if (strcmp (kernel, "SwiGlu") == 0 && n_tc == 2 && n_csv == 1)
+  if (kernel->swiglu && n_tc == 2 && n_csv == 1)
     {
       msperf_tensor a, b;
 
@@ -145,7 +166,7 @@ normalise_inputs (const char *kernel, const msperf_tensor *tc, size_t n_tc, size
       return 2;
     }
 
-  if (in_set (reshape_and_cache_kernels, kernel) && n_tc == 4 && n_csv == 5)
+  if (kernel->reshape_and_cache && n_tc == 4 && n_csv == 5)
     {
       msperf_tensor kv = out[2], slot = out[3];
 
@@ -181,14 +202,14 @@ mapped_dtype (msperf_dtype d, gboolean fp16_as_bf16)
 }
 
 static gboolean
-dtype_ok (const char *kernel, msperf_dtype tc, msperf_dtype csv)
+dtype_ok (const compute_kernel_class *kernel, msperf_dtype tc, msperf_dtype csv)
 {
   if (tc == MSPERF_DTYPE_UNKNOWN)
     return FALSE;
   if (tc == csv)
     return TRUE;
   /* _DTYPE_RELAXED_KERNELS: BF16 and FLOAT measurements stand in for each other. */
-  return compute_kernel_is_dtype_relaxed (kernel)
+  return kernel->dtype_relaxed
          && (tc == MSPERF_DTYPE_BF16 || tc == MSPERF_DTYPE_FLOAT32)
          && (csv == MSPERF_DTYPE_BF16 || csv == MSPERF_DTYPE_FLOAT32);
 }
@@ -218,60 +239,88 @@ fold_3d (const msperf_tensor *t, gboolean merge_last, msperf_tensor *out)
   return TRUE;
 }
 
-/* Shape rules a–h′ in order; returns the per-input rule name ("identity" for rule a) or NULL
- * when nothing fits. */
-static const char *
-match_shape (const char *kernel, size_t i, const msperf_tensor *tc, const msperf_tensor *c)
+/* The per-input rule names of match_shape, by id; rule ids >= FIRST_PADDED pad. */
+typedef enum {
+  RULE_IDENTITY = 0,
+  RULE_BATCH_STRIP,
+  RULE_SINGLETON_AXIS_TRANSPOSE,
+  RULE_TRANSPOSE,
+  RULE_BATCHED_TRANSPOSE,
+  RULE_FLATTEN_3D,
+  RULE_MERGE_LAST_DIMS,
+  RULE_PADDING,
+  RULE_BATCH_STRIP_PADDING,
+  RULE_FLATTEN_3D_PADDING,
+  RULE_MERGE_LAST_DIMS_PADDING,
+  RULE_NONE
+} rule_id;
+
+#define FIRST_PADDED RULE_PADDING
+
+static const char *const rule_names[] = {
+  "identity", "batch_strip", "singleton_axis_transpose", "transpose", "batched_transpose",
+  "flatten_3d", "merge_last_dims", "padding", "batch_strip+padding", "flatten_3d+padding",
+  "merge_last_dims+padding",
+};
+
+/* The 3-D folds of rules g–h′ (flatten_3d, merge_last_dims and their padded forms). */
+static rule_id
+match_folds (const compute_kernel_class *kernel, const msperf_tensor *tc,
+             const msperf_tensor *st, const msperf_tensor *c)
+{
+  const msperf_tensor *t3 = st->rank == 3 ? st : tc->rank == 3 ? tc : NULL;
+  msperf_tensor f;
+
+  if (c->rank != 2 || t3 == NULL)
+    return RULE_NONE;
+  if (kernel->flatten_batch && fold_3d (t3, FALSE, &f))
+    {
+      if (msperf_tensor_same_shape (&f, c))
+        return RULE_FLATTEN_3D;
+      if (msperf_shape_pad_match (&f, c))
+        return RULE_FLATTEN_3D_PADDING;
+    }
+  if (kernel->merge_last_dims && fold_3d (t3, TRUE, &f))
+    {
+      if (msperf_tensor_same_shape (&f, c))
+        return RULE_MERGE_LAST_DIMS;
+      if (msperf_shape_pad_match (&f, c))
+        return RULE_MERGE_LAST_DIMS_PADDING;
+    }
+  return RULE_NONE;
+}
+
+/* Shape rules a–h′ in order; returns the per-input rule (RULE_IDENTITY for rule a) or
+ * RULE_NONE when nothing fits. */
+static rule_id
+match_shape (const compute_kernel_class *kernel, size_t i, const msperf_tensor *tc,
+             const msperf_tensor *c)
 {
   msperf_tensor st, sc;
 
   if (msperf_tensor_same_shape (tc, c))
-    return "identity";
+    return RULE_IDENTITY;
   msperf_shape_strip (tc, &st);
   msperf_shape_strip (c, &sc);
   if (msperf_tensor_same_shape (&st, &sc) || msperf_tensor_same_shape (&st, c))
-    return "batch_strip";
-  if (strcmp (kernel, "Index") == 0 && tc->rank == 2 && c->rank == 2 && tc->dims[0] == 1
+    return RULE_BATCH_STRIP;
+  if (kernel->index && tc->rank == 2 && c->rank == 2 && tc->dims[0] == 1
       && c->dims[1] == 1 && tc->dims[1] == c->dims[0])
-    return "singleton_axis_transpose";
-  if (compute_kernel_is_matmul (kernel) && i >= 1)
+    return RULE_SINGLETON_AXIS_TRANSPOSE;
+  if (kernel->matmul && i >= 1)
     {
       if (tc->rank == 2 && c->rank == 2 && st.rank == 2 && st.dims[0] == c->dims[1]
           && st.dims[1] == c->dims[0])
-        return "transpose";
+        return RULE_TRANSPOSE;
       if (tc->rank == 3 && c->rank == 3 && tc->dims[0] == c->dims[0]
           && tc->dims[1] == c->dims[2] && tc->dims[2] == c->dims[1])
-        return "batched_transpose";
+        return RULE_BATCHED_TRANSPOSE;
     }
   if (msperf_shape_pad_match (&st, c))
-    return "padding";
+    return RULE_PADDING;
   if (msperf_shape_pad_match (&st, &sc))
-    return "batch_strip+padding";
-
-  {
-    gboolean flatten = in_set (flatten_batch_kernels, kernel);
-    gboolean merge = in_set (merge_last_dims_kernels, kernel);
-    const msperf_tensor *t3 = st.rank == 3 ? &st : tc->rank == 3 ? tc : NULL;
-    msperf_tensor f;
-
-    if (c->rank != 2 || t3 == NULL)
-      return NULL;
-    if (flatten && fold_3d (t3, FALSE, &f))
-      {
-        if (msperf_tensor_same_shape (&f, c))
-          return "flatten_3d";
-        if (msperf_shape_pad_match (&f, c))
-          return "flatten_3d+padding";
-      }
-    if (merge && fold_3d (t3, TRUE, &f))
-      {
-        if (msperf_tensor_same_shape (&f, c))
-          return "merge_last_dims";
-        if (msperf_shape_pad_match (&f, c))
-          return "merge_last_dims+padding";
-      }
-  }
-  return NULL;
+    return RULE_BATCH_STRIP_PADDING;
+  return match_folds (kernel, tc, &st, c);
 }
 
 static size_t
@@ -282,14 +331,40 @@ csv_count (const msperf_slots *csv, int64_t tc_input_count)
   return csv->n;
 }
 
+/* match->rule: the distinct non-identity rules in input order joined with '+', or
+ * "identity". */
+static void
+set_rule (const rule_id *rules, size_t n, compute_row_match *match)
+{
+  size_t used = 0;
+
+  match->rule[0] = '\0';
+  for (size_t i = 0; i < n; i++)
+    {
+      gboolean seen = rules[i] == RULE_IDENTITY;
+
+      for (size_t j = 0; j < i && !seen; j++)
+        seen = rules[i] == rules[j];
+      if (seen)
+        continue;
+      /* At most ten distinct static names: always fits in COMPUTE_RULE_MAX. */
+      if (used)
+        g_strlcat (match->rule, "+", sizeof match->rule);
+      g_strlcat (match->rule, rule_names[rules[i]], sizeof match->rule);
+      used++;
+    }
+  if (!used)
+    g_strlcpy (match->rule, "identity", sizeof match->rule);
+}
+
 gboolean
-compute_inputs_match (const char *kernel, const msperf_tensor *tc, size_t n_tc,
-                      const msperf_slots *csv, int64_t tc_input_count, gboolean fp16_as_bf16,
-                      compute_row_match *match)
+compute_inputs_match_class (const compute_kernel_class *kernel, const msperf_tensor *tc,
+                            size_t n_tc, const msperf_slots *csv, int64_t tc_input_count,
+                            gboolean fp16_as_bf16, compute_row_match *match)
 {
   msperf_tensor in[MAX_INPUTS + 1];
-  const char *names[MAX_INPUTS + 1];
-  size_t n_csv, n_in, used = 0;
+  rule_id rules[MAX_INPUTS + 1];
+  size_t n_csv, n_in;
   gboolean padded = FALSE;
 
   g_return_val_if_fail (kernel != NULL && csv != NULL && match != NULL, FALSE);
@@ -316,32 +391,27 @@ compute_inputs_match (const char *kernel, const msperf_tensor *tc, size_t n_tc,
         }
       else
         shallow (&c, slot);
-      names[i] = match_shape (kernel, i, &in[i], &c);
-      if (names[i] == NULL)
+      rules[i] = match_shape (kernel, i, &in[i], &c);
+      if (rules[i] == RULE_NONE)
         return FALSE;
-      if (strstr (names[i], "padding"))
-        padded = TRUE;
+      padded |= rules[i] >= FIRST_PADDED;
     }
 
   match->distance = padded ? 1.0 : 0.0;
-  match->rule[0] = '\0';
-  for (size_t i = 0; i < n_in; i++)
-    {
-      gboolean seen = strcmp (names[i], "identity") == 0;
-
-      for (size_t j = 0; j < i && !seen; j++)
-        seen = strcmp (names[i], names[j]) == 0;
-      if (seen)
-        continue;
-      /* At most ten distinct static names: always fits in COMPUTE_RULE_MAX. */
-      if (used)
-        g_strlcat (match->rule, "+", sizeof match->rule);
-      g_strlcat (match->rule, names[i], sizeof match->rule);
-      used++;
-    }
-  if (!used)
-    g_strlcpy (match->rule, "identity", sizeof match->rule);
+  set_rule (rules, n_in, match);
   return TRUE;
+}
+
+gboolean
+compute_inputs_match (const char *kernel, const msperf_tensor *tc, size_t n_tc,
+                      const msperf_slots *csv, int64_t tc_input_count, gboolean fp16_as_bf16,
+                      compute_row_match *match)
+{
+  compute_kernel_class k;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  compute_kernel_class_init (&k, kernel);
+  return compute_inputs_match_class (&k, tc, n_tc, csv, tc_input_count, fp16_as_bf16, match);
 }
 
 gboolean

@@ -19,12 +19,27 @@ typedef struct compute_row_match {
   char rule[COMPUTE_RULE_MAX];
 } compute_row_match;
 
+/* Which of the kernel sets of reference §2.4 a kernel name is in: decided once per kernel of a
+ * lookup, so that the per-row matcher compares no names (issue 15). */
+typedef struct compute_kernel_class {
+  gboolean rope, swiglu, reshape_and_cache, index;
+  gboolean matmul, dtype_relaxed, flatten_batch, merge_last_dims;
+} compute_kernel_class;
+
+void compute_kernel_class_init (compute_kernel_class *k, const char *kernel);
+
 /* TRUE when the CSV input slots 'csv' of a row of 'kernel' match the TC inputs tc[0..n_tc)
  * (already truncated to tc_input_count by the caller). tc_input_count (-1 = none) truncates the
  * CSV slots. fp16_as_bf16 compares a float16 TC input as DT_BF16 (the Q3 retry). */
 gboolean compute_inputs_match (const char *kernel, const msperf_tensor *tc, size_t n_tc,
                                const msperf_slots *csv, int64_t tc_input_count,
                                gboolean fp16_as_bf16, compute_row_match *match);
+
+/* compute_inputs_match for a kernel already classified (the per-row form of a scan). */
+gboolean compute_inputs_match_class (const compute_kernel_class *kernel, const msperf_tensor *tc,
+                                     size_t n_tc, const msperf_slots *csv,
+                                     int64_t tc_input_count, gboolean fp16_as_bf16,
+                                     compute_row_match *match);
 
 /* `_find_compute_match` diagnostic after a miss (quirk Q18): TRUE when the first row of the
  * primary table has a slot count (limited by tc_input_count) different from the TC input count
@@ -36,6 +51,8 @@ gboolean compute_input_count_mismatch (const char *kernel, const msperf_table *p
 gboolean compute_kernel_is_matmul (const char *kernel);
 gboolean compute_kernel_is_dtype_relaxed (const char *kernel);
 gboolean compute_kernel_is_flatten_batch (const char *kernel);
+/* The kernels whose rows may hold a 3-D input folded to 2-D (flatten_3d, merge_last_dims). */
+gboolean compute_kernel_folds (const char *kernel);
 /* RoPE, SwiGlu and ReshapeAndCache: inputs rewritten before matching (reference §2.4 step 2). */
 gboolean compute_kernel_rewrites_inputs (const char *kernel);
 

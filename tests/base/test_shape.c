@@ -419,6 +419,78 @@ test_selector_ties_keep_earliest_and_flag_different_latency (void **state)
   msperf_selector_clear (&sel);
 }
 
+/* Issue 15: the exact-key index hands rows out by key, not by row. Ties within a table keep
+ * the smallest row and 'ambiguous' says whether the tied latencies differ, whatever the offer
+ * order: every permutation of five offers gives the result of the ascending order. */
+static void
+test_selector_ties_do_not_depend_on_the_offer_order (void **state)
+{
+  static const struct {
+    double distance;
+    size_t row;
+    double latency;
+    const char *rule;
+  } offers[] = {
+    { 1.0, 3, 9.0, "padding" }, { 0.0, 9, 5.0, "c" }, { 0.0, 4, 5.0, "b" },
+    { 0.0, 6, 5.0 + 1e-13, "d" }, { 0.0, 8, 7.0, "e" },
+  };
+  const msperf_table *table = (const msperf_table *) (const void *) offers; /* any pointer */
+  int perm[5] = { 0, 1, 2, 3, 4 };
+  size_t seen = 0;
+
+  (void) state;
+  for (;;)
+    {
+      msperf_selector sel;
+      int k, j;
+
+      msperf_selector_init (&sel);
+      for (int i = 0; i < 5; i++)
+        msperf_selector_offer (&sel, offers[perm[i]].distance, 0, 0, table, offers[perm[i]].row,
+                               offers[perm[i]].latency, offers[perm[i]].rule);
+      assert_int_equal (sel.row, 4);
+      assert_string_equal (sel.rule, "b");
+      assert_true (sel.latency == 5.0);
+      assert_true (sel.ambiguous); /* row 8's 7.0 ties at distance 0 */
+      msperf_selector_clear (&sel);
+      seen++;
+      /* Next permutation (lexicographic). */
+      for (k = 3; k >= 0 && perm[k] > perm[k + 1]; k--)
+        ;
+      if (k < 0)
+        break;
+      for (j = 4; perm[j] < perm[k]; j--)
+        ;
+      {
+        int tmp = perm[k];
+        perm[k] = perm[j];
+        perm[j] = tmp;
+      }
+      for (int a = k + 1, b = 4; a < b; a++, b--)
+        {
+          int tmp = perm[a];
+          perm[a] = perm[b];
+          perm[b] = tmp;
+        }
+    }
+  assert_int_equal (seen, 120);
+  /* Without row 8, the 12-decimal tie of rows 4 and 6 is not ambiguous in either order. */
+  for (int order = 0; order < 2; order++)
+    {
+      msperf_selector sel;
+
+      msperf_selector_init (&sel);
+      double first = order ? 5.0 + 1e-13 : 5.0, second = order ? 5.0 : 5.0 + 1e-13;
+
+      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 6 : 4, first, NULL);
+      msperf_selector_offer (&sel, 0.0, 0, 0, table, order ? 4 : 6, second, NULL);
+      assert_int_equal (sel.row, 4);
+      assert_true (sel.latency == 5.0);
+      assert_false (sel.ambiguous);
+      msperf_selector_clear (&sel);
+    }
+}
+
 int
 main (void)
 {
@@ -437,6 +509,7 @@ main (void)
     cmocka_unit_test (test_format_names),
     cmocka_unit_test (test_selector_keeps_smallest_score_lexicographically),
     cmocka_unit_test (test_selector_ties_keep_earliest_and_flag_different_latency),
+    cmocka_unit_test (test_selector_ties_do_not_depend_on_the_offer_order),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/table.h>
+#include <msperf/shape.h>
 
 static char *
 fixture (const char *name)
@@ -550,6 +551,168 @@ test_table_h200_matmul_first_and_last_rows (void **state)
   assert_string_equal (msperf_table_cell_by_name (table, 1091, "Accelerator Core"), "AI_CORE");
 }
 
+/* ---------------------------------------------------------------- bounds form of the index */
+
+/* The smallest and largest dim of a slot's ND shape as the bounds read them; FALSE when no dim
+ * bound applies (no slot, a scalar, an NZ shape that does not restore). */
+static gboolean
+nd_dim_range (const msperf_slots *s, size_t i, int64_t *lo, int64_t *hi)
+{
+  msperf_tensor nd;
+
+  if (i >= s->n || s->t[i].rank == 0)
+    return FALSE;
+  if (s->t[i].format == MSPERF_FORMAT_FRACTAL_NZ)
+    {
+      if (!msperf_shape_nz_to_nd (&s->t[i], &nd))
+        return FALSE;
+    }
+  else
+    nd = s->t[i];
+  *lo = INT64_MAX;
+  *hi = INT64_MIN;
+  for (int k = 0; k < nd.rank; k++)
+    {
+      *lo = MIN (*lo, nd.dims[k]);
+      *hi = MAX (*hi, nd.dims[k]);
+    }
+  return TRUE;
+}
+
+static gboolean
+slot_within (const msperf_slots *s, size_t i, const msperf_slot_bounds *b)
+{
+  uint64_t key = i < s->n ? msperf_tensor_numel_key (&s->t[i]) : 0;
+  int64_t lo, hi;
+
+  if (key < b->numel_lo || key > b->numel_hi)
+    return FALSE;
+  if (!nd_dim_range (s, i, &lo, &hi))
+    return TRUE;
+  return hi >= b->max_dim_lo && hi <= b->max_dim_hi && lo <= b->min_dim_hi;
+}
+
+/* What msperf_table_rows_by_input_bounds must return, by reading every row. */
+static GArray *
+rows_within (const msperf_table *t, const msperf_slot_bounds *b0, const msperf_slot_bounds *b1)
+{
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (size_t));
+  msperf_slot_bounds any;
+
+  msperf_slot_bounds_init (&any);
+  for (size_t r = 0; r < msperf_table_n_rows (t); r++)
+    {
+      const msperf_slots *s = msperf_table_row_inputs (t, r);
+
+      if (msperf_table_row_valid (t, r) && s->n > 0 && slot_within (s, 0, b0)
+          && slot_within (s, 1, b1 ? b1 : &any))
+        g_array_append_val (rows, r);
+    }
+  return rows;
+}
+
+static int
+cmp_row (gconstpointer a, gconstpointer b)
+{
+  size_t x = *(const size_t *) a, y = *(const size_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Seeded bounds around each stride-th row's own slots (64-bit LCG): a box that holds the row,
+ * one that excludes it by one unit on each side in turn, and no bound at all. */
+static void
+check_bounds_against_every_row (const msperf_table *t, size_t stride)
+{
+  guint64 seed = 15;
+
+  for (size_t r = 0; r < msperf_table_n_rows (t); r += stride)
+    {
+      const msperf_slots *s = msperf_table_row_inputs (t, r);
+
+      for (int variant = 0; variant < 8 && s->n >= 2; variant++)
+        {
+          msperf_slot_bounds b[2];
+          g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (size_t));
+          g_autoptr (GArray) want = NULL;
+
+          for (size_t i = 0; i < 2; i++)
+            {
+              uint64_t key = msperf_tensor_numel_key (&s->t[i]);
+              int64_t lo = 0, hi = 0;
+
+              seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+              msperf_slot_bounds_init (&b[i]);
+              if (variant == 7)
+                continue;
+              b[i].numel_lo = key - MIN (key, (seed >> 33) % (key + 1));
+              b[i].numel_hi = key + (seed >> 40) % (key + 1);
+              if (nd_dim_range (s, i, &lo, &hi))
+                {
+                  b[i].max_dim_lo = hi - (int64_t) ((seed >> 20) % 64);
+                  b[i].max_dim_hi = hi + (int64_t) ((seed >> 27) % 64);
+                  b[i].min_dim_hi = lo + (int64_t) ((seed >> 14) % 8);
+                }
+              /* Variants 1-6 move one bound just past the row's own value. */
+              if (variant == 1 && i == 0)
+                b[i].numel_lo = key + 1;
+              if (variant == 2 && i == 1)
+                b[i].numel_hi = key - 1;
+              if (variant == 3 && i == 0)
+                b[i].max_dim_lo = hi + 1;
+              if (variant == 4 && i == 1)
+                b[i].max_dim_hi = hi - 1;
+              if (variant == 5 && i == 0)
+                b[i].min_dim_hi = lo - 1;
+              if (variant == 6 && i == 1)
+                b[i].numel_lo = 1;
+            }
+          msperf_table_rows_by_input_bounds (t, &b[0], variant == 6 ? NULL : &b[1], got);
+          want = rows_within (t, &b[0], variant == 6 ? NULL : &b[1]);
+          g_array_sort (got, cmp_row);
+          assert_int_equal (got->len, want->len);
+          for (guint k = 0; k < got->len; k++)
+            assert_int_equal (g_array_index (got, size_t, k), g_array_index (want, size_t, k));
+          /* The row itself: in every box that holds it, in none of those one unit past it. */
+          {
+            gboolean has = FALSE;
+
+            for (guint k = 0; k < got->len; k++)
+              has |= g_array_index (got, size_t, k) == r;
+            assert_int_equal (has, variant == 0 || variant >= 6);
+          }
+        }
+    }
+}
+
+/* Issue 15: the bounds form of the exact-key index returns exactly the rows a scan of every
+ * row keeps, on the sample database's 2-D and 3-D matmul grids and on an NZ fixture. */
+static void
+test_table_bounds_form_equals_a_filter_of_every_row (void **state)
+{
+  static const char *const kernels[] = { "MatMulV2", "BatchMatMulV2" };
+  const char *top = g_getenv ("MSPERF_TOP_SRCDIR");
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (kernels); k++)
+    {
+      g_autofree char *file = g_strconcat (kernels[k], ".csv", NULL);
+      g_autofree char *path = g_build_filename (top ? top : MSPERF_SRCDIR, "doc", "examples",
+                                                "h200-db", file, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (msperf_table) table = msperf_table_load (path, kernels[k], &error);
+
+      if (table == NULL)
+        fail_msg ("%s: %s", file, error->message);
+      check_bounds_against_every_row (table, 13);
+    }
+  {
+    g_autoptr (msperf_table) nz = load_fixture ("minimal_schema.csv", "MatMulV2");
+
+    check_bounds_against_every_row (nz, 1);
+  }
+}
+
 int
 main (void)
 {
@@ -574,6 +737,7 @@ main (void)
     cmocka_unit_test (test_table_hash_is_sha256_of_the_bytes),
     cmocka_unit_test (test_table_loads_every_h200_db_csv_with_exact_row_counts),
     cmocka_unit_test (test_table_h200_matmul_first_and_last_rows),
+    cmocka_unit_test (test_table_bounds_form_equals_a_filter_of_every_row),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
