@@ -45,7 +45,7 @@ struct msperf_trace_reader {
 struct msperf_trace_parser {
   char *name;              /* the trace's name in messages */
   JsonParser *parser;      /* reused for every line: one allocation per trace, not per line */
-  struct line_slot *cache; /* recent line texts -> parsed op (LINE_CACHE_SLOTS) */
+  GHashTable *cache;       /* recent line texts -> parsed op (LINE_CACHE_MAX) */
 };
 
 /* read(2), not stdio: one system call per 64 KB instead of a locked getc per byte, and a
@@ -58,14 +58,11 @@ static const char *const known_keys[] = { "op", "args", "kwargs", "out", "count"
 
 /* Traces repeat lines (a layer's ops, every layer): a line seen recently is copied from its
  * parsed op instead of going through json-glib again (a copy costs a fraction of a parse,
- * doc/performance.md). Direct-mapped on the text's hash, so memory stays bounded. Only
+ * doc/performance.md). At most LINE_CACHE_MAX lines, then started afresh, so memory stays
+ * bounded (a hash table: direct-mapped slots made colliding lines miss for ever). Only
  * accepted lines are kept; the op depends on nothing but the text (index and line are set
  * per item). */
-#define LINE_CACHE_SLOTS 16384
-struct line_slot {
-  char *text;
-  msperf_op *op;
-};
+#define LINE_CACHE_MAX 16384
 
 /* ------------------------------------------------------------------ error paths */
 
@@ -1609,6 +1606,8 @@ msperf_trace_parser_new (const msperf_trace_reader *reader)
   p = g_new0 (msperf_trace_parser, 1);
   p->name = g_strdup (reader->name);
   p->parser = json_parser_new_immutable ();
+  p->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                    (GDestroyNotify) msperf_op_free);
   return p;
 }
 
@@ -1617,13 +1616,7 @@ msperf_trace_parser_free (msperf_trace_parser *p)
 {
   if (p == NULL)
     return;
-  if (p->cache)
-    for (guint k = 0; k < LINE_CACHE_SLOTS; k++)
-      {
-        g_free (p->cache[k].text);
-        msperf_op_free (p->cache[k].op);
-      }
-  g_free (p->cache);
+  g_hash_table_unref (p->cache);
   g_clear_object (&p->parser);
   g_free (p->name);
   g_free (p);
@@ -1634,16 +1627,13 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
                            GPtrArray *keys)
 {
   g_autoptr (GError) err = NULL;
-  struct line_slot *slot;
+  const msperf_op *cached;
   char *op_name = NULL;
 
   g_return_if_fail (p != NULL && text != NULL && item != NULL && item->op == NULL);
 
-  if (p->cache == NULL)
-    p->cache = g_new0 (struct line_slot, LINE_CACHE_SLOTS);
-  slot = &p->cache[g_str_hash (text) % LINE_CACHE_SLOTS];
-  if (slot->text && strcmp (slot->text, text) == 0)
-    item->op = op_copy (slot->op);
+  if ((cached = g_hash_table_lookup (p->cache, text)) != NULL)
+    item->op = op_copy (cached);
   else
     {
       item->op = op_from_text (p->parser, text, &op_name, &err);
@@ -1653,10 +1643,9 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
            * before any repeat), and warnings are once per key. */
           if (keys)
             collect_unknown_keys (json_node_get_object (json_parser_get_root (p->parser)), keys);
-          g_free (slot->text);
-          msperf_op_free (slot->op);
-          slot->text = g_strdup (text);
-          slot->op = op_copy (item->op);
+          if (g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
+            g_hash_table_remove_all (p->cache);
+          g_hash_table_insert (p->cache, g_strdup (text), op_copy (item->op));
         }
     }
   if (item->op == NULL)

@@ -440,6 +440,9 @@ keep_record (msperf_run *run, GHashTable *firsts, msperf_record *rec)
   first = rec->signature ? g_hash_table_lookup (firsts, rec->signature) : NULL;
   if (first == NULL)
     {
+      /* Only a repeat comes without its answer (msperf_jobs_set_render), and its first
+       * record is always here before it. */
+      g_warn_if_fail (rec->result != NULL);
       /* op is NULL only for rejected lines, which are never folded (each has its message). */
       if (rec->signature)
         g_hash_table_insert (firsts, rec->signature, rec);
@@ -508,6 +511,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
               status = MSPERF_EXIT_PROBLEMS;
             }
           fwrite (text->str, 1, text->len, stdout);
+          msperf_jobs_note_keys (jobs, k, reader);
           stop = (rec->error && o->strict)
                  /* A full disk: answering the rest would only be lost too. */
                  || ((jsonl || csv) && ferror (stdout));
