@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
 #include <msperf/shape.h>
@@ -16,24 +17,40 @@ struct msperf_trace_reader {
   char *name;          /* the path as given, "<stdin>" for "-": used in messages */
   FILE *file;          /* file source, or NULL for a memory source */
   gboolean close_file; /* FALSE for stdin */
+  gboolean stream;     /* a pipe or terminal: the next line may not exist yet */
   char *data;          /* memory source (owned copy) */
   gsize len;
   gsize pos;
+  char *chunk;         /* file source: bytes read but not yet consumed (READ_CHUNK) */
+  gsize chunk_len, chunk_pos;
+  gboolean skip_lf;      /* the last line ended with a CR at the end of a chunk */
   gboolean read_failed;  /* a read error not reported yet */
-  gboolean read_ended;   /* a read error ended the input */
+  gboolean read_ended;   /* a read error or the end of the file ended the input */
   int read_errno;
   gboolean bom_checked;  /* the first physical line was read (a BOM there is dropped) */
   GQueue pending;      /* raw lines read ahead while detecting the format (char*) */
   GString *buf;
   guint line;          /* physical lines consumed so far */
   size_t index;        /* index of the next item */
-  JsonParser *parser;  /* reused for every line: one allocation per trace, not per line */
+  JsonParser *parser;  /* format detection */
+  msperf_trace_parser *own; /* msperf_trace_reader_next's parser (made on first use) */
+  GString *text;            /* msperf_trace_reader_next's raw line */
   GPtrArray *items;    /* op-summary: every item, built at open (msperf_trace_item*) */
   guint next_item;
-  struct line_slot *cache; /* JSON Lines: recent line texts -> parsed op (LINE_CACHE_SLOTS) */
   GHashTable *unknown_keys; /* key already warned about -> itself */
   GPtrArray *warnings;      /* "FILE:LINE: unknown key ..." once per key (char*) */
 };
+
+/* Parses JSON Lines texts into items; one per thread (json-glib parsers are not shared). */
+struct msperf_trace_parser {
+  char *name;              /* the trace's name in messages */
+  JsonParser *parser;      /* reused for every line: one allocation per trace, not per line */
+  GHashTable *cache;       /* recent line texts -> parsed op (LINE_CACHE_MAX) */
+};
+
+/* read(2), not stdio: one system call per 64 KB instead of a locked getc per byte, and a
+ * pipe's line is handed out as soon as it arrives. */
+#define READ_CHUNK 65536
 
 /* The keys of a trace line (FORMATS §2); any other key is most likely a typo ("arg") whose
  * value would be ignored without a word. */
@@ -41,14 +58,11 @@ static const char *const known_keys[] = { "op", "args", "kwargs", "out", "count"
 
 /* Traces repeat lines (a layer's ops, every layer): a line seen recently is copied from its
  * parsed op instead of going through json-glib again (a copy costs a fraction of a parse,
- * doc/performance.md). Direct-mapped on the text's hash, so memory stays bounded. Only
+ * doc/performance.md). At most LINE_CACHE_MAX lines, then started afresh, so memory stays
+ * bounded (a hash table: direct-mapped slots made colliding lines miss for ever). Only
  * accepted lines are kept; the op depends on nothing but the text (index and line are set
  * per item). */
-#define LINE_CACHE_SLOTS 16384
-struct line_slot {
-  char *text;
-  msperf_op *op;
-};
+#define LINE_CACHE_MAX 16384
 
 /* ------------------------------------------------------------------ error paths */
 
@@ -131,23 +145,33 @@ node_is_string (JsonNode *node)
   return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
 }
 
-/* Warns once per unknown key of a line object (the line is still answered). */
+/* The keys of a line object that are not trace keys, appended to keys (char*, owned). */
 static void
-check_keys (msperf_trace_reader *r, JsonObject *obj)
+collect_unknown_keys (JsonObject *obj, GPtrArray *keys)
 {
   g_autoptr (GList) members = json_object_get_members (obj);
 
   for (GList *l = members; l; l = l->next)
+    if (!g_strv_contains (known_keys, l->data))
+      g_ptr_array_add (keys, g_strdup (l->data));
+}
+
+void
+msperf_trace_reader_note_keys (msperf_trace_reader *r, guint line, const GPtrArray *keys)
+{
+  g_return_if_fail (r != NULL);
+
+  for (guint k = 0; keys && k < keys->len; k++)
     {
-      const char *key = l->data, *near;
+      const char *key = g_ptr_array_index (keys, k), *near;
       GString *msg;
 
-      if (g_strv_contains (known_keys, key) || g_hash_table_contains (r->unknown_keys, key))
+      if (g_hash_table_contains (r->unknown_keys, key))
         continue;
       g_hash_table_add (r->unknown_keys, g_strdup (key));
       near = msperf_closest_name (key, known_keys, 2);
       msg = g_string_new (NULL);
-      g_string_append_printf (msg, "%s:%u: unknown key ", r->name, r->line);
+      g_string_append_printf (msg, "%s:%u: unknown key ", r->name, line);
       msperf_fmt_json_string (msg, key);
       g_string_append (msg, " ignored");
       if (near)
@@ -1156,6 +1180,78 @@ line_end (const char *p, gsize n)
   return NULL;
 }
 
+/* Refills r->chunk from the file. FALSE at the end of the file or on a read error (which
+ * ends the input: retrying would report it for ever — a directory given as --ops once
+ * printed "read error" until the disk was full). */
+static gboolean
+fill_chunk (msperf_trace_reader *r)
+{
+  gssize n;
+
+  if (r->read_ended)
+    return FALSE;
+  if (r->chunk == NULL)
+    r->chunk = g_malloc (READ_CHUNK);
+  do
+    n = read (fileno (r->file), r->chunk, READ_CHUNK);
+  while (n < 0 && errno == EINTR);
+  r->chunk_pos = 0;
+  r->chunk_len = n > 0 ? (gsize) n : 0;
+  if (n > 0)
+    return TRUE;
+  if (n < 0)
+    {
+      r->read_failed = TRUE;
+      r->read_errno = errno;
+    }
+  r->read_ended = TRUE;
+  return FALSE;
+}
+
+/* The file's next line into r->buf (appended, without its end of line). LF, CR LF and a lone
+ * CR (old Mac files: else every line merges into one and one bad op takes the whole trace
+ * with it) end a line. FALSE at the end of input, or on a read error (the partial line is
+ * dropped). */
+static gboolean
+file_read_line (msperf_trace_reader *r)
+{
+  gboolean any = FALSE;
+
+  for (;;)
+    {
+      const char *start, *end;
+
+      if (r->chunk_pos >= r->chunk_len && !fill_chunk (r))
+        return any && !r->read_failed;
+      /* CR LF split between two reads: the LF belongs to the CR's line */
+      if (r->skip_lf)
+        {
+          r->skip_lf = FALSE;
+          if (r->chunk[r->chunk_pos] == '\n' && ++r->chunk_pos >= r->chunk_len)
+            continue;
+        }
+      any = TRUE;
+      start = r->chunk + r->chunk_pos;
+      end = line_end (start, r->chunk_len - r->chunk_pos);
+      if (end == NULL)
+        {
+          g_string_append_len (r->buf, start, (gssize) (r->chunk_len - r->chunk_pos));
+          r->chunk_pos = r->chunk_len;
+          continue;
+        }
+      g_string_append_len (r->buf, start, end - start);
+      r->chunk_pos += (gsize) (end - start) + 1;
+      if (*end == '\r')
+        {
+          if (r->chunk_pos < r->chunk_len)
+            r->chunk_pos += r->chunk[r->chunk_pos] == '\n';
+          else
+            r->skip_lf = TRUE;
+        }
+      return TRUE;
+    }
+}
+
 /* Next physical line of the source into r->buf, without its end of line. FALSE at the end. */
 static gboolean
 source_read_line (msperf_trace_reader *r)
@@ -1182,43 +1278,8 @@ source_read_line (msperf_trace_reader *r)
           r->pos = r->len;
         }
     }
-  else if (r->read_ended)
+  else if (!file_read_line (r))
     return FALSE;
-  else
-    {
-      /* getc, not fgets: fgets cannot tell a NUL byte from the end of what it read. */
-      gboolean any = FALSE;
-      int c;
-
-      while ((c = getc (r->file)) != EOF)
-        {
-          any = TRUE;
-          if (c == '\n')
-            break;
-          if (c == '\r')
-            {
-              /* A lone CR (old Mac files) ends a line too, else every line merges into one
-               * and one bad op takes the whole trace with it. */
-              c = getc (r->file);
-              if (c != '\n' && c != EOF)
-                ungetc (c, r->file);
-              break;
-            }
-          g_string_append_c (r->buf, (char) c);
-        }
-      if (ferror (r->file))
-        {
-          /* A read error ends the input: retrying would report it for ever (a directory
-           * given as --ops once printed "read error" until the disk was full). */
-          if (!r->read_ended)
-            r->read_failed = TRUE;
-          r->read_ended = TRUE;
-          r->read_errno = errno;
-          return FALSE;
-        }
-      if (!any)
-        return FALSE;
-    }
   /* A UTF-8 byte-order mark is the stream's, not the first op's. */
   if (!r->bom_checked)
     {
@@ -1414,6 +1475,14 @@ file_kind (mode_t mode)
   return "not a regular file";
 }
 
+static gboolean
+is_regular (FILE *f)
+{
+  struct stat st;
+
+  return fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode);
+}
+
 /* Opens a trace file: a regular file or a FIFO (a pipe from another program); a directory,
  * socket or device is refused before a byte is read. */
 static FILE *
@@ -1452,6 +1521,7 @@ msperf_trace_reader_open (const char *path, GError **error)
     {
       r = reader_new ("<stdin>");
       r->file = stdin;
+      r->stream = !is_regular (stdin);
     }
   else
     {
@@ -1461,6 +1531,7 @@ msperf_trace_reader_open (const char *path, GError **error)
       r = reader_new (path);
       r->file = f;
       r->close_file = TRUE;
+      r->stream = !is_regular (f);
     }
   if (!detect (r, error))
     {
@@ -1526,15 +1597,77 @@ op_copy (const msperf_op *src)
   return op;
 }
 
-gboolean
-msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
+msperf_trace_parser *
+msperf_trace_parser_new (const msperf_trace_reader *reader)
 {
-  const char *text;
+  msperf_trace_parser *p;
+
+  g_return_val_if_fail (reader != NULL, NULL);
+  p = g_new0 (msperf_trace_parser, 1);
+  p->name = g_strdup (reader->name);
+  p->parser = json_parser_new_immutable ();
+  p->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                    (GDestroyNotify) msperf_op_free);
+  return p;
+}
+
+void
+msperf_trace_parser_free (msperf_trace_parser *p)
+{
+  if (p == NULL)
+    return;
+  g_hash_table_unref (p->cache);
+  g_clear_object (&p->parser);
+  g_free (p->name);
+  g_free (p);
+}
+
+void
+msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trace_item *item,
+                           GPtrArray *keys)
+{
   g_autoptr (GError) err = NULL;
+  const msperf_op *cached;
   char *op_name = NULL;
 
-  g_return_val_if_fail (reader != NULL && item != NULL, FALSE);
+  g_return_if_fail (p != NULL && text != NULL && item != NULL && item->op == NULL);
 
+  if ((cached = g_hash_table_lookup (p->cache, text)) != NULL)
+    item->op = op_copy (cached);
+  else
+    {
+      item->op = op_from_text (p->parser, text, &op_name, &err);
+      if (item->op)
+        {
+          /* A cached line's keys were collected when it was first parsed (in input order,
+           * before any repeat), and warnings are once per key. */
+          if (keys)
+            collect_unknown_keys (json_node_get_object (json_parser_get_root (p->parser)), keys);
+          if (g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
+            g_hash_table_remove_all (p->cache);
+          g_hash_table_insert (p->cache, g_strdup (text), op_copy (item->op));
+        }
+    }
+  if (item->op == NULL)
+    {
+      item->error = g_strdup_printf ("%s:%u: %s", p->name, item->line, err->message);
+      item->op_name = op_name;
+      return;
+    }
+  item->op->index = item->index;
+  item->op->line = item->line;
+  g_free (op_name);
+}
+
+gboolean
+msperf_trace_reader_next_raw (msperf_trace_reader *reader, msperf_trace_item *item,
+                              GString *text)
+{
+  const char *line;
+
+  g_return_val_if_fail (reader != NULL && item != NULL && text != NULL, FALSE);
+
+  g_string_truncate (text, 0);
   if (reader->items)
     {
       msperf_trace_item *next;
@@ -1547,59 +1680,54 @@ msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
       return TRUE;
     }
 
-  while ((text = next_raw_line (reader)) != NULL)
-    if ((text = significant (text)) != NULL)
+  while ((line = next_raw_line (reader)) != NULL)
+    if ((line = significant (line)) != NULL)
       break;
-  if (text == NULL)
+  memset (item, 0, sizeof *item);
+  if (line == NULL)
     {
       if (!reader->read_failed)
         return FALSE;
       /* Report a read error once, as a rejected item, so the caller's exit status shows it. */
       reader->read_failed = FALSE;
-      memset (item, 0, sizeof *item);
       item->error = g_strdup_printf ("%s:%u: read error: %s", reader->name, reader->line + 1,
                                      g_strerror (reader->read_errno));
       item->index = reader->index++;
       item->line = reader->line + 1;
       return TRUE;
     }
-
-  memset (item, 0, sizeof *item);
   item->index = reader->index++;
   item->line = reader->line;
-  {
-    struct line_slot *slot;
-
-    if (reader->cache == NULL)
-      reader->cache = g_new0 (struct line_slot, LINE_CACHE_SLOTS);
-    slot = &reader->cache[g_str_hash (text) % LINE_CACHE_SLOTS];
-    if (slot->text && strcmp (slot->text, text) == 0)
-      item->op = op_copy (slot->op);
-    else
-      {
-        item->op = op_from_text (reader->parser, text, &op_name, &err);
-        if (item->op)
-          {
-            check_keys (reader, json_node_get_object (json_parser_get_root (reader->parser)));
-            g_free (slot->text);
-            msperf_op_free (slot->op);
-            slot->text = g_strdup (text);
-            slot->op = op_copy (item->op);
-          }
-      }
-  }
-  if (item->op == NULL)
-    {
-      item->error = g_strdup_printf ("%s:%u: %s", reader->name, reader->line, err->message);
-      item->op_name = op_name;
-    }
-  else
-    {
-      item->op->index = item->index;
-      item->op->line = item->line;
-      g_free (op_name);
-    }
+  g_string_append_len (text, line, (gssize) (reader->buf->len - (gsize) (line - reader->buf->str)));
   return TRUE;
+}
+
+gboolean
+msperf_trace_reader_next (msperf_trace_reader *reader, msperf_trace_item *item)
+{
+  g_autoptr (GPtrArray) keys = NULL;
+
+  g_return_val_if_fail (reader != NULL && item != NULL, FALSE);
+
+  if (reader->text == NULL)
+    reader->text = g_string_sized_new (256);
+  if (!msperf_trace_reader_next_raw (reader, item, reader->text))
+    return FALSE;
+  if (item->op || item->error)
+    return TRUE;
+  if (reader->own == NULL)
+    reader->own = msperf_trace_parser_new (reader);
+  keys = g_ptr_array_new_with_free_func (g_free);
+  msperf_trace_parser_parse (reader->own, reader->text->str, item, keys);
+  msperf_trace_reader_note_keys (reader, item->line, keys);
+  return TRUE;
+}
+
+gboolean
+msperf_trace_reader_is_stream (const msperf_trace_reader *reader)
+{
+  g_return_val_if_fail (reader != NULL, FALSE);
+  return reader->stream;
 }
 
 void
@@ -1613,15 +1741,12 @@ msperf_trace_reader_free (msperf_trace_reader *reader)
   g_queue_clear_full (&reader->pending, g_free);
   g_string_free (reader->buf, TRUE);
   g_clear_object (&reader->parser);
+  msperf_trace_parser_free (reader->own);
+  if (reader->text)
+    g_string_free (reader->text, TRUE);
+  g_free (reader->chunk);
   if (reader->items)
     g_ptr_array_unref (reader->items);
-  if (reader->cache)
-    for (guint k = 0; k < LINE_CACHE_SLOTS; k++)
-      {
-        g_free (reader->cache[k].text);
-        msperf_op_free (reader->cache[k].op);
-      }
-  g_free (reader->cache);
   g_hash_table_unref (reader->unknown_keys);
   g_ptr_array_unref (reader->warnings);
   g_free (reader->name);

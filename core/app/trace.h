@@ -31,6 +31,34 @@ void msperf_trace_reader_free (msperf_trace_reader *reader);
 const GPtrArray *msperf_trace_reader_warnings (const msperf_trace_reader *reader);
 void msperf_trace_item_clear (msperf_trace_item *item);
 
+/* Whether the input is a pipe or a terminal (not a file or memory): its next line may be
+ * written only after the answer to the last one was read (a sweep on stdin). */
+gboolean msperf_trace_reader_is_stream (const msperf_trace_reader *reader);
+
+/* ---- reading on one thread, parsing on others (estimate --jobs)
+ *
+ * msperf_trace_reader_next is msperf_trace_reader_next_raw, then msperf_trace_parser_parse of
+ * the text, then msperf_trace_reader_note_keys: the same items, messages and warnings,
+ * whichever thread parses. */
+
+/* Next item, unparsed. JSON Lines: TRUE with item's index and line set (op and error NULL)
+ * and the line's text in text. An op-summary item or a read error: TRUE with item complete
+ * and text empty. FALSE at the end of input. */
+gboolean msperf_trace_reader_next_raw (msperf_trace_reader *reader, msperf_trace_item *item,
+                                       GString *text);
+/* A parser of reader's lines (its name in messages); one per thread. Transfer full. */
+typedef struct msperf_trace_parser msperf_trace_parser;
+msperf_trace_parser *msperf_trace_parser_new (const msperf_trace_reader *reader);
+void msperf_trace_parser_free (msperf_trace_parser *parser);
+/* Parses text (from msperf_trace_reader_next_raw) into item: its op, or its error and op
+ * name. The unknown keys of an accepted line are appended to keys (char*, freed by keys), if
+ * keys is not NULL. */
+void msperf_trace_parser_parse (msperf_trace_parser *parser, const char *text,
+                                msperf_trace_item *item, GPtrArray *keys);
+/* The warnings for keys found on line (once per key over the trace). Call in input order. */
+void msperf_trace_reader_note_keys (msperf_trace_reader *reader, guint line,
+                                    const GPtrArray *keys);
+
 /* Parses one op from a JSON object text (the `query --op JSON` form). */
 msperf_op *msperf_trace_parse_op (const char *json, const char *name, guint line, GError **error);
 

@@ -489,6 +489,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
               status = MSPERF_EXIT_PROBLEMS;
             }
           fwrite (text->str, 1, text->len, stdout);
+          msperf_jobs_note_keys (jobs, k, reader);
           stop = (rec->error && o->strict)
                  /* A full disk: answering the rest would only be lost too. */
                  || ((jsonl || csv) && ferror (stdout));

@@ -1,12 +1,14 @@
 /* msperf — estimate's answering loop over --jobs sessions.
  *
  * Why batches and not a queue per op: the records must come back in input order and the
- * answers must be the ones a single handle gives. A batch is read on the calling thread, each
- * op goes to the session chosen by the hash of its signature (so a repeated op always meets
- * the answer cache that already holds it, and the sessions' caches do not duplicate each
- * other), every session answers its share in input order, and the batch is handed back in
- * input order. Answers are a pure function of the op (doc/design.md § Answer cache), so which
- * session answered cannot change a byte. */
+ * answers must be the ones a single handle gives. A batch of raw lines is read on the calling
+ * thread (only the line splitting: parsing costs as much as an exact answer, so it runs on the
+ * jobs), each line goes to the job chosen by the hash of its text (so a repeated line always
+ * meets the parser cache and the answer cache that already hold it), every job parses and
+ * answers its share in input order, then takes what is left of the others' shares (from
+ * their end, so that one slow share does not hold the batch), and the batch is handed back
+ * in input order. Answers are a pure function of the op (doc/design.md § Answer cache), so
+ * which session answered cannot change a byte. */
 #include <config.h>
 #include <math.h>
 #include <string.h>
@@ -19,6 +21,36 @@
  * the first answers of a big trace appear quickly and memory stays flat. */
 #define BATCH_PER_JOB 512
 
+/* The accepted lines a job has answered. A trace repeats its lines (every layer), and an
+ * accepted line's record is, but for its index, a pure function of the line (its op, count
+ * and answer): so its text after the index is the one rendered the last time, and when the
+ * run folds repeats (msperf_jobs_set_render's slim) a line met again at a later index is a
+ * repeat whose record only adds its count to the earlier one: it needs neither parse nor
+ * answer. The rendering is kept from a line's second sighting on (a trace of distinct lines
+ * keeps none), at most RENDER_MAX bytes each (an interpolated answer's details are several
+ * KB; exact hits are ~0.5 KB); at most SEEN_LINES lines a job, then started afresh, so
+ * memory stays bounded. A hash table, not direct-mapped slots, whose collisions made a third
+ * of a model's lines miss. */
+#define SEEN_LINES 4096
+#define RENDER_MAX 4096
+
+typedef struct {
+  size_t index;     /* the earliest index the job answered the line at */
+  gint64 count;     /* its record's count */
+  char *signature;  /* its op's signature */
+  char *rest;       /* its rendering after the index; NULL until its second sighting */
+} seen_line;
+
+static void
+seen_line_free (gpointer p)
+{
+  seen_line *seen = p;
+
+  g_free (seen->signature);
+  g_free (seen->rest);
+  g_free (seen);
+}
+
 typedef struct {
   msperf_jobs *jobs;
   guint worker;
@@ -29,8 +61,14 @@ struct msperf_jobs {
   msperf_engine *engine;         /* the caller's (borrowed): the model the sessions share */
   msperf_engine **sessions;      /* owned, one per job */
   const char *source;
+  msperf_trace_parser **parsers; /* owned, one per job (made with the first batch) */
   msperf_trace_item *items;      /* the batch being answered */
-  guint *owner;                  /* per item: the session answering it */
+  GString **lines;               /* per item: its raw line ("" when read parsed) */
+  GHashTable **seen;             /* per job: line -> seen_line */
+  GPtrArray **keys;              /* per item: its unknown keys, for the reader's warnings */
+  guint *owner;                  /* per item: the job meant to answer it */
+  guint *line;                   /* per item: its line (for its warnings) */
+  gint *claimed;                 /* per item: a job took it (atomic) */
   char **sigs;                   /* per item: its signature (given to the record), or NULL */
   guint shard_index, shard_count; /* answer items with index % count == index (0-based) */
   msperf_record **records;
@@ -60,9 +98,22 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
   /* Each session's answer cache is an LRU bounded by cache.answers (core/engine/dispatch.c). */
   for (guint k = 0; k < j->n_jobs; k++)
     j->sessions[k] = msperf_engine_new_session (engine);
+  j->parsers = g_new0 (msperf_trace_parser *, j->n_jobs);
   j->cap = BATCH_PER_JOB * j->n_jobs;
   j->items = g_new0 (msperf_trace_item, j->cap);
+  j->lines = g_new0 (GString *, j->cap);
+  j->keys = g_new0 (GPtrArray *, j->cap);
+  for (guint k = 0; k < j->cap; k++)
+    {
+      j->lines[k] = g_string_sized_new (256);
+      j->keys[k] = g_ptr_array_new_with_free_func (g_free);
+    }
+  j->seen = g_new0 (GHashTable *, j->n_jobs);
+  for (guint k = 0; k < j->n_jobs; k++)
+    j->seen[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, seen_line_free);
   j->owner = g_new0 (guint, j->cap);
+  j->line = g_new0 (guint, j->cap);
+  j->claimed = g_new0 (gint, j->cap);
   j->sigs = g_new0 (char *, j->cap);
   j->shard_count = 1;
   j->records = g_new0 (msperf_record *, j->cap);
@@ -78,17 +129,31 @@ msperf_jobs_free (msperf_jobs *j)
   if (j == NULL)
     return;
   for (guint k = 0; k < j->n_jobs; k++)
-    msperf_engine_free (j->sessions[k]);
+    {
+      msperf_engine_free (j->sessions[k]);
+      msperf_trace_parser_free (j->parsers[k]);
+      g_hash_table_unref (j->seen[k]);
+    }
+  g_free (j->parsers);
+  g_free (j->seen);
   for (guint k = 0; k < j->n; k++)
     msperf_trace_item_clear (&j->items[k]);
   g_free (j->sessions);
   g_free (j->sigs);
   g_free (j->items);
   g_free (j->owner);
+  g_free (j->line);
+  g_free (j->claimed);
   g_free (j->records);
   for (guint k = 0; k < j->cap; k++)
-    g_string_free (j->texts[k], TRUE);
+    {
+      g_string_free (j->texts[k], TRUE);
+      g_string_free (j->lines[k], TRUE);
+      g_ptr_array_unref (j->keys[k]);
+    }
   g_free (j->texts);
+  g_free (j->lines);
+  g_free (j->keys);
   g_free (j);
 }
 
@@ -131,6 +196,145 @@ answer_item (msperf_engine *e, msperf_trace_item *item, char *signature, const c
   return rec;
 }
 
+static void
+render_fresh (msperf_jobs *j, guint k)
+{
+  if (j->render == MSPERF_JOBS_RENDER_JSONL)
+    {
+      msperf_report_jsonl_write (j->texts[k], j->records[k]);
+      g_string_append_c (j->texts[k], '\n');
+    }
+  else if (j->render == MSPERF_JOBS_RENDER_CSV)
+    msperf_report_csv_write (j->texts[k], j->records[k]);
+}
+
+/* The text of record k that comes before the rest of its rendering. */
+static char *
+index_text (const msperf_jobs *j, size_t index)
+{
+  return g_strdup_printf ("%s%" G_GINT64_FORMAT,
+                          j->render == MSPERF_JOBS_RENDER_JSONL ? "{\"index\": " : "",
+                          (gint64) index);
+}
+
+/* Record k's text: its line's rendering when job w kept it, else fresh (and kept from the
+ * second sighting on). seen: the line's entry, or NULL. */
+static void
+render_record (msperf_jobs *j, guint k, seen_line *seen)
+{
+  GString *text = j->texts[k];
+  g_autofree char *head = NULL;
+
+  g_string_truncate (text, 0);
+  if (j->render == MSPERF_JOBS_RENDER_NONE)
+    return;
+  if (seen == NULL)
+    {
+      render_fresh (j, k);
+      return;
+    }
+  head = index_text (j, j->records[k]->index);
+  if (seen->rest)
+    {
+      g_string_append (text, head);
+      g_string_append (text, seen->rest);
+      return;
+    }
+  render_fresh (j, k);
+  /* Kept only when the rendering starts with the index text, as it always does. */
+  if (text->len <= RENDER_MAX && g_str_has_prefix (text->str, head))
+    seen->rest = g_strdup (text->str + strlen (head));
+}
+
+/* Notes that job w answered record k's line (accepted, so its record is a function of it);
+ * *seen: the line's entry, made when NULL. */
+static void
+note_seen (msperf_jobs *j, guint w, guint k, seen_line **seen)
+{
+  const msperf_record *rec = j->records[k];
+
+  if (*seen)
+    {
+      (*seen)->index = MIN ((*seen)->index, rec->index);
+      return;
+    }
+  if (g_hash_table_size (j->seen[w]) >= SEEN_LINES)
+    g_hash_table_remove_all (j->seen[w]);
+  *seen = g_new0 (seen_line, 1);
+  (*seen)->index = rec->index;
+  (*seen)->count = rec->count;
+  (*seen)->signature = g_strdup (rec->signature);
+  g_hash_table_insert (j->seen[w], g_strdup (j->lines[k]->str), *seen);
+}
+
+/* A repeat of a line job w answered at an earlier index, when the run folds repeats: the
+ * record the run folds into the earlier one (its count, under its signature), and its text.
+ * The earlier record reaches the run first (input order), so it is always there to fold
+ * into. */
+static void
+answer_repeat (msperf_jobs *j, guint k, const seen_line *seen)
+{
+  msperf_record *rec = msperf_record_new ();
+
+  rec->index = j->items[k].index;
+  rec->line = j->items[k].line;
+  rec->count = seen->count;
+  rec->signature = g_strdup (seen->signature);
+  rec->analytic_us = NAN;
+  j->records[k] = rec;
+  msperf_trace_item_clear (&j->items[k]);
+  g_string_truncate (j->texts[k], 0);
+  {
+    g_autofree char *head = index_text (j, rec->index);
+
+    g_string_append (j->texts[k], head);
+    g_string_append (j->texts[k], seen->rest);
+  }
+}
+
+/* Item k on job w: parsed (JSON Lines), answered, rendered, slimmed. */
+static void
+answer_on_job (msperf_jobs *j, guint w, guint k)
+{
+  msperf_trace_item *item = &j->items[k];
+  gboolean raw = j->lines[k]->len > 0;
+  seen_line *seen = raw ? g_hash_table_lookup (j->seen[w], j->lines[k]->str) : NULL;
+
+  if (seen && seen->rest && j->slim && seen->index < item->index)
+    {
+      answer_repeat (j, k, seen);
+      return;
+    }
+  if (raw)
+    msperf_trace_parser_parse (j->parsers[w], j->lines[k]->str, item, j->keys[k]);
+  if (item->op && j->sigs[k] == NULL)
+    j->sigs[k] = msperf_op_signature (item->op);
+  j->records[k] = answer_item (j->sessions[w], item, g_steal_pointer (&j->sigs[k]), j->source);
+  msperf_trace_item_clear (item);
+  /* Rejected records name their line in the error: never the same text twice. */
+  if (raw && j->records[k]->error == NULL)
+    {
+      gboolean first = seen == NULL;
+
+      note_seen (j, w, k, &seen);
+      if (first)
+        seen = NULL;  /* rendered, not kept: most lines of a trace of distinct ops come once */
+    }
+  else
+    seen = NULL;
+  render_record (j, k, seen);
+  /* Off the reading thread: the record becomes the digest the run folds. */
+  if (j->slim)
+    msperf_record_digest (j->records[k]);
+}
+
+/* Whether job w takes item k (no other job has). */
+static gboolean
+claim (msperf_jobs *j, guint k)
+{
+  return g_atomic_int_compare_and_exchange (&j->claimed[k], 0, 1);
+}
+
 static gpointer
 worker_run (gpointer data)
 {
@@ -138,37 +342,37 @@ worker_run (gpointer data)
   msperf_jobs *j = a->jobs;
 
   for (guint k = 0; k < j->n; k++)
-    if (j->owner[k] == a->worker)
-      {
-        j->records[k] = answer_item (j->sessions[a->worker], &j->items[k],
-                                     g_steal_pointer (&j->sigs[k]), j->source);
-        msperf_trace_item_clear (&j->items[k]);
-        g_string_truncate (j->texts[k], 0);
-        if (j->render == MSPERF_JOBS_RENDER_JSONL)
-          {
-            msperf_report_jsonl_write (j->texts[k], j->records[k]);
-            g_string_append_c (j->texts[k], '\n');
-          }
-        else if (j->render == MSPERF_JOBS_RENDER_CSV)
-          msperf_report_csv_write (j->texts[k], j->records[k]);
-        /* Off the reading thread: the record becomes the digest the run folds. */
-        if (j->slim)
-          msperf_record_digest (j->records[k]);
-      }
+    if (j->owner[k] == a->worker && claim (j, k))
+      answer_on_job (j, a->worker, k);
+  /* Done with its share: help with the others' from their end. */
+  for (guint k = j->n; k-- > 0;)
+    if (j->owner[k] != a->worker && claim (j, k))
+      answer_on_job (j, a->worker, k);
   return NULL;
 }
 
-/* The session of item k: by its signature (what the answer cache keys on), so that repeats
- * of one op stay on one session. */
+/* g_str_hash's low bits are poor: a GEMM line names each of its dimensions twice, so the
+ * parity of its character sum, hence of the hash, is the same for every line of a trace,
+ * and `% 2` sent every line to one job. Fibonacci hashing spreads them. */
+static guint
+job_of_hash (guint hash, guint n_jobs)
+{
+  return (guint) (((guint64) (guint32) (hash * 2654435769u) * n_jobs) >> 32);
+}
+
+/* The job meant for item k: by the hash of its line (the parser cache and the answer cache
+ * both key on what the line says), or of its signature when it was read parsed. */
 static guint
 owner_of (msperf_jobs *j, guint k)
 {
+  if (j->n_jobs == 1)
+    return 0;
+  if (j->lines[k]->len > 0)
+    return job_of_hash (g_str_hash (j->lines[k]->str), j->n_jobs);
   if (j->items[k].op == NULL)
     return 0;
   j->sigs[k] = msperf_op_signature (j->items[k].op);
-  if (j->n_jobs == 1)
-    return 0;
-  return g_str_hash (j->sigs[k]) % j->n_jobs;
+  return job_of_hash (g_str_hash (j->sigs[k]), j->n_jobs);
 }
 
 void
@@ -215,23 +419,38 @@ answer_batch (msperf_jobs *j)
     g_thread_join (threads[w]);
 }
 
+void
+msperf_jobs_note_keys (msperf_jobs *j, guint k, msperf_trace_reader *reader)
+{
+  g_return_if_fail (j != NULL && k < j->n && reader != NULL);
+
+  if (j->keys[k]->len > 0)
+    msperf_trace_reader_note_keys (reader, j->line[k], j->keys[k]);
+}
+
 guint
 msperf_jobs_next_batch (msperf_jobs *j, msperf_trace_reader *reader, msperf_record ***records)
 {
-  /* One job reads one item at a time: a sweep piping ops through `--ops -` gets each answer
-   * before it writes the next op. */
-  guint limit = j->n_jobs == 1 ? 1 : j->cap;
+  /* One job on a pipe reads one item at a time: a sweep piping ops through `--ops -` gets
+   * each answer before it writes the next op. */
+  guint limit = j->n_jobs == 1 && msperf_trace_reader_is_stream (reader) ? 1 : j->cap;
 
+  for (guint w = 0; w < j->n_jobs; w++)
+    if (j->parsers[w] == NULL)
+      j->parsers[w] = msperf_trace_parser_new (reader);
   j->n = 0;
-  while (j->n < limit && msperf_trace_reader_next (reader, &j->items[j->n]))
+  while (j->n < limit && msperf_trace_reader_next_raw (reader, &j->items[j->n], j->lines[j->n]))
     {
       /* Another shard's item: read (its line number and index stay those of the whole trace)
-       * but not answered. */
+       * but neither parsed nor answered. */
       if (j->items[j->n].index % j->shard_count != j->shard_index)
         {
           msperf_trace_item_clear (&j->items[j->n]);
           continue;
         }
+      g_ptr_array_set_size (j->keys[j->n], 0);
+      j->claimed[j->n] = 0;
+      j->line[j->n] = j->items[j->n].line;
       j->owner[j->n] = owner_of (j, j->n);
       j->n++;
     }

@@ -32,6 +32,11 @@ const GString *msperf_jobs_text (msperf_jobs *jobs, guint k);
 guint msperf_jobs_next_batch (msperf_jobs *jobs, msperf_trace_reader *reader,
                               msperf_record ***records);
 
+/* Hands the unknown keys of record k of the last batch to reader's warnings. Call for each
+ * record the run takes, in input order (records answered ahead of a --strict stop are not
+ * taken, and neither are their warnings). */
+void msperf_jobs_note_keys (msperf_jobs *jobs, guint k, msperf_trace_reader *reader);
+
 /* The number of cores to use by default (at least 1). */
 guint msperf_jobs_default (void);
 

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 #include <msperf/error.h>
 #include <msperf/op.h>
 #include "app/trace.h"
@@ -658,6 +660,174 @@ test_trace_repeated_lines_parse_into_independent_equal_ops (void **state)
     }
 }
 
+/* ------------------------------------------------------------------ raw lines, parsed elsewhere */
+
+/* Every item of path read with msperf_trace_reader_next_raw and parsed by two parsers taken
+ * in turn (two jobs), with the unknown keys noted in input order, equals what
+ * msperf_trace_reader_next gives: ops, errors, op names, lines, indexes and warnings. */
+static void
+assert_raw_equals_next (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  msperf_trace_reader *a = msperf_trace_reader_open (path, &error);
+  msperf_trace_reader *b = msperf_trace_reader_open (path, &error);
+  msperf_trace_parser *p[2];
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  msperf_trace_item x = { 0 }, y = { 0 };
+  guint n = 0;
+
+  assert_non_null (a);
+  assert_non_null (b);
+  p[0] = msperf_trace_parser_new (b);
+  p[1] = msperf_trace_parser_new (b);
+  while (msperf_trace_reader_next (a, &x))
+    {
+      assert_true (msperf_trace_reader_next_raw (b, &y, text));
+      if (y.op == NULL && y.error == NULL)
+        {
+          assert_true (text->len > 0);
+          g_ptr_array_set_size (keys, 0);
+          /* the same line parsed twice by one parser: its cache gives the same op */
+          msperf_trace_parser_parse (p[n % 2], text->str, &y, keys);
+          msperf_trace_reader_note_keys (b, y.line, keys);
+        }
+      assert_int_equal (x.index, y.index);
+      assert_int_equal (x.line, y.line);
+      assert_string_equal (x.error ? x.error : "-", y.error ? y.error : "-");
+      assert_string_equal (x.op_name ? x.op_name : "-", y.op_name ? y.op_name : "-");
+      assert_true ((x.op == NULL) == (y.op == NULL));
+      if (x.op)
+        {
+          g_autofree char *sx = msperf_op_signature (x.op), *sy = msperf_op_signature (y.op);
+
+          assert_string_equal (sx, sy);
+          assert_int_equal (x.op->count, y.op->count);
+          assert_int_equal (x.op->line, y.op->line);
+          assert_int_equal (x.op->index, y.op->index);
+        }
+      msperf_trace_item_clear (&x);
+      msperf_trace_item_clear (&y);
+      n++;
+    }
+  assert_false (msperf_trace_reader_next_raw (b, &y, text));
+  {
+    const GPtrArray *wa = msperf_trace_reader_warnings (a), *wb = msperf_trace_reader_warnings (b);
+
+    assert_int_equal (wa->len, wb->len);
+    for (guint k = 0; k < wa->len; k++)
+      assert_string_equal (g_ptr_array_index (wa, k), g_ptr_array_index (wb, k));
+  }
+  msperf_trace_parser_free (p[0]);
+  msperf_trace_parser_free (p[1]);
+  msperf_trace_reader_free (a);
+  msperf_trace_reader_free (b);
+}
+
+static char *
+write_temp (const char *text, gssize len)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("msperf-trace-XXXXXX.jsonl", &path, &error);
+
+  assert_true (fd >= 0);
+  close (fd);
+  assert_true (g_file_set_contents (path, text, len, &error));
+  return path;
+}
+
+/* Source: the tests/data/trace fixtures and a trace written here (unknown keys, repeats, CRLF). */
+static void
+test_trace_raw_lines_parsed_elsewhere_equal_next (void **state)
+{
+  const char *text =
+    "\xef\xbb\xbf{\"op\": \"a\", \"arg\": [], \"count\": 2}\r\n"
+    "{\"op\": \"a\", \"arg\": [], \"count\": 2}\r\n"
+    "# comment\r\n"
+    "{\"op\": \"b\", \"kwarg\": {}, \"cnt\": 1}\r"
+    "{\"op\": \"a\", \"arg\": [], \"count\": 2}\n"
+    "{\"op\": 3}\n"
+    "{\"op\": \"c\", \"arg\": 1, \"zz\": 2}\n";
+  g_autofree char *mixed = write_temp (text, -1);
+  const char *rels[] = { "trace/bad-lines.jsonl", "trace/formats-examples.jsonl",
+                         "trace/summary-small.json" };
+
+  (void) state;
+  for (gsize k = 0; k < G_N_ELEMENTS (rels); k++)
+    {
+      g_autofree char *path = data_path (rels[k]);
+      assert_raw_equals_next (path);
+    }
+  assert_raw_equals_next (mixed);
+  {
+    g_autoptr (GError) error = NULL;
+    msperf_trace_reader *r = msperf_trace_reader_open (mixed, &error);
+    g_autoptr (GArray) items = NULL;
+    const GPtrArray *w;
+
+    assert_non_null (r);
+    items = read_all (r);
+    w = msperf_trace_reader_warnings (r);
+    /* once per key, in the order of the lines, named by the line it was first seen on */
+    assert_int_equal (w->len, 4);
+    assert_true (g_str_has_suffix (g_ptr_array_index (w, 0),
+                                   ":1: unknown key \"arg\" ignored (did you mean \"args\"?)"));
+    assert_true (g_str_has_suffix (g_ptr_array_index (w, 1),
+                                   ":4: unknown key \"kwarg\" ignored (did you mean \"kwargs\"?)"));
+    assert_true (g_str_has_suffix (g_ptr_array_index (w, 2),
+                                   ":4: unknown key \"cnt\" ignored (did you mean \"out\"?)"));
+    assert_true (g_str_has_suffix (g_ptr_array_index (w, 3),
+                                   ":7: unknown key \"zz\" ignored (did you mean \"op\"?)"));
+    assert_int_equal (items->len, 6);
+    assert_int_equal (item_at (items, 3)->line, 5);  /* the lone CR ended line 4 */
+    assert_string_equal (item_at (items, 3)->op->name, "a");
+    assert_int_equal (item_at (items, 4)->line, 6);
+    assert_non_null (item_at (items, 4)->error);
+    assert_false (msperf_trace_reader_is_stream (r));
+    msperf_trace_reader_free (r);
+  }
+  g_unlink (mixed);
+}
+
+/* Files are read in 64 KB chunks: a CR LF, a line or a NUL split across a chunk boundary is
+ * read as if whole. */
+static void
+test_trace_lines_across_read_chunks (void **state)
+{
+  const char *op = "{\"op\": \"a\", \"count\": 1}";
+
+  (void) state;
+  for (gsize at = 65536 - 3; at <= 65536 + 1; at++)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      g_autofree char *path = NULL;
+      g_autoptr (GArray) items = NULL;
+      gsize pad;
+
+      /* a comment line that ends (its CR) at byte `at`, then CR LF op lines */
+      g_string_append (s, op);
+      g_string_append (s, "\r\n#");
+      pad = at - s->len - 1;
+      for (gsize k = 0; k < pad; k++)
+        g_string_append_c (s, 'x');
+      g_string_append (s, "\r\n");
+      g_string_append (s, op);
+      g_string_append (s, "\r\n{\"op\": \"b\"}\r\n");
+      g_string_append_len (s, "{\"op\": \"nul\0\"}\n", 15);
+      path = write_temp (s->str, (gssize) s->len);
+      items = read_path (path);
+      assert_int_equal (items->len, 4);
+      assert_int_equal (item_at (items, 1)->line, 3);
+      assert_string_equal (item_at (items, 2)->op->name, "b");
+      assert_int_equal (item_at (items, 2)->line, 4);
+      assert_non_null (item_at (items, 3)->error);  /* the NUL became a control byte */
+      assert_int_equal (item_at (items, 3)->line, 5);
+      assert_raw_equals_next (path);
+      g_unlink (path);
+    }
+}
+
 int
 main (void)
 {
@@ -675,6 +845,8 @@ main (void)
     cmocka_unit_test (test_trace_summary_count_split_edge_cases),
     cmocka_unit_test (test_trace_summary_real_qwen3_decode),
     cmocka_unit_test (test_trace_sample_traces_parse_without_rejections),
+    cmocka_unit_test (test_trace_raw_lines_parsed_elsewhere_equal_next),
+    cmocka_unit_test (test_trace_lines_across_read_chunks),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -107,6 +107,108 @@ t_jobs_stdin() {
 }
 ok "--ops - with and without --jobs" t_jobs_stdin
 
+# ---- lines parsed on the jobs: the bytes of --jobs 1 for bad lines, unknown keys, CRLF, a
+# BOM, op-summary documents and --strict (its warnings are those of the lines before the stop)
+mixed_trace() {  # mixed_trace FILE: repeated exact hits, bad lines, unknown keys, an ATT reject
+  awk -v bad="$src/tests/data/bad/trace-att-cast-bad-entry.jsonl" 'BEGIN {
+    while ((getline l < bad) > 0) att = (att == "" ? l : att) ; close(bad)
+    for (i = 0; i < 3000; i++) {
+      m = 1 + (i * 7) % 64; k = 256 * (1 + i % 4); nn = 256 * (1 + (i * 3) % 4)
+      if (i % 97 == 5) { print "{\"op\": \"aten.mm.default\", \"args\": [oops " i; continue }
+      if (i % 211 == 17) { print "{\"op\": \"aten.mm.default\", \"arg\": [], \"cnt\": " i "}"; continue }
+      if (i == 1500) { print "{\"op\": \"aten.add.Tensor\", \"kwarg\": {}, \"args\": [{\"shape\": [8], \"dtype\": \"bfloat16\"}, {\"shape\": [8], \"dtype\": \"bfloat16\"}]}"; continue }
+      if (i % 301 == 2) { print "{\"op\": \"ascir.Cast\", \"att\": {\"kind\": \"cast\", \"in_dtype\": \"float32\", \"out_dtype\": \"float16\", \"shape\": [2, -64]}}"; continue }
+      if (i % 50 == 0) print "# comment " i
+      printf "{\"op\": \"aten.mm.default\", \"args\": [{\"shape\": [%d, %d], \"dtype\": \"bfloat16\"}, {\"shape\": [%d, %d], \"dtype\": \"bfloat16\"}], \"out\": [{\"shape\": [%d, %d], \"dtype\": \"bfloat16\"}], \"count\": %d}\n", m, k, k, nn, m, nn, 1 + i % 2
+    }
+  }' >"$1"
+}
+mixed_trace "$tmp/mixed.jsonl"
+# the same lines with CR LF ends and a UTF-8 byte-order mark
+{ printf '\357\273\277'; sed 's/$/\r/' "$tmp/mixed.jsonl"; } >"$tmp/mixed-crlf.jsonl"
+# a first line that is a malformed op followed by good ones (read whole, then line by line)
+{ echo '{"op": "aten.mm.default", "args": ['; cat "$tmp/mixed.jsonl"; } >"$tmp/mixed-first-bad.jsonl"
+
+same_jobs() {  # same_jobs STATUS ARGS... : --jobs 2 and 4 give --jobs 1's stdout and stderr
+  want=$1; shift
+  run $want "$tmp/p1" est "$@" --jobs 1 || return 1
+  for j in 2 4; do
+    run $want "$tmp/pn" est "$@" --jobs $j || return 1
+    cmp "$tmp/p1" "$tmp/pn" || { echo "$*: --jobs $j differs"; return 1; }
+    cmp "$tmp/p1.err" "$tmp/pn.err" || { echo "$*: --jobs $j stderr differs"; diff "$tmp/p1.err" "$tmp/pn.err" | head; return 1; }
+  done
+}
+
+t_jobs_parse_same() {
+  for t in "$tmp/mixed.jsonl" "$tmp/mixed-crlf.jsonl" "$tmp/mixed-first-bad.jsonl"; do
+    for f in jsonl csv table json; do
+      same_jobs 1 --ops "$t" --format $f || return 1
+    done
+    same_jobs 1 --ops "$t" --format jsonl --report "$tmp/r.json" || return 1
+    same_jobs 1 --ops "$t" --format jsonl --disable-profiling-interpolation || return 1
+    same_jobs 1 --ops "$t" --format jsonl --shard 2/3 || return 1
+  done
+  run 1 "$tmp/m" est --ops "$tmp/mixed-first-bad.jsonl" --format jsonl --jobs 2 || return 1
+  has "$tmp/m.err" 'unknown key "arg" ignored (did you mean "args"?)' || return 1
+  has "$tmp/m.err" 'unknown key "kwarg" ignored' || return 1
+  has "$tmp/m.err" "mixed-first-bad.jsonl:1: " || return 1
+  # CR LF and the BOM change nothing but the file name in the messages
+  run 1 "$tmp/a" est --ops "$tmp/mixed.jsonl" --format jsonl --jobs 2 || return 1
+  run 1 "$tmp/b" est --ops "$tmp/mixed-crlf.jsonl" --format jsonl --jobs 2 || return 1
+  sed 's/mixed-crlf\.jsonl/mixed.jsonl/g' "$tmp/b" | cmp - "$tmp/a" || { echo "CRLF/BOM trace answers differ"; return 1; }
+}
+ok "--jobs 2 and 4 give the bytes of --jobs 1: bad lines, unknown keys, ATT rejects, CRLF, BOM" t_jobs_parse_same
+
+t_jobs_summary_docs() {
+  for t in "$src/tests/data/trace/summary-small.json" "$src/tests/data/trace/qwen3_32b_decode.json"; do
+    for f in jsonl table; do
+      run_answered "$tmp/s1" est --ops "$t" --format $f --jobs 1 || return 1
+      for j in 2 4; do
+        run_answered "$tmp/sn" est --ops "$t" --format $f --jobs $j || return 1
+        cmp "$tmp/s1" "$tmp/sn" && cmp "$tmp/s1.err" "$tmp/sn.err" \
+          || { echo "$t --format $f: --jobs $j differs"; return 1; }
+      done
+    done
+  done
+}
+ok "op-summary documents: --jobs 2 and 4 give the bytes of --jobs 1" t_jobs_summary_docs
+
+t_jobs_strict_parse() {
+  for t in "$tmp/mixed.jsonl" "$tmp/mixed-crlf.jsonl"; do
+    same_jobs 1 --ops "$t" --format jsonl --strict || return 1
+    # stopped at the first rejected line (the ATT reject, the 3rd op): the lines after it,
+    # answered ahead by the jobs, are not taken, nor are their unknown keys
+    [ "$(wc -l <"$tmp/p1")" -eq 3 ] || { echo "--strict did not stop at the first rejected line"; return 1; }
+    if grep -q 'unknown key' "$tmp/p1.err"; then echo "warning of a line after the stop"; return 1; fi
+  done
+  # a stop after the first unknown keys: they are reported, the later ones are not
+  grep -v 'oops\|ascir' "$tmp/mixed.jsonl" | head -n 30 >"$tmp/keys.jsonl"
+  echo '{"op": "aten.mm.default", "args": [oops' >>"$tmp/keys.jsonl"
+  echo '{"op": "aten.add.Tensor", "kwarg": {}, "args": []}' >>"$tmp/keys.jsonl"
+  same_jobs 1 --ops "$tmp/keys.jsonl" --format jsonl --strict || return 1
+  has "$tmp/p1.err" 'unknown key "arg"' || return 1
+  if grep -q 'unknown key "kwarg"' "$tmp/p1.err"; then echo "warning of a line after the stop"; return 1; fi
+}
+ok "--strict with --jobs: the same stop and only the warnings of the lines before it" t_jobs_strict_parse
+
+t_jobs_pipe() {
+  # one job on a pipe answers each line before the next is read: a sweep can wait for it
+  rm -f "$tmp/in" "$tmp/pipe.out" "$tmp/late"
+  mkfifo "$tmp/in" || return 1
+  ( grep -m 1 '^{"op": "aten.mm' "$tmp/mixed.jsonl"
+    i=0
+    while [ ! -s "$tmp/pipe.out" ]; do
+      i=$((i + 1)); [ $i -gt 300 ] && { : >"$tmp/late"; break; }
+      sleep 0.1
+    done
+    tail -n 1 "$tmp/mixed.jsonl" ) >"$tmp/in" &
+  est --ops - --format jsonl <"$tmp/in" >"$tmp/pipe.out" 2>"$tmp/pipe.err"
+  wait
+  [ ! -e "$tmp/late" ] || { echo "the first answer waited for the second line"; return 1; }
+  [ "$(grep -c '^{"index": ' "$tmp/pipe.out")" -eq 2 ] || { echo "not two answers:"; cat "$tmp/pipe.out"; return 1; }
+}
+ok "--ops - on a pipe: each answer before the next line is written" t_jobs_pipe
+
 # ---- --shard I/N, msperf merge, msperf summarize
 cat "$tmp/interp.jsonl" "$traces/llama3-8b-prefill.jsonl" >"$tmp/mixed.jsonl"
 t_shards() {
