@@ -60,15 +60,22 @@ msperf_interp_status_from_error (const GError *error)
 gboolean
 msperf_interp_find_boundary (const double *values, size_t n, double t, double *lo, double *hi)
 {
+  return msperf_interp_find_boundary_strided (values, n, 1, t, lo, hi);
+}
+
+gboolean
+msperf_interp_find_boundary_strided (const double *values, size_t n, size_t stride, double t,
+                                     double *lo, double *hi)
+{
   gboolean have_lo = FALSE, have_hi = FALSE;
   double l = 0.0, h = 0.0;
 
-  g_return_val_if_fail (values != NULL || n == 0, FALSE);
+  g_return_val_if_fail ((values != NULL || n == 0) && stride >= 1, FALSE);
   if (isnan (t))
     return FALSE;
   for (size_t i = 0; i < n; i++)
     {
-      double v = values[i];
+      double v = values[i * stride];
       if (v <= t && (!have_lo || v > l))
         {
           l = v;

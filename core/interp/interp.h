@@ -35,6 +35,10 @@ msperf_interp_status msperf_interp_status_from_error (const GError *error);
  * inclusive, and t equal to a value gives lo == hi == t. */
 gboolean msperf_interp_find_boundary (const double *values, size_t n, double t,
                                       double *lo, double *hi);
+/* The same over values[0], values[stride], ... values[(n − 1)·stride]: one column of a
+ * row-major matrix, read in place. */
+gboolean msperf_interp_find_boundary_strided (const double *values, size_t n, size_t stride,
+                                              double t, double *lo, double *hi);
 
 /* Upstream linear_interp: y0 when x1 == x0; otherwise numpy.interp's slope form
  * slope·(x − x0) + y0 with slope = (y1 − y0)/(x1 − x0), so results equal numpy's and scipy's

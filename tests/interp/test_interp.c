@@ -390,6 +390,45 @@ test_find_boundary_fails_outside_range (void **state)
   assert_true (lo == -1 && hi == -1);
 }
 
+/* The strided form reads column j of a row-major n × 3 matrix as the plain form reads a copy
+ * of it (what fill_result's boundaries relied on before reading in place). */
+static void
+test_find_boundary_strided_equals_column_copy (void **state)
+{
+  const double m[] = { 64, 1, 7,  16, 2, 7,  128, 3, 5,  16, 4, 9,  32, NAN, 6,  256, 6, 1 };
+  const size_t n = G_N_ELEMENTS (m) / 3;
+  const double targets[] = { 100, 32, 16, 256, 3.5, 1, 6, 7.5, 0, 300, NAN, 2 };
+  (void) state;
+
+  for (size_t j = 0; j < 3; j++)
+    {
+      double col[G_N_ELEMENTS (m) / 3];
+
+      for (size_t i = 0; i < n; i++)
+        col[i] = m[i * 3 + j];
+      for (size_t q = 0; q < G_N_ELEMENTS (targets); q++)
+        {
+          double lo1 = -1, hi1 = -1, lo2 = -1, hi2 = -1;
+          gboolean ok1 = msperf_interp_find_boundary (col, n, targets[q], &lo1, &hi1);
+          gboolean ok2 = msperf_interp_find_boundary_strided (m + j, n, 3, targets[q], &lo2,
+                                                              &hi2);
+
+          assert_int_equal (ok1, ok2);
+          assert_memory_equal (&lo1, &lo2, sizeof lo1);
+          assert_memory_equal (&hi1, &hi2, sizeof hi1);
+        }
+    }
+  /* Column 0 brackets 100 by (64, 128); column 1 skips its NaN. */
+  {
+    double lo = 0, hi = 0;
+
+    assert_true (msperf_interp_find_boundary_strided (m, n, 3, 100, &lo, &hi));
+    assert_true (lo == 64 && hi == 128);
+    assert_true (msperf_interp_find_boundary_strided (m + 1, n, 3, 4.5, &lo, &hi));
+    assert_true (lo == 4 && hi == 6);
+  }
+}
+
 static void
 test_linear_returns_y0_when_ends_coincide (void **state)
 {
@@ -973,6 +1012,7 @@ main (void)
 #define T(f) tests[nt++] = (struct CMUnitTest) cmocka_unit_test (f)
   T (test_find_boundary_brackets_target);
   T (test_find_boundary_fails_outside_range);
+  T (test_find_boundary_strided_equals_column_copy);
   T (test_linear_returns_y0_when_ends_coincide);
   T (test_linear_1d_matches_numpy_at_ends_and_outside);
   T (test_latency_validation_requires_finite_positive);
