@@ -185,7 +185,7 @@ check_scattered (const double *pts, size_t np, int dim, size_t nq, uint64_t seed
 {
   g_autoptr (msperf_delaunay) tri = msperf_delaunay_new (pts, np, dim, NULL);
   double *vals[3] = { NULL, NULL, NULL };
-  axis a[3];
+  axis a[3] = { { 0, NULL }, { 0, NULL }, { 0, NULL } };
   size_t bad;
 
   assert_non_null (tri);
