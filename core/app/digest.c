@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/digest.h"
+#include <msperf/details.h>
 #include "app/metrics.h"
 #include <msperf/format.h>
 
@@ -28,15 +29,18 @@ value_truthy (const msperf_value *v)
     }
 }
 
-/* A hit's metrics kernel type: "zero_cost", "accepted_miss", the kernel type or "?". */
+/* A hit's metrics kernel type: "zero_cost", "accepted_miss", the kernel type or "?". One
+ * detail at a time: an interpolated answer's details are not built for this. */
 static char *
 metric_kernel_type (const msperf_result *res)
 {
-  const char *kt = msperf_value_get_string (msperf_value_lookup (res->details, "kernel_type"));
+  g_autoptr (msperf_value) kt_value = msperf_result_detail_dup (res, "kernel_type");
+  g_autoptr (msperf_value) zero_cost = msperf_result_detail_dup (res, "zero_cost");
+  const char *kt = msperf_value_get_string (kt_value);
 
   if (kt == NULL)
     kt = res->kernel_type;
-  if (value_truthy (msperf_value_lookup (res->details, "zero_cost")))
+  if (value_truthy (zero_cost))
     return g_strdup ("zero_cost");
   if (g_strcmp0 (kt, "accepted_miss") == 0)
     return g_strdup ("accepted_miss");
@@ -46,7 +50,7 @@ metric_kernel_type (const msperf_result *res)
 static char *
 partial_reason (const msperf_result *res)
 {
-  const msperf_value *missed = msperf_value_lookup (res->details, "missed_kernels");
+  const msperf_value *missed = msperf_value_lookup (msperf_result_details (res), "missed_kernels");
   GString *s = g_string_new ("partial:");
 
   if (missed && missed->kind == MSPERF_VALUE_LIST)

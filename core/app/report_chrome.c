@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
+#include <msperf/details.h>
 #include <msperf/shape.h>
 #include "app/report.h"
 #include "app/output.h"
@@ -89,6 +90,7 @@ static msperf_value *
 event_args (const msperf_record *r)
 {
   const msperf_result *res = r->result;
+  const msperf_value *details = msperf_result_details (res);
   msperf_value *args = msperf_value_new (MSPERF_VALUE_MAP);
   gboolean analytic = res->source != MSPERF_SOURCE_MEASURED
     && res->source != MSPERF_SOURCE_INTERPOLATED && res->source != MSPERF_SOURCE_PARTIAL
@@ -110,11 +112,11 @@ event_args (const msperf_record *r)
   set_str (args, "confidence", g_strdup (s->str));
   if (res->miss_reason)
     msperf_value_map_set (args, "miss_reason", msperf_value_new_string (res->miss_reason));
-  for (guint k = 0; k < res->details->items->len; k++)
+  for (guint k = 0; k < details->items->len; k++)
     {
       g_string_truncate (s, 0);
-      msperf_fmt_py_str (s, g_ptr_array_index (res->details->items, k));
-      set_str (args, g_ptr_array_index (res->details->keys, k), g_strdup (s->str));
+      msperf_fmt_py_str (s, g_ptr_array_index (details->items, k));
+      set_str (args, g_ptr_array_index (details->keys, k), g_strdup (s->str));
     }
   if (analytic)
     msperf_value_map_set (args, "shape_match_rule", msperf_value_new_string ("analytic"));

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/error.h>
+#include <msperf/details.h>
 #include "app/report.h"
 #include "app/metrics.h"
 #include <msperf/format.h>
@@ -89,7 +90,7 @@ add_fact (GPtrArray *facts, const char *label, char *owned_value)
 static char *
 detail_text (const msperf_result *res, const char *key)
 {
-  const msperf_value *v = msperf_value_lookup (res->details, key);
+  const msperf_value *v = msperf_value_lookup (msperf_result_details (res), key);
   GString *s;
 
   if (v == NULL || v->kind == MSPERF_VALUE_NONE)

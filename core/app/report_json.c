@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/report.h"
+#include <msperf/details.h>
 #include "app/output.h"
 #include "app/metrics.h"
 #include <msperf/format.h>
@@ -31,8 +32,8 @@ input_shapes_value (const msperf_op *op)
 static msperf_value *
 detail_or_null (const msperf_result *res, const char *key)
 {
-  const msperf_value *v = res ? msperf_value_lookup (res->details, key) : NULL;
-  return v ? msperf_value_copy (v) : msperf_value_new (MSPERF_VALUE_NONE);
+  msperf_value *v = res ? msperf_result_detail_dup (res, key) : NULL;
+  return v ? v : msperf_value_new (MSPERF_VALUE_NONE);
 }
 
 static msperf_value *
@@ -49,7 +50,8 @@ msperf_report_record_value (const msperf_record *r)
   const msperf_result *res = r->result;
   gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
   double lat = (res && !rejected) ? res->latency_us : NAN;
-  const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
+  const msperf_value *details = res ? msperf_result_details (res) : NULL;
+  const msperf_value *fallback = msperf_value_lookup (details, "fallback_reasons");
 
   msperf_value_map_set (o, "index", msperf_value_new_int ((int64_t) r->index));
   msperf_value_map_set (o, "op", msperf_value_new_string (r->op ? r->op->name
@@ -75,7 +77,7 @@ msperf_report_record_value (const msperf_record *r)
   msperf_value_map_set (o, "base_reason", detail_or_null (res, "base_reason"));
   msperf_value_map_set (o, "fallback_reasons", fallback ? msperf_value_copy (fallback)
                         : msperf_value_new (MSPERF_VALUE_LIST));
-  msperf_value_map_set (o, "details", res ? msperf_value_copy (res->details) : msperf_value_new (MSPERF_VALUE_MAP));
+  msperf_value_map_set (o, "details", details ? msperf_value_copy (details) : msperf_value_new (MSPERF_VALUE_MAP));
   if (rejected)
     msperf_value_map_set (o, "error", msperf_value_new_string (r->error ? r->error : "rejected"));
   /* Last, so every earlier byte of a record stays as before. */
@@ -83,11 +85,20 @@ msperf_report_record_value (const msperf_record *r)
   return o;
 }
 
-/* One detail value as msperf_report_record_value copies it: absent is null. */
+/* The details' values the record repeats at its top level, as spans of the printed details. */
+static const char *const jsonl_span_keys[] = { "axes", "candidate_count", "base_reason",
+                                               "fallback_reasons", NULL };
+enum { SPAN_AXES, SPAN_CANDIDATE_COUNT, SPAN_BASE_REASON, SPAN_FALLBACK_REASONS, N_SPANS };
+
+/* One detail value as msperf_report_record_value copies it: absent is null (or absent_text). */
 static void
-jsonl_detail (GString *s, const msperf_result *res, const char *key)
+jsonl_detail (GString *s, const GString *details, const msperf_detail_span *span,
+              const char *absent_text)
 {
-  msperf_fmt_json_value (s, res ? msperf_value_lookup (res->details, key) : NULL, -1, 0);
+  if (details && span->end > 0)
+    g_string_append_len (s, details->str + span->start, (gssize) (span->end - span->start));
+  else
+    g_string_append (s, absent_text);
 }
 
 static void
@@ -118,8 +129,13 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
   const msperf_result *res = r->result;
   gboolean rejected = r->op == NULL || (res && res->source == MSPERF_SOURCE_REJECTED);
   double lat = (res && !rejected) ? res->latency_us : NAN;
-  const msperf_value *fallback = res ? msperf_value_lookup (res->details, "fallback_reasons") : NULL;
+  g_autoptr (GString) details = res ? g_string_sized_new (1024) : NULL;
+  msperf_detail_span spans[N_SPANS];
 
+  /* The details are printed once, first: the keys repeated at the top are copied from there
+   * (an interpolated answer's details are a record, never built into a tree here). */
+  if (res)
+    msperf_result_details_json (res, details, jsonl_span_keys, spans);
   g_string_append_printf (s, "{\"index\": %" G_GINT64_FORMAT ", \"op\": ", (int64_t) r->index);
   msperf_fmt_json_string (s, r->op ? r->op->name : (r->op_name ? r->op_name : ""));
   g_string_append_printf (s, ", \"count\": %" G_GINT64_FORMAT ", \"source\": ", (int64_t) r->count);
@@ -148,21 +164,18 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
   g_string_append (s, ", \"shape_match_rule\": ");
   jsonl_string_or_null (s, res ? res->shape_match_rule : NULL);
   g_string_append (s, ", \"axes\": ");
-  jsonl_detail (s, res, "axes");
+  jsonl_detail (s, details, &spans[SPAN_AXES], "null");
   g_string_append (s, ", \"candidate_count\": ");
-  jsonl_detail (s, res, "candidate_count");
+  jsonl_detail (s, details, &spans[SPAN_CANDIDATE_COUNT], "null");
   g_string_append (s, ", \"miss_reason\": ");
   jsonl_string_or_null (s, res ? res->miss_reason : NULL);
   g_string_append (s, ", \"base_reason\": ");
-  jsonl_detail (s, res, "base_reason");
+  jsonl_detail (s, details, &spans[SPAN_BASE_REASON], "null");
   g_string_append (s, ", \"fallback_reasons\": ");
-  if (fallback)
-    msperf_fmt_json_value (s, fallback, -1, 0);
-  else
-    g_string_append (s, "[]");
+  jsonl_detail (s, details, &spans[SPAN_FALLBACK_REASONS], "[]");
   g_string_append (s, ", \"details\": ");
-  if (res)
-    msperf_fmt_json_value (s, res->details, -1, 0);
+  if (details)
+    g_string_append_len (s, details->str, (gssize) details->len);
   else
     g_string_append (s, "{}");
   if (rejected)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/report.h"
+#include <msperf/details.h>
 #include "app/metrics.h"
 #include "app/digest.h"
 #include <msperf/format.h>
@@ -99,7 +100,7 @@ fixed (double v, int decimals)
 char *
 msperf_report_axes_text (const msperf_result *res)
 {
-  const msperf_value *axes = res ? msperf_value_lookup (res->details, "axes") : NULL;
+  g_autoptr (msperf_value) axes = res ? msperf_result_detail_dup (res, "axes") : NULL;
   GString *s;
 
   if (axes == NULL || axes->kind != MSPERF_VALUE_MAP || axes->items->len == 0)

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <msperf/result.h>
+#include <msperf/details.h>
+#include "detail_sink.h"
 
 const char *
 msperf_source_name (msperf_source source)
@@ -26,6 +28,14 @@ msperf_source_name (msperf_source source)
 typedef struct {
   msperf_result pub;
   gint ref_count;
+  /* Deferred details (msperf_result_defer_details): the producer's record and emitter. Until
+   * the map is built, pub.details is suffix, the keys set after the record. */
+  msperf_detail_emit_func emit;
+  gpointer record;
+  GDestroyNotify free_record;
+  msperf_value *suffix;
+  gsize build_once;       /* g_once guard of the build */
+  gint built;             /* atomic: pub.details is the whole map */
 } result_private;
 
 #define PRIV(r) ((result_private *) (void *) (r))
@@ -55,6 +65,30 @@ details_new (void)
   v->items = g_ptr_array_new_full (DETAILS_RESERVE, (GDestroyNotify) msperf_value_free);
   v->keys = g_ptr_array_new_full (DETAILS_RESERVE, g_free);
   return v;
+}
+
+/* Drops the details and any deferred record; r->details is NULL after. */
+static void
+details_clear (result_private *p)
+{
+  if (p->suffix != NULL && p->suffix != p->pub.details)
+    msperf_value_free (p->suffix);
+  p->suffix = NULL;
+  g_clear_pointer (&p->pub.details, msperf_value_free);
+  if (p->free_record != NULL && p->record != NULL)
+    p->free_record (p->record);
+  p->emit = NULL;
+  p->record = NULL;
+  p->free_record = NULL;
+  p->build_once = 0;
+  p->built = 0;
+}
+
+/* TRUE while a deferred record's map is not built yet. */
+static gboolean
+pending (const result_private *p)
+{
+  return p->emit != NULL && !g_atomic_int_get (&p->built);
 }
 
 msperf_result *
@@ -88,7 +122,7 @@ msperf_result_unref (msperf_result *r)
   g_free (r->shape_match_rule);
   g_free (r->miss_reason);
   g_ptr_array_unref (r->kernel_shapes);
-  msperf_value_free (r->details);
+  details_clear (PRIV (r));
   g_free (PRIV (r));
 }
 
@@ -123,7 +157,7 @@ msperf_result_copy (const msperf_result *r)
   for (guint k = 0; k < r->kernel_shapes->len; k++)
     msperf_result_add_kernel_shape (c, g_ptr_array_index (r->kernel_shapes, k));
   msperf_value_free (c->details);
-  c->details = msperf_value_copy (r->details);
+  c->details = msperf_value_copy (msperf_result_details (r));
   return c;
 }
 
@@ -136,7 +170,7 @@ msperf_result_reset (msperf_result *r)
   g_clear_pointer (&r->shape_match_rule, g_free);
   g_clear_pointer (&r->miss_reason, g_free);
   g_ptr_array_set_size (r->kernel_shapes, 0);
-  msperf_value_free (r->details);
+  details_clear (PRIV (r));
   r->details = details_new ();
   r->source = MSPERF_SOURCE_NONE;
   r->latency_us = NAN;
@@ -254,6 +288,120 @@ msperf_result_add_kernel_shape (msperf_result *r, const msperf_tensor *shape)
   g_ptr_array_add (r->kernel_shapes, t);
 }
 
+/* ------------------------------------------------------------------ deferred details */
+
+static gboolean
+record_has (const result_private *p, const char *key)
+{
+  msperf_detail_sink sink;
+
+  msperf_detail_sink_init_probe (&sink, key);
+  p->emit (p->record, &sink);
+  return sink.found;
+}
+
+void
+msperf_result_defer_details (msperf_result *r, msperf_detail_emit_func emit, gpointer record,
+                             GDestroyNotify free_record)
+{
+  result_private *p = PRIV (r);
+
+  if (r == NULL || emit == NULL || !NOT_SHARED (r))
+    {
+      /* record was handed over: a refused call must not leak it */
+      if (free_record != NULL && record != NULL)
+        free_record (record);
+    }
+  g_return_if_fail (r != NULL && emit != NULL && NOT_SHARED (r));
+  details_clear (p);
+  p->pub.details = p->suffix = details_new ();
+  p->emit = emit;
+  p->record = record;
+  p->free_record = free_record;
+}
+
+/* The record's keys, then the suffix's (a copy: a reader may still be printing the suffix). */
+static void
+build (result_private *p)
+{
+  msperf_value *map = details_new ();
+  msperf_detail_sink sink;
+
+  msperf_detail_sink_init_tree (&sink, map, NULL);
+  p->emit (p->record, &sink);
+  for (guint k = 0; k < p->suffix->items->len; k++)
+    msperf_value_map_set (map, g_ptr_array_index (p->suffix->keys, k),
+                          msperf_value_copy (g_ptr_array_index (p->suffix->items, k)));
+  p->pub.details = map;
+  g_atomic_int_set (&p->built, 1);
+}
+
+const msperf_value *
+msperf_result_details (const msperf_result *r)
+{
+  result_private *p;
+
+  g_return_val_if_fail (r != NULL, NULL);
+  p = PRIV (r);
+  if (p->emit != NULL && g_once_init_enter (&p->build_once))
+    {
+      build (p);
+      g_once_init_leave (&p->build_once, 1);
+    }
+  return r->details;
+}
+
+msperf_value *
+msperf_result_detail_dup (const msperf_result *r, const char *key)
+{
+  const result_private *p;
+  const msperf_value *v;
+
+  g_return_val_if_fail (r != NULL && key != NULL, NULL);
+  p = PRIV (r);
+  if (pending (p))
+    {
+      g_autoptr (msperf_value) one = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_detail_sink sink;
+
+      msperf_detail_sink_init_tree (&sink, one, key);
+      p->emit (p->record, &sink);
+      if (sink.found)
+        return g_ptr_array_steal_index (one->items, 0);
+      v = msperf_value_lookup (p->suffix, key);
+    }
+  else
+    v = msperf_value_lookup (r->details, key);
+  return v ? msperf_value_copy (v) : NULL;
+}
+
+void
+msperf_result_details_json (const msperf_result *r, GString *out, const char *const *keys,
+                            msperf_detail_span *spans)
+{
+  const result_private *p;
+  const msperf_value *map;
+  msperf_detail_sink sink;
+
+  g_return_if_fail (r != NULL && out != NULL && (keys == NULL || spans != NULL));
+  p = PRIV (r);
+  for (int k = 0; keys && keys[k]; k++)
+    spans[k].start = spans[k].end = 0;
+  g_string_append_c (out, '{');
+  msperf_detail_sink_init_json (&sink, out, 0, keys, spans);
+  if (pending (p))
+    {
+      p->emit (p->record, &sink);
+      map = p->suffix;
+    }
+  else
+    map = r->details;
+  for (guint k = 0; k < map->items->len; k++)
+    msperf_detail_sink_value (&sink, g_ptr_array_index (map->keys, k),
+                              g_ptr_array_index (map->items, k));
+  g_string_append_c (out, '}');
+}
+
 void
 msperf_result_detail_value (msperf_result *r, const char *key, msperf_value *value)
 {
@@ -261,6 +409,9 @@ msperf_result_detail_value (msperf_result *r, const char *key, msperf_value *val
   if (r == NULL || key == NULL || !NOT_SHARED (r))
     msperf_value_free (value);
   g_return_if_fail (r != NULL && NOT_SHARED (r) && key != NULL);
+  /* A key of a deferred record keeps its place: build the map, then replace it there. */
+  if (pending (PRIV (r)) && record_has (PRIV (r), key))
+    msperf_result_details (r);
   msperf_value_map_set (r->details, key, value);
 }
 

@@ -14,6 +14,7 @@
 
 #include <glib.h>
 #include <msperf/engine.h>
+#include <msperf/details.h>
 #include <msperf/expr.h>
 #include <msperf/op.h>
 
@@ -189,7 +190,7 @@ unbound_symbols (const msperf_value *v, const msperf_value *bind, GPtrArray *int
 static void
 print_text (GString *out, const char *title, const msperf_op *op, const msperf_result *r)
 {
-  const msperf_value *d = r->details;
+  const msperf_value *d = msperf_result_details (r);
   const msperf_value *ternaries = msperf_value_lookup (d, "ternaries");
   const msperf_value *value = msperf_value_lookup (d, "value");
   const char *rep = msperf_value_get_string (msperf_value_lookup (d, "repeat_time"));
@@ -261,7 +262,7 @@ print_json (GString *out, const msperf_result *r)
 
   for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
     {
-      const msperf_value *v = msperf_value_lookup (r->details, keys[i]);
+      const msperf_value *v = msperf_value_lookup (msperf_result_details (r), keys[i]);
       if (v != NULL)
         msperf_value_map_set (obj, keys[i], msperf_value_copy (v));
     }

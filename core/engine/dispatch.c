@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/engine_private.h"
+#include <msperf/details.h>
 #include "engine/composite.h"
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
@@ -102,7 +103,7 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
 
   msperf_roofline_estimate_parallel (msperf_engine_device (e), &e->m->parallel, op, &rf);
   /* After a failed interpolation stage base_reason already holds the exact reason. */
-  if (reason && msperf_value_lookup (r->details, "base_reason") == NULL)
+  if (reason && msperf_value_lookup (msperf_result_details (r), "base_reason") == NULL)
     msperf_result_detail_string (r, "base_reason", reason);
   /* A roofline answer is a model, not data: the weakest source (confidence table "analytic"). */
   msperf_result_set_answer (r, MSPERF_SOURCE_ANALYTIC, rf.latency_us,

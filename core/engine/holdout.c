@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msperf/error.h>
+#include <msperf/details.h>
 #include "engine/confidence.h"
 #include "engine/engine_private.h"
 #include "engine/holdout_extrap.h"
@@ -422,7 +423,7 @@ aggregate_mean (msperf_engine *e, const char *kernel)
 static char *
 join_reasons (const msperf_result *r)
 {
-  const msperf_value *list = msperf_value_lookup (r->details, "fallback_reasons");
+  const msperf_value *list = msperf_value_lookup (msperf_result_details (r), "fallback_reasons");
   GString *s = g_string_new (r->miss_reason ? r->miss_reason : "");
 
   for (guint k = 0; list && list->kind == MSPERF_VALUE_LIST && k < list->items->len; k++)
@@ -515,7 +516,7 @@ run_sample (msperf_engine *e, msperf_index *idx, const kernel_job *job, const co
       s->method = g_strdup (r->method);
       s->dim = r->interpolation_dim;
       s->method_key = method_key (r);
-      if (msperf_value_get_int (msperf_value_lookup (r->details, "candidate_count"), &count))
+      if (msperf_value_get_int (msperf_value_lookup (msperf_result_details (r), "candidate_count"), &count))
         s->candidate_count = count;
     }
   else

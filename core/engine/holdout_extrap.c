@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/engine_private.h"
+#include <msperf/details.h>
 #include "engine/interpolate.h"
 #include "engine/extrapolate.h"
 #include "engine/holdout_extrap.h"
@@ -60,7 +61,7 @@ same_point (const msperf_index_bucket *b, size_t i, size_t j)
 static char *
 join_reasons (const msperf_result *r, const GPtrArray *reasons)
 {
-  const char *refused = msperf_value_get_string (msperf_value_lookup (r->details,
+  const char *refused = msperf_value_get_string (msperf_value_lookup (msperf_result_details (r),
                                                                       "extrapolation_refused"));
   GString *s = g_string_new (NULL);
 

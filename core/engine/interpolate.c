@@ -10,6 +10,7 @@
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
 #include "engine/extrapolate.h"
+#include "engine/interp_details.h"
 
 
 /* Highest group dimension: the Delaunay stage supports 2-D to 4-D. */
@@ -176,25 +177,6 @@ msperf_engine_index_stats (msperf_engine *e, msperf_index_stats *out)
 }
 
 /* ------------------------------------------------------------------ values for details */
-
-/* Axis coordinates are counts: integral values print as integers, as upstream's ints do. */
-static msperf_value *
-number_value (double v)
-{
-  if (isfinite (v) && v == floor (v) && fabs (v) < 9007199254740992.0)
-    return msperf_value_new_int ((int64_t) v);
-  return isnan (v) ? msperf_value_new (MSPERF_VALUE_NONE) : msperf_value_new_double (v);
-}
-
-static msperf_value *
-pair_value (double a, double b)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  msperf_value_list_append (l, number_value (a));
-  msperf_value_list_append (l, number_value (b));
-  return l;
-}
 
 /* The untransformed coordinates of unique point u: the first filtered raw point whose
  * transformed coordinates are u's (aggregation keeps first occurrences, so that is the point
@@ -494,148 +476,110 @@ reasons_value (const GPtrArray *reasons)
   return l;
 }
 
-/* seq_block details: the block, and the seq the target had before rounding when the answer
- * used the rounded seq (absent when the unrounded retry answered or nothing was rounded). */
+/* The target's coordinates and exact fields, the selected axes and their boundaries in the
+ * coordinates the user wrote, and the candidate points, into d. */
 static void
-seq_block_details (const success *w, msperf_result *r)
-{
-  double v;
-
-  msperf_result_detail_int (r, "seq_block", w->kp->seq_block);
-  if (w->seq_from && point_seq (w->seq_from, &v))
-    msperf_result_detail_value (r, "seq_rounded_from", number_value (v));
-}
-
-static void
-fill_result (const success *w, msperf_result *r)
+describe_answer (const success *w, msperf_interp_details *d)
 {
   const msperf_index_bucket *b = w->b;
   const msperf_index_set *s = w->o->set;
-  gboolean transformed = FALSE;
-  double conf;
-  g_autoptr (GString) method = g_string_new (w->dim == 1 ? "linear_1d" : "griddata_linear");
-  g_autoptr (GString) rule = g_string_new (NULL);
-  g_autoptr (GString) axes_text = g_string_new (NULL);
-  msperf_value *axes = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *target = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *boundary = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *points = msperf_value_new (MSPERF_VALUE_LIST);
-  msperf_value *exact = msperf_value_new (MSPERF_VALUE_MAP);
 
-  for (int j = 0; j < w->dim; j++)
-    transformed |= s->transformed[j];
-  g_string_printf (rule, w->dim == 1 ? "interpolated_1d_linear" : "interpolated_%dd_griddata_linear",
-                   w->dim);
-  if (transformed)
-    {
-      g_string_append (method, "_sqrt");
-      g_string_append (rule, "_sqrt");
-    }
-  if (s->log_space)
-    {
-      g_string_append (method, "_log");
-      g_string_append (rule, "_log");
-    }
-  /* Display only, by dimension, lowered by an axis transform (reference §4.4 step 6, seed 000
-   * §5.6): the policy's confidence table (engine/confidence.c). */
-  conf = msperf_confidence_for (w->e, "interpolated", w->dim, transformed);
-
+  d->dim = w->dim;
+  d->n_axes = b->n_axes;
   for (size_t a = 0; a < b->n_axes; a++)
     {
-      double v;
-      gboolean known = target_value (w->t, b, a, &v);
-      gboolean selected = FALSE;
-
-      for (int j = 0; j < w->dim; j++)
-        selected |= w->axes[j] == a;
-      msperf_value_map_set (target, b->axis_names[a],
-                            known ? number_value (v) : msperf_value_new (MSPERF_VALUE_NONE));
-      if (!selected)
-        msperf_value_map_set (exact, b->axis_names[a],
-                              known ? number_value (v) : msperf_value_new (MSPERF_VALUE_NONE));
+      d->axis_names[a] = b->axis_names[a];
+      target_value (w->t, b, a, &d->target[a]);
     }
-  for (size_t f = 0; f < w->t->n_fields; f++)
-    msperf_value_map_set (exact, w->t->field_names[f], msperf_value_new_int (w->t->fields[f]));
-
   for (int j = 0; j < w->dim; j++)
     {
-      const char *name = b->axis_names[w->axes[j]];
-      double v, lo = w->o->lo[j], hi = w->o->hi[j];
-
-      target_value (w->t, b, w->axes[j], &v);
-      msperf_value_map_set (axes, name, number_value (v));
-      g_string_append_printf (axes_text, "%s%s", j ? "," : "", name);
+      d->axes[j] = w->axes[j];
+      d->lo[j] = w->o->lo[j];
+      d->hi[j] = w->o->hi[j];
       if (s->transformed[j] || s->log_space)
         {
           /* Boundaries in the coordinates the user wrote: the transform is monotone, so the
            * untransformed bracket holds the same points. Read in place (column j of the
            * row-major raw coordinates): a copy per axis was most of a warm log-space answer. */
-          msperf_interp_find_boundary_strided (s->raw + j, s->n_filtered, (size_t) s->dim, v,
-                                               &lo, &hi);
+          msperf_interp_find_boundary_strided (s->raw + j, s->n_filtered, (size_t) s->dim,
+                                               d->target[w->axes[j]], &d->lo[j], &d->hi[j]);
         }
-      msperf_value_map_set (boundary, name, pair_value (lo, hi));
     }
-
-  for (size_t k = 0; k < w->o->n_idx; k++)
+  d->n_points = MIN (w->o->n_idx, (size_t) MSPERF_INTERP_DETAILS_MAX_POINTS);
+  for (size_t k = 0; k < d->n_points; k++)
     {
-      msperf_value *pt = msperf_value_new (MSPERF_VALUE_MAP);
-      msperf_value *coords = msperf_value_new (MSPERF_VALUE_MAP);
-      double raw[MSPERF_DELAUNAY_MAX_DIM];
       size_t u = w->o->idx[k];
 
-      untransformed (s, u, raw);
-      for (int j = 0; j < w->dim; j++)
-        msperf_value_map_set (coords, b->axis_names[w->axes[j]], number_value (raw[j]));
-      msperf_value_map_set (pt, "axes", coords);
-      msperf_value_map_set (pt, "latency_us", msperf_value_new_double (s->values[u]));
-      if (w->o->have_weights)
-        msperf_value_map_set (pt, "weight", msperf_value_new_double (w->o->weights[k]));
-      msperf_value_list_append (points, pt);
+      untransformed (s, u, d->point_axes[k]);
+      d->point_latency[k] = s->values[u];
+      d->point_weight[k] = w->o->weights[k];
     }
+  d->have_weights = w->o->have_weights;
+  d->n_fields = w->t->n_fields;
+  for (size_t f = 0; f < w->t->n_fields; f++)
+    {
+      d->field_names[f] = w->t->field_names[f];
+      d->fields[f] = w->t->fields[f];
+    }
+}
+
+static void
+fill_result (const success *w, msperf_result *r)
+{
+  const msperf_index_set *s = w->o->set;
+  msperf_interp_details d = { 0 };
+  gboolean transformed = FALSE;
+  double seq_from;
+  char method[64], rule[64];
+
+  for (int j = 0; j < w->dim; j++)
+    transformed |= s->transformed[j];
+  g_snprintf (method, sizeof method, "%s%s%s", w->dim == 1 ? "linear_1d" : "griddata_linear",
+              transformed ? "_sqrt" : "", s->log_space ? "_log" : "");
+  if (w->dim == 1)
+    g_snprintf (rule, sizeof rule, "interpolated_1d_linear%s%s", transformed ? "_sqrt" : "",
+                s->log_space ? "_log" : "");
+  else
+    g_snprintf (rule, sizeof rule, "interpolated_%dd_griddata_linear%s%s", w->dim,
+                transformed ? "_sqrt" : "", s->log_space ? "_log" : "");
+
+  describe_answer (w, &d);
+  d.kernel = w->kernel;
+  d.method = method;
+  d.candidate_count = (int64_t) s->n_unique;
+  d.raw_count = (int64_t) s->counts.raw;
+  d.aggregated_count = (int64_t) s->counts.aggregated;
+  d.dropped_count = (int64_t) s->counts.dropped;
+  d.aggregate = w->kp->aggregate == MSPERF_INTERP_AGGREGATE_MEAN ? "mean" : "median";
+  /* Display only, by dimension, lowered by an axis transform (reference §4.4 step 6, seed 000
+   * §5.6): the policy's confidence table (engine/confidence.c). */
+  d.confidence = msperf_confidence_for (w->e, "interpolated", w->dim, transformed);
+  d.fallback_from = w->fallback_from;
+  d.regime = w->b->regime;
+  d.regime_group = w->b->group;
+  d.transformed = transformed;
+  d.log_space = s->log_space;
+  d.sqrt_seq_ignored = s->log_space && w->kp->sqrt_seq;
+  d.seq_block = w->kp->seq_block;
+  d.seq_rounded = w->seq_from && point_seq (w->seq_from, &seq_from);
+  d.seq_rounded_from = d.seq_rounded ? seq_from : NAN;
+  d.query_mode = w->q->mode;
+  d.n_reasons = w->reasons ? w->reasons->len : 0;
+  d.reasons = w->reasons ? (const char *const *) w->reasons->pdata : NULL;
+  d.base_reason = w->base_reason;
 
   msperf_result_reset (r);
-  msperf_result_set_method (r, method->str);
-  msperf_result_set_hit (r, MSPERF_SOURCE_INTERPOLATED, w->o->value, conf, w->kernel, rule->str);
+  msperf_result_set_method (r, method);
+  msperf_result_set_hit (r, MSPERF_SOURCE_INTERPOLATED, w->o->value, d.confidence, w->kernel,
+                         rule);
   msperf_result_set_interpolation_dim (r, w->dim);
-  msperf_result_detail_string (r, "method", method->str);
-  msperf_result_detail_int (r, "interpolation_dim", w->dim);
-  msperf_result_detail_value (r, "axes", axes);
-  msperf_result_detail_value (r, "target", target);
-  msperf_result_detail_value (r, "axis_boundary", boundary);
-  msperf_result_detail_value (r, "candidate_points", points);
-  msperf_result_detail_int (r, "candidate_count", (int64_t) s->n_unique);
-  msperf_result_detail_int (r, "raw_count", (int64_t) s->counts.raw);
-  msperf_result_detail_int (r, "aggregated_count", (int64_t) s->counts.aggregated);
-  msperf_result_detail_int (r, "dropped_count", (int64_t) s->counts.dropped);
-  msperf_result_detail_string (r, "aggregate", w->kp->aggregate == MSPERF_INTERP_AGGREGATE_MEAN
-                                                 ? "mean" : "median");
-  msperf_result_detail_double (r, "confidence", conf);
-  msperf_result_detail_string (r, "fallback_from", w->fallback_from);
-  msperf_result_detail_value (r, "exact_fields", exact);
-  msperf_result_detail_string (r, "regime", b->regime);
-  if (b->group[0])
-    msperf_result_detail_string (r, "regime_group", b->group);
-  if (transformed)
-    msperf_result_detail_string (r, "axis_transform", "sqrt_seq");
-  else
-    msperf_result_detail_value (r, "axis_transform", msperf_value_new (MSPERF_VALUE_NONE));
-  if (s->log_space)
-    {
-      msperf_result_detail_string (r, "space", "log");
-      if (w->kp->sqrt_seq)
-        msperf_result_detail_string (r, "axis_transform_ignored", "sqrt_seq");
-    }
-  if (w->kp->seq_block)
-    seq_block_details (w, r);
-  msperf_result_detail_string (r, "query_mode", w->q->mode);
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (w->reasons));
-  if (w->base_reason)
-    msperf_result_detail_string (r, "base_reason", w->base_reason);
+  /* The details are the record, written out only when read or printed. */
+  msperf_interp_details_defer (r, &d);
 
-  g_debug ("op=%s query_mode=%s source=INTERPOLATED dim=%d axes=%s method=%s confidence=%.2f "
+  g_debug ("op=%s query_mode=%s source=INTERPOLATED dim=%d method=%s confidence=%.2f "
            "latency_us=%.6g kernel=%s candidates=%zu",
-           w->q->op ? w->q->op->name : "-", w->q->mode, w->dim, axes_text->str, method->str,
-           conf, w->o->value, w->kernel, s->n_unique);
+           w->q->op ? w->q->op->name : "-", w->q->mode, w->dim, method, d.confidence,
+           w->o->value, w->kernel, s->n_unique);
 }
 
 /* ------------------------------------------------------------------ the stage */

@@ -2,6 +2,7 @@
  * interpolation stage after a composite part's exact miss. Dispatch and the composite
  * aggregation both call down here; nothing here calls back into them. */
 #include <config.h>
+#include <msperf/details.h>
 #include <string.h>
 #include "engine/engine_private.h"
 #include "engine/interpolate.h"
@@ -68,5 +69,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   status = plugin->lookup (e, state, &q, r);
   if (status == MSPERF_MISS && part_interpolated (e, parent, sq))
     status = msperf_interpolate_subquery (e, parent, sq, r);
+  /* A module compiled against ABI 2.0 reads r->details directly: hand it the built map. */
+  msperf_result_details (r);
   return status;
 }

@@ -9,6 +9,7 @@
 #include <msperf/table.h>
 #include <msperf/select.h>
 #include <msperf/result.h>
+#include <msperf/details.h>
 #include <msperf/point.h>
 #include <msperf/database.h>
 #include <msperf/engine.h>

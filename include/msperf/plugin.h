@@ -29,6 +29,7 @@
 #include <msperf/table.h>
 #include <msperf/select.h>
 #include <msperf/result.h>
+#include <msperf/details.h>
 #include <msperf/point.h>
 #include <msperf/database.h>
 #include <msperf/engine.h>
@@ -41,7 +42,7 @@
 G_BEGIN_DECLS
 
 #define MSPERF_PLUGIN_ABI_MAJOR 2u
-#define MSPERF_PLUGIN_ABI_MINOR 0u
+#define MSPERF_PLUGIN_ABI_MINOR 1u
 /* The major version, kept under its version-1 name. */
 #define MSPERF_PLUGIN_ABI MSPERF_PLUGIN_ABI_MAJOR
 

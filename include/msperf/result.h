@@ -41,7 +41,11 @@ typedef struct msperf_result {
   char *miss_reason;          /* NULL on a hit */
   int interpolation_dim;      /* 0 unless interpolated */
   GPtrArray *kernel_shapes;   /* msperf_tensor*: the CSV shapes as written, owned */
-  msperf_value *details;      /* MAP, ordered, never NULL */
+  msperf_value *details;      /* MAP, ordered, never NULL. Read it with msperf_result_details
+                               * (msperf/details.h): an answer may keep its details as a
+                               * compact record until they are read (ABI 2.1); then this field
+                               * holds only the keys set after that record. Sub-answers a
+                               * module gets from msperf_engine_subquery are always built. */
 } msperf_result;
 
 /* Results are reference counted: msperf_result_new gives the caller the one reference, and

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include <msperf/details.h>
 
 /* Confidences of reference §2.12. */
 #define STATIC_COMM_CONFIDENCE 0.9
@@ -365,7 +366,7 @@ static_composite (msperf_engine *e, const msperf_op *op, const msperf_mapping_en
   msperf_result_detail_bool (r, "composite", TRUE);
   msperf_result_detail_string (r, "note", comm->len > 0 ? "compute + comm sub-kernels"
                                                         : "compute sub-kernel only");
-  msperf_result_detail_value (r, "compute_latency_details", msperf_value_copy (csub->details));
+  msperf_result_detail_value (r, "compute_latency_details", msperf_value_copy (msperf_result_details (csub)));
   msperf_result_detail_string (r, "communication_variant", comm->len > 0 ? plan.variant
                                                                          : "none");
   msperf_result_detail_value (r, "communication_sub_kernels", comm_names);

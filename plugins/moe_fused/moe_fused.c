@@ -34,6 +34,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
+#include <msperf/details.h>
 #include "moe_private.h"
 
 #define CONFIDENCE_PARTIAL 0.5
@@ -660,7 +661,7 @@ add_comm_hit (msperf_result *r, const GPtrArray *parts, double base, const char 
 {
   gboolean interpolated = cr->source == MSPERF_SOURCE_INTERPOLATED;
   gboolean part_interpolated = r->source == MSPERF_SOURCE_INTERPOLATED;
-  const msperf_value *tier = msperf_value_lookup (cr->details, "topology_tier");
+  const msperf_value *tier = msperf_value_lookup (msperf_result_details (cr), "topology_tier");
 
   /* An interpolated compute part keeps its lower confidence. */
   msperf_result_set_answer (r, interpolated || part_interpolated ? MSPERF_SOURCE_INTERPOLATED

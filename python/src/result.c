@@ -4,6 +4,7 @@
  * query_many creates one small object per op and nothing more. */
 #include <config.h>
 #include "pymsperf.h"
+#include <msperf/details.h>
 #include <math.h>
 #include <structmember.h>
 #include "app/report.h"
@@ -140,7 +141,7 @@ static PyObject *
 get_details (mpy_result *self, void *closure)
 {
   (void) closure;
-  if (self->details == NULL && (self->details = mpy_value_to_py (self->result->details)) == NULL)
+  if (self->details == NULL && (self->details = mpy_value_to_py (msperf_result_details (self->result))) == NULL)
     return NULL;
   Py_INCREF (self->details);
   return self->details;
