@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <glib/gstdio.h>
 #include "common/test_util.h"
 
@@ -128,7 +129,7 @@ tu_op_add_out (msperf_op *op, msperf_dtype dtype, const char *dims)
 const char *
 tu_detail_string (const msperf_result *r, const char *key)
 {
-  return msperf_value_get_string (msperf_value_lookup (r->details, key));
+  return msperf_value_get_string (msperf_value_lookup (msperf_result_details (r), key));
 }
 
 double
@@ -136,13 +137,13 @@ tu_detail_double (const msperf_result *r, const char *key)
 {
   double d;
 
-  return msperf_value_get_double (msperf_value_lookup (r->details, key), &d) ? d : NAN;
+  return msperf_value_get_double (msperf_value_lookup (msperf_result_details (r), key), &d) ? d : NAN;
 }
 
 gboolean
 tu_detail_bool (const msperf_result *r, const char *key)
 {
-  const msperf_value *v = msperf_value_lookup (r->details, key);
+  const msperf_value *v = msperf_value_lookup (msperf_result_details (r), key);
 
   return v && v->kind == MSPERF_VALUE_BOOL && v->b;
 }

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/msperf.h>
 #include <msperf/format.h>
 #include "common/test_util.h"
@@ -52,7 +53,7 @@ answer_text (const msperf_result *r)
                           r->miss_reason ? r->miss_reason : "-",
                           r->kernel_type ? r->kernel_type : "-",
                           r->shape_match_rule ? r->shape_match_rule : "-", r->interpolation_dim);
-  msperf_fmt_json_value (s, r->details, -1, 0);
+  msperf_fmt_json_value (s, msperf_result_details (r), -1, 0);
   return g_string_free (s, FALSE);
 }
 

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 #include "app/metrics.h"
 #include "app/report.h"
@@ -71,7 +72,7 @@ quant_mc2 (int ranks)
 static const msperf_value *
 detail (const msperf_result *r, const char *key)
 {
-  const msperf_value *v = msperf_value_lookup (r->details, key);
+  const msperf_value *v = msperf_value_lookup (msperf_result_details (r), key);
 
   if (v == NULL)
     fail_msg ("detail %s missing", key);

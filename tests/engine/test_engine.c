@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/format.h>
 #include "common/test_util.h"
 
@@ -122,7 +123,7 @@ test_result_copy_is_deep_and_private (void **state)
   assert_string_equal (c->shape_match_rule, "transpose");
   assert_string_equal (c->method, "exact");
   assert_int_equal (c->kernel_shapes->len, 1);
-  assert_ptr_not_equal (c->details, r->details);
+  assert_ptr_not_equal (msperf_result_details (c), msperf_result_details (r));
   assert_string_equal (tu_detail_string (c, "kernel_type"), "MatMulV2");
   msperf_result_detail_string (c, "only_in_copy", "y");
   assert_null (tu_detail_string (r, "only_in_copy"));
@@ -297,10 +298,10 @@ test_cached_answer_equals_a_fresh_engines (void **state)
   assert_memory_equal (&cached->latency_us, &other->latency_us, sizeof (double));
   assert_string_equal (cached->shape_match_rule, other->shape_match_rule);
   assert_string_equal (cached->method, other->method);
-  assert_int_equal (cached->details->keys->len, other->details->keys->len);
-  for (guint k = 0; k < cached->details->keys->len; k++)
-    assert_string_equal (g_ptr_array_index (cached->details->keys, k),
-                         g_ptr_array_index (other->details->keys, k));
+  assert_int_equal (msperf_result_details (cached)->keys->len, msperf_result_details (other)->keys->len);
+  for (guint k = 0; k < msperf_result_details (cached)->keys->len; k++)
+    assert_string_equal (g_ptr_array_index (msperf_result_details (cached)->keys, k),
+                         g_ptr_array_index (msperf_result_details (other)->keys, k));
 }
 
 /* Variants of the golden op, each different from the others for msperf_op_signature. */

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "engine/engine_private.h"
 #include "engine/extrapolate.h"
 #include "engine/work_model.h"
@@ -52,7 +53,7 @@ engine (const char *strategy, const char *extra_key, const char *extra_value)
 static const msperf_value *
 extrap_detail (const msperf_result *r, const char *key)
 {
-  return msperf_value_lookup (msperf_value_lookup (r->details, "extrapolation"), key);
+  return msperf_value_lookup (msperf_value_lookup (msperf_result_details (r), "extrapolation"), key);
 }
 
 static double
@@ -74,7 +75,7 @@ test_off_by_default_stays_analytic (void **state)
 
   (void) state;
   tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
-  assert_null (msperf_value_lookup (r->details, "extrapolation_refused"));
+  assert_null (msperf_value_lookup (msperf_result_details (r), "extrapolation_refused"));
   assert_false (msperf_extrapolation_allowed (e, "MatMulV2"));
   msperf_result_free (r);
   msperf_engine_free (e);
@@ -100,7 +101,7 @@ test_hold_analytic_scales_the_clamped_point_by_the_roofline (void **state)
   assert_true (msperf_value_get_int (msperf_value_lookup (extrap_detail (r, "clamped"), "N"), &n));
   assert_int_equal (n, 1024);
   assert_true (fabs (tu_detail_double (r, "confidence") - r->confidence) < 1e-12);
-  assert_non_null (msperf_value_lookup (r->details, "fallback_reasons"));
+  assert_non_null (msperf_value_lookup (msperf_result_details (r), "fallback_reasons"));
   msperf_result_free (r);
   msperf_engine_free (e);
 }
@@ -224,7 +225,7 @@ test_kernel_override_turns_it_off (void **state)
 
   (void) state;
   tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
-  assert_null (msperf_value_lookup (r->details, "extrapolation_refused"));
+  assert_null (msperf_value_lookup (msperf_result_details (r), "extrapolation_refused"));
   msperf_result_free (r);
   msperf_engine_free (e);
 }

@@ -284,8 +284,8 @@ test_registry_each_rejection_is_one_warning_naming_the_file (void **state)
   /* Six fakes: good, bad_abi, small, no_symbol, init_fail, newer_minor; five are rejected. */
   assert_int_equal (infos->len, 6);
   assert_int_equal (captured->len, 5);
-  assert_true (captured_contains ("msperf_fake_newer_minor.la: module rejected: ABI 2.1 is newer "
-                                  "than this msperf's 2.0"));
+  assert_true (captured_contains ("msperf_fake_newer_minor.la: module rejected: ABI 2.2 is newer "
+                                  "than this msperf's 2.1"));
   assert_true (captured_contains ("msperf_fake_bad_abi.la: module rejected: ABI 43, expected 2"));
   assert_true (captured_contains ("msperf_fake_small.la: module rejected: descriptor size 16"));
   assert_true (captured_contains ("msperf_fake_no_symbol.la: module rejected: missing symbol"));

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/msperf.h>
 #include <msperf/format.h>
 #include "common/test_util.h"
@@ -39,7 +40,7 @@ static char *
 answer_text (const msperf_result *r)
 {
   GString *s = g_string_new (msperf_source_name (r->source));
-  g_autoptr (msperf_value) details = r->details ? msperf_value_copy (r->details) : NULL;
+  g_autoptr (msperf_value) details = msperf_result_details (r) ? msperf_value_copy (msperf_result_details (r)) : NULL;
 
   g_string_append_c (s, '|');
   msperf_fmt_py_float (s, r->latency_us);

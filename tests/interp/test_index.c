@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <glib/gstdio.h>
 #include "common/test_util.h"
 #include "engine/engine_private.h"
@@ -48,7 +49,7 @@ op2 (const char *name, msperf_dtype dtype, const char *x, const char *w)
 static const msperf_value *
 detail (const msperf_result *r, const char *key)
 {
-  return msperf_value_lookup (r->details, key);
+  return msperf_value_lookup (msperf_result_details (r), key);
 }
 
 static int64_t

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 #include "engine/engine_private.h"
 #include "interp/interp.h"
@@ -75,7 +76,7 @@ prefill (int64_t seq, int64_t heads, int64_t kv, int64_t d)
 static const msperf_value *
 detail (const msperf_result *r, const char *path)
 {
-  const msperf_value *v = r->details;
+  const msperf_value *v = msperf_result_details (r);
   g_auto (GStrv) parts = g_strsplit (path, ".", -1);
 
   for (char **p = parts; *p && v; p++)

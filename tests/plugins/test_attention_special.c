@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -385,7 +386,7 @@ test_prefill_tnd_hits_row (void **state)
   assert_float_equal (tu_detail_double (r, "num_kv_heads"), 8, 0);
   /* no kwargs and the default policy (null): no sparse-mode filter, detail null */
   assert_true (isnan (tu_detail_double (r, "sparse_mode")));
-  assert_non_null (msperf_value_lookup (r->details, "sparse_mode"));
+  assert_non_null (msperf_value_lookup (msperf_result_details (r), "sparse_mode"));
 }
 
 static void
@@ -846,7 +847,7 @@ static const msperf_value *
 detail (const msperf_result *r, const char *path)
 {
   g_auto (GStrv) parts = g_strsplit (path, ".", -1);
-  const msperf_value *v = r->details;
+  const msperf_value *v = msperf_result_details (r);
 
   for (int i = 0; parts[i] && v; i++)
     v = msperf_value_lookup (v, parts[i]);

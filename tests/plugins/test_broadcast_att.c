@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
 #include "app/trace.h"
@@ -1327,12 +1328,12 @@ test_module_answers_with_details_and_refuses_with_error (void **state)
   assert_int_equal (a->source, MSPERF_SOURCE_ANALYTIC);
   assert_string_equal (a->method, "att");
   assert_null (a->miss_reason);
-  assert_int_equal (msperf_value_lookup (a->details, "cycles")->i, 71);
-  assert_int_equal (msperf_value_lookup (a->details, "value")->i, 71);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (a), "cycles")->i, 71);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (a), "value")->i, 71);
   assert_float_equal (a->latency_us, 71.0 / 1.85 / 1e3, 1e-12);
-  assert_int_equal (msperf_value_lookup (a->details, "vf_launches")->i, 1);
-  assert_non_null (msperf_value_lookup (a->details, "ledger"));
-  assert_string_equal (msperf_value_get_string (msperf_value_lookup (a->details, "att_branch")),
+  assert_int_equal (msperf_value_lookup (msperf_result_details (a), "vf_launches")->i, 1);
+  assert_non_null (msperf_value_lookup (msperf_result_details (a), "ledger"));
+  assert_string_equal (msperf_value_get_string (msperf_value_lookup (msperf_result_details (a), "att_branch")),
                        "Last/LastWrap2D/BrcLastE2B2D");
   /* no clock: cycles only */
   b = module_query ("nvidia-h200", "{\"kind\": \"duplicate\", \"dtype\": \"float16\", "
@@ -1340,15 +1341,15 @@ test_module_answers_with_details_and_refuses_with_error (void **state)
   assert_int_equal (status, MSPERF_HIT);
   assert_true (isnan (b->latency_us));
   assert_string_equal (b->miss_reason, "no_vector_clock");
-  assert_int_equal (msperf_value_lookup (b->details, "cycles")->i, 31);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (b), "cycles")->i, 31);
   /* unbound symbols: the expression in cycles, value null */
   c = module_query ("ascend-a3", "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
                                  "\"dst_shapes\": [8, 16, \"s0\"], \"src_shapes\": [8, 1, \"s0\"]}",
                     &status);
   assert_int_equal (status, MSPERF_HIT);
   assert_string_equal (c->miss_reason, "symbolic_cost");
-  assert_int_equal (msperf_value_lookup (c->details, "value")->kind, MSPERF_VALUE_NONE);
-  assert_string_equal (msperf_value_get_string (msperf_value_lookup (c->details, "cycles")),
+  assert_int_equal (msperf_value_lookup (msperf_result_details (c), "value")->kind, MSPERF_VALUE_NONE);
+  assert_string_equal (msperf_value_get_string (msperf_value_lookup (msperf_result_details (c), "cycles")),
                        "broadcast_cost");
   /* refused parameters: MSPERF_ERROR with the message */
   d = module_query (NULL, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
@@ -1382,8 +1383,8 @@ test_engine_routes_att_kinds_to_the_module (void **state)
   assert_non_null (op);
   r = msperf_engine_query (e, op);
   assert_string_equal (r->method, "att");
-  assert_int_equal (msperf_value_lookup (r->details, "cycles")->i, 30);
-  assert_int_equal (msperf_value_lookup (r->details, "ledger")->items->len, 8);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (r), "cycles")->i, 30);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (r), "ledger")->items->len, 8);
   bad = msperf_trace_parse_op ("{\"op\": \"ascir.Broadcast\", \"att\": {\"kind\": "
                                "\"broadcast_extend\", \"dtype\": \"float16\", \"dst_shapes\": [0], "
                                "\"src_shapes\": [1]}}", "test", 1, &error);

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/plugin.h>
 #include "common/host_mock.h"
 #include "common/test_util.h"
@@ -69,7 +70,7 @@ model (void **state, const char *att_json, msperf_status *status)
 static const msperf_value *
 detail (const msperf_result *r, const char *key)
 {
-  const msperf_value *v = msperf_value_lookup (r->details, key);
+  const msperf_value *v = msperf_value_lookup (msperf_result_details (r), key);
 
   if (v == NULL)
     fail_msg ("no detail '%s'", key);

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
 #include "../../plugins/cast_att/cast_model.h"
@@ -507,7 +508,7 @@ module_query (const char *device, const char *in, const char *out, gint64 n)
 static const msperf_value *
 detail (const msperf_result *r, const char *key)
 {
-  return msperf_value_lookup (r->details, key);
+  return msperf_value_lookup (msperf_result_details (r), key);
 }
 
 static void

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -98,7 +99,7 @@ detail_int (const msperf_result *r, const char *key)
 {
   int64_t v = -12345;
 
-  assert_true (msperf_value_get_int (msperf_value_lookup (r->details, key), &v));
+  assert_true (msperf_value_get_int (msperf_value_lookup (msperf_result_details (r), key), &v));
   return v;
 }
 
@@ -122,7 +123,7 @@ test_comm_exact_row_golden_689_96 (void **state)
   assert_string_equal (tu_detail_string (r, "kernel_type"), "hcom_allReduce_");
   assert_int_equal (detail_int (r, "message_bytes"), 1310720);
   assert_int_equal (detail_int (r, "num_devices"), 16);
-  tier = msperf_value_lookup (r->details, "topology_tier");
+  tier = msperf_value_lookup (msperf_result_details (r), "topology_tier");
   assert_non_null (tier);
   assert_int_equal (tier->kind, MSPERF_VALUE_NONE);
   assert_int_equal (r->kernel_shapes->len, 1);

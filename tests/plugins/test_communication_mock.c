@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include <msperf/plugin.h>
 #include "common/host_mock.h"
 #include "common/test_util.h"
@@ -157,7 +158,7 @@ detail_int (const msperf_result *r, const char *key)
 {
   int64_t v = -12345;
 
-  assert_true (msperf_value_get_int (msperf_value_lookup (r->details, key), &v));
+  assert_true (msperf_value_get_int (msperf_value_lookup (msperf_result_details (r), key), &v));
   return v;
 }
 
@@ -186,7 +187,7 @@ test_mock_comm_exact_row_golden_689_96 (void **state)
   assert_string_equal (r->shape_match_rule, "comm");
   assert_int_equal (detail_int (r, "message_bytes"), 1310720);
   assert_int_equal (detail_int (r, "num_devices"), 16);
-  assert_int_equal (msperf_value_lookup (r->details, "topology_tier")->kind, MSPERF_VALUE_NONE);
+  assert_int_equal (msperf_value_lookup (msperf_result_details (r), "topology_tier")->kind, MSPERF_VALUE_NONE);
   assert_int_equal (r->kernel_shapes->len, 1);
   shape = g_ptr_array_index (r->kernel_shapes, 0);
   assert_int_equal (shape->rank, 1);

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -86,7 +87,7 @@ detail_axis (const msperf_result *r, const char *map, const char *axis)
 {
   int64_t v = -1;
 
-  assert_true (msperf_value_get_int (msperf_value_lookup (msperf_value_lookup (r->details, map),
+  assert_true (msperf_value_get_int (msperf_value_lookup (msperf_value_lookup (msperf_result_details (r), map),
                                                           axis), &v));
   return v;
 }

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -144,7 +145,7 @@ test_moe_ep_size_selects_row (void **state)
   assert_float_equal (r16->latency_us, DFC_EP16, 1e-9);
   assert_float_equal (r16->confidence, 1.0, 1e-12);
   assert_string_equal (r16->shape_match_rule, "projected_full_shape");
-  assert_true (msperf_value_get_int (msperf_value_lookup (r16->details, "ep_size"), &ep));
+  assert_true (msperf_value_get_int (msperf_value_lookup (msperf_result_details (r16), "ep_size"), &ep));
   assert_int_equal (ep, 16);
   assert_float_equal (r8->latency_us, DFC_EP8, 1e-9);
 }
@@ -231,13 +232,13 @@ test_moe_embedded_parts_with_interpolated_communication (void **state)
   assert_float_equal (r->latency_us, DFC_EP16 + ADD_RMS_NORM_BIAS + CAST_TO_FLOAT + 170.0, 1e-9);
   assert_float_equal (r->confidence, 0.8, 1e-12);
   assert_string_equal (r->kernel_type, "DispatchFFNCombine");
-  comm = msperf_value_lookup (r->details, "embedded_communication");
+  comm = msperf_value_lookup (msperf_result_details (r), "embedded_communication");
   assert_non_null (comm);
   assert_true (msperf_value_get_int (msperf_value_lookup (comm, "message_bytes"), &mb));
   assert_int_equal (mb, 491520);
   assert_string_equal (msperf_value_get_string (msperf_value_lookup (comm, "kernel_type")),
                        "hcom_alltoall_");
-  durs = msperf_value_lookup (r->details, "sub_kernel_durations");
+  durs = msperf_value_lookup (msperf_result_details (r), "sub_kernel_durations");
   assert_non_null (durs);
   assert_int_equal (durs->items->len, 4);
 }
@@ -269,7 +270,7 @@ test_moe_out_of_range_communication_keeps_compute_only (void **state)
   tu_assert_source (r, MSPERF_SOURCE_MEASURED);
   assert_float_equal (r->latency_us, DFC_EP4 + ADD_RMS_NORM_BIAS + CAST_TO_FLOAT, 1e-9);
   assert_float_equal (r->confidence, 1.0, 1e-12);
-  active = msperf_value_lookup (r->details, "embedded_communication_active");
+  active = msperf_value_lookup (msperf_result_details (r), "embedded_communication_active");
   assert_non_null (active);
   assert_int_equal (active->kind, MSPERF_VALUE_BOOL);
   assert_false (active->b);
@@ -289,7 +290,7 @@ test_moe_failed_communication_is_partial (void **state)
   tu_assert_source (r, MSPERF_SOURCE_PARTIAL);
   assert_float_equal (r->latency_us, DFC_EP16, 1e-9);
   assert_float_equal (r->confidence, 0.5, 1e-12);
-  missed = msperf_value_lookup (r->details, "missed_kernels");
+  missed = msperf_value_lookup (msperf_result_details (r), "missed_kernels");
   assert_non_null (missed);
   assert_int_equal (missed->items->len, 1);
   assert_string_equal (msperf_value_get_string (g_ptr_array_index (missed->items, 0)),

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 
 #define BF16 MSPERF_DTYPE_BF16
@@ -114,7 +115,7 @@ test_tokens_axis_ep8 (void **state)
 
   (void) state;
   assert_interpolated (r, 135.0);
-  exact = msperf_value_lookup (r->details, "exact_fields");
+  exact = msperf_value_lookup (msperf_result_details (r), "exact_fields");
   assert_non_null (exact);
   assert_int_equal (msperf_value_lookup (exact, "ep_size")->i, 8);
   assert_int_equal (msperf_value_lookup (exact, "topk")->i, 8);
