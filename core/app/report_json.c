@@ -136,9 +136,13 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
    * (an interpolated answer's details are a record, never built into a tree here). */
   if (res)
     msperf_result_details_json (res, details, jsonl_span_keys, spans);
-  g_string_append_printf (s, "{\"index\": %" G_GINT64_FORMAT ", \"op\": ", (int64_t) r->index);
+  g_string_append (s, "{\"index\": ");
+  msperf_fmt_int (s, (int64_t) r->index);
+  g_string_append (s, ", \"op\": ");
   msperf_fmt_json_string (s, r->op ? r->op->name : (r->op_name ? r->op_name : ""));
-  g_string_append_printf (s, ", \"count\": %" G_GINT64_FORMAT ", \"source\": ", (int64_t) r->count);
+  g_string_append (s, ", \"count\": ");
+  msperf_fmt_int (s, (int64_t) r->count);
+  g_string_append (s, ", \"source\": ");
   msperf_fmt_json_string (s, rejected ? "REJECTED"
                           : msperf_source_name (res ? res->source : MSPERF_SOURCE_NONE));
   g_string_append (s, ", \"confidence\": ");
@@ -158,7 +162,7 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
   jsonl_string_or_null (s, res ? res->method : NULL);
   g_string_append (s, ", \"interpolation_dim\": ");
   if (res && res->interpolation_dim > 0)
-    g_string_append_printf (s, "%" G_GINT64_FORMAT, (int64_t) res->interpolation_dim);
+    msperf_fmt_int (s, (int64_t) res->interpolation_dim);
   else
     g_string_append (s, "null");
   g_string_append (s, ", \"shape_match_rule\": ");

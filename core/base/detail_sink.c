@@ -153,7 +153,7 @@ msperf_detail_sink_int (msperf_detail_sink *s, const char *key, int64_t v)
       if (s->mode == MSPERF_DETAIL_SINK_TREE)
         tree_add (s, key, msperf_value_new_int (v));
       else
-        g_string_append_printf (s->out, "%" G_GINT64_FORMAT, v);
+        msperf_fmt_int (s->out, v);
       item_end (s);
     }
 }

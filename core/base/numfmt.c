@@ -142,6 +142,26 @@ msperf_fmt_py_float (GString *out, double value)
 }
 
 void
+msperf_fmt_int (GString *out, int64_t value)
+{
+  char buf[24];
+  char *at = buf + sizeof buf;
+  /* the magnitude as unsigned, so INT64_MIN does not overflow */
+  uint64_t u = value < 0 ? (uint64_t) 0 - (uint64_t) value : (uint64_t) value;
+
+  g_return_if_fail (out != NULL);
+  do
+    {
+      *--at = (char) ('0' + u % 10);
+      u /= 10;
+    }
+  while (u != 0);
+  if (value < 0)
+    *--at = '-';
+  g_string_append_len (out, at, buf + sizeof buf - at);
+}
+
+void
 msperf_fmt_json_double (GString *out, double value)
 {
   g_return_if_fail (out != NULL);
@@ -289,7 +309,7 @@ msperf_fmt_json_value (GString *out, const msperf_value *v, int indent, int leve
     {
     case MSPERF_VALUE_NONE: g_string_append (out, "null"); return;
     case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "true" : "false"); return;
-    case MSPERF_VALUE_INT: g_string_append_printf (out, "%" G_GINT64_FORMAT, v->i); return;
+    case MSPERF_VALUE_INT: msperf_fmt_int (out, v->i); return;
     case MSPERF_VALUE_FLOAT: msperf_fmt_json_double (out, v->f); return;
     case MSPERF_VALUE_STRING: msperf_fmt_json_string (out, v->s); return;
     case MSPERF_VALUE_TENSOR: json_tensor (out, &v->tensor); return;
@@ -356,7 +376,7 @@ py_value (GString *out, const msperf_value *v, gboolean quote_strings)
     {
     case MSPERF_VALUE_NONE: g_string_append (out, "None"); break;
     case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "True" : "False"); break;
-    case MSPERF_VALUE_INT: g_string_append_printf (out, "%" G_GINT64_FORMAT, v->i); break;
+    case MSPERF_VALUE_INT: msperf_fmt_int (out, v->i); break;
     case MSPERF_VALUE_FLOAT: msperf_fmt_py_float (out, v->f); break;
     case MSPERF_VALUE_STRING:
       if (quote_strings)

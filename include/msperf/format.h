@@ -17,6 +17,9 @@ MSPERF_API void msperf_fmt_py_float (GString *out, double value);
 /* JSON number as Python's json module writes a float (same text as msperf_fmt_py_float);
  * NaN and infinities become null (msperf writes strict JSON). */
 MSPERF_API void msperf_fmt_json_double (GString *out, double value);
+/* An integer in decimal, as printf's %lld writes it (without printf: g_string_append_printf
+ * allocates a buffer per call, and the JSONL writer prints a dozen integers a record). */
+MSPERF_API void msperf_fmt_int (GString *out, int64_t value);
 /* Fixed decimals for tables ("%.3f"); "-" for NaN. */
 MSPERF_API void msperf_fmt_fixed (GString *out, double value, int decimals);
 /* Python round() to an integer: ties to even (Chrome trace ts/dur, reference Q13).

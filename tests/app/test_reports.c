@@ -207,6 +207,26 @@ test_numfmt_json_double_nonfinite_is_null (void **state)
 }
 
 /* Python round(): 0.5 → 0, 1.5 → 2, 2.5 → 2, 3.5 → 4, -0.5 → 0 (reference Q13). */
+/* msperf_fmt_int writes what printf's %lld does, at the edges of int64 and between. */
+static void
+test_numfmt_int_matches_printf (void **state)
+{
+  const int64_t cases[] = { 0, 1, -1, 9, 10, -10, 42, 1000000007, -9007199254740993,
+                            G_MAXINT64, G_MININT64, G_MININT64 + 1 };
+  GString *s = g_string_new ("x");
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *want = g_strdup_printf ("x%" G_GINT64_FORMAT, cases[k]);
+
+      g_string_truncate (s, 1);
+      msperf_fmt_int (s, cases[k]);
+      assert_string_equal (s->str, want);
+    }
+  g_string_free (s, TRUE);
+}
+
 /* msperf_fmt_printable: ESC, C1 controls and invalid UTF-8 become \xNN, valid text stays. */
 static void
 test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
@@ -752,6 +772,7 @@ main (void)
     cmocka_unit_test (test_numfmt_json_double_nonfinite_is_null),
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
+    cmocka_unit_test (test_numfmt_int_matches_printf),
     cmocka_unit_test (test_numfmt_python_str_of_values),
     cmocka_unit_test (test_jsonl_keys_in_documented_order),
     cmocka_unit_test (test_jsonl_direct_writer_equals_value_tree),
