@@ -8,6 +8,7 @@
 #include <string.h>
 #include <msperf/host.h>
 #include "engine/confidence.h"
+#include "engine/engine_private.h"
 
 static const msperf_confidence_entry defaults[] = {
   { "linear_1d", 0.70, "1-D linear interpolation between the two bracketing points" },
@@ -92,4 +93,20 @@ msperf_confidence_for (msperf_engine *e, const char *kind, int dim, gboolean tra
   /* The same expression as the old constants' (value − penalty or − 0.0): bit-identical. */
   v = v - (transformed ? msperf_confidence_value (e, "transform_penalty", NULL) : 0.0);
   return v < 0.0 ? 0.0 : v;
+}
+
+void
+msperf_confidence_prepare (msperf_engine *e)
+{
+  g_return_if_fail (e != NULL);
+  for (int dim = 0; dim <= MSPERF_DELAUNAY_MAX_DIM; dim++)
+    for (int t = 0; t < 2; t++)
+      e->m->interp_confidence[dim][t] = msperf_confidence_for (e, "interpolated", dim, t);
+}
+
+double
+msperf_confidence_interpolated (const msperf_engine *e, int dim, gboolean transformed)
+{
+  g_return_val_if_fail (e != NULL && dim >= 0 && dim <= MSPERF_DELAUNAY_MAX_DIM, 0.0);
+  return e->m->interp_confidence[dim][transformed ? 1 : 0];
 }

@@ -37,6 +37,11 @@ double msperf_confidence_value (msperf_engine *engine, const char *key, gboolean
 double msperf_confidence_for (msperf_engine *engine, const char *kind, int dim,
                               gboolean transformed);
 
+/* Fills the engine's table of interpolated confidences (at start, once the policy is merged). */
+void msperf_confidence_prepare (msperf_engine *engine);
+/* msperf_confidence_for (engine, "interpolated", dim, transformed) from that table. */
+double msperf_confidence_interpolated (const msperf_engine *engine, int dim, gboolean transformed);
+
 G_END_DECLS
 
 #endif /* MSPERF_CORE_CONFIDENCE_H */

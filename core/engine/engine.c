@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/engine_private.h"
+#include "engine/confidence.h"
 #include <msperf/paths.h>
 #include "engine/roofline.h"
 
@@ -334,6 +335,7 @@ msperf_engine_start (msperf_engine *e, GError **error)
   g_return_val_if_fail (e != NULL && !e->m->started, FALSE);
   if (!merge_policy (e, error))
     return FALSE;
+  msperf_confidence_prepare (e);
   read_parallel (e);
   if (!pick_requested_device (e, error))
     return FALSE;

@@ -45,6 +45,10 @@ typedef struct msperf_engine_model {
 
   /* state after start */
   gboolean started;
+  /* The interpolated answers' confidences by dimension and axis transform, read from the
+   * policy once at start (msperf_confidence_prepare): the policy lookups were a tenth of a
+   * warm 3-D answer. */
+  double interp_confidence[MSPERF_DELAUNAY_MAX_DIM + 1][2];
   msperf_database *db;
   msperf_policy *policy;
   char *policy_json;

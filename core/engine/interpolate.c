@@ -553,7 +553,7 @@ fill_result (const success *w, msperf_result *r)
   d.aggregate = w->kp->aggregate == MSPERF_INTERP_AGGREGATE_MEAN ? "mean" : "median";
   /* Display only, by dimension, lowered by an axis transform (reference §4.4 step 6, seed 000
    * §5.6): the policy's confidence table (engine/confidence.c). */
-  d.confidence = msperf_confidence_for (w->e, "interpolated", w->dim, transformed);
+  d.confidence = msperf_confidence_interpolated (w->e, w->dim, transformed);
   d.fallback_from = w->fallback_from;
   d.regime = w->b->regime;
   d.regime_group = w->b->group;
