@@ -46,6 +46,8 @@ struct msperf_trace_parser {
   char *name;              /* the trace's name in messages */
   JsonParser *parser;      /* reused for every line: one allocation per trace, not per line */
   GHashTable *cache;       /* recent line texts -> parsed op (LINE_CACHE_MAX) */
+  guint window, hits;      /* lines and cache hits in the current window */
+  guint rest;              /* lines left to parse without the cache */
 };
 
 /* read(2), not stdio: one system call per 64 KB instead of a locked getc per byte, and a
@@ -63,6 +65,11 @@ static const char *const known_keys[] = { "op", "args", "kwargs", "out", "count"
  * accepted lines are kept; the op depends on nothing but the text (index and line are set
  * per item). */
 #define LINE_CACHE_MAX 16384
+/* A trace of distinct lines never hits, and copying every line into the cache was a twentieth
+ * of such a run: after a window of LINE_CACHE_WINDOW lines with fewer than one hit in 16, the
+ * cache is emptied and left alone for LINE_CACHE_REST lines, then tried again. */
+#define LINE_CACHE_WINDOW 4096
+#define LINE_CACHE_REST (4 * LINE_CACHE_WINDOW)
 
 /* ------------------------------------------------------------------ error paths */
 
@@ -1622,6 +1629,25 @@ msperf_trace_parser_free (msperf_trace_parser *p)
   g_free (p);
 }
 
+/* Counts a line against the cache's window (LINE_CACHE_WINDOW). */
+static void
+cache_window (msperf_trace_parser *p)
+{
+  if (p->rest > 0)
+    {
+      p->rest--;
+      return;
+    }
+  if (++p->window < LINE_CACHE_WINDOW)
+    return;
+  if (p->hits < LINE_CACHE_WINDOW / 16)
+    {
+      g_hash_table_remove_all (p->cache);
+      p->rest = LINE_CACHE_REST;
+    }
+  p->window = p->hits = 0;
+}
+
 void
 msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trace_item *item,
                            GPtrArray *keys)
@@ -1632,8 +1658,11 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
 
   g_return_if_fail (p != NULL && text != NULL && item != NULL && item->op == NULL);
 
-  if ((cached = g_hash_table_lookup (p->cache, text)) != NULL)
-    item->op = op_copy (cached);
+  if (p->rest == 0 && (cached = g_hash_table_lookup (p->cache, text)) != NULL)
+    {
+      item->op = op_copy (cached);
+      p->hits++;
+    }
   else
     {
       item->op = op_from_text (p->parser, text, &op_name, &err);
@@ -1643,11 +1672,13 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
            * before any repeat), and warnings are once per key. */
           if (keys)
             collect_unknown_keys (json_node_get_object (json_parser_get_root (p->parser)), keys);
-          if (g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
+          if (p->rest == 0 && g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
             g_hash_table_remove_all (p->cache);
-          g_hash_table_insert (p->cache, g_strdup (text), op_copy (item->op));
+          if (p->rest == 0)
+            g_hash_table_insert (p->cache, g_strdup (text), op_copy (item->op));
         }
     }
+  cache_window (p);
   if (item->op == NULL)
     {
       item->error = g_strdup_printf ("%s:%u: %s", p->name, item->line, err->message);
