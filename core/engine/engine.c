@@ -288,8 +288,14 @@ engine_device (msperf_engine *e)
 {
   const msperf_device *d;
 
+  if (e->device_known)
+    return e->device;
   msperf_model_lock (e);
   d = engine_device_locked (e);
+  /* Resolved after start (found, or failed for good; start may still pick a requested
+   * one): this handle need not ask the model again. */
+  e->device_known = e->m->started && (d != NULL || e->m->device_failed);
+  e->device = d;
   msperf_model_unlock (e);
   return d;
 }

@@ -75,6 +75,10 @@ struct msperf_engine {
   msperf_option_memo option_memo[MSPERF_OPTION_MEMO_SIZE];
   guint option_memo_len;
   guint option_memo_next;        /* the entry replaced next once the memo is full */
+  /* The model's device profile once resolved (it never changes after): every answer costs a
+   * roofline, and the model lock each time was contended between --jobs sessions. */
+  const msperf_device *device;
+  gboolean device_known;
 };
 
 /* The model lock (recursive). */

@@ -77,6 +77,26 @@ t_jobs_same() {
 }
 ok "estimate --jobs 2 and 4 give the bytes of --jobs 1 (sample traces, interpolation-heavy trace)" t_jobs_same
 
+# The job threads live across batches and each frees its own session at the end: traces too
+# short to wake them (0, 1 line), a batch exactly full (1024 lines on 2 jobs, then an empty
+# one), several batches (the trace twice: its lines repeat), a last batch of one line.
+t_jobs_batches() {
+  for lines in 0 1 2 1024 1025 3000; do
+    cat "$tmp/interp.jsonl" "$tmp/interp.jsonl" | head -n $lines >"$tmp/cut.jsonl"
+    [ "$(wc -l <"$tmp/cut.jsonl")" -eq $lines ] || { echo "trace of $lines lines not made"; return 1; }
+    want=0
+    [ $lines -gt 700 ] && want=1
+    run $want "$tmp/j1" est --ops "$tmp/cut.jsonl" --format jsonl --jobs 1 || return 1
+    [ "$(wc -l <"$tmp/j1")" -eq $lines ] || { echo "$lines lines: $(wc -l <"$tmp/j1") records"; return 1; }
+    for j in 2 3; do
+      run $want "$tmp/jn" est --ops "$tmp/cut.jsonl" --format jsonl --jobs $j || return 1
+      cmp "$tmp/j1" "$tmp/jn" || { echo "$lines lines: --jobs $j differs"; return 1; }
+      cmp "$tmp/j1.err" "$tmp/jn.err" || { echo "$lines lines: --jobs $j stderr differs"; return 1; }
+    done
+  done
+}
+ok "--jobs 2 and 3 give the bytes of --jobs 1 on 0, 1, 2, 1024, 1025 and 3000 lines" t_jobs_batches
+
 t_jobs_interpolates() {
   run 1 "$tmp/o" est --ops "$tmp/interp.jsonl" --format jsonl --jobs 2 || return 1
   [ "$(grep -c '"source": "INTERPOLATED"' "$tmp/o")" -gt 1000 ] \
