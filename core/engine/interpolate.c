@@ -499,10 +499,8 @@ describe_answer (const success *w, msperf_interp_details *d)
       if (s->transformed[j] || s->log_space)
         {
           /* Boundaries in the coordinates the user wrote: the transform is monotone, so the
-           * untransformed bracket holds the same points. Read in place (column j of the
-           * row-major raw coordinates): a copy per axis was most of a warm log-space answer. */
-          msperf_interp_find_boundary_strided (s->raw + j, s->n_filtered, (size_t) s->dim,
-                                               d->target[w->axes[j]], &d->lo[j], &d->hi[j]);
+           * untransformed bracket holds the same points (the set's sorted raw coordinates). */
+          msperf_index_set_raw_boundary (s, j, d->target[w->axes[j]], &d->lo[j], &d->hi[j]);
         }
     }
   d->n_points = MIN (w->o->n_idx, (size_t) MSPERF_INTERP_DETAILS_MAX_POINTS);

@@ -45,7 +45,10 @@ set_free (msperf_index_set *s)
   g_free (s->ucoords);
   g_free (s->log_values);
   for (int j = 0; j < MSPERF_DELAUNAY_MAX_DIM; j++)
-    g_free (s->axis_values[j]);
+    {
+      g_free (s->axis_values[j]);
+      g_free (s->raw_values[j]);
+    }
   msperf_delaunay_free (s->tri);
   g_free (s->tri_message);
   g_free (s);
@@ -752,6 +755,45 @@ log_space_finish (msperf_index_set *s)
     s->log_values[u] = log (s->values[u]);
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Sorted distinct raw coordinates per axis, for the boundaries an answer shows in the
+ * coordinates the user wrote (a scan of every filtered point per axis and query was a
+ * twentieth of a warm log-space answer). Equal values (−0.0, 0.0) print alike, so which one
+ * stays does not matter. */
+static void
+raw_values_finish (msperf_index_set *s)
+{
+  gboolean transformed = s->log_space;
+
+  for (int j = 0; j < s->dim; j++)
+    transformed |= s->transformed[j];
+  if (!transformed)
+    return;
+  for (int j = 0; j < s->dim; j++)
+    {
+      double *v = g_new (double, s->n_filtered + 1);
+      size_t n = 0, m = 0;
+
+      for (size_t i = 0; i < s->n_filtered; i++)
+        if (!isnan (s->raw[i * (size_t) s->dim + (size_t) j]))
+          v[n++] = s->raw[i * (size_t) s->dim + (size_t) j];
+      if (n > 1)
+        qsort (v, n, sizeof (double), cmp_double);
+      for (size_t k = 0; k < n; k++)
+        if (m == 0 || v[k] != v[m - 1])
+          v[m++] = v[k];
+      s->raw_values[j] = v;
+      s->n_raw_values[j] = m;
+    }
+}
+
 /* Aggregation of the filtered points (transformed coordinates given), then per axis the
  * distinct coordinates in ascending order for msperf_index_set_boundary: of equal values (−0.0
  * and 0.0) the first in coords order is kept, the one msperf_interp_find_boundary returns. */
@@ -788,6 +830,7 @@ set_finish (msperf_index_set *s, const double *transformed, msperf_interp_aggreg
           s->axis_values[j][m++] = pairs[2 * k];
       s->n_axis_values[j] = m;
     }
+  raw_values_finish (s);
 }
 
 /* The set of the given points of b (members, ascending) passing the target's exact fields
@@ -880,15 +923,12 @@ msperf_index_bucket_set (msperf_index_cache *c, msperf_index_bucket *b, const si
   return s;
 }
 
-gboolean
-msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *lo, double *hi)
+/* The bracket of t in v (n ascending distinct values): the last value ≤ t and the first ≥ t. */
+static gboolean
+bracket (const double *v, size_t n, double t, double *lo, double *hi)
 {
-  const double *v;
-  size_t n, a, b;
+  size_t a, b;
 
-  g_return_val_if_fail (s != NULL && j >= 0 && j < s->dim, FALSE);
-  v = s->axis_values[j];
-  n = s->n_axis_values[j];
   if (isnan (t) || n == 0 || t < v[0] || t > v[n - 1])
     return FALSE;
   /* The last value ≤ t: v[a] ≤ t < v[b] throughout (or t == v[n-1]). */
@@ -908,6 +948,21 @@ msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *l
   if (hi)
     *hi = v[a] == t || a + 1 == n ? v[a] : v[a + 1];
   return TRUE;
+}
+
+gboolean
+msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *lo, double *hi)
+{
+  g_return_val_if_fail (s != NULL && j >= 0 && j < s->dim, FALSE);
+  return bracket (s->axis_values[j], s->n_axis_values[j], t, lo, hi);
+}
+
+gboolean
+msperf_index_set_raw_boundary (const msperf_index_set *s, int j, double t, double *lo,
+                               double *hi)
+{
+  g_return_val_if_fail (s != NULL && j >= 0 && j < s->dim, FALSE);
+  return s->raw_values[j] != NULL && bracket (s->raw_values[j], s->n_raw_values[j], t, lo, hi);
 }
 
 const msperf_delaunay *

@@ -74,6 +74,9 @@ typedef struct msperf_index_set {
   msperf_interp_counts counts;
   double *axis_values[MSPERF_DELAUNAY_MAX_DIM];  /* per axis: the distinct coords, ascending */
   size_t n_axis_values[MSPERF_DELAUNAY_MAX_DIM];
+  double *raw_values[MSPERF_DELAUNAY_MAX_DIM];   /* transformed or log_space: per axis the
+                                                  * distinct raw coords, ascending (else NULL) */
+  size_t n_raw_values[MSPERF_DELAUNAY_MAX_DIM];
   gboolean transient;                            /* msperf_index_set_without: one holdout
                                                   * question's set, kept off the disk cache */
   gboolean tri_done;
@@ -135,6 +138,12 @@ msperf_index_set *msperf_index_bucket_set (msperf_index_cache *cache, msperf_ind
                                            msperf_index_transform transform);
 
 /* msperf_interp_find_boundary over column j of s->coords (same answer, by binary search). */
+/* The same bracket in the coordinates the user wrote (a transformed or log-space set): the
+ * largest raw coordinate ≤ t and the smallest ≥ t of the filtered points on axis j, as
+ * msperf_interp_find_boundary_strided over s->raw gives it, by binary search. FALSE (lo, hi
+ * untouched) when t is outside or the set is not transformed. */
+gboolean msperf_index_set_raw_boundary (const msperf_index_set *s, int j, double t, double *lo,
+                                        double *hi);
 gboolean msperf_index_set_boundary (const msperf_index_set *s, int j, double t, double *lo,
                                     double *hi);
 

@@ -721,6 +721,40 @@ reference_passes (const msperf_index_bucket *b, size_t i, const size_t *axes, in
   return g_array_index (b->fields, int64_t, i * b->n_fields) == t->fields[0];
 }
 
+/* The boundaries in user coordinates of a log-space set (msperf_index_set_raw_boundary, by
+ * binary search) equal the scan of every filtered raw point; a linear set has none. Values
+ * compare with == : of -0 and 0 either may stand, and both print as 0. */
+static void
+raw_boundaries_equal_scan (msperf_index_cache *c, msperf_index_bucket *b, const size_t *axes,
+                           int dim, const msperf_point *target, const double *tvals, size_t n_t)
+{
+  msperf_index_set *lin = msperf_index_bucket_set (c, b, axes, dim, target,
+                                                   MSPERF_INTERP_AGGREGATE_MEDIAN,
+                                                   MSPERF_INDEX_LINEAR);
+  msperf_index_set *s = msperf_index_bucket_set (c, b, axes, dim, target,
+                                                 MSPERF_INTERP_AGGREGATE_MEDIAN,
+                                                 MSPERF_INDEX_LOG);
+
+  for (int j = 0; j < dim; j++)
+    for (size_t q = 0; q < n_t; q++)
+      {
+        double t = tvals[q] - 0.5 * (q % 2), lo1 = 99, hi1 = 99, lo2 = 98, hi2 = 98;
+        gboolean ok1 = msperf_interp_find_boundary_strided (s->raw + j, s->n_filtered,
+                                                            (size_t) dim, t, &lo1, &hi1);
+        gboolean ok2 = msperf_index_set_raw_boundary (s, j, t, &lo2, &hi2);
+
+        assert_int_equal (ok1, ok2);
+        if (ok1)
+          {
+            assert_true (lo1 == lo2);
+            assert_true (hi1 == hi2);
+          }
+        else
+          assert_true (lo2 == 98 && hi2 == 98);
+        assert_false (msperf_index_set_raw_boundary (lin, j, t, &lo2, &hi2));
+      }
+}
+
 /* Every axis group and every target built from the bucket's values (plus values and unknowns
  * no point has): the set holds exactly the reference filter's points, in point order, and its
  * boundaries are msperf_interp_find_boundary's. */
@@ -817,6 +851,7 @@ test_grouped_sets_equal_reference_filter (void **state)
                         assert_memory_equal (&hi1, &hi2, sizeof hi1);
                       }
                   }
+              raw_boundaries_equal_scan (c, b, axes, dim, &target, tvals, G_N_ELEMENTS (tvals));
               checked++;
               msperf_point_clear (&target);
             }
