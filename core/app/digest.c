@@ -29,18 +29,20 @@ value_truthy (const msperf_value *v)
     }
 }
 
-/* A hit's metrics kernel type: "zero_cost", "accepted_miss", the kernel type or "?". One
- * detail at a time: an interpolated answer's details are not built for this. */
+/* The details a digest reads, picked in one pass (an interpolated answer's details are a
+ * record: nothing else of it is built). */
+static const char *const digest_keys[] = { "kernel_type", "zero_cost", "missed_kernels", "axes",
+                                           NULL };
+
+/* A hit's metrics kernel type: "zero_cost", "accepted_miss", the kernel type or "?". */
 static char *
-metric_kernel_type (const msperf_result *res)
+metric_kernel_type (const msperf_result *res, const msperf_value *picked)
 {
-  g_autoptr (msperf_value) kt_value = msperf_result_detail_dup (res, "kernel_type");
-  g_autoptr (msperf_value) zero_cost = msperf_result_detail_dup (res, "zero_cost");
-  const char *kt = msperf_value_get_string (kt_value);
+  const char *kt = msperf_value_get_string (msperf_value_lookup (picked, "kernel_type"));
 
   if (kt == NULL)
     kt = res->kernel_type;
-  if (value_truthy (zero_cost))
+  if (value_truthy (msperf_value_lookup (picked, "zero_cost")))
     return g_strdup ("zero_cost");
   if (g_strcmp0 (kt, "accepted_miss") == 0)
     return g_strdup ("accepted_miss");
@@ -48,9 +50,9 @@ metric_kernel_type (const msperf_result *res)
 }
 
 static char *
-partial_reason (const msperf_result *res)
+partial_reason (const msperf_value *picked)
 {
-  const msperf_value *missed = msperf_value_lookup (msperf_result_details (res), "missed_kernels");
+  const msperf_value *missed = msperf_value_lookup (picked, "missed_kernels");
   GString *s = g_string_new ("partial:");
 
   if (missed && missed->kind == MSPERF_VALUE_LIST)
@@ -67,16 +69,16 @@ partial_reason (const msperf_result *res)
 
 /* The metrics label of a metrics record (an answered op not REJECTED), else NULL. */
 static char *
-metric_label (const msperf_record *r)
+metric_label (const msperf_record *r, const msperf_value *picked)
 {
   const msperf_result *res = r->result;
 
   if (r->op == NULL || res == NULL || res->source == MSPERF_SOURCE_REJECTED)
     return NULL;
   if (res->source == MSPERF_SOURCE_MEASURED || res->source == MSPERF_SOURCE_INTERPOLATED)
-    return metric_kernel_type (res);
+    return metric_kernel_type (res, picked);
   if (res->source == MSPERF_SOURCE_PARTIAL)
-    return partial_reason (res);
+    return partial_reason (picked);
   return g_strdup (res->miss_reason && *res->miss_reason ? res->miss_reason : "unknown");
 }
 
@@ -105,7 +107,8 @@ msperf_digest_new (const msperf_record *r, int64_t count, gboolean keep_signatur
 {
   const msperf_result *res = r->result;
   g_autoptr (GPtrArray) top = r->op ? msperf_op_top_level_tensors (r->op) : NULL;
-  g_autofree char *label = metric_label (r);
+  g_autoptr (msperf_value) picked = res ? msperf_result_details_subset (res, digest_keys) : NULL;
+  g_autofree char *label = metric_label (r, picked);
   g_autofree char *axes = NULL;
   const char *name = r->op ? r->op->name : (r->op_name ? r->op_name : "");
   const char *sig = keep_signature ? r->signature : NULL;
@@ -116,7 +119,7 @@ msperf_digest_new (const msperf_record *r, int64_t count, gboolean keep_signatur
   char *at;
 
   if (r->op && res && res->source == MSPERF_SOURCE_INTERPOLATED)
-    axes = msperf_report_axes_text (res);
+    axes = msperf_report_axes_text_of (msperf_value_lookup (picked, "axes"));
   for (guint k = 0; top && k < top->len; k++)
     n_words += 1 + (size_t) MAX (((const msperf_tensor *) g_ptr_array_index (top, k))->rank, 0);
   size = sizeof *d + n_words * sizeof (int64_t) + text_size (sig) + text_size (name)

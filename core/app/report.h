@@ -102,6 +102,8 @@ gboolean msperf_report_document_suffix_ok (const char *path);
 /* Shared by the report_*.c files. */
 /* details.axes {M: 6055, K: 3840} → "M=6055,K=3840"; "-" when absent. Transfer full. */
 char *msperf_report_axes_text (const msperf_result *res);
+/* The same text of a details.axes value (nullable). */
+char *msperf_report_axes_text_of (const msperf_value *axes);
 /* The text msperf_report_summary prints. Transfer full. */
 char *msperf_report_summary_text (const msperf_run *run);
 /* The FORMATS §5.1 object of one record, keys in the documented order. Transfer full. */

@@ -101,6 +101,13 @@ char *
 msperf_report_axes_text (const msperf_result *res)
 {
   g_autoptr (msperf_value) axes = res ? msperf_result_detail_dup (res, "axes") : NULL;
+
+  return msperf_report_axes_text_of (axes);
+}
+
+char *
+msperf_report_axes_text_of (const msperf_value *axes)
+{
   GString *s;
 
   if (axes == NULL || axes->kind != MSPERF_VALUE_MAP || axes->items->len == 0)

@@ -20,6 +20,23 @@ msperf_detail_sink_init_tree (msperf_detail_sink *s, msperf_value *map, const ch
 }
 
 void
+msperf_detail_sink_init_subset (msperf_detail_sink *s, msperf_value *map,
+                                const char *const *keys)
+{
+  msperf_detail_sink_init_tree (s, map, NULL);
+  s->only_any = keys;
+}
+
+static gboolean
+key_in (const char *const *keys, const char *key)
+{
+  for (int k = 0; keys[k]; k++)
+    if (strcmp (keys[k], key) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
 msperf_detail_sink_init_probe (msperf_detail_sink *s, const char *key)
 {
   memset (s, 0, sizeof *s);
@@ -78,6 +95,8 @@ item_begin (msperf_detail_sink *s, const char *key)
           if (s->mode == MSPERF_DETAIL_SINK_PROBE)
             return FALSE;
         }
+      else if (s->only_any && !key_in (s->only_any, key))
+        return FALSE;
     }
   if (s->mode != MSPERF_DETAIL_SINK_JSON)
     return TRUE;

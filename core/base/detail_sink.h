@@ -18,6 +18,7 @@ struct msperf_detail_sink {
   int depth;              /* open containers below the top-level map */
   int skip_from;          /* depth of the container being skipped, -1 when none */
   const char *only;       /* the one top-level key written, NULL = every key */
+  const char *const *only_any; /* or: the top-level keys written (NULL-terminated) */
   gboolean found;         /* only was met */
   gboolean overflow;      /* a tree deeper than MSPERF_DETAIL_SINK_MAX_DEPTH was cut */
   /* TREE: stack[0] is the top-level map, stack[depth] the open container */
@@ -33,6 +34,9 @@ struct msperf_detail_sink {
 
 /* Entries go into map (a MAP value, borrowed). only: write that top-level key alone. */
 void msperf_detail_sink_init_tree (msperf_detail_sink *sink, msperf_value *map, const char *only);
+/* Entries go into map, those of the top-level keys (NULL-terminated) alone. */
+void msperf_detail_sink_init_subset (msperf_detail_sink *sink, msperf_value *map,
+                                     const char *const *keys);
 /* Writes nothing: after the emitter, found says whether key is one of its top-level keys. */
 void msperf_detail_sink_init_probe (msperf_detail_sink *sink, const char *key);
 /* Entries are appended to out after a '{' the caller wrote; count is the number of entries

@@ -375,6 +375,31 @@ msperf_result_detail_dup (const msperf_result *r, const char *key)
   return v ? msperf_value_copy (v) : NULL;
 }
 
+msperf_value *
+msperf_result_details_subset (const msperf_result *r, const char *const *keys)
+{
+  const result_private *p;
+  const msperf_value *map;
+  msperf_value *out;
+  msperf_detail_sink sink;
+
+  g_return_val_if_fail (r != NULL && keys != NULL, NULL);
+  p = PRIV (r);
+  out = msperf_value_new (MSPERF_VALUE_MAP);
+  msperf_detail_sink_init_subset (&sink, out, keys);
+  if (pending (p))
+    {
+      p->emit (p->record, &sink);
+      map = p->suffix;
+    }
+  else
+    map = r->details;
+  for (guint k = 0; k < map->items->len; k++)
+    msperf_detail_sink_value (&sink, g_ptr_array_index (map->keys, k),
+                              g_ptr_array_index (map->items, k));
+  return out;
+}
+
 void
 msperf_result_details_json (const msperf_result *r, GString *out, const char *const *keys,
                             msperf_detail_span *spans)

@@ -52,6 +52,11 @@ MSPERF_API const msperf_value *msperf_result_details (const msperf_result *resul
 /* A copy of one detail, NULL when absent; a deferred record builds that value alone. */
 MSPERF_API msperf_value *msperf_result_detail_dup (const msperf_result *result, const char *key);
 
+/* Copies of those of keys (NULL-terminated) the details hold, as a MAP in the details' order:
+ * several keys in one pass, a deferred record building only those values. Transfer full. */
+MSPERF_API msperf_value *msperf_result_details_subset (const msperf_result *result,
+                                                       const char *const *keys);
+
 /* Byte range [start, end) of one top-level value in msperf_result_details_json's output;
  * end == 0 when the key is absent. */
 typedef struct {

@@ -243,6 +243,36 @@ test_dup_does_not_build (void **state)
 }
 
 static void
+test_subset_in_details_order (void **state)
+{
+  static const char *const keys[] = { "after", "absent", "axes", "kernel_type", NULL };
+  record rec = { 0, 0, FALSE };
+  msperf_result *r = msperf_result_new ();
+  g_autoptr (msperf_value) pending = NULL;
+  g_autoptr (msperf_value) built = NULL;
+  g_autofree char *pending_text = NULL, *built_text = NULL;
+
+  (void) state;
+  msperf_result_defer_details (r, emit, &rec, record_free);
+  msperf_result_detail_int (r, "after", 7);
+  pending = msperf_result_details_subset (r, keys);
+  assert_int_equal (r->details->keys->len, 1);   /* nothing built */
+  /* the details' order, not the keys' */
+  assert_int_equal (pending->keys->len, 3);
+  assert_string_equal (g_ptr_array_index (pending->keys, 0), "kernel_type");
+  assert_string_equal (g_ptr_array_index (pending->keys, 1), "axes");
+  assert_string_equal (g_ptr_array_index (pending->keys, 2), "after");
+  msperf_result_details (r);
+  built = msperf_result_details_subset (r, keys);
+  pending_text = fmt (pending);
+  built_text = fmt (built);
+  assert_string_equal (pending_text, built_text);
+  assert_string_equal (pending_text, "{\"kernel_type\": \"MatMulV2\", \"axes\": {\"M\": 8, \"K\": 2.5}, "
+                                     "\"after\": 7}");
+  msperf_result_free (r);
+}
+
+static void
 test_setting_a_record_key_keeps_its_place (void **state)
 {
   record rec = { 0, 0, FALSE };
@@ -339,6 +369,7 @@ main (void)
     cmocka_unit_test (test_tree_order_and_kinds),
     cmocka_unit_test (test_json_equals_tree),
     cmocka_unit_test (test_dup_does_not_build),
+    cmocka_unit_test (test_subset_in_details_order),
     cmocka_unit_test (test_setting_a_record_key_keeps_its_place),
     cmocka_unit_test (test_reset_copy_and_redefer),
     cmocka_unit_test (test_too_deep_is_cut_alike),
