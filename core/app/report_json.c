@@ -28,6 +28,31 @@ input_shapes_value (const msperf_op *op)
   return list;
 }
 
+/* input_shapes_value's JSON, written without building it (a value per dimension). */
+static void
+jsonl_input_shapes (GString *s, const msperf_op *op)
+{
+  g_autoptr (GPtrArray) top = op ? msperf_op_top_level_tensors (op) : NULL;
+
+  g_string_append_c (s, '[');
+  for (guint k = 0; top && k < top->len; k++)
+    {
+      const msperf_tensor *t = g_ptr_array_index (top, k);
+
+      if (k > 0)
+        g_string_append (s, ", ");
+      g_string_append_c (s, '[');
+      for (int d = 0; d < t->rank; d++)
+        {
+          if (d > 0)
+            g_string_append (s, ", ");
+          msperf_fmt_int (s, t->dims[d]);
+        }
+      g_string_append_c (s, ']');
+    }
+  g_string_append_c (s, ']');
+}
+
 /* A details value copied for output, or null. */
 static msperf_value *
 detail_or_null (const msperf_result *res, const char *key)
@@ -192,11 +217,8 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
       g_string_append (s, ", \"error\": ");
       msperf_fmt_json_string (s, r->error ? r->error : "rejected");
     }
-  {
-    g_autoptr (msperf_value) shapes = input_shapes_value (r->op);
-    g_string_append (s, ", \"input_shapes\": ");
-    msperf_fmt_json_value (s, shapes, -1, 0);
-  }
+  g_string_append (s, ", \"input_shapes\": ");
+  jsonl_input_shapes (s, r->op);
   g_string_append_c (s, '}');
   g_string_erase (s, (gssize) base, (gssize) details_len);
 }
