@@ -375,11 +375,26 @@ msperf_result_detail_dup (const msperf_result *r, const char *key)
   return v ? msperf_value_copy (v) : NULL;
 }
 
+/* Every detail into sink: a pending record then its suffix, or the built map. */
+static void
+emit_all (const result_private *p, msperf_detail_sink *sink)
+{
+  const msperf_value *map = p->pub.details;
+
+  if (pending (p))
+    {
+      p->emit (p->record, sink);
+      map = p->suffix;
+    }
+  for (guint k = 0; k < map->items->len; k++)
+    msperf_detail_sink_value (sink, g_ptr_array_index (map->keys, k),
+                              g_ptr_array_index (map->items, k));
+}
+
 msperf_value *
 msperf_result_details_subset (const msperf_result *r, const char *const *keys)
 {
   const result_private *p;
-  const msperf_value *map;
   msperf_value *out;
   msperf_detail_sink sink;
 
@@ -387,16 +402,7 @@ msperf_result_details_subset (const msperf_result *r, const char *const *keys)
   p = PRIV (r);
   out = msperf_value_new (MSPERF_VALUE_MAP);
   msperf_detail_sink_init_subset (&sink, out, keys);
-  if (pending (p))
-    {
-      p->emit (p->record, &sink);
-      map = p->suffix;
-    }
-  else
-    map = r->details;
-  for (guint k = 0; k < map->items->len; k++)
-    msperf_detail_sink_value (&sink, g_ptr_array_index (map->keys, k),
-                              g_ptr_array_index (map->items, k));
+  emit_all (p, &sink);
   return out;
 }
 
@@ -405,7 +411,6 @@ msperf_result_details_json (const msperf_result *r, GString *out, const char *co
                             msperf_detail_span *spans)
 {
   const result_private *p;
-  const msperf_value *map;
   msperf_detail_sink sink;
 
   g_return_if_fail (r != NULL && out != NULL && (keys == NULL || spans != NULL));
@@ -414,16 +419,7 @@ msperf_result_details_json (const msperf_result *r, GString *out, const char *co
     spans[k].start = spans[k].end = 0;
   g_string_append_c (out, '{');
   msperf_detail_sink_init_json (&sink, out, 0, keys, spans);
-  if (pending (p))
-    {
-      p->emit (p->record, &sink);
-      map = p->suffix;
-    }
-  else
-    map = r->details;
-  for (guint k = 0; k < map->items->len; k++)
-    msperf_detail_sink_value (&sink, g_ptr_array_index (map->keys, k),
-                              g_ptr_array_index (map->items, k));
+  emit_all (p, &sink);
   g_string_append_c (out, '}');
 }
 
