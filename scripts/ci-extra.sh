@@ -42,6 +42,7 @@ rm -rf "$work/asan" && mkdir -p "$work/asan"
   # same runtime. Leak checking is on; UBSan findings stop the test.
   "$top/configure" -q --enable-werror \
     CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1' \
+    CXXFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1' \
     LDFLAGS='-fsanitize=address,undefined'
   make -j"$jobs"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -54,7 +55,7 @@ section "ci-extra 2/4: CLI tests under valgrind"
 rm -rf "$work/valgrind" && mkdir -p "$work/valgrind"
 (
   cd "$work/valgrind"
-  "$top/configure" -q --enable-werror CFLAGS='-g -O1'
+  "$top/configure" -q --enable-werror CFLAGS='-g -O1' CXXFLAGS='-g -O1'
   make -j"$jobs"
   make -j"$jobs" check TESTS= >/dev/null   # builds the test programs and fake modules only
   # MSPERF_BIN is a wrapper: every msperf run of the CLI tests goes through valgrind, via
@@ -110,7 +111,8 @@ rm -rf "$work/tsan" && mkdir -p "$work/tsan"
   cd "$work/tsan"
   # gcc's TSan runtime (libtsan2, pulled in by build-essential) is a shared library, so the
   # instrumented libmsperf and modules link with -Wl,--no-undefined like the normal build.
-  "$top/configure" -q --enable-werror CFLAGS='-fsanitize=thread -g -O1' LDFLAGS='-fsanitize=thread'
+  "$top/configure" -q --enable-werror CFLAGS='-fsanitize=thread -g -O1' \
+    CXXFLAGS='-fsanitize=thread -g -O1' LDFLAGS='-fsanitize=thread'
   make -j"$jobs"
   make -j"$jobs" tests/engine/test_threads
   # GSlice's per-thread magazines recycle memory behind TSan's back: plain malloc instead.

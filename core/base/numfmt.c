@@ -6,80 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msperf/format.h>
-
-/* Shortest decimal digits that read back as value (|value| finite, non-zero): the digits
- * without sign or point, and the exponent of the first digit (value = d.ddd × 10^exp10).
- * printf rounds correctly, so the first precision that round-trips gives the shortest
- * correctly rounded string, which is what Python's repr (David Gay's mode 0) prints. */
-static gboolean
-reads_back (double value, int prec, char buf[64])
-{
-  snprintf (buf, 64, "%.*e", prec, value);
-  return strtod (buf, NULL) == value;
-}
-
-static void
-shortest_digits (double value, char digits[32], int *exp10)
-{
-  char buf[64];
-  int mant_exp;
-
-  /* The first precision that reads back, found by bisection (5 printf/strtod pairs instead
-   * of up to 17: the scan was a third of `estimate --format jsonl`, doc/performance.md).
-   * Reading back is monotone in the precision when value's rounding interval is symmetric
-   * (not a power of two) and no rounding boundary has 16 or fewer significant digits, true
-   * below 2^53 (a boundary there has 17 or more): the p+1-digit rounding is never farther
-   * from value than the p-digit one. Elsewhere, the scan. */
-  if (fabs (value) >= DBL_MIN && fabs (value) <= DBL_MAX
-      && (reads_back (value, DBL_DIG - 1, buf) || reads_back (value, DBL_DIG, buf)))
-    {
-      /* Normal doubles: a decimal of at most DBL_DIG (15) significant digits converts to a
-       * double and rounds back to itself (C11 5.2.4.2.2). So when the shortest round-trip
-       * string S has d <= 15 digits, rounding value to 15 digits gives S padded with zeros,
-       * and those read back; conversely if the 15-digit rounding reads back the shortest has
-       * at most 15 digits and is that rounding without its trailing zeros (which the loop
-       * below strips). Otherwise the shortest has 16 digits if the 16-digit rounding reads
-       * back, else 17 (always reads back). Same digits as the scan, in 1 to 2 printf/strtod
-       * pairs (the JSONL writer's floats, doc/performance.md). */
-    }
-  else if (value != 0.0 && fabs (value) <= DBL_MAX && fabs (value) >= DBL_MIN)
-    snprintf (buf, sizeof buf, "%.*e", DBL_DIG + 1, value);
-  else if (fabs (value) < 9007199254740992.0 && frexp (value, &mant_exp) != 0.5
-           && frexp (value, &mant_exp) != -0.5)
-    {
-      int lo = 0, hi = 16;  /* 17 significant digits always read back */
-
-      while (lo < hi)
-        {
-          int mid = (lo + hi) / 2;
-
-          if (reads_back (value, mid, buf))
-            hi = mid;
-          else
-            lo = mid + 1;
-        }
-      snprintf (buf, sizeof buf, "%.*e", lo, value);
-    }
-  else
-    for (int prec = 0; prec <= 16; prec++)
-      if (reads_back (value, prec, buf))
-        break;
-  /* buf is "[-]d[.ddd]e[+-]xx" */
-  {
-    const char *p = buf;
-    int n = 0;
-
-    if (*p == '-')
-      p++;
-    for (; *p && *p != 'e'; p++)
-      if (*p != '.')
-        digits[n++] = *p;
-    while (n > 1 && digits[n - 1] == '0')
-      n--;
-    digits[n] = '\0';
-    *exp10 = (int) strtol (p + 1, NULL, 10);
-  }
-}
+#include "shortest_digits.h"
 
 void
 msperf_fmt_py_float (GString *out, double value)
@@ -105,7 +32,7 @@ msperf_fmt_py_float (GString *out, double value)
     }
   if (value < 0)
     g_string_append_c (out, '-');
-  shortest_digits (value, digits, &exp10);
+  msperf_shortest_digits (value, digits, &exp10);
   ndigits = (int) strlen (digits);
   /* Python's float_repr_style 'short': exponent form when decpt <= -4 or decpt > 16,
    * with decpt = exp10 + 1. */

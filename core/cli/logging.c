@@ -85,6 +85,9 @@ msperf_logging_setup (msperf_log_format format, gboolean verbose)
 
   cfg->format = format;
   cfg->verbose = verbose;
+  /* The library formats its per-answer debug lines only when GLib says a debug message would
+   * be written (g_log_writer_default_would_drop): -v says so. */
+  g_log_set_debug_enabled (verbose);
   /* The settings live as long as the process: the writer can be set only once. */
   g_log_set_writer_func (writer, cfg, g_free);
 }

@@ -551,8 +551,9 @@ fill_result (msperf_engine *e, const placement *pl, strategy used, const answer 
   msperf_result_detail_string (r, "interpolation_reason", "wrapper_interpolation_failed");
   if (base_reason)
     msperf_result_detail_string (r, "base_reason", base_reason);
-  g_debug ("op=%s query_mode=%s source=EXTRAPOLATED method=%s confidence=%.2f latency_us=%.6g "
-           "kernel=%s", q->op ? q->op->name : "-", q->mode, method, conf, ans->value, kernel);
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    g_debug ("op=%s query_mode=%s source=EXTRAPOLATED method=%s confidence=%.2f latency_us=%.6g "
+             "kernel=%s", q->op ? q->op->name : "-", q->mode, method, conf, ans->value, kernel);
 }
 
 /* ------------------------------------------------------------------ the hook */

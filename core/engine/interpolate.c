@@ -574,10 +574,12 @@ fill_result (const success *w, msperf_result *r)
   /* The details are the record, written out only when read or printed. */
   msperf_interp_details_defer (r, &d);
 
-  g_debug ("op=%s query_mode=%s source=INTERPOLATED dim=%d method=%s confidence=%.2f "
-           "latency_us=%.6g kernel=%s candidates=%zu",
-           w->q->op ? w->q->op->name : "-", w->q->mode, w->dim, method, d.confidence,
-           w->o->value, w->kernel, s->n_unique);
+  /* Not formatted at all unless a debug message would be written: the hot path. */
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    g_debug ("op=%s query_mode=%s source=INTERPOLATED dim=%d method=%s confidence=%.2f "
+             "latency_us=%.6g kernel=%s candidates=%zu",
+             w->q->op ? w->q->op->name : "-", w->q->mode, w->dim, method, d.confidence,
+             w->o->value, w->kernel, s->n_unique);
 }
 
 /* ------------------------------------------------------------------ the stage */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,6 +182,8 @@ test_numfmt_python_repr_floats (void **state)
     { 0.0001, "0.0001" }, { 1.0 / 3.0, "0.3333333333333333" }, { 5e-324, "5e-324" },
     { -2.5, "-2.5" }, { 0.0, "0.0" }, { 100.0, "100.0" }, { 1.5e-7, "1.5e-07" },
     { 1.7976931348623157e308, "1.7976931348623157e+308" }, { 214.156, "214.156" },
+    /* repr(2.0 ** -1017): a power of two whose shortest digits are not its closest 16 */
+    { 0x1p-1017, "7.120236347223045e-307" },
   };
 
   (void) state;
@@ -204,6 +207,148 @@ test_numfmt_json_double_nonfinite_is_null (void **state)
   assert_string_equal (b, "null");
   assert_string_equal (c, "75.12");
   assert_string_equal (d, "nan");
+}
+
+/* Reads "[-]d.ddde±xx" back after replacing its digits by d (same count) or by n + 1 digits. */
+static gboolean
+digits_read_back (double v, guint64 d, int ndigits, int exp10, char out[64])
+{
+  char digits[24];
+
+  g_snprintf (digits, sizeof digits, "%" G_GUINT64_FORMAT, d);
+  if ((int) strlen (digits) > ndigits)  /* 9.99 + 1 unit = 10.0: one more place */
+    exp10++;
+  else if ((int) strlen (digits) < ndigits)  /* 1.00 − 1 unit = 0.999: 9.99 a place lower */
+    {
+      memset (digits, '9', (size_t) ndigits);
+      digits[ndigits] = '\0';
+      exp10--;
+    }
+  g_snprintf (out, 64, "%s%c.%se%d", v < 0 ? "-" : "", digits[0], digits + 1, exp10);
+  return strtod (out, NULL) == v;
+}
+
+/* The definition of the shortest digits, by brute force (what Python's repr prints): for each
+ * length, the correctly rounded decimal (printf and strtod round correctly in glibc) if it
+ * reads back, else its neighbour on the other side of v if that one does — only at a power of
+ * two, whose rounding interval is twice as wide above as below, can a decimal farther than the
+ * closest one read back. Returns the significant digits without trailing zeros. */
+static void
+scan_digits (double v, char out[32])
+{
+  char buf[64];
+  int n = 0;
+
+  for (int prec = 0; prec <= 16; prec++)
+    {
+      char *end;
+      guint64 d = 0;
+      int e;
+
+      snprintf (buf, sizeof buf, "%.*e", prec, v);
+      if (strtod (buf, NULL) == v)
+        break;
+      for (const char *p = buf; *p != 'e'; p++)
+        if (g_ascii_isdigit (*p))
+          d = d * 10 + (guint64) (*p - '0');
+      e = (int) strtol (strchr (buf, 'e') + 1, &end, 10);
+      if (digits_read_back (v, fabs (strtod (buf, NULL)) < fabs (v) ? d + 1 : d - 1, prec + 1, e,
+                            buf))
+        break;
+    }
+  for (const char *p = buf; *p && *p != 'e'; p++)
+    if (g_ascii_isdigit (*p))
+      out[n++] = *p;
+  while (n > 1 && out[n - 1] == '0')
+    n--;
+  out[n] = '\0';
+}
+
+/* The significant digits of a repr string ("-0.00123" → "123", "1.5e+20" → "15"). */
+static void
+repr_digits (const char *text, char out[32])
+{
+  int n = 0;
+  gboolean leading = TRUE;
+
+  for (const char *p = text; *p && *p != 'e'; p++)
+    {
+      if (!g_ascii_isdigit (*p) || (leading && *p == '0'))
+        continue;
+      leading = FALSE;
+      out[n++] = *p;
+    }
+  while (n > 1 && out[n - 1] == '0')
+    n--;
+  out[n] = '\0';
+}
+
+static void
+check_shortest (double v)
+{
+  g_autofree char *text = py_float (v);
+  char want[32], got[32];
+
+  if (v == 0.0)  /* "0.0" and "-0.0": test_numfmt_python_repr_floats */
+    return;
+  if (strtod (text, NULL) != v)
+    fail_msg ("%s does not read back as %.17g", text, v);
+  scan_digits (v, want);
+  repr_digits (text, got);
+  if (strcmp (want, got) != 0)
+    fail_msg ("%.17g: repr %s has digits %s, the shortest round trip is %s", v, text, got, want);
+}
+
+/* msperf_fmt_py_float (libdouble-conversion's shortest mode) against the brute-force
+ * definition: random bit patterns over every exponent, values of the size the outputs carry
+ * (latencies, weights, coordinates), and the edges where a shortcut would slip — powers of two
+ * (their rounding interval is lopsided) and their neighbours, integers around 2^53, powers of
+ * ten and their neighbours, subnormals, DBL_MIN and DBL_MAX. */
+static void
+test_numfmt_shortest_matches_printf_scan (void **state)
+{
+  GRand *rand = g_rand_new_with_seed (20261202);
+
+  (void) state;
+  for (int k = 0; k < 60000; k++)
+    {
+      guint64 bits = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+      double v;
+
+      memcpy (&v, &bits, sizeof v);
+      if (isfinite (v) && v != 0.0)
+        check_shortest (v);
+      v = g_rand_double_range (rand, -3.0, 7.0);
+      check_shortest (pow (10.0, v));
+      check_shortest (g_rand_double (rand));
+    }
+  for (int e = -1074; e <= 1023; e++)
+    {
+      double p2 = ldexp (1.0, e);
+
+      check_shortest (p2);
+      check_shortest (nextafter (p2, 0.0));
+      check_shortest (nextafter (p2, INFINITY));
+    }
+  for (int e = -323; e <= 308; e++)
+    {
+      char text[16];
+      double p10;
+
+      g_snprintf (text, sizeof text, "1e%d", e);
+      p10 = strtod (text, NULL);
+
+      check_shortest (p10);
+      check_shortest (nextafter (p10, 0.0));
+      check_shortest (nextafter (p10, INFINITY));
+    }
+  for (gint64 i = -50; i <= 50; i++)  /* 2^53 ± 50 (2, then 4 apart above 2^53) */
+    check_shortest ((double) ((G_GINT64_CONSTANT (1) << 53) + i * 2));
+  check_shortest (DBL_MIN);
+  check_shortest (DBL_MAX);
+  check_shortest (5e-324);
+  check_shortest (-1.0 / 3.0);
+  g_rand_free (rand);
 }
 
 /* Python round(): 0.5 → 0, 1.5 → 2, 2.5 → 2, 3.5 → 4, -0.5 → 0 (reference Q13). */
@@ -770,6 +915,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_numfmt_python_repr_floats),
     cmocka_unit_test (test_numfmt_json_double_nonfinite_is_null),
+    cmocka_unit_test (test_numfmt_shortest_matches_printf_scan),
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
     cmocka_unit_test (test_numfmt_int_matches_printf),

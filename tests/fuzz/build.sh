@@ -11,6 +11,7 @@ set -eu
 srcdir=$(cd "$1" && pwd)
 builddir=$(cd "$2" && pwd)
 CLANG=${CLANG:-clang}
+CLANGXX=${CLANGXX:-clang++}
 FUZZ_CFLAGS=${FUZZ_CFLAGS:--O1 -g}
 FUZZ_SANITIZE=${FUZZ_SANITIZE:-address,undefined}
 FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params fuzz_tri_cache"}
@@ -28,7 +29,7 @@ fi
 
 pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
 pc_cflags=$(pkg-config --cflags $pkgs)
-pc_libs="$(pkg-config --libs $pkgs) -lcsv -lltdl -lm"
+pc_libs="$(pkg-config --libs $pkgs double-conversion) -lcsv -lltdl -lm"
 
 cppflags="-I$builddir -I$builddir/include -I$srcdir/include -I$srcdir/core -I$srcdir/tests -I$srcdir/plugins/cast_att
   -DMSPERF_PLUGINDIR=\"$builddir/plugins\" -DMSPERF_DATADIR=\"$srcdir\"
@@ -48,6 +49,18 @@ for src in "$srcdir"/core/{base,io,interp,att,engine,app}/*.c; do
     # shellcheck disable=SC2086
     $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer-no-link $cppflags $pc_cflags \
       -c "$src" -o "$o"
+  fi
+  objs="$objs $o"
+done
+
+# The one C++ file (the libdouble-conversion shim) goes through clang++ with the same flags.
+for src in "$srcdir"/core/base/*.cc; do
+  o=$obj/base-$(basename "$src" .cc).o
+  if [ ! -f "$o" ] || [ "$src" -nt "$o" ]; then
+    echo "  CXX(fuzz) core/base/$(basename "$src")"
+    # shellcheck disable=SC2086
+    $CLANGXX -std=c++11 -fno-exceptions -fno-rtti $FUZZ_CFLAGS $san -fsanitize=fuzzer-no-link \
+      $cppflags -c "$src" -o "$o"
   fi
   objs="$objs $o"
 done
