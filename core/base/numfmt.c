@@ -125,27 +125,44 @@ msperf_round_half_even (double value)
   return (int64_t) r;
 }
 
+/* Bytes a JSON string can carry as they are: not '"', '\\' or a control byte. */
+static inline gboolean
+json_plain (unsigned char c)
+{
+  return c >= 0x20 && c != '"' && c != '\\';
+}
+
 void
 msperf_fmt_json_string (GString *out, const char *s)
 {
+  const unsigned char *p = (const unsigned char *) (s ? s : "");
+
   g_return_if_fail (out != NULL);
   g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
-    switch (*p)
-      {
-      case '"': g_string_append (out, "\\\""); break;
-      case '\\': g_string_append (out, "\\\\"); break;
-      case '\n': g_string_append (out, "\\n"); break;
-      case '\r': g_string_append (out, "\\r"); break;
-      case '\t': g_string_append (out, "\\t"); break;
-      case '\b': g_string_append (out, "\\b"); break;
-      case '\f': g_string_append (out, "\\f"); break;
-      default:
-        if (*p < 0x20)
-          g_string_append_printf (out, "\\u%04x", *p);
-        else
-          g_string_append_c (out, (char) *p);
-      }
+  while (*p)
+    {
+      const unsigned char *run = p;
+
+      /* the plain run in one append: names and regimes rarely need an escape */
+      while (json_plain (*p))
+        p++;
+      if (p > run)
+        g_string_append_len (out, (const char *) run, p - run);
+      if (*p == '\0')
+        break;
+      switch (*p)
+        {
+        case '"': g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        default: g_string_append_printf (out, "\\u%04x", *p); break;
+        }
+      p++;
+    }
   g_string_append_c (out, '"');
 }
 

@@ -549,14 +549,34 @@ msperf_policy_set (msperf_policy *p, const char *dotted_key, const char *scalar,
 const msperf_value *
 msperf_policy_get (const msperf_policy *p, const char *dotted_path)
 {
-  g_auto (GStrv) parts = NULL;
   const msperf_value *v;
+  const char *seg = dotted_path;
 
   g_return_val_if_fail (p != NULL && dotted_path != NULL, NULL);
   v = p->root;
-  parts = g_strsplit (dotted_path, ".", -1);
-  for (guint k = 0; parts[k] != NULL && v != NULL; k++)
-    v = msperf_value_lookup (v, parts[k]);
+  /* Segment by segment without splitting the path: policies are read on every answer. The
+   * empty path is the root (g_strsplit's empty vector, as before). */
+  while (v != NULL && *dotted_path != '\0')
+    {
+      const char *dot = strchr (seg, '.');
+      size_t len = dot ? (size_t) (dot - seg) : strlen (seg);
+      char small[128];
+
+      if (len < sizeof small)
+        {
+          memcpy (small, seg, len);
+          small[len] = '\0';
+          v = msperf_value_lookup (v, small);
+        }
+      else
+        {
+          g_autofree char *key = g_strndup (seg, len);
+          v = msperf_value_lookup (v, key);
+        }
+      if (dot == NULL)
+        break;
+      seg = dot + 1;
+    }
   return v;
 }
 
