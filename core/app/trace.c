@@ -11,6 +11,7 @@
 #include <msperf/error.h>
 #include <msperf/shape.h>
 #include "app/trace.h"
+#include "app/json_fast.h"
 #include <msperf/format.h>
 
 struct msperf_trace_reader {
@@ -734,13 +735,20 @@ json_text_ok (const char *text, gsize len, GError **error)
   return TRUE;
 }
 
-static msperf_op *
-op_from_text (JsonParser *parser, const char *text, char **op_name, GError **error)
+/* The root of a line's text (a new reference), or NULL + error. The fast reader takes the plain
+ * lines (app/json_fast.h); whatever it declines goes to json-glib exactly as before, so every
+ * message stays json-glib's. */
+static JsonNode *
+root_from_text (JsonParser *parser, const char *text, GError **error)
 {
   g_autoptr (GError) json_error = NULL;
+  gsize len = strlen (text);
+  JsonNode *root;
 
-  if (!json_text_ok (text, strlen (text), error))
+  if (!json_text_ok (text, len, error))
     return NULL;
+  if ((root = msperf_json_fast_parse (text, len)) != NULL)
+    return root;
   if (!json_parser_load_from_data (parser, text, -1, &json_error))
     {
       set_json_error (error, json_error);
@@ -751,7 +759,24 @@ op_from_text (JsonParser *parser, const char *text, char **op_name, GError **err
       path_error (error, NULL, "empty JSON");
       return NULL;
     }
-  return op_from_node (json_parser_get_root (parser), op_name, error);
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+/* An op from a line's text. When root is not NULL and the op is made, *root is the line's tree
+ * (a new reference): the parser's own root is not it when the fast reader took the line. */
+static msperf_op *
+op_from_text (JsonParser *parser, const char *text, char **op_name, JsonNode **root,
+              GError **error)
+{
+  g_autoptr (JsonNode) node = root_from_text (parser, text, error);
+  msperf_op *op;
+
+  if (node == NULL)
+    return NULL;
+  op = op_from_node (node, op_name, error);
+  if (op != NULL && root != NULL)
+    *root = g_steal_pointer (&node);
+  return op;
 }
 
 msperf_op *
@@ -766,7 +791,7 @@ msperf_trace_parse_op (const char *json, const char *name, guint line, GError **
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   parser = json_parser_new_immutable ();
-  op = op_from_text (parser, json, &op_name, &local);
+  op = op_from_text (parser, json, &op_name, NULL, &local);
   if (op == NULL)
     {
       g_prefix_error (&local, "%s:%u: ", name ? name : "<op>", line);
@@ -1665,13 +1690,15 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
     }
   else
     {
-      item->op = op_from_text (p->parser, text, &op_name, &err);
+      g_autoptr (JsonNode) root = NULL;
+
+      item->op = op_from_text (p->parser, text, &op_name, keys ? &root : NULL, &err);
       if (item->op)
         {
           /* A cached line's keys were collected when it was first parsed (in input order,
            * before any repeat), and warnings are once per key. */
           if (keys)
-            collect_unknown_keys (json_node_get_object (json_parser_get_root (p->parser)), keys);
+            collect_unknown_keys (json_node_get_object (root), keys);
           if (p->rest == 0 && g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
             g_hash_table_remove_all (p->cache);
           if (p->rest == 0)
