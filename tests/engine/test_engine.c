@@ -215,9 +215,15 @@ check_repr (double v)
 {
   g_autoptr (GString) s = g_string_new (NULL);
   char got[40], want[40];
+  int e;
 
   msperf_fmt_py_float (s, v);
   assert_true (strtod (s->str, NULL) == v);
+  /* At a power of two the scan printed 17 digits where Python's repr (and libdouble-conversion)
+   * print the 16 that read back: test_reports' test_numfmt_shortest_matches_printf_scan checks
+   * those against the definition with the neighbour rule (doc/decisions.md). */
+  if (fabs (frexp (v, &e)) == 0.5)
+    return;
   repr_digits (s->str, got);
   scan_digits (v, want);
   if (strcmp (got, want) != 0)
