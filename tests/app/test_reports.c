@@ -283,6 +283,8 @@ repr_digits (const char *text, char out[32])
   out[n] = '\0';
 }
 
+/* The one check of the shortest digits (it took over test_engine's check against the old
+ * scan, which lacked the power-of-two neighbour). */
 static void
 check_shortest (double v)
 {
@@ -319,9 +321,15 @@ test_numfmt_shortest_matches_printf_scan (void **state)
       if (isfinite (v) && v != 0.0)
         check_shortest (v);
       v = g_rand_double_range (rand, -3.0, 7.0);
-      check_shortest (pow (10.0, v));
-      check_shortest (g_rand_double (rand));
+      check_shortest (pow (10.0, v));                       /* interpolated latencies */
+      check_shortest (round (pow (10.0, v) * 1e6) / 1e6);   /* CSV latencies, 6 decimals */
+      check_shortest (g_rand_double (rand));                /* weights */
+      check_shortest (-(double) (bits >> 40));              /* integers */
+      check_shortest (9007199254740992.0 - (double) (bits % 4096) * 0.5);  /* below 2^53 */
     }
+  check_shortest (1e23);
+  check_shortest (0.1);
+  check_shortest (45.3);
   for (int e = -1074; e <= 1023; e++)
     {
       double p2 = ldexp (1.0, e);

@@ -172,96 +172,6 @@ test_string_value_copies_replaces_and_frees (void **state)
   msperf_value_free (none);
 }
 
-/* ------------------------------------------------------------------ float repr */
-
-/* Significant digits of text (a Python float repr), trailing zeros dropped. */
-static void
-repr_digits (const char *text, char *digits)
-{
-  int n = 0;
-  gboolean leading = TRUE;
-
-  for (const char *p = text; *p && *p != 'e'; p++)
-    {
-      if (*p == '-' || *p == '.' || (leading && *p == '0'))
-        continue;
-      leading = FALSE;
-      digits[n++] = *p;
-    }
-  while (n > 1 && digits[n - 1] == '0')
-    n--;
-  digits[n] = '\0';
-}
-
-/* The digits the former linear scan picked (core/numfmt.c before the bisection): the first
- * precision whose correctly rounded %.*e text reads back. */
-static void
-scan_digits (double value, char *digits)
-{
-  char buf[64];
-
-  for (int prec = 0; prec <= 16; prec++)
-    {
-      snprintf (buf, sizeof buf, "%.*e", prec, value);
-      if (strtod (buf, NULL) == value)
-        break;
-    }
-  *strchr (buf, 'e') = '\0';
-  repr_digits (buf, digits);
-}
-
-static void
-check_repr (double v)
-{
-  g_autoptr (GString) s = g_string_new (NULL);
-  char got[40], want[40];
-  int e;
-
-  msperf_fmt_py_float (s, v);
-  assert_true (strtod (s->str, NULL) == v);
-  /* At a power of two the scan printed 17 digits where Python's repr (and libdouble-conversion)
-   * print the 16 that read back: test_reports' test_numfmt_shortest_matches_printf_scan checks
-   * those against the definition with the neighbour rule (doc/decisions.md). */
-  if (fabs (frexp (v, &e)) == 0.5)
-    return;
-  repr_digits (s->str, got);
-  scan_digits (v, want);
-  if (strcmp (got, want) != 0)
-    fail_msg ("%.17g: repr %s has digits %s, the scan %s", v, s->str, got, want);
-}
-
-/* The bisection must print what the scan printed, on every kind of double the outputs see:
- * latencies with few digits, interpolated values with 15–17, integers, powers of two and
- * random bit patterns of every exponent (seeded, deterministic). */
-static void
-test_py_float_bisection_prints_what_the_scan_printed (void **state)
-{
-  uint64_t x = 0x9e3779b97f4a7c15u;
-
-  (void) state;
-  for (int k = 0; k < 20000; k++)
-    {
-      double v, r;
-      uint64_t bits;
-
-      x = x * 6364136223846793005u + 1442695040888963407u;
-      bits = x ^ (x >> 29);
-      memcpy (&v, &bits, sizeof v);
-      if (isfinite (v) && v != 0.0)
-        check_repr (v);
-      r = (double) (x >> 11) / 9007199254740992.0;         /* [0, 1) */
-      check_repr (1.0 + r * 1e4);                          /* interpolated-like */
-      check_repr (round ((1.0 + r * 1e4) * 1e6) / 1e6);    /* CSV latencies, 6 decimals */
-      check_repr (-(double) (x >> 40));                    /* integers */
-      check_repr (ldexp (1.0, (int) (x % 2000) - 1000));   /* powers of two */
-      check_repr (9007199254740992.0 - (double) (x % 4096) * 0.5);  /* just below 2^53 */
-    }
-  check_repr (1e23);
-  check_repr (5e-324);
-  check_repr (0.1);
-  check_repr (45.3);
-}
-
 /* ------------------------------------------------------------------ the answer cache */
 
 static void
@@ -428,7 +338,6 @@ main (void)
     cmocka_unit_test (test_result_copy_is_deep_and_private),
     cmocka_unit_test (test_set_method_keeps_an_equal_value),
     cmocka_unit_test (test_string_value_copies_replaces_and_frees),
-    cmocka_unit_test (test_py_float_bisection_prints_what_the_scan_printed),
     cmocka_unit_test_setup_teardown (test_repeated_op_gets_the_cached_answer_shared, setup_rules,
                                      teardown_engine),
     cmocka_unit_test_setup_teardown (test_cached_answer_equals_a_fresh_engines, setup_rules,
