@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/report.h"
+#include "base/str_append.h"
 #include <msperf/details.h>
 #include "app/output.h"
 #include "app/metrics.h"
@@ -40,12 +41,12 @@ jsonl_input_shapes (GString *s, const msperf_op *op)
       const msperf_tensor *t = g_ptr_array_index (top, k);
 
       if (k > 0)
-        g_string_append (s, ", ");
+        msperf_str_append (s, ", ");
       g_string_append_c (s, '[');
       for (int d = 0; d < t->rank; d++)
         {
           if (d > 0)
-            g_string_append (s, ", ");
+            msperf_str_append (s, ", ");
           msperf_fmt_int (s, t->dims[d]);
         }
       g_string_append_c (s, ']');
@@ -123,7 +124,7 @@ jsonl_detail (GString *s, const msperf_detail_span *span, const char *absent_tex
   if (span->end > 0)
     g_string_append_len (s, s->str + span->start, (gssize) (span->end - span->start));
   else
-    g_string_append (s, absent_text);
+    msperf_str_append (s, absent_text);
 }
 
 static void
@@ -132,14 +133,14 @@ jsonl_string_or_null (GString *s, const char *text)
   if (text)
     msperf_fmt_json_string (s, text);
   else
-    g_string_append (s, "null");
+    msperf_str_append (s, "null");
 }
 
 static void
 jsonl_latency (GString *s, double us, gboolean rejected)
 {
   if (rejected)
-    g_string_append (s, "null");
+    msperf_str_append (s, "null");
   else
     msperf_fmt_json_double (s, us);
 }
@@ -166,58 +167,58 @@ msperf_report_jsonl_write (GString *s, const msperf_record *r)
       msperf_result_details_json (res, s, jsonl_span_keys, spans);
       details_len = s->len - base;
     }
-  g_string_append (s, "{\"index\": ");
+  msperf_str_append (s, "{\"index\": ");
   msperf_fmt_int (s, (int64_t) r->index);
-  g_string_append (s, ", \"op\": ");
+  msperf_str_append (s, ", \"op\": ");
   msperf_fmt_json_string (s, r->op ? r->op->name : (r->op_name ? r->op_name : ""));
-  g_string_append (s, ", \"count\": ");
+  msperf_str_append (s, ", \"count\": ");
   msperf_fmt_int (s, (int64_t) r->count);
-  g_string_append (s, ", \"source\": ");
+  msperf_str_append (s, ", \"source\": ");
   msperf_fmt_json_string (s, rejected ? "REJECTED"
                           : msperf_source_name (res ? res->source : MSPERF_SOURCE_NONE));
-  g_string_append (s, ", \"confidence\": ");
+  msperf_str_append (s, ", \"confidence\": ");
   if (rejected || res == NULL)
-    g_string_append (s, "null");
+    msperf_str_append (s, "null");
   else
     msperf_fmt_json_double (s, res->confidence);
-  g_string_append (s, ", \"latency_us\": ");
+  msperf_str_append (s, ", \"latency_us\": ");
   jsonl_latency (s, lat, rejected);
-  g_string_append (s, ", \"total_us\": ");
+  msperf_str_append (s, ", \"total_us\": ");
   jsonl_latency (s, lat * (double) r->count, rejected);
-  g_string_append (s, ", \"analytic_latency_us\": ");
+  msperf_str_append (s, ", \"analytic_latency_us\": ");
   jsonl_latency (s, r->analytic_us, rejected);
-  g_string_append (s, ", \"kernel_type\": ");
+  msperf_str_append (s, ", \"kernel_type\": ");
   jsonl_string_or_null (s, res ? res->kernel_type : NULL);
-  g_string_append (s, ", \"method\": ");
+  msperf_str_append (s, ", \"method\": ");
   jsonl_string_or_null (s, res ? res->method : NULL);
-  g_string_append (s, ", \"interpolation_dim\": ");
+  msperf_str_append (s, ", \"interpolation_dim\": ");
   if (res && res->interpolation_dim > 0)
     msperf_fmt_int (s, (int64_t) res->interpolation_dim);
   else
-    g_string_append (s, "null");
-  g_string_append (s, ", \"shape_match_rule\": ");
+    msperf_str_append (s, "null");
+  msperf_str_append (s, ", \"shape_match_rule\": ");
   jsonl_string_or_null (s, res ? res->shape_match_rule : NULL);
-  g_string_append (s, ", \"axes\": ");
+  msperf_str_append (s, ", \"axes\": ");
   jsonl_detail (s, &spans[SPAN_AXES], "null");
-  g_string_append (s, ", \"candidate_count\": ");
+  msperf_str_append (s, ", \"candidate_count\": ");
   jsonl_detail (s, &spans[SPAN_CANDIDATE_COUNT], "null");
-  g_string_append (s, ", \"miss_reason\": ");
+  msperf_str_append (s, ", \"miss_reason\": ");
   jsonl_string_or_null (s, res ? res->miss_reason : NULL);
-  g_string_append (s, ", \"base_reason\": ");
+  msperf_str_append (s, ", \"base_reason\": ");
   jsonl_detail (s, &spans[SPAN_BASE_REASON], "null");
-  g_string_append (s, ", \"fallback_reasons\": ");
+  msperf_str_append (s, ", \"fallback_reasons\": ");
   jsonl_detail (s, &spans[SPAN_FALLBACK_REASONS], "[]");
-  g_string_append (s, ", \"details\": ");
+  msperf_str_append (s, ", \"details\": ");
   if (res)
     g_string_append_len (s, s->str + base, (gssize) details_len);
   else
-    g_string_append (s, "{}");
+    msperf_str_append (s, "{}");
   if (rejected)
     {
-      g_string_append (s, ", \"error\": ");
+      msperf_str_append (s, ", \"error\": ");
       msperf_fmt_json_string (s, r->error ? r->error : "rejected");
     }
-  g_string_append (s, ", \"input_shapes\": ");
+  msperf_str_append (s, ", \"input_shapes\": ");
   jsonl_input_shapes (s, r->op);
   g_string_append_c (s, '}');
   g_string_erase (s, (gssize) base, (gssize) details_len);
@@ -286,7 +287,7 @@ csv_field (GString *line, const char *text)
 
   if (strpbrk (text, ",\"\r\n") == NULL && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' ')))
     {
-      g_string_append (line, text);
+      msperf_str_append (line, text);
       return;
     }
   g_string_append_c (line, '"');
@@ -306,7 +307,7 @@ csv_cell_text (GString *cell, const msperf_value *v)
   if (v == NULL || v->kind == MSPERF_VALUE_NONE)
     return;
   if (v->kind == MSPERF_VALUE_STRING)
-    g_string_append (cell, v->s ? v->s : "");
+    msperf_str_append (cell, v->s ? v->s : "");
   else if (v->kind == MSPERF_VALUE_MAP)
     for (guint k = 0; k < v->items->len; k++)
       {
@@ -317,7 +318,7 @@ csv_cell_text (GString *cell, const msperf_value *v)
     for (guint k = 0; k < v->items->len; k++)
       {
         if (k > 0)
-          g_string_append (cell, "; ");
+          msperf_str_append (cell, "; ");
         csv_cell_text (cell, g_ptr_array_index (v->items, k));
       }
   else
@@ -341,7 +342,7 @@ msperf_report_csv_header (GString *s)
 {
   for (gsize c = 0; c < G_N_ELEMENTS (csv_columns); c++)
     g_string_append_printf (s, "%s%s", c ? "," : "", csv_columns[c]);
-  g_string_append (s, "\r\n");
+  msperf_str_append (s, "\r\n");
 }
 
 void
@@ -361,7 +362,7 @@ msperf_report_csv_write (GString *s, const msperf_record *record)
         g_string_append_c (s, ',');
       csv_field (s, cell->str);
     }
-  g_string_append (s, "\r\n");
+  msperf_str_append (s, "\r\n");
 }
 
 void

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <msperf/format.h>
 #include "detail_sink.h"
+#include "str_append.h"
 
 void
 msperf_detail_sink_init_tree (msperf_detail_sink *s, msperf_value *map, const char *only)
@@ -101,11 +102,11 @@ item_begin (msperf_detail_sink *s, const char *key)
   if (s->mode != MSPERF_DETAIL_SINK_JSON)
     return TRUE;
   if (s->count[s->depth]++ > 0)
-    g_string_append (s->out, ", ");
+    msperf_str_append (s->out, ", ");
   if (s->is_map[s->depth])
     {
       msperf_fmt_json_string (s->out, key ? key : "");
-      g_string_append (s->out, ": ");
+      msperf_str_append (s->out, ": ");
     }
   if (s->depth == 0 && (s->span = span_index (s, key)) >= 0)
     s->spans[s->span].start = s->out->len;
@@ -144,7 +145,7 @@ msperf_detail_sink_null (msperf_detail_sink *s, const char *key)
       if (s->mode == MSPERF_DETAIL_SINK_TREE)
         tree_add (s, key, msperf_value_new (MSPERF_VALUE_NONE));
       else
-        g_string_append (s->out, "null");
+        msperf_str_append (s->out, "null");
       item_end (s);
     }
 }
@@ -158,7 +159,7 @@ msperf_detail_sink_bool (msperf_detail_sink *s, const char *key, gboolean v)
       if (s->mode == MSPERF_DETAIL_SINK_TREE)
         tree_add (s, key, msperf_value_new_bool (v));
       else
-        g_string_append (s->out, v ? "true" : "false");
+        msperf_str_append (s->out, v ? "true" : "false");
       item_end (s);
     }
 }
@@ -200,7 +201,7 @@ msperf_detail_sink_string (msperf_detail_sink *s, const char *key, const char *v
       if (s->mode == MSPERF_DETAIL_SINK_TREE)
         tree_add (s, key, msperf_value_new_string (v));
       else if (v == NULL)
-        g_string_append (s->out, "null");
+        msperf_str_append (s->out, "null");
       else
         msperf_fmt_json_string (s->out, v);
       item_end (s);

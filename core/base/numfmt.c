@@ -7,6 +7,7 @@
 #include <string.h>
 #include <msperf/format.h>
 #include "shortest_digits.h"
+#include "str_append.h"
 
 void
 msperf_fmt_py_float (GString *out, double value)
@@ -17,17 +18,17 @@ msperf_fmt_py_float (GString *out, double value)
   g_return_if_fail (out != NULL);
   if (isnan (value))
     {
-      g_string_append (out, "nan");
+      msperf_str_append (out, "nan");
       return;
     }
   if (isinf (value))
     {
-      g_string_append (out, value < 0 ? "-inf" : "inf");
+      msperf_str_append (out, value < 0 ? "-inf" : "inf");
       return;
     }
   if (value == 0.0)
     {
-      g_string_append (out, signbit (value) ? "-0.0" : "0.0");
+      msperf_str_append (out, signbit (value) ? "-0.0" : "0.0");
       return;
     }
   if (value < 0)
@@ -42,29 +43,29 @@ msperf_fmt_py_float (GString *out, double value)
       if (ndigits > 1)
         {
           g_string_append_c (out, '.');
-          g_string_append (out, digits + 1);
+          msperf_str_append (out, digits + 1);
         }
       g_string_append_printf (out, "e%c%02d", exp10 < 0 ? '-' : '+', abs (exp10));
     }
   else if (exp10 < 0)
     {
-      g_string_append (out, "0.");
+      msperf_str_append (out, "0.");
       for (int k = 0; k < -exp10 - 1; k++)
         g_string_append_c (out, '0');
-      g_string_append (out, digits);
+      msperf_str_append (out, digits);
     }
   else if (exp10 + 1 >= ndigits)
     {
-      g_string_append (out, digits);
+      msperf_str_append (out, digits);
       for (int k = 0; k < exp10 + 1 - ndigits; k++)
         g_string_append_c (out, '0');
-      g_string_append (out, ".0");
+      msperf_str_append (out, ".0");
     }
   else
     {
-      g_string_append_len (out, digits, exp10 + 1);
+      msperf_str_append_len (out, digits, exp10 + 1);
       g_string_append_c (out, '.');
-      g_string_append (out, digits + exp10 + 1);
+      msperf_str_append (out, digits + exp10 + 1);
     }
 }
 
@@ -85,7 +86,7 @@ msperf_fmt_int (GString *out, int64_t value)
   while (u != 0);
   if (value < 0)
     *--at = '-';
-  g_string_append_len (out, at, buf + sizeof buf - at);
+  msperf_str_append_len (out, at, buf + sizeof buf - at);
 }
 
 void
@@ -93,7 +94,7 @@ msperf_fmt_json_double (GString *out, double value)
 {
   g_return_if_fail (out != NULL);
   if (!isfinite (value))
-    g_string_append (out, "null");
+    msperf_str_append (out, "null");
   else
     msperf_fmt_py_float (out, value);
 }
@@ -103,7 +104,7 @@ msperf_fmt_fixed (GString *out, double value, int decimals)
 {
   g_return_if_fail (out != NULL);
   if (isnan (value))
-    g_string_append (out, "-");
+    msperf_str_append (out, "-");
   else
     g_string_append_printf (out, "%.*f", decimals, value);
 }
@@ -147,18 +148,18 @@ msperf_fmt_json_string (GString *out, const char *s)
       while (json_plain (*p))
         p++;
       if (p > run)
-        g_string_append_len (out, (const char *) run, p - run);
+        msperf_str_append_len (out, (const char *) run, p - run);
       if (*p == '\0')
         break;
       switch (*p)
         {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\b': g_string_append (out, "\\b"); break;
-        case '\f': g_string_append (out, "\\f"); break;
+        case '"': msperf_str_append (out, "\\\""); break;
+        case '\\': msperf_str_append (out, "\\\\"); break;
+        case '\n': msperf_str_append (out, "\\n"); break;
+        case '\r': msperf_str_append (out, "\\r"); break;
+        case '\t': msperf_str_append (out, "\\t"); break;
+        case '\b': msperf_str_append (out, "\\b"); break;
+        case '\f': msperf_str_append (out, "\\f"); break;
         default: g_string_append_printf (out, "\\u%04x", *p); break;
         }
       p++;
@@ -183,11 +184,11 @@ msperf_fmt_py_string (GString *out, const char *s)
           g_string_append_c (out, (char) *p);
         }
       else if (*p == '\n')
-        g_string_append (out, "\\n");
+        msperf_str_append (out, "\\n");
       else if (*p == '\r')
-        g_string_append (out, "\\r");
+        msperf_str_append (out, "\\r");
       else if (*p == '\t')
-        g_string_append (out, "\\t");
+        msperf_str_append (out, "\\t");
       else if (*p < 0x20 || *p == 0x7f)
         g_string_append_printf (out, "\\x%02x", *p);
       else
@@ -219,18 +220,18 @@ json_tensor (GString *out, const msperf_tensor *t)
 {
   const char *dtype = msperf_dtype_torch_name (t->dtype);
 
-  g_string_append (out, "{\"shape\": ");
+  msperf_str_append (out, "{\"shape\": ");
   msperf_fmt_py_shape (out, t);
-  g_string_append (out, ", \"dtype\": ");
+  msperf_str_append (out, ", \"dtype\": ");
   msperf_fmt_json_string (out, dtype ? dtype : "unknown");
   if (t->format != MSPERF_FORMAT_ND)
     {
-      g_string_append (out, ", \"format\": ");
+      msperf_str_append (out, ", \"format\": ");
       msperf_fmt_json_string (out, msperf_format_name (t->format));
     }
   if (t->values)
     {
-      g_string_append (out, ", \"values\": [");
+      msperf_str_append (out, ", \"values\": [");
       for (size_t k = 0; k < t->n_values; k++)
         g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->values[k]);
       g_string_append_c (out, ']');
@@ -246,13 +247,13 @@ msperf_fmt_json_value (GString *out, const msperf_value *v, int indent, int leve
   g_return_if_fail (out != NULL);
   if (v == NULL)
     {
-      g_string_append (out, "null");
+      msperf_str_append (out, "null");
       return;
     }
   switch (v->kind)
     {
-    case MSPERF_VALUE_NONE: g_string_append (out, "null"); return;
-    case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "true" : "false"); return;
+    case MSPERF_VALUE_NONE: msperf_str_append (out, "null"); return;
+    case MSPERF_VALUE_BOOL: msperf_str_append (out, v->b ? "true" : "false"); return;
     case MSPERF_VALUE_INT: msperf_fmt_int (out, v->i); return;
     case MSPERF_VALUE_FLOAT: msperf_fmt_json_double (out, v->f); return;
     case MSPERF_VALUE_STRING: msperf_fmt_json_string (out, v->s); return;
@@ -261,13 +262,13 @@ msperf_fmt_json_value (GString *out, const msperf_value *v, int indent, int leve
     case MSPERF_VALUE_MAP:
       break;
     default:
-      g_string_append (out, "null");
+      msperf_str_append (out, "null");
       return;
     }
   is_map = v->kind == MSPERF_VALUE_MAP;
   if (v->items->len == 0)
     {
-      g_string_append (out, is_map ? "{}" : "[]");
+      msperf_str_append (out, is_map ? "{}" : "[]");
       return;
     }
   g_string_append_c (out, is_map ? '{' : '[');
@@ -280,11 +281,11 @@ msperf_fmt_json_value (GString *out, const msperf_value *v, int indent, int leve
           json_newline (out, indent, level + 1);
         }
       else if (k > 0)
-        g_string_append (out, ", ");
+        msperf_str_append (out, ", ");
       if (is_map)
         {
           msperf_fmt_json_string (out, g_ptr_array_index (v->keys, k));
-          g_string_append (out, ": ");
+          msperf_str_append (out, ": ");
         }
       msperf_fmt_json_value (out, g_ptr_array_index (v->items, k), indent, level + 1);
     }
@@ -299,10 +300,10 @@ py_tensor (GString *out, const msperf_tensor *t)
 {
   const char *dtype = msperf_dtype_torch_name (t->dtype);
 
-  g_string_append (out, "tensor(..., device='meta', size=(");
+  msperf_str_append (out, "tensor(..., device='meta', size=(");
   for (int k = 0; k < t->rank; k++)
     g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->dims[k]);
-  g_string_append (out, t->rank == 1 ? ",)" : ")");
+  msperf_str_append (out, t->rank == 1 ? ",)" : ")");
   if (t->dtype != MSPERF_DTYPE_FLOAT32)
     g_string_append_printf (out, ", dtype=torch.%s", dtype ? dtype : "unknown");
   g_string_append_c (out, ')');
@@ -313,20 +314,20 @@ py_value (GString *out, const msperf_value *v, gboolean quote_strings)
 {
   if (v == NULL)
     {
-      g_string_append (out, "None");
+      msperf_str_append (out, "None");
       return;
     }
   switch (v->kind)
     {
-    case MSPERF_VALUE_NONE: g_string_append (out, "None"); break;
-    case MSPERF_VALUE_BOOL: g_string_append (out, v->b ? "True" : "False"); break;
+    case MSPERF_VALUE_NONE: msperf_str_append (out, "None"); break;
+    case MSPERF_VALUE_BOOL: msperf_str_append (out, v->b ? "True" : "False"); break;
     case MSPERF_VALUE_INT: msperf_fmt_int (out, v->i); break;
     case MSPERF_VALUE_FLOAT: msperf_fmt_py_float (out, v->f); break;
     case MSPERF_VALUE_STRING:
       if (quote_strings)
         msperf_fmt_py_string (out, v->s);
       else
-        g_string_append (out, v->s ? v->s : "");
+        msperf_str_append (out, v->s ? v->s : "");
       break;
     case MSPERF_VALUE_TENSOR: py_tensor (out, &v->tensor); break;
     case MSPERF_VALUE_LIST:
@@ -338,11 +339,11 @@ py_value (GString *out, const msperf_value *v, gboolean quote_strings)
         for (guint k = 0; k < v->items->len; k++)
           {
             if (k > 0)
-              g_string_append (out, ", ");
+              msperf_str_append (out, ", ");
             if (is_map)
               {
                 msperf_fmt_py_string (out, g_ptr_array_index (v->keys, k));
-                g_string_append (out, ": ");
+                msperf_str_append (out, ": ");
               }
             py_value (out, g_ptr_array_index (v->items, k), TRUE);
           }
@@ -350,7 +351,7 @@ py_value (GString *out, const msperf_value *v, gboolean quote_strings)
       }
       break;
     default:
-      g_string_append (out, "None");
+      msperf_str_append (out, "None");
       break;
     }
 }
@@ -439,7 +440,7 @@ msperf_fmt_printable (const char *s)
           p += len;
           continue;
         }
-      g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      msperf_str_append_len (out, p, g_utf8_next_char (p) - p);
       p = g_utf8_next_char (p);
     }
   return g_string_free (out, FALSE);

@@ -794,6 +794,23 @@ raw_values_finish (msperf_index_set *s)
     }
 }
 
+/* TRUE when on every axis some coordinate compares unequal to the first point's (NaN compares
+ * unequal to everything, as in the grid check this answers once per set instead of per query). */
+static gboolean
+axes_vary (const msperf_index_set *s)
+{
+  for (int j = 0; j < s->dim; j++)
+    {
+      gboolean two = FALSE;
+
+      for (size_t u = 1; u < s->n_unique && !two; u++)
+        two = s->coords[u * (size_t) s->dim + (size_t) j] != s->coords[(size_t) j];
+      if (!two)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Aggregation of the filtered points (transformed coordinates given), then per axis the
  * distinct coordinates in ascending order for msperf_index_set_boundary: of equal values (−0.0
  * and 0.0) the first in coords order is kept, the one msperf_interp_find_boundary returns. */
@@ -831,6 +848,7 @@ set_finish (msperf_index_set *s, const double *transformed, msperf_interp_aggreg
       s->n_axis_values[j] = m;
     }
   raw_values_finish (s);
+  s->axes_vary = axes_vary (s);
 }
 
 /* The set of the given points of b (members, ascending) passing the target's exact fields

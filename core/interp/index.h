@@ -77,6 +77,9 @@ typedef struct msperf_index_set {
   double *raw_values[MSPERF_DELAUNAY_MAX_DIM];   /* transformed or log_space: per axis the
                                                   * distinct raw coords, ascending (else NULL) */
   size_t n_raw_values[MSPERF_DELAUNAY_MAX_DIM];
+  gboolean axes_vary;                            /* every selected axis has two coords that
+                                                  * compare unequal (the grid check's second
+                                                  * half, reference §4.4 step 5) */
   gboolean transient;                            /* msperf_index_set_without: one holdout
                                                   * question's set, kept off the disk cache */
   gboolean tri_done;
