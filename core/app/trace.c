@@ -12,6 +12,7 @@
 #include <msperf/shape.h>
 #include "app/trace.h"
 #include "app/json_fast.h"
+#include "app/op_plain.h"
 #include <msperf/format.h>
 
 struct msperf_trace_reader {
@@ -762,16 +763,21 @@ root_from_text (JsonParser *parser, const char *text, GError **error)
   return json_node_ref (json_parser_get_root (parser));
 }
 
-/* An op from a line's text. When root is not NULL and the op is made, *root is the line's tree
- * (a new reference): the parser's own root is not it when the fast reader took the line. */
+/* An op from a line's text: a plain line straight from its text (app/op_plain.h, *root left
+ * NULL: such a line has no unknown key), any other through a tree. When root is not NULL and
+ * the op is made from a tree, *root is the line's tree (a new reference): the parser's own root
+ * is not it when the fast reader took the line. */
 static msperf_op *
-op_from_text (JsonParser *parser, const char *text, char **op_name, JsonNode **root,
-              GError **error)
+op_from_text (JsonParser *parser, const char *text, gboolean plain, char **op_name,
+              JsonNode **root, GError **error)
 {
-  g_autoptr (JsonNode) node = root_from_text (parser, text, error);
+  g_autoptr (JsonNode) node = NULL;
   msperf_op *op;
 
-  if (node == NULL)
+  /* Whatever json_text_ok refuses, the plain reader declines: it goes first. */
+  if (plain && (op = msperf_op_plain_parse (text, strlen (text))) != NULL)
+    return op;
+  if ((node = root_from_text (parser, text, error)) == NULL)
     return NULL;
   op = op_from_node (node, op_name, error);
   if (op != NULL && root != NULL)
@@ -779,8 +785,8 @@ op_from_text (JsonParser *parser, const char *text, char **op_name, JsonNode **r
   return op;
 }
 
-msperf_op *
-msperf_trace_parse_op (const char *json, const char *name, guint line, GError **error)
+static msperf_op *
+parse_op (const char *json, const char *name, guint line, gboolean plain, GError **error)
 {
   g_autoptr (JsonParser) parser = NULL;
   g_autofree char *op_name = NULL;
@@ -791,7 +797,7 @@ msperf_trace_parse_op (const char *json, const char *name, guint line, GError **
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   parser = json_parser_new_immutable ();
-  op = op_from_text (parser, json, &op_name, NULL, &local);
+  op = op_from_text (parser, json, plain, &op_name, NULL, &local);
   if (op == NULL)
     {
       g_prefix_error (&local, "%s:%u: ", name ? name : "<op>", line);
@@ -800,6 +806,18 @@ msperf_trace_parse_op (const char *json, const char *name, guint line, GError **
     }
   op->line = line;
   return op;
+}
+
+msperf_op *
+msperf_trace_parse_op (const char *json, const char *name, guint line, GError **error)
+{
+  return parse_op (json, name, line, TRUE, error);
+}
+
+msperf_op *
+msperf_trace_parse_op_tree (const char *json, GError **error)
+{
+  return parse_op (json, NULL, 0, FALSE, error);
 }
 
 /* ------------------------------------------------------------------ the op-summary document */
@@ -1692,12 +1710,12 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
     {
       g_autoptr (JsonNode) root = NULL;
 
-      item->op = op_from_text (p->parser, text, &op_name, keys ? &root : NULL, &err);
+      item->op = op_from_text (p->parser, text, TRUE, &op_name, keys ? &root : NULL, &err);
       if (item->op)
         {
           /* A cached line's keys were collected when it was first parsed (in input order,
            * before any repeat), and warnings are once per key. */
-          if (keys)
+          if (keys && root)
             collect_unknown_keys (json_node_get_object (root), keys);
           if (p->rest == 0 && g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
             g_hash_table_remove_all (p->cache);

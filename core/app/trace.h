@@ -61,5 +61,8 @@ void msperf_trace_reader_note_keys (msperf_trace_reader *reader, guint line,
 
 /* Parses one op from a JSON object text (the `query --op JSON` form). */
 msperf_op *msperf_trace_parse_op (const char *json, const char *name, guint line, GError **error);
+/* The same through a json-glib tree always, never the plain reader (tests/app/test_op_plain.c
+ * holds the two to the same op). Errors are prefixed "<op>:0: ". */
+msperf_op *msperf_trace_parse_op_tree (const char *json, GError **error);
 
 #endif

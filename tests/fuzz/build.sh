@@ -39,7 +39,8 @@ san="-fsanitize=$FUZZ_SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 mkdir -p "$obj"
 objs=
-for src in "$srcdir"/core/{base,io,interp,att,engine,app}/*.c; do
+for src in "$srcdir"/core/base/*.c "$srcdir"/core/io/*.c "$srcdir"/core/interp/*.c \
+  "$srcdir"/core/att/*.c "$srcdir"/core/engine/*.c "$srcdir"/core/app/*.c; do
   # Every library layer and the app layer; the CLI (core/cli) is not linked into a fuzzer.
   area=$(basename "$(dirname "$src")")
   base=$area-$(basename "$src" .c)

@@ -1,8 +1,10 @@
 /* msperf fuzzing — the op-trace reader: format detection, JSON Lines and op-summary JSON
  * (msperf_trace_reader_open_data + next), and the single-op form of `query --op`. */
 #include <config.h>
+#include <string.h>
 #include <msperf/op.h>
 #include "app/trace.h"
+#include "app/op_plain.h"
 #include "fuzz_common.h"
 
 int
@@ -56,5 +58,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (op == NULL && error == NULL)
     abort ();
   msperf_op_free (op);
+
+  /* What the plain reader takes, the full path takes too, as the same op. */
+  op = msperf_op_plain_parse (text, strlen (text));
+  if (op != NULL)
+    {
+      msperf_op *tree = msperf_trace_parse_op_tree (text, NULL);
+      char *a, *b;
+
+      if (tree == NULL)
+        abort ();
+      a = msperf_op_signature (op);
+      b = msperf_op_signature (tree);
+      if (strcmp (a, b) != 0 || op->count != tree->count)
+        abort ();
+      g_free (a);
+      g_free (b);
+      msperf_op_free (tree);
+      msperf_op_free (op);
+    }
   return 0;
 }
