@@ -128,7 +128,11 @@ msperf_report_axes_text_of (const msperf_value *axes)
   s = g_string_new (NULL);
   for (guint k = 0; k < axes->items->len; k++)
     {
-      g_string_append_printf (s, "%s%s=", k ? "," : "", (char *) g_ptr_array_index (axes->keys, k));
+      /* appends, not printf: this runs once per distinct interpolated op (the run digest) */
+      if (k)
+        g_string_append_c (s, ',');
+      g_string_append (s, g_ptr_array_index (axes->keys, k));
+      g_string_append_c (s, '=');
       msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
     }
   return g_string_free (s, FALSE);

@@ -31,8 +31,9 @@ msperf_detail_sink_init_subset (msperf_detail_sink *s, msperf_value *map,
 static gboolean
 key_in (const char *const *keys, const char *key)
 {
+  /* the first byte first: most keys differ there, and this runs for every top-level item */
   for (int k = 0; keys[k]; k++)
-    if (strcmp (keys[k], key) == 0)
+    if (keys[k][0] == key[0] && strcmp (keys[k], key) == 0)
       return TRUE;
   return FALSE;
 }
@@ -73,9 +74,22 @@ static int
 span_index (const msperf_detail_sink *s, const char *key)
 {
   for (int k = 0; s->span_keys && s->span_keys[k]; k++)
-    if (strcmp (s->span_keys[k], key) == 0)
+    if (s->span_keys[k][0] == key[0] && strcmp (s->span_keys[k], key) == 0)
       return k;
   return -1;
+}
+
+gboolean
+msperf_detail_sink_wants (const msperf_detail_sink *s, const char *key)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (s->skip_from >= 0)
+    return FALSE;
+  if (s->depth > 0 || key == NULL)
+    return TRUE;
+  if (s->only)
+    return strcmp (key, s->only) == 0;
+  return s->only_any == NULL || key_in (s->only_any, key);
 }
 
 /* Starts an item: TRUE when it is written (not filtered out, not inside a skipped container).

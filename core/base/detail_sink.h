@@ -43,6 +43,11 @@ void msperf_detail_sink_init_probe (msperf_detail_sink *sink, const char *key);
  * already written there. The caller writes the closing '}'. */
 void msperf_detail_sink_init_json (msperf_detail_sink *sink, GString *out, guint count,
                                    const char *const *span_keys, msperf_detail_span *spans);
+/* FALSE when a top-level item named key would be written nowhere (filtered out by the probe's
+ * or the subset's keys, or inside a skipped container): an emitter may then skip the calls of a
+ * whole container (an interpolated answer's details are probed and subset for one to four keys
+ * of ~40 per answer). TRUE below the top level. */
+gboolean msperf_detail_sink_wants (const msperf_detail_sink *sink, const char *key);
 /* Entries written so far at the top level (JSON). */
 guint msperf_detail_sink_top_count (const msperf_detail_sink *sink);
 

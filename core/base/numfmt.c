@@ -126,11 +126,25 @@ msperf_round_half_even (double value)
   return (int64_t) r;
 }
 
-/* Bytes a JSON string can carry as they are: not '"', '\\' or a control byte. */
+/* Bytes a JSON string can carry as they are: not '"', '\\' or a control byte. A table: this
+ * loop runs over every key and string of every details record (issue 15). */
+#define PLAIN16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+#define CONTROL16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+static const guint8 json_plain_table[256] = {
+  CONTROL16, CONTROL16,                                      /* 0x00-0x1f */
+  1, 1, 0 /* '"' */, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  /* 0x20-0x2f */
+  PLAIN16, PLAIN16,                                          /* 0x30-0x4f */
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* '\\' */, 1, 1, 1, /* 0x50-0x5f */
+  PLAIN16, PLAIN16, PLAIN16, PLAIN16, PLAIN16,               /* 0x60-0xaf */
+  PLAIN16, PLAIN16, PLAIN16, PLAIN16, PLAIN16,               /* 0xb0-0xff */
+};
+#undef PLAIN16
+#undef CONTROL16
+
 static inline gboolean
 json_plain (unsigned char c)
 {
-  return c >= 0x20 && c != '"' && c != '\\';
+  return json_plain_table[c];
 }
 
 void

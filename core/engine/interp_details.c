@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/interp_details.h"
+#include "base/detail_sink.h"
 
 /* ------------------------------------------------------------------ packing */
 
@@ -105,17 +106,27 @@ selected (const msperf_interp_details *d, size_t a)
   return FALSE;
 }
 
+/* The containers below are skipped whole when the sink does not want them (a probe or a
+ * subset): their values are most of the record's calls. */
 static void
 emit_axes (const msperf_interp_details *d, msperf_detail_sink *s)
 {
-  msperf_detail_sink_begin_map (s, "axes");
-  for (int j = 0; j < d->dim; j++)
-    number (s, d->axis_names[d->axes[j]], d->target[d->axes[j]]);
-  msperf_detail_sink_end (s);
-  msperf_detail_sink_begin_map (s, "target");
-  for (size_t a = 0; a < d->n_axes; a++)
-    number (s, d->axis_names[a], d->target[a]);
-  msperf_detail_sink_end (s);
+  if (msperf_detail_sink_wants (s, "axes"))
+    {
+      msperf_detail_sink_begin_map (s, "axes");
+      for (int j = 0; j < d->dim; j++)
+        number (s, d->axis_names[d->axes[j]], d->target[d->axes[j]]);
+      msperf_detail_sink_end (s);
+    }
+  if (msperf_detail_sink_wants (s, "target"))
+    {
+      msperf_detail_sink_begin_map (s, "target");
+      for (size_t a = 0; a < d->n_axes; a++)
+        number (s, d->axis_names[a], d->target[a]);
+      msperf_detail_sink_end (s);
+    }
+  if (!msperf_detail_sink_wants (s, "axis_boundary"))
+    return;
   msperf_detail_sink_begin_map (s, "axis_boundary");
   for (int j = 0; j < d->dim; j++)
     {
@@ -130,6 +141,8 @@ emit_axes (const msperf_interp_details *d, msperf_detail_sink *s)
 static void
 emit_points (const msperf_interp_details *d, msperf_detail_sink *s)
 {
+  if (!msperf_detail_sink_wants (s, "candidate_points"))
+    return;
   msperf_detail_sink_begin_list (s, "candidate_points");
   for (size_t k = 0; k < d->n_points; k++)
     {
@@ -149,6 +162,8 @@ emit_points (const msperf_interp_details *d, msperf_detail_sink *s)
 static void
 emit_exact (const msperf_interp_details *d, msperf_detail_sink *s)
 {
+  if (!msperf_detail_sink_wants (s, "exact_fields"))
+    return;
   msperf_detail_sink_begin_map (s, "exact_fields");
   for (size_t a = 0; a < d->n_axes; a++)
     if (!selected (d, a))
@@ -203,10 +218,13 @@ msperf_interp_details_emit (gconstpointer record, msperf_detail_sink *s)
     msperf_detail_sink_string (s, "regime_group", d->regime_group);
   emit_space (d, s);
   msperf_detail_sink_string (s, "query_mode", d->query_mode);
-  msperf_detail_sink_begin_list (s, "fallback_reasons");
-  for (guint k = 0; k < d->n_reasons; k++)
-    msperf_detail_sink_string (s, NULL, d->reasons[k]);
-  msperf_detail_sink_end (s);
+  if (msperf_detail_sink_wants (s, "fallback_reasons"))
+    {
+      msperf_detail_sink_begin_list (s, "fallback_reasons");
+      for (guint k = 0; k < d->n_reasons; k++)
+        msperf_detail_sink_string (s, NULL, d->reasons[k]);
+      msperf_detail_sink_end (s);
+    }
   if (d->base_reason)
     msperf_detail_sink_string (s, "base_reason", d->base_reason);
 }

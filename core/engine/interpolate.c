@@ -6,6 +6,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include "base/str_append.h"
 #include "engine/engine_private.h"
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
@@ -599,15 +600,15 @@ add_reason (GPtrArray *reasons, const msperf_index_bucket *b, const size_t *axes
 
   /* "<dim>d(<axis>,…): <why>", without printf (six of these per 3-D query). */
   g_string_append_c (s, (char) ('0' + dim));
-  g_string_append (s, "d(");
+  msperf_str_append (s, "d(");
   for (int j = 0; j < dim; j++)
     {
       if (j)
         g_string_append_c (s, ',');
-      g_string_append (s, b->axis_names[axes[j]]);
+      msperf_str_append (s, b->axis_names[axes[j]]);
     }
-  g_string_append (s, "): ");
-  g_string_append (s, why);
+  msperf_str_append (s, "): ");
+  msperf_str_append (s, why);
   g_ptr_array_add (reasons, g_string_free (s, FALSE));
 }
 

@@ -243,11 +243,62 @@ test_record_equals_old_layout (void **state)
     }
 }
 
+/* One key (msperf_result_detail_dup: the probe-then-tree path) and key subsets of a record
+ * still in its compact form give the values of the full tree, for every key the record has and
+ * for keys it lacks: the emitter skips whole containers the sink does not want
+ * (msperf_detail_sink_wants), which must never drop or add a value. */
+static void
+test_one_key_and_subsets_match_the_tree (void **state)
+{
+  static const char *const absent[] = { "absent", "weight", "M", "latency_us", NULL };
+  g_autoptr (GPtrArray) reasons = g_ptr_array_new ();
+
+  (void) state;
+  for (unsigned variant = 0; variant < 8192; variant += 1 + variant % 13)
+    {
+      msperf_interp_details d;
+      char scratch[64];
+      msperf_result *full = msperf_result_new (), *r = msperf_result_new ();
+      const msperf_value *tree;
+
+      fill (&d, variant, scratch, reasons);
+      msperf_interp_details_defer (full, &d);
+      msperf_interp_details_defer (r, &d);
+      tree = msperf_result_details (full);
+      for (guint k = 0; k < tree->keys->len; k++)
+        {
+          const char *key = g_ptr_array_index (tree->keys, k);
+          const char *pair[] = { key, tree->keys->pdata[(k + 3) % tree->keys->len], NULL };
+          g_autoptr (msperf_value) one = msperf_result_detail_dup (r, key);
+          g_autoptr (msperf_value) sub = msperf_result_details_subset (r, pair);
+          g_autofree char *want = fmt (g_ptr_array_index (tree->items, k));
+          g_autofree char *got = NULL;
+
+          assert_non_null (one);
+          got = fmt (one);
+          assert_string_equal (got, want);
+          assert_true (sub->keys->len == (strcmp (pair[0], pair[1]) == 0 ? 1u : 2u));
+          for (guint j = 0; j < sub->keys->len; j++)
+            {
+              g_autofree char *a = fmt (g_ptr_array_index (sub->items, j));
+              g_autofree char *b
+                = fmt (msperf_value_lookup (tree, g_ptr_array_index (sub->keys, j)));
+              assert_string_equal (a, b);
+            }
+        }
+      for (guint k = 0; absent[k]; k++)
+        assert_null (msperf_result_detail_dup (r, absent[k]));
+      msperf_result_free (full);
+      msperf_result_free (r);
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_record_equals_old_layout),
+    cmocka_unit_test (test_one_key_and_subsets_match_the_tree),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
