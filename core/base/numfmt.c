@@ -152,7 +152,22 @@ msperf_fmt_json_string (GString *out, const char *s)
 {
   const unsigned char *p = (const unsigned char *) (s ? s : "");
 
+  const unsigned char *end = p;
+
   g_return_if_fail (out != NULL);
+  while (json_plain (*end))
+    end++;
+  if (*end == '\0')
+    {
+      /* nothing to escape (keys, names, regimes): one copy */
+      gsize n = (gsize) (end - p);
+      char *d = msperf_str_extend (out, n + 2);
+
+      d[0] = '"';
+      memcpy (d + 1, p, n);
+      d[n + 1] = '"';
+      return;
+    }
   g_string_append_c (out, '"');
   while (*p)
     {

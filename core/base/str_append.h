@@ -23,6 +23,23 @@ msperf_str_append_len (GString *s, const char *p, gsize n)
     g_string_append_len (s, p, (gssize) n);
 }
 
+/* Makes room for n more bytes at the end of s and returns where they go (s->len already counts
+ * them; the caller writes all n). */
+static inline char *
+msperf_str_extend (GString *s, gsize n)
+{
+  gsize at = s->len;
+
+  if (G_LIKELY (at + n < s->allocated_len))
+    {
+      s->len += n;
+      s->str[s->len] = '\0';
+    }
+  else
+    g_string_set_size (s, at + n);
+  return s->str + at;
+}
+
 /* strlen of a literal folds to a constant. */
 static inline void
 msperf_str_append (GString *s, const char *p)
