@@ -6,6 +6,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include "base/str_hash.h"
 #include "app/digest.h"
 #include <msperf/details.h>
 #include "app/metrics.h"
@@ -216,7 +217,7 @@ msperf_run_set_folding (msperf_run *run)
 {
   g_return_if_fail (run != NULL && run->records->len == 0 && run->digests == NULL);
   run->digests = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_digest_free);
-  run->fold = g_hash_table_new (g_str_hash, g_str_equal);
+  run->fold = g_hash_table_new (msperf_str_hash, g_str_equal);
 }
 
 void

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
 #include <msperf/shape.h>
+#include "base/str_hash.h"
 #include "app/trace.h"
 #include "app/json_fast.h"
 #include "app/op_plain.h"
@@ -1656,7 +1657,7 @@ msperf_trace_parser_new (const msperf_trace_reader *reader)
   p = g_new0 (msperf_trace_parser, 1);
   p->name = g_strdup (reader->name);
   p->parser = json_parser_new_immutable ();
-  p->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+  p->cache = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free,
                                     (GDestroyNotify) msperf_op_free);
   return p;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <glib.h>
 #include <msperf/msperf.h>
+#include "base/str_hash.h"
 #include "cli/estimate_jobs.h"
 #include "app/digest.h"
 
@@ -127,7 +128,7 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
     }
   j->seen = g_new0 (GHashTable *, j->n_jobs);
   for (guint k = 0; k < j->n_jobs; k++)
-    j->seen[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, seen_line_free);
+    j->seen[k] = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free, seen_line_free);
   j->owner = g_new0 (guint, j->cap);
   j->line = g_new0 (guint, j->cap);
   j->claimed = g_new0 (gint, j->cap);
@@ -387,9 +388,8 @@ worker_run (gpointer data)
   return NULL;
 }
 
-/* g_str_hash's low bits are poor: a GEMM line names each of its dimensions twice, so the
- * parity of its character sum, hence of the hash, is the same for every line of a trace,
- * and `% 2` sent every line to one job. Fibonacci hashing spreads them. */
+/* The job of a hash: its high bits by Fibonacci hashing, not `% n_jobs` (g_str_hash, used here
+ * before, gave every GEMM line of a trace the same parity: `% 2` sent them all to one job). */
 static guint
 job_of_hash (guint hash, guint n_jobs)
 {
@@ -404,11 +404,11 @@ owner_of (msperf_jobs *j, guint k)
   if (j->n_jobs == 1)
     return 0;
   if (j->lines[k]->len > 0)
-    return job_of_hash (g_str_hash (j->lines[k]->str), j->n_jobs);
+    return job_of_hash (msperf_str_hash (j->lines[k]->str), j->n_jobs);
   if (j->items[k].op == NULL)
     return 0;
   j->sigs[k] = msperf_op_signature (j->items[k].op);
-  return job_of_hash (g_str_hash (j->sigs[k]), j->n_jobs);
+  return job_of_hash (msperf_str_hash (j->sigs[k]), j->n_jobs);
 }
 
 void
