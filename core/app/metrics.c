@@ -5,6 +5,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include "base/str_hash.h"
 #include "app/metrics.h"
 #include "app/digest.h"
 #include <msperf/format.h>
@@ -83,7 +84,7 @@ msperf_run_distinct (const msperf_run *run, GArray **counts)
 {
   GPtrArray *firsts = g_ptr_array_new ();
   GArray *sums = g_array_new (FALSE, TRUE, sizeof (int64_t));
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free, NULL);
 
   g_return_val_if_fail (run != NULL, firsts);
   for (guint k = 0; k < run->records->len; k++)
@@ -291,8 +292,9 @@ shape_pair_cmp (gconstpointer pa, gconstpointer pb)
 static void
 compute_per_shape (msperf_metrics *m)
 {
-  g_autoptr (GHashTable) hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) misses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* shape keys are long: hashed eight bytes at a time (base/str_hash.h); never iterated */
+  g_autoptr (GHashTable) hits = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) misses = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free, NULL);
 
   for (guint k = 0; k < m->records->len; k++)
     {

@@ -73,27 +73,38 @@ typedef struct {
   worker_arg *args;   /* per job */
 } jobs_pool;
 
+/* One batch: its items and what each becomes. There are two, so that the caller writes out
+ * one batch while the jobs answer the next (the writing, the run's fold and the reading of
+ * lines are a sixth of a run of distinct interpolations; overlapped, --jobs 2 is not held up
+ * by them). */
+typedef struct {
+  msperf_trace_item *items;      /* the batch */
+  GString **lines;               /* per item: its raw line ("" when read parsed) */
+  GPtrArray **keys;              /* per item: its unknown keys, for the reader's warnings */
+  guint *owner;                  /* per item: the job meant to answer it */
+  guint *line;                   /* per item: its line (for its warnings) */
+  gint *claimed;                 /* per item: a job took it (atomic) */
+  char **sigs;                   /* per item: its signature (given to the record), or NULL */
+  msperf_record **records;
+  GString **texts;               /* per item: its rendering */
+  guint n;
+} jobs_bank;
+
 struct msperf_jobs {
   guint n_jobs;
   msperf_engine *engine;         /* the caller's (borrowed): the model the sessions share */
   msperf_engine **sessions;      /* owned, one per job */
   const char *source;
   msperf_trace_parser **parsers; /* owned, one per job (made with the first batch) */
-  msperf_trace_item *items;      /* the batch being answered */
-  GString **lines;               /* per item: its raw line ("" when read parsed) */
   GHashTable **seen;             /* per job: line -> seen_line */
-  GPtrArray **keys;              /* per item: its unknown keys, for the reader's warnings */
-  guint *owner;                  /* per item: the job meant to answer it */
-  guint *line;                   /* per item: its line (for its warnings) */
-  gint *claimed;                 /* per item: a job took it (atomic) */
-  char **sigs;                   /* per item: its signature (given to the record), or NULL */
   guint shard_index, shard_count; /* answer items with index % count == index (0-based) */
-  msperf_record **records;
-  GString **texts;               /* per item: its rendering */
   msperf_jobs_render render;
   gboolean slim;                 /* after rendering, keep only what the summary reads */
-  guint n;
   guint cap;
+  jobs_bank banks[2];
+  jobs_bank *b;                  /* the batch being answered */
+  jobs_bank *out;                /* the batch last handed to the caller */
+  gboolean ahead;                /* b is being answered by the threads, ahead of the caller */
   jobs_pool pool;
 };
 
@@ -102,6 +113,53 @@ msperf_jobs_default (void)
 {
   /* The cores this process may run on (affinity, cgroup limits), not all of the machine's. */
   return CLAMP (g_get_num_processors (), 1, 256);
+}
+
+static void
+bank_init (jobs_bank *b, guint cap)
+{
+  b->items = g_new0 (msperf_trace_item, cap);
+  b->lines = g_new0 (GString *, cap);
+  b->keys = g_new0 (GPtrArray *, cap);
+  b->texts = g_new0 (GString *, cap);
+  for (guint k = 0; k < cap; k++)
+    {
+      b->lines[k] = g_string_sized_new (256);
+      b->keys[k] = g_ptr_array_new_with_free_func (g_free);
+      b->texts[k] = g_string_new (NULL);
+    }
+  b->owner = g_new0 (guint, cap);
+  b->line = g_new0 (guint, cap);
+  b->claimed = g_new0 (gint, cap);
+  b->sigs = g_new0 (char *, cap);
+  b->records = g_new0 (msperf_record *, cap);
+}
+
+/* Records the caller has not taken (a batch answered ahead, or left after a stop) are freed. */
+static void
+bank_clear (jobs_bank *b, guint cap)
+{
+  for (guint k = 0; k < b->n; k++)
+    {
+      msperf_trace_item_clear (&b->items[k]);
+      msperf_record_free (b->records[k]);
+      g_free (b->sigs[k]);
+    }
+  for (guint k = 0; k < cap; k++)
+    {
+      g_string_free (b->texts[k], TRUE);
+      g_string_free (b->lines[k], TRUE);
+      g_ptr_array_unref (b->keys[k]);
+    }
+  g_free (b->items);
+  g_free (b->lines);
+  g_free (b->keys);
+  g_free (b->texts);
+  g_free (b->owner);
+  g_free (b->line);
+  g_free (b->claimed);
+  g_free (b->sigs);
+  g_free (b->records);
 }
 
 msperf_jobs *
@@ -118,26 +176,14 @@ msperf_jobs_new (msperf_engine *engine, guint n_jobs, const char *source)
     j->sessions[k] = msperf_engine_new_session (engine);
   j->parsers = g_new0 (msperf_trace_parser *, j->n_jobs);
   j->cap = BATCH_PER_JOB * j->n_jobs;
-  j->items = g_new0 (msperf_trace_item, j->cap);
-  j->lines = g_new0 (GString *, j->cap);
-  j->keys = g_new0 (GPtrArray *, j->cap);
-  for (guint k = 0; k < j->cap; k++)
-    {
-      j->lines[k] = g_string_sized_new (256);
-      j->keys[k] = g_ptr_array_new_with_free_func (g_free);
-    }
+  for (guint b = 0; b < G_N_ELEMENTS (j->banks); b++)
+    bank_init (&j->banks[b], j->cap);
+  j->b = &j->banks[0];
+  j->out = &j->banks[1];
   j->seen = g_new0 (GHashTable *, j->n_jobs);
   for (guint k = 0; k < j->n_jobs; k++)
     j->seen[k] = g_hash_table_new_full (msperf_str_hash, g_str_equal, g_free, seen_line_free);
-  j->owner = g_new0 (guint, j->cap);
-  j->line = g_new0 (guint, j->cap);
-  j->claimed = g_new0 (gint, j->cap);
-  j->sigs = g_new0 (char *, j->cap);
   j->shard_count = 1;
-  j->records = g_new0 (msperf_record *, j->cap);
-  j->texts = g_new0 (GString *, j->cap);
-  for (guint k = 0; k < j->cap; k++)
-    j->texts[k] = g_string_new (NULL);
   g_mutex_init (&j->pool.lock);
   g_cond_init (&j->pool.start);
   g_cond_init (&j->pool.done);
@@ -168,24 +214,9 @@ msperf_jobs_free (msperf_jobs *j)
   pool_stop (j);
   g_free (j->parsers);
   g_free (j->seen);
-  for (guint k = 0; k < j->n; k++)
-    msperf_trace_item_clear (&j->items[k]);
   g_free (j->sessions);
-  g_free (j->sigs);
-  g_free (j->items);
-  g_free (j->owner);
-  g_free (j->line);
-  g_free (j->claimed);
-  g_free (j->records);
-  for (guint k = 0; k < j->cap; k++)
-    {
-      g_string_free (j->texts[k], TRUE);
-      g_string_free (j->lines[k], TRUE);
-      g_ptr_array_unref (j->keys[k]);
-    }
-  g_free (j->texts);
-  g_free (j->lines);
-  g_free (j->keys);
+  for (guint b = 0; b < G_N_ELEMENTS (j->banks); b++)
+    bank_clear (&j->banks[b], j->cap);
   g_free (j->pool.threads);
   g_free (j->pool.args);
   g_mutex_clear (&j->pool.lock);
@@ -238,11 +269,11 @@ render_fresh (msperf_jobs *j, guint k)
 {
   if (j->render == MSPERF_JOBS_RENDER_JSONL)
     {
-      msperf_report_jsonl_write (j->texts[k], j->records[k]);
-      g_string_append_c (j->texts[k], '\n');
+      msperf_report_jsonl_write (j->b->texts[k], j->b->records[k]);
+      g_string_append_c (j->b->texts[k], '\n');
     }
   else if (j->render == MSPERF_JOBS_RENDER_CSV)
-    msperf_report_csv_write (j->texts[k], j->records[k]);
+    msperf_report_csv_write (j->b->texts[k], j->b->records[k]);
 }
 
 /* The text of record k that comes before the rest of its rendering. */
@@ -259,7 +290,7 @@ index_text (const msperf_jobs *j, size_t index)
 static void
 render_record (msperf_jobs *j, guint k, seen_line *seen)
 {
-  GString *text = j->texts[k];
+  GString *text = j->b->texts[k];
   g_autofree char *head = NULL;
 
   g_string_truncate (text, 0);
@@ -270,7 +301,7 @@ render_record (msperf_jobs *j, guint k, seen_line *seen)
       render_fresh (j, k);
       return;
     }
-  head = index_text (j, j->records[k]->index);
+  head = index_text (j, j->b->records[k]->index);
   if (seen->rest)
     {
       g_string_append (text, head);
@@ -288,7 +319,7 @@ render_record (msperf_jobs *j, guint k, seen_line *seen)
 static void
 note_seen (msperf_jobs *j, guint w, guint k, seen_line **seen)
 {
-  const msperf_record *rec = j->records[k];
+  const msperf_record *rec = j->b->records[k];
 
   if (*seen)
     {
@@ -301,7 +332,7 @@ note_seen (msperf_jobs *j, guint w, guint k, seen_line **seen)
   (*seen)->index = rec->index;
   (*seen)->count = rec->count;
   (*seen)->signature = g_strdup (rec->signature);
-  g_hash_table_insert (j->seen[w], g_strdup (j->lines[k]->str), *seen);
+  g_hash_table_insert (j->seen[w], g_strdup (j->b->lines[k]->str), *seen);
 }
 
 /* A repeat of a line job w answered at an earlier index, when the run folds repeats: the
@@ -313,19 +344,19 @@ answer_repeat (msperf_jobs *j, guint k, const seen_line *seen)
 {
   msperf_record *rec = msperf_record_new ();
 
-  rec->index = j->items[k].index;
-  rec->line = j->items[k].line;
+  rec->index = j->b->items[k].index;
+  rec->line = j->b->items[k].line;
   rec->count = seen->count;
   rec->signature = g_strdup (seen->signature);
   rec->analytic_us = NAN;
-  j->records[k] = rec;
-  msperf_trace_item_clear (&j->items[k]);
-  g_string_truncate (j->texts[k], 0);
+  j->b->records[k] = rec;
+  msperf_trace_item_clear (&j->b->items[k]);
+  g_string_truncate (j->b->texts[k], 0);
   {
     g_autofree char *head = index_text (j, rec->index);
 
-    g_string_append (j->texts[k], head);
-    g_string_append (j->texts[k], seen->rest);
+    g_string_append (j->b->texts[k], head);
+    g_string_append (j->b->texts[k], seen->rest);
   }
 }
 
@@ -333,9 +364,9 @@ answer_repeat (msperf_jobs *j, guint k, const seen_line *seen)
 static void
 answer_on_job (msperf_jobs *j, guint w, guint k)
 {
-  msperf_trace_item *item = &j->items[k];
-  gboolean raw = j->lines[k]->len > 0;
-  seen_line *seen = raw ? g_hash_table_lookup (j->seen[w], j->lines[k]->str) : NULL;
+  msperf_trace_item *item = &j->b->items[k];
+  gboolean raw = j->b->lines[k]->len > 0;
+  seen_line *seen = raw ? g_hash_table_lookup (j->seen[w], j->b->lines[k]->str) : NULL;
 
   if (seen && seen->rest && j->slim && seen->index < item->index)
     {
@@ -343,13 +374,13 @@ answer_on_job (msperf_jobs *j, guint w, guint k)
       return;
     }
   if (raw)
-    msperf_trace_parser_parse (j->parsers[w], j->lines[k]->str, item, j->keys[k]);
-  if (item->op && j->sigs[k] == NULL)
-    j->sigs[k] = msperf_op_signature (item->op);
-  j->records[k] = answer_item (j->sessions[w], item, g_steal_pointer (&j->sigs[k]), j->source);
+    msperf_trace_parser_parse (j->parsers[w], j->b->lines[k]->str, item, j->b->keys[k]);
+  if (item->op && j->b->sigs[k] == NULL)
+    j->b->sigs[k] = msperf_op_signature (item->op);
+  j->b->records[k] = answer_item (j->sessions[w], item, g_steal_pointer (&j->b->sigs[k]), j->source);
   msperf_trace_item_clear (item);
   /* Rejected records name their line in the error: never the same text twice. */
-  if (raw && j->records[k]->error == NULL)
+  if (raw && j->b->records[k]->error == NULL)
     {
       gboolean first = seen == NULL;
 
@@ -362,14 +393,14 @@ answer_on_job (msperf_jobs *j, guint w, guint k)
   render_record (j, k, seen);
   /* Off the reading thread: the record becomes the digest the run folds. */
   if (j->slim)
-    msperf_record_digest (j->records[k]);
+    msperf_record_digest (j->b->records[k]);
 }
 
 /* Whether job w takes item k (no other job has). */
 static gboolean
 claim (msperf_jobs *j, guint k)
 {
-  return g_atomic_int_compare_and_exchange (&j->claimed[k], 0, 1);
+  return g_atomic_int_compare_and_exchange (&j->b->claimed[k], 0, 1);
 }
 
 static gpointer
@@ -378,12 +409,12 @@ worker_run (gpointer data)
   const worker_arg *a = data;
   msperf_jobs *j = a->jobs;
 
-  for (guint k = 0; k < j->n; k++)
-    if (j->owner[k] == a->worker && claim (j, k))
+  for (guint k = 0; k < j->b->n; k++)
+    if (j->b->owner[k] == a->worker && claim (j, k))
       answer_on_job (j, a->worker, k);
   /* Done with its share: help with the others' from their end. */
-  for (guint k = j->n; k-- > 0;)
-    if (j->owner[k] != a->worker && claim (j, k))
+  for (guint k = j->b->n; k-- > 0;)
+    if (j->b->owner[k] != a->worker && claim (j, k))
       answer_on_job (j, a->worker, k);
   return NULL;
 }
@@ -403,12 +434,12 @@ owner_of (msperf_jobs *j, guint k)
 {
   if (j->n_jobs == 1)
     return 0;
-  if (j->lines[k]->len > 0)
-    return job_of_hash (msperf_str_hash (j->lines[k]->str), j->n_jobs);
-  if (j->items[k].op == NULL)
+  if (j->b->lines[k]->len > 0)
+    return job_of_hash (msperf_str_hash (j->b->lines[k]->str), j->n_jobs);
+  if (j->b->items[k].op == NULL)
     return 0;
-  j->sigs[k] = msperf_op_signature (j->items[k].op);
-  return job_of_hash (msperf_str_hash (j->sigs[k]), j->n_jobs);
+  j->b->sigs[k] = msperf_op_signature (j->b->items[k].op);
+  return job_of_hash (msperf_str_hash (j->b->sigs[k]), j->n_jobs);
 }
 
 void
@@ -422,7 +453,7 @@ const GString *
 msperf_jobs_text (msperf_jobs *j, guint k)
 {
   g_return_val_if_fail (k < j->cap, NULL);
-  return j->texts[k];
+  return j->out->texts[k];
 }
 
 void
@@ -494,18 +525,12 @@ pool_stop (msperf_jobs *j)
     g_thread_join (pool->threads[w]);
 }
 
+/* Hands batch j->b to the threads, which start on it at once. */
 static void
-answer_batch (msperf_jobs *j)
+batch_start (msperf_jobs *j)
 {
   jobs_pool *pool = &j->pool;
 
-  /* One job, or a batch too small to be worth waking threads: answer here. */
-  if (j->n_jobs == 1 || j->n < 2)
-    {
-      for (guint w = 0; w < j->n_jobs; w++)
-        worker_run (&pool->args[w]);
-      return;
-    }
   if (pool->threads == NULL)
     pool_start (j);
   g_mutex_lock (&pool->lock);
@@ -513,6 +538,15 @@ answer_batch (msperf_jobs *j)
   pool->running = j->n_jobs - 1;
   g_cond_broadcast (&pool->start);
   g_mutex_unlock (&pool->lock);
+}
+
+/* This thread's part of batch j->b (job 0's share, then what the others have not taken),
+ * then the wait for the threads. */
+static void
+batch_finish (msperf_jobs *j)
+{
+  jobs_pool *pool = &j->pool;
+
   worker_run (&pool->args[0]);
   g_mutex_lock (&pool->lock);
   while (pool->running > 0)
@@ -520,42 +554,91 @@ answer_batch (msperf_jobs *j)
   g_mutex_unlock (&pool->lock);
 }
 
+/* Answers batch j->b before returning. */
+static void
+answer_batch (msperf_jobs *j)
+{
+  /* One job, or a batch too small to be worth waking threads: answer here. */
+  if (j->n_jobs == 1 || j->b->n < 2)
+    {
+      for (guint w = 0; w < j->n_jobs; w++)
+        worker_run (&j->pool.args[w]);
+      return;
+    }
+  batch_start (j);
+  batch_finish (j);
+}
+
 void
 msperf_jobs_note_keys (msperf_jobs *j, guint k, msperf_trace_reader *reader)
 {
-  g_return_if_fail (j != NULL && k < j->n && reader != NULL);
+  g_return_if_fail (j != NULL && k < j->out->n && reader != NULL);
 
-  if (j->keys[k]->len > 0)
-    msperf_trace_reader_note_keys (reader, j->line[k], j->keys[k]);
+  if (j->out->keys[k]->len > 0)
+    msperf_trace_reader_note_keys (reader, j->out->line[k], j->out->keys[k]);
+}
+
+/* Reads up to limit items into batch j->b. */
+static void
+batch_read (msperf_jobs *j, msperf_trace_reader *reader, guint limit)
+{
+  jobs_bank *b = j->b;
+
+  b->n = 0;
+  while (b->n < limit && msperf_trace_reader_next_raw (reader, &b->items[b->n], b->lines[b->n]))
+    {
+      /* Another shard's item: read (its line number and index stay those of the whole trace)
+       * but neither parsed nor answered. */
+      if (b->items[b->n].index % j->shard_count != j->shard_index)
+        {
+          msperf_trace_item_clear (&b->items[b->n]);
+          continue;
+        }
+      g_ptr_array_set_size (b->keys[b->n], 0);
+      b->claimed[b->n] = 0;
+      b->line[b->n] = b->items[b->n].line;
+      b->owner[b->n] = owner_of (j, b->n);
+      b->n++;
+    }
 }
 
 guint
 msperf_jobs_next_batch (msperf_jobs *j, msperf_trace_reader *reader, msperf_record ***records)
 {
+  gboolean stream = msperf_trace_reader_is_stream (reader);
   /* One job on a pipe reads one item at a time: a sweep piping ops through `--ops -` gets
    * each answer before it writes the next op. */
-  guint limit = j->n_jobs == 1 && msperf_trace_reader_is_stream (reader) ? 1 : j->cap;
+  guint limit = j->n_jobs == 1 && stream ? 1 : j->cap;
+  jobs_bank *done;
 
   for (guint w = 0; w < j->n_jobs; w++)
     if (j->parsers[w] == NULL)
       j->parsers[w] = msperf_trace_parser_new (reader);
-  j->n = 0;
-  while (j->n < limit && msperf_trace_reader_next_raw (reader, &j->items[j->n], j->lines[j->n]))
+  if (j->ahead)
+    batch_finish (j);  /* the batch the threads began while the caller wrote the last one */
+  else
     {
-      /* Another shard's item: read (its line number and index stay those of the whole trace)
-       * but neither parsed nor answered. */
-      if (j->items[j->n].index % j->shard_count != j->shard_index)
-        {
-          msperf_trace_item_clear (&j->items[j->n]);
-          continue;
-        }
-      g_ptr_array_set_size (j->keys[j->n], 0);
-      j->claimed[j->n] = 0;
-      j->line[j->n] = j->items[j->n].line;
-      j->owner[j->n] = owner_of (j, j->n);
-      j->n++;
+      if (j->b->n == 0)
+        batch_read (j, reader, limit);
+      answer_batch (j);
     }
-  answer_batch (j);
-  *records = j->records;
-  return j->n;
+  j->ahead = FALSE;
+  done = j->b;
+  j->b = j->out;
+  j->out = done;
+  j->b->n = 0;
+  /* Several jobs on a file: the next batch is read now and begun on the threads while the
+   * caller writes this one (on a pipe the next lines may not exist yet: this batch's answers
+   * must not wait for them). The caller's thread joins it on the next call. */
+  if (j->n_jobs > 1 && !stream && done->n > 0)
+    {
+      batch_read (j, reader, limit);
+      if (j->b->n >= 2)
+        {
+          batch_start (j);
+          j->ahead = TRUE;
+        }
+    }
+  *records = done->records;
+  return done->n;
 }

@@ -1,5 +1,8 @@
 /* msperf — command-line entry: global options, then one subcommand (FORMATS §5.2). */
 #include <config.h>
+#ifdef HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +26,20 @@ static const char commands_help[] =
   "  sweep      layouts x batch sizes on N devices, with the Pareto front\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
+
+/* The allocator this program's process runs on (doc/dependencies.md): mimalloc when linked
+ * (calling it also keeps the library on the link line under --as-needed). */
+static char *
+allocator_name (void)
+{
+#ifdef HAVE_MIMALLOC
+  int v = mi_version ();
+
+  return g_strdup_printf ("mimalloc %d.%d.%d", v / 100, v / 10 % 10, v % 10);
+#else
+  return g_strdup ("glibc");
+#endif
+}
 
 int
 main (int argc, char **argv)
@@ -59,8 +76,10 @@ main (int argc, char **argv)
     }
   if (version)
     {
-      printf ("msperf %s (module ABI %u.%u)\n", PACKAGE_VERSION, MSPERF_PLUGIN_ABI_MAJOR,
-              MSPERF_PLUGIN_ABI_MINOR);
+      g_autofree char *allocator = allocator_name ();
+
+      printf ("msperf %s (module ABI %u.%u; allocator %s)\n", PACKAGE_VERSION,
+              MSPERF_PLUGIN_ABI_MAJOR, MSPERF_PLUGIN_ABI_MINOR, allocator);
       status = MSPERF_EXIT_OK;
       goto out;
     }
