@@ -14,6 +14,7 @@ packages=(
   build-essential autoconf automake libtool autoconf-archive pkgconf
   libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
   libdouble-conversion-dev  # shortest float digits (doc/dependencies.md); g++ for its C++ shim
+  libmimalloc-dev  # the msperf program's allocator (doc/dependencies.md)
   libcmocka-dev python3-dev
   parallel  # tests/cli/test_scale.sh: the GNU parallel form of doc/scale-out.md
   chromium  # tests/cli/test_html_report.sh: the HTML report rendered headless

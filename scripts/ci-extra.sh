@@ -40,7 +40,8 @@ rm -rf "$work/asan" && mkdir -p "$work/asan"
   cd "$work/asan"
   # The library and the modules are instrumented alike, so dlopen'ed modules run under the
   # same runtime. Leak checking is on; UBSan findings stop the test.
-  "$top/configure" -q --enable-werror \
+  # glibc's malloc under the sanitizers and valgrind: they replace it, not mimalloc
+  "$top/configure" -q --enable-werror --without-mimalloc \
     CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1' \
     CXXFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1' \
     LDFLAGS='-fsanitize=address,undefined'
@@ -55,7 +56,7 @@ section "ci-extra 2/4: CLI tests under valgrind"
 rm -rf "$work/valgrind" && mkdir -p "$work/valgrind"
 (
   cd "$work/valgrind"
-  "$top/configure" -q --enable-werror CFLAGS='-g -O1' CXXFLAGS='-g -O1'
+  "$top/configure" -q --enable-werror --without-mimalloc CFLAGS='-g -O1' CXXFLAGS='-g -O1'
   make -j"$jobs"
   make -j"$jobs" check TESTS= >/dev/null   # builds the test programs and fake modules only
   # MSPERF_BIN is a wrapper: every msperf run of the CLI tests goes through valgrind, via
@@ -70,7 +71,7 @@ WRAP
   export G_DEBUG=gc-friendly
   status=0
   make check TESTS="tests/cli/test_cli.sh tests/cli/test_bad_inputs.sh tests/cli/test_html_report.sh tests/fuzz/test_fuzz_replay" \
-    MSPERF_BIN="$work/valgrind/vg-msperf" \
+    MSPERF_TEST_BIN="$work/valgrind/vg-msperf" \
     LOG_COMPILER="$work/valgrind/libtool --mode=execute valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$top/scripts/valgrind.supp" \
     || status=$?
   # A valgrind error makes msperf exit 99, which the CLI tests report as a wrong exit status.
@@ -105,13 +106,13 @@ section "ci-extra 3/4: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
 )
 
 # ---------------------------------------------------------------- 4. threads
-section "ci-extra 4/4: TSan build, the engine thread test (4 threads x 10 000 queries)"
+section "ci-extra 4/4: TSan build, the engine thread test (4 threads x 10 000 queries), estimate --jobs 2-4"
 rm -rf "$work/tsan" && mkdir -p "$work/tsan"
 (
   cd "$work/tsan"
   # gcc's TSan runtime (libtsan2, pulled in by build-essential) is a shared library, so the
   # instrumented libmsperf and modules link with -Wl,--no-undefined like the normal build.
-  "$top/configure" -q --enable-werror CFLAGS='-fsanitize=thread -g -O1' \
+  "$top/configure" -q --enable-werror --without-mimalloc CFLAGS='-fsanitize=thread -g -O1' \
     CXXFLAGS='-fsanitize=thread -g -O1' LDFLAGS='-fsanitize=thread'
   make -j"$jobs"
   make -j"$jobs" tests/engine/test_threads
@@ -121,6 +122,29 @@ rm -rf "$work/tsan" && mkdir -p "$work/tsan"
   export MSPERF_TEST_PLUGINDIR="$work/tsan/plugins" MSPERF_TEST_DATADIR="$top/tests/data" \
     MSPERF_TOP_SRCDIR="$top" MSPERF_PLUGIN_PATH=
   ./tests/engine/test_threads
+  # estimate --jobs N: the batches answered on the pool while the caller writes the last one
+  # (core/cli/estimate_jobs.c), distinct and repeated lines, a --strict stop with a batch in
+  # flight; the answers byte for byte those of --jobs 1.
+  awk 'BEGIN { for (m = 1; m <= 3000; m++)
+    printf "{\"op\": \"aten.mm.default\", \"args\": [{\"shape\": [%d, 4096], \"dtype\": \"bfloat16\"}, {\"shape\": [4096, %d], \"dtype\": \"bfloat16\"}]}\n", m, 1024 + m % 7 * 512 }' >trace.jsonl
+  for k in $(seq 20); do cat "$top"/doc/examples/traces/*.jsonl; done >>trace.jsonl
+  { head -n 2000 trace.jsonl
+    echo '{"op": "aten.mm.default", "args": [{"shape": [-1, 2], "dtype": "bfloat16"}]}'
+    tail -n +2001 trace.jsonl; } >strict.jsonl
+  estimate() {
+    ./libtool --mode=execute ./msperf --plugins-dir plugins/.libs estimate --no-cache \
+      --profiling-database "$top/doc/examples/h200-db" --format jsonl "$@"
+  }
+  estimate --ops trace.jsonl --jobs 1 >j1.jsonl
+  for j in 2 3; do
+    estimate --ops trace.jsonl --jobs "$j" >"j$j.jsonl"
+    cmp j1.jsonl "j$j.jsonl"
+  done
+  status=0
+  estimate --ops strict.jsonl --jobs 4 --strict >strict.out 2>strict.err || status=$?
+  # 1: the rejected line (any other status, 66 among them, is TSan or a crash)
+  [ "$status" -eq 1 ] || { cat strict.err; exit 1; }
+  [ "$(wc -l <strict.out)" -eq 2001 ]
 )
 
 section "ci-extra: all clean"
