@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "app/json_fast.h"
+#include "trace_corpus.h"
 
 /* ------------------------------------------------------------------ deep comparison */
 
@@ -228,63 +229,6 @@ test_json_fast_diff_sees_differences (void **state)
     }
 }
 
-/* ------------------------------------------------------------------ the test corpus */
-
-static const char *
-data_dir (void)
-{
-  const char *dir = g_getenv ("MSPERF_TEST_DATADIR");
-
-  return dir ? dir : MSPERF_SRCDIR "/tests/data";
-}
-
-/* Every *.jsonl under dir, recursively (char*, owned). */
-static void
-find_jsonl (const char *dir, GPtrArray *out)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          find_jsonl (path, out);
-          g_free (path);
-        }
-      else if (g_str_has_suffix (name, ".jsonl"))
-        g_ptr_array_add (out, path);
-      else
-        g_free (path);
-    }
-}
-
-/* A trace line of GEMM (as tests/data and the benchmark write them). */
-static gboolean
-is_gemm_line (const char *line)
-{
-  return g_str_has_prefix (line, "{\"op\": \"aten.mm.default\"")
-         || g_str_has_prefix (line, "{\"op\": \"aten.addmm.default\"")
-         || g_str_has_prefix (line, "{\"op\": \"aten.bmm.default\"");
-}
-
-/* A number with a fraction or an exponent (a digit then '.', 'e' or 'E': names such as
- * "aten.mm.default" or "bfloat16" have none), an escape or a byte outside ASCII: the lines the
- * fast reader declines by design. */
-static gboolean
-outside_subset (const char *line)
-{
-  for (const char *p = line; *p; p++)
-    if ((g_ascii_isdigit (p[0]) && (p[1] == '.' || p[1] == 'e' || p[1] == 'E')) || *p == '\\'
-        || (guchar) *p >= 0x80)
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 glib_accepts (const char *line)
 {
@@ -304,7 +248,7 @@ test_json_fast_corpus_matches_json_glib (void **state)
   guint gemm = 0;
   (void) state;
 
-  find_jsonl (data_dir (), files);
+  tc_find_jsonl (tc_data_dir (), files);
   assert_true (files->len >= 20);
   for (guint f = 0; f < files->len; f++)
     {
@@ -322,7 +266,7 @@ test_json_fast_corpus_matches_json_glib (void **state)
           if (n && line[n - 1] == '\r')
             line[n - 1] = '\0';
           check_line (line, &t);
-          if (is_gemm_line (line) && !outside_subset (line) && glib_accepts (line))
+          if (tc_is_gemm_line (line) && !tc_outside_subset (line) && glib_accepts (line))
             {
               gemm++;
               expect_fast (line);

@@ -13,6 +13,7 @@
 #include <msperf/op.h>
 #include "app/op_plain.h"
 #include "app/trace.h"
+#include "trace_corpus.h"
 
 /* ------------------------------------------------------------------ deep comparison */
 
@@ -328,59 +329,6 @@ test_op_plain_limits (void **state)
 
 /* ------------------------------------------------------------------ corpus and variants */
 
-static const char *
-data_dir (void)
-{
-  const char *dir = g_getenv ("MSPERF_TEST_DATADIR");
-
-  return dir ? dir : MSPERF_SRCDIR "/tests/data";
-}
-
-/* Every *.jsonl under dir, recursively (char*, owned). */
-static void
-find_jsonl (const char *dir, GPtrArray *out)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          find_jsonl (path, out);
-          g_free (path);
-        }
-      else if (g_str_has_suffix (name, ".jsonl"))
-        g_ptr_array_add (out, path);
-      else
-        g_free (path);
-    }
-}
-
-static gboolean
-is_gemm_line (const char *line)
-{
-  return g_str_has_prefix (line, "{\"op\": \"aten.mm.default\"")
-         || g_str_has_prefix (line, "{\"op\": \"aten.addmm.default\"")
-         || g_str_has_prefix (line, "{\"op\": \"aten.bmm.default\"");
-}
-
-/* A number with a fraction or an exponent, an escape or a byte outside ASCII: the lines the
- * plain reader declines by design. */
-static gboolean
-outside_subset (const char *line)
-{
-  for (const char *p = line; *p; p++)
-    if ((g_ascii_isdigit (p[0]) && (p[1] == '.' || p[1] == 'e' || p[1] == 'E')) || *p == '\\'
-        || (guchar) *p >= 0x80)
-      return TRUE;
-  return FALSE;
-}
-
 /* Every line of every trace under tests/data and doc/examples through both paths; the GEMM lines
  * the full path takes without floats must take the plain path. */
 static void
@@ -391,8 +339,8 @@ test_op_plain_corpus_matches_full_path (void **state)
   guint gemm = 0;
   (void) state;
 
-  find_jsonl (data_dir (), files);
-  find_jsonl (MSPERF_SRCDIR "/doc/examples", files);
+  tc_find_jsonl (tc_data_dir (), files);
+  tc_find_jsonl (MSPERF_SRCDIR "/doc/examples", files);
   assert_true (files->len >= 20);
   for (guint f = 0; f < files->len; f++)
     {
@@ -410,7 +358,7 @@ test_op_plain_corpus_matches_full_path (void **state)
           if (n && line[n - 1] == '\r')
             line[n - 1] = '\0';
           check_line (line, &t);
-          if (is_gemm_line (line) && !outside_subset (line)
+          if (tc_is_gemm_line (line) && !tc_outside_subset (line)
               && (tree = msperf_trace_parse_op_tree (line, NULL)) != NULL)
             {
               gemm++;
