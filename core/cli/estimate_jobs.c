@@ -380,7 +380,8 @@ answer_on_job (msperf_jobs *j, guint w, guint k)
     msperf_trace_parser_parse (j->parsers[w], j->b->lines[k]->str, item, j->b->keys[k]);
   if (item->op && j->b->sigs[k] == NULL)
     j->b->sigs[k] = msperf_op_signature (item->op);
-  j->b->records[k] = answer_item (j->sessions[w], item, g_steal_pointer (&j->b->sigs[k]), j->source);
+  j->b->records[k] = answer_item (j->sessions[w], item, g_steal_pointer (&j->b->sigs[k]),
+                                  j->source);
   msperf_trace_item_clear (item);
   /* Rejected records name their line in the error: never the same text twice. */
   if (raw && j->b->records[k]->error == NULL)

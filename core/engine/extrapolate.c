@@ -53,18 +53,6 @@ typedef struct {
 
 /* ------------------------------------------------------------------ policy */
 
-static const msperf_value *
-interp_option (msperf_engine *e, const char *kernel, const char *key)
-{
-  const msperf_value *v = msperf_engine_kernel_option (e, "interpolation_policy", kernel, key);
-  g_autofree char *path = NULL;
-
-  if (v && v->kind != MSPERF_VALUE_NONE)
-    return v;
-  path = g_strdup_printf ("interpolation.%s", key);
-  return msperf_engine_policy_value (e, path);
-}
-
 /* interpolation.extrapolation.KEY: the kernel's block first, key by key. */
 static const msperf_value *
 extrap_option (msperf_engine *e, const char *kernel, const char *key)
@@ -87,7 +75,7 @@ msperf_extrapolation_allowed (msperf_engine *e, const char *kernel)
   const msperf_value *v;
 
   g_return_val_if_fail (e != NULL && kernel != NULL, FALSE);
-  v = interp_option (e, kernel, "allow_extrapolation");
+  v = msperf_interpolation_option (e, kernel, "allow_extrapolation");
   return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
 }
 
@@ -117,8 +105,8 @@ list_has (const msperf_value *list, const char *name)
 static gboolean
 axis_free (msperf_engine *e, const char *kernel, const char *name)
 {
-  const msperf_value *axes = interp_option (e, kernel, "axes");
-  const msperf_value *exact = interp_option (e, kernel, "exact_fields");
+  const msperf_value *axes = msperf_interpolation_option (e, kernel, "axes");
+  const msperf_value *exact = msperf_interpolation_option (e, kernel, "exact_fields");
 
   if (axes && axes->kind == MSPERF_VALUE_LIST && !list_has (axes, name))
     return FALSE;

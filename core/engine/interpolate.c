@@ -47,8 +47,8 @@ typedef struct {
 
 /* ------------------------------------------------------------------ policy */
 
-static const msperf_value *
-kernel_option (msperf_engine *e, const char *kernel, const char *key)
+const msperf_value *
+msperf_interpolation_option (msperf_engine *e, const char *kernel, const char *key)
 {
   const msperf_value *v = msperf_engine_kernel_option (e, "interpolation_policy", kernel, key);
   g_autofree char *path = NULL;
@@ -102,27 +102,34 @@ kernel_policy_free (kernel_policy *kp)
   g_free (kp);
 }
 
+/* One interpolation option of the kernel, as a string (NULL when absent or not one). */
+static const char *
+option_string (msperf_engine *e, const char *kernel, const char *key)
+{
+  return msperf_value_get_string (msperf_interpolation_option (e, kernel, key));
+}
+
 static kernel_policy *
 read_kernel_policy (msperf_engine *e, const char *kernel)
 {
   kernel_policy *kp = g_new0 (kernel_policy, 1);
   int64_t dim;
-  const char *agg = msperf_value_get_string (kernel_option (e, kernel, "aggregate"));
-  const char *transform = msperf_value_get_string (kernel_option (e, kernel, "axis_transform"));
+  const char *agg = option_string (e, kernel, "aggregate");
+  const char *transform = option_string (e, kernel, "axis_transform");
 
   kp->kernel = g_strdup (kernel);
-  kp->max_dim = msperf_value_get_int (kernel_option (e, kernel, "max_interpolation_dim"), &dim)
+  kp->max_dim = msperf_value_get_int (msperf_interpolation_option (e, kernel,
+                                                                   "max_interpolation_dim"), &dim)
                 ? (int) CLAMP (dim, 0, MAX_GROUP_DIM) : DEFAULT_GROUP_DIM;
   kp->aggregate = g_strcmp0 (agg, "mean") == 0 ? MSPERF_INTERP_AGGREGATE_MEAN
                                                 : MSPERF_INTERP_AGGREGATE_MEDIAN;
   kp->sqrt_seq = g_strcmp0 (transform, "sqrt_seq") == 0;
-  kp->log_space = g_strcmp0 (msperf_value_get_string (kernel_option (e, kernel, "space")),
-                             "log") == 0;
-  if (!msperf_value_get_int (kernel_option (e, kernel, "seq_block"), &kp->seq_block)
+  kp->log_space = g_strcmp0 (option_string (e, kernel, "space"), "log") == 0;
+  if (!msperf_value_get_int (msperf_interpolation_option (e, kernel, "seq_block"), &kp->seq_block)
       || kp->seq_block < 1)
     kp->seq_block = 0;
-  kp->axes = name_list (kernel_option (e, kernel, "axes"));
-  kp->exact_fields = name_list (kernel_option (e, kernel, "exact_fields"));
+  kp->axes = name_list (msperf_interpolation_option (e, kernel, "axes"));
+  kp->exact_fields = name_list (msperf_interpolation_option (e, kernel, "exact_fields"));
   return kp;
 }
 
@@ -702,10 +709,10 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
 }
 
 /* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
- * *wrapper_reason (static) and reasons filled, r untouched. Candidate indexes, their point sets and triangulations are built on first use and shared
- * by every session (doc/design.md § Threads): only those builds take the model lock; the
- * module's describe_target, the point location and the result run on every session at once
- * (estimate --jobs). */
+ * *wrapper_reason (static) and reasons filled, r untouched. Candidate indexes, their point
+ * sets and triangulations are built on first use and shared by every session (doc/design.md
+ * § Threads): only their lookups and builds take the model lock; the module's describe_target,
+ * the point location and the result run on every session at once (estimate --jobs). */
 static gboolean
 run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
            const char *base_reason, const char *fallback_from, GPtrArray *reasons,

@@ -20,6 +20,9 @@ G_BEGIN_DECLS
 /* TRUE when the effective policy lets the wrapper run for mode: interpolation.enabled and mode
  * listed in interpolation.modes; communication never (wrapper_communication_owned_by_base). */
 gboolean msperf_interpolation_allows (msperf_engine *engine, const char *mode);
+/* interpolation_policy.KERNEL.KEY when set (not null), else interpolation.KEY (transfer none). */
+const msperf_value *msperf_interpolation_option (msperf_engine *engine, const char *kernel,
+                                                const char *key);
 
 /* The stage for a mapped op whose exact answer r (a miss, or a PARTIAL hit) came from module
  * `mode` (NULL when the core answered: nothing to do). Returns TRUE when r now holds an
