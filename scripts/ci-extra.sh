@@ -135,9 +135,8 @@ rm -rf "$work/tsan" && mkdir -p "$work/tsan"
     ./libtool --mode=execute ./msperf --plugins-dir plugins/.libs estimate --no-cache \
       --profiling-database "$top/doc/examples/h200-db" --format jsonl "$@"
   }
-  estimate --ops trace.jsonl --jobs 1 >j1.jsonl
-  for j in 2 3; do
-    estimate --ops trace.jsonl --jobs "$j" >"j$j.jsonl"
+  for j in 1 2 3; do
+    estimate --ops trace.jsonl --jobs "$j" >"j$j.jsonl" 2>"j$j.err" || { cat "j$j.err"; exit 1; }
     cmp j1.jsonl "j$j.jsonl"
   done
   status=0
