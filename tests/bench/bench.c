@@ -88,6 +88,12 @@ engine_for (const bench_opts *o, const char *db, gboolean interpolation)
   g_autoptr (msperf_engine) e = msperf_engine_new ();
   g_autoptr (GError) error = NULL;
 
+  if (o->plugins == NULL)
+    {
+      /* a child run by hand (`bench --child traces ...`) without the parent's options */
+      fprintf (stderr, "bench: --plugins DIR is required\n");
+      exit (2);
+    }
   msperf_engine_set_plugin_search_defaults (e, FALSE);
   msperf_engine_add_plugin_dir (e, o->plugins);
   if ((!interpolation
