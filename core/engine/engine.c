@@ -9,6 +9,7 @@
 #include "engine/confidence.h"
 #include <msperf/paths.h>
 #include "engine/roofline.h"
+#include "io/database_private.h"
 
 /* ------------------------------------------------------------------ life cycle */
 
@@ -136,6 +137,7 @@ msperf_engine_free (msperf_engine *e)
   msperf_dispatch_scratch_free (e);
   for (guint k = 0; k < e->option_memo_len; k++)
     option_memo_clear (&e->option_memo[k]);
+  g_clear_pointer (&e->table_memo, g_hash_table_unref);
   model_unref (e->m);
   g_free (e);
 }
@@ -469,6 +471,7 @@ const msperf_table *
 msperf_engine_table (msperf_engine *e, const char *kernel_type, GError **error)
 {
   const msperf_table *t;
+  guint gen;
 
   g_return_val_if_fail (e != NULL && kernel_type != NULL, NULL);
   if (e->m->db == NULL)
@@ -477,9 +480,25 @@ msperf_engine_table (msperf_engine *e, const char *kernel_type, GError **error)
                    "no profiling database is open");
       return NULL;
     }
+  /* the database's generation: msperf_database_clear_cache is public, not only drop_tables */
+  gen = msperf_database_generation (e->m->db);
+  if (e->table_memo && e->table_memo_gen == gen
+      && (t = g_hash_table_lookup (e->table_memo, kernel_type)) != NULL)
+    return t;
   msperf_model_lock (e);
   t = msperf_database_table (e->m->db, kernel_type, error);
   msperf_model_unlock (e);
+  /* Only loaded tables are kept: a failure is asked again (its error is the database's). */
+  if (t != NULL)
+    {
+      if (e->table_memo == NULL || e->table_memo_gen != gen)
+        {
+          g_clear_pointer (&e->table_memo, g_hash_table_unref);
+          e->table_memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          e->table_memo_gen = gen;
+        }
+      g_hash_table_insert (e->table_memo, g_strdup (kernel_type), (gpointer) t);
+    }
   return t;
 }
 

@@ -79,6 +79,12 @@ struct msperf_engine {
    * roofline, and the model lock each time was contended between --jobs sessions. */
   const msperf_device *device;
   gboolean device_known;
+  /* The tables this handle has looked up (kernel type → const msperf_table*), while the
+   * database's generation is table_memo_gen: a loaded table never changes until the
+   * database's cache is cleared, and the model lock on every lookup (three an interpolated
+   * answer) was contended between --jobs sessions. */
+  GHashTable *table_memo;
+  guint table_memo_gen;
 };
 
 /* The model lock (recursive). */

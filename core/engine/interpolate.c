@@ -720,10 +720,14 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
 {
   gboolean any_table = FALSE, any_target = FALSE, any_regime = FALSE;
 
-  msperf_model_lock (e);
-  if (e->m->index_cache == NULL)
-    e->m->index_cache = msperf_index_cache_new ();
-  msperf_model_unlock (e);
+  /* made once, then only read: the lock only for the first (every answer took it) */
+  if (g_atomic_pointer_get (&e->m->index_cache) == NULL)
+    {
+      msperf_model_lock (e);
+      if (e->m->index_cache == NULL)
+        g_atomic_pointer_set (&e->m->index_cache, msperf_index_cache_new ());
+      msperf_model_unlock (e);
+    }
   for (const char *const *k = q->kernel_types; k && *k; k++)
     {
       const char *one[] = { *k, NULL };

@@ -12,6 +12,7 @@
 #include <msperf/database.h>
 #include <msperf/error.h>
 #include "io/yaml_doc.h"
+#include "io/database_private.h"
 
 struct msperf_database {
   char *dir;
@@ -25,6 +26,7 @@ struct msperf_database {
   GHashTable *by_name;     /* op name → entry (transfer none) */
   GPtrArray *warnings;     /* char* */
   GHashTable *tables;      /* kernel type → cached (a table or the error of the attempt) */
+  guint generation;        /* msperf_database_clear_cache calls (atomic) */
 };
 
 typedef struct {
@@ -672,7 +674,15 @@ void
 msperf_database_clear_cache (msperf_database *db)
 {
   g_return_if_fail (db != NULL);
+  g_atomic_int_inc ((gint *) &db->generation);
   g_hash_table_remove_all (db->tables);
+}
+
+guint
+msperf_database_generation (const msperf_database *db)
+{
+  g_return_val_if_fail (db != NULL, 0);
+  return (guint) g_atomic_int_get ((const gint *) &db->generation);
 }
 
 gboolean
