@@ -232,7 +232,11 @@ msperf_fmt_py_shape (GString *out, const msperf_tensor *t)
   g_return_if_fail (out != NULL && t != NULL);
   g_string_append_c (out, '[');
   for (int k = 0; k < t->rank; k++)
-    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, k ? ", " : "", t->dims[k]);
+    {
+      if (k)
+        msperf_str_append (out, ", ");
+      msperf_fmt_int (out, t->dims[k]);  /* not printf: every record's shapes come here */
+    }
   g_string_append_c (out, ']');
 }
 
