@@ -528,14 +528,22 @@ fill_result (const success *w, msperf_result *r)
 
   for (int j = 0; j < w->dim; j++)
     transformed |= s->transformed[j];
-  g_snprintf (method, sizeof method, "%s%s%s", w->dim == 1 ? "linear_1d" : "griddata_linear",
-              transformed ? "_sqrt" : "", s->log_space ? "_log" : "");
-  if (w->dim == 1)
-    g_snprintf (rule, sizeof rule, "interpolated_1d_linear%s%s", transformed ? "_sqrt" : "",
-                s->log_space ? "_log" : "");
-  else
-    g_snprintf (rule, sizeof rule, "interpolated_%dd_griddata_linear%s%s", w->dim,
-                transformed ? "_sqrt" : "", s->log_space ? "_log" : "");
+  /* joined by hand, not printf: once an interpolated answer */
+  g_strlcpy (method, w->dim == 1 ? "linear_1d" : "griddata_linear", sizeof method);
+  g_strlcpy (rule, w->dim == 1 ? "interpolated_1d_linear" : "interpolated_0d_griddata_linear",
+             sizeof rule);
+  if (w->dim > 1)
+    rule[strlen ("interpolated_")] = (char) ('0' + w->dim);  /* dim <= MAX_GROUP_DIM < 10 */
+  if (transformed)
+    {
+      g_strlcat (method, "_sqrt", sizeof method);
+      g_strlcat (rule, "_sqrt", sizeof rule);
+    }
+  if (s->log_space)
+    {
+      g_strlcat (method, "_log", sizeof method);
+      g_strlcat (rule, "_log", sizeof rule);
+    }
 
   describe_answer (w, &d);
   d.kernel = w->kernel;

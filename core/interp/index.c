@@ -1,6 +1,7 @@
 /* msperf — the candidate index (see index.h): buckets of described rows and, per bucket, the
  * cached filtered point sets and triangulations the interpolation stage asks for. */
 #include <config.h>
+#include <msperf/format.h>
 #include <math.h>
 #include <string.h>
 #include <msperf/error.h>
@@ -701,10 +702,21 @@ set_key (size_t group, const msperf_point *t, msperf_interp_aggregate_kind kind,
 {
   GString *s = g_string_sized_new (64);
 
-  g_string_append_printf (s, "%zu:%d:%d", group, (int) kind, (int) transform);
+  /* "group:kind:transform|name=value/matcher…", by appends (once per group tried) */
+  msperf_fmt_int (s, (int64_t) group);
+  g_string_append_c (s, ':');
+  msperf_fmt_int (s, (int64_t) kind);
+  g_string_append_c (s, ':');
+  msperf_fmt_int (s, (int64_t) transform);
   for (size_t f = 0; f < t->n_fields; f++)
-    g_string_append_printf (s, "|%s=%" G_GINT64_FORMAT "/%d", t->field_names[f], t->fields[f],
-                            (int) t->matchers[f]);
+    {
+      g_string_append_c (s, '|');
+      g_string_append (s, t->field_names[f]);
+      g_string_append_c (s, '=');
+      msperf_fmt_int (s, t->fields[f]);
+      g_string_append_c (s, '/');
+      msperf_fmt_int (s, (int64_t) t->matchers[f]);
+    }
   return g_string_free (s, FALSE);
 }
 

@@ -84,7 +84,11 @@ add_dtypes (msperf_point *p, const char *kernel, const msperf_tensor *in, size_t
   g_autoptr (GString) s = g_string_new ("dtypes=");
 
   for (size_t i = 0; i < n; i++)
-    g_string_append_printf (s, "%s%s", i ? "," : "", regime_dtype (kernel, in[i].dtype));
+    {
+      if (i)
+        g_string_append_c (s, ',');
+      g_string_append (s, regime_dtype (kernel, in[i].dtype));  /* never NULL */
+    }
   msperf_point_regime_add (p, s->str);
 }
 

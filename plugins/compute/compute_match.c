@@ -31,8 +31,9 @@ static const char *const reshape_and_cache_kernels[] = {
 static gboolean
 in_set (const char *const *set, const char *kernel)
 {
+  /* the first byte first: most names differ there (this runs on every lookup) */
   for (; *set; set++)
-    if (strcmp (*set, kernel) == 0)
+    if ((*set)[0] == kernel[0] && strcmp (*set, kernel) == 0)
       return TRUE;
   return FALSE;
 }

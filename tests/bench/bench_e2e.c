@@ -520,14 +520,14 @@ set_exact (e2e_ctx *c, e2e_set *r, const char *tag, const char *db)
 static double
 set_3d_pair (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, const char *jobs,
              const char *cache_dir, const char *label, e2e_m q1, const char *outn,
-             double *per_wall)
+             double *per_wall, int reps)
 {
   /* A few per cent of run-to-run noise on a cold start of seconds can exceed N queries. */
   gboolean noisy_cpu, noisy_wall;
   g_autofree char *q3 = path_in (c, tag, "q3.jsonl");
   g_autofree char *note = NULL;
   double d = (double) (c->n - 1), per_cpu;
-  e2e_m m = estimate (c, db, q3, jobs, cache_dir, FALSE, outn, 1);
+  e2e_m m = estimate (c, db, q3, jobs, cache_dir, FALSE, outn, reps);
   size_t got = count_lines (outn, "\"interpolation_dim\": 3,");
 
   *per_wall = (m.wall - q1.wall) / d;
@@ -574,13 +574,16 @@ set_cache (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, e2e_m start,
                           (cold.cpu - start.cpu) / 1e6, same_answers (c, o1, oc));
   print_row (r->label, "cold start (1 3-D query)", 1, cold, NAN, NAN, note);
   g_clear_pointer (&note, g_free);
-  warm = estimate (c, db, q31, "1", dir, FALSE, ow, 1);
+  /* The warm runs are short: medians of c->reps, so that the per-query differences below are
+   * not one run's noise. */
+  warm = estimate (c, db, q31, "1", dir, FALSE, ow, c->reps);
   r->first_warm_cpu = warm.cpu - start.cpu;
   note = g_strdup_printf ("filled --cache-dir; first 3-D query %.3f s cpu; answers: %s",
                           r->first_warm_cpu / 1e6, same_answers (c, o1, ow));
   print_row (r->label, "warm start (1 3-D query)", 1, warm, NAN, NAN, note);
   /* Without the cold triangulation in both runs, the difference is the queries' own cost. */
-  per = set_3d_pair (c, r, tag, db, "1", dir, "3-D queries, warm cache, -j1", warm, onw, &pw);
+  per = set_3d_pair (c, r, tag, db, "1", dir, "3-D queries, warm cache, -j1", warm, onw, &pw,
+                     c->reps);
   if (!isnan (per))
     r->q_cpu = per;
   printf ("%-12s %-30s vs --no-cache: %s\n", r->label, "", same_answers (c, on, onw));
@@ -592,7 +595,8 @@ set_cache (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, e2e_m start,
       char ratio[32] = "unreliable";
       double pw2, speedup;
 
-      set_3d_pair (c, r, tag, db, "2", dir, "3-D queries, warm cache, -j2", warm2, onw2, &pw2);
+      set_3d_pair (c, r, tag, db, "2", dir, "3-D queries, warm cache, -j2", warm2, onw2, &pw2,
+                   c->reps);
       speedup = pw / pw2;
       if (!isnan (speedup))
         {
@@ -624,14 +628,14 @@ set_3d (e2e_ctx *c, e2e_set *r, const char *tag, const char *db, e2e_m start, gb
   note = g_strdup_printf ("first 3-D query %.3f s cpu (table + candidate index + triangulation "
                           "+ answer, minus start-up)", (q1.cpu - start.cpu) / 1e6);
   print_row (r->label, "cold first 3-D query", 1, q1, NAN, NAN, note);
-  r->q_cpu = set_3d_pair (c, r, tag, db, "1", NULL, "3-D queries, --jobs 1", q1, on, &w1);
+  r->q_cpu = set_3d_pair (c, r, tag, db, "1", NULL, "3-D queries, --jobs 1", q1, on, &w1, 1);
   r->q_wall = w1;
   if (jobs2)
     {
       e2e_m q12 = estimate (c, db, q31, "2", NULL, FALSE, o12, heavy ? 1 : c->reps);
       char ratio[32] = "unreliable";
 
-      set_3d_pair (c, r, tag, db, "2", NULL, "3-D queries, --jobs 2", q12, on2, &w2);
+      set_3d_pair (c, r, tag, db, "2", NULL, "3-D queries, --jobs 2", q12, on2, &w2, 1);
       r->speedup = w1 / w2;
       if (!isnan (r->speedup))
         g_snprintf (ratio, sizeof ratio, "%.2fx", r->speedup);
