@@ -445,12 +445,6 @@ msperf_op_plain_parse (const char *text, gsize len)
   if (x->c.p != x->c.end || name == NULL)
     return NULL;
   cname = g_strndup (name, name_len);
-  /* as msperf_op_new normalises the name */
-  if (g_str_has_prefix (cname, "torch.ops."))
-    memmove (cname, cname + strlen ("torch.ops."), strlen (cname) - strlen ("torch.ops.") + 1);
-  if (*cname == '\0')
-    return NULL;
-  g_free (op->name);
-  op->name = g_steal_pointer (&cname);
-  return g_steal_pointer (&op);
+  msperf_op_set_name (op, cname);
+  return op->name[0] ? g_steal_pointer (&op) : NULL;  /* an empty op is the full path's error */
 }

@@ -63,14 +63,22 @@ tensor_free (gpointer p)
   g_free (p);
 }
 
+void
+msperf_op_set_name (msperf_op *op, const char *name)
+{
+  g_return_if_fail (op != NULL);
+  if (name && g_str_has_prefix (name, "torch.ops."))
+    name += strlen ("torch.ops.");
+  g_free (op->name);
+  op->name = g_strdup (name ? name : "");
+}
+
 msperf_op *
 msperf_op_new (const char *name)
 {
   msperf_op *op = g_new0 (msperf_op, 1);
 
-  if (name && g_str_has_prefix (name, "torch.ops."))
-    name += strlen ("torch.ops.");
-  op->name = g_strdup (name ? name : "");
+  msperf_op_set_name (op, name);
   op->args = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_value_free);
   op->kwargs = msperf_value_new (MSPERF_VALUE_MAP);
   op->out = g_ptr_array_new_with_free_func (tensor_free);

@@ -101,6 +101,8 @@ typedef struct msperf_op {
 } msperf_op;
 
 MSPERF_API msperf_op *msperf_op_new (const char *name);
+/* Sets op's name as msperf_op_new does (a leading "torch.ops." stripped; NULL is ""). */
+MSPERF_API void msperf_op_set_name (msperf_op *op, const char *name);
 MSPERF_API void msperf_op_free (msperf_op *op);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_op, msperf_op_free)
 

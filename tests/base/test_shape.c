@@ -359,6 +359,25 @@ test_format_names (void **state)
 
 /* ---------------------------------------------------------------- selector */
 
+/* msperf_op_new and msperf_op_set_name normalise the name the same way: one leading
+ * "torch.ops." stripped, NULL as "". */
+static void
+test_op_names_are_normalised (void **state)
+{
+  g_autoptr (msperf_op) op = msperf_op_new ("torch.ops.aten.mm.default");
+  (void) state;
+
+  assert_string_equal (op->name, "aten.mm.default");
+  msperf_op_set_name (op, "torch.ops.torch.ops.x");
+  assert_string_equal (op->name, "torch.ops.x");
+  msperf_op_set_name (op, "torch.ops.");
+  assert_string_equal (op->name, "");
+  msperf_op_set_name (op, NULL);
+  assert_string_equal (op->name, "");
+  msperf_op_set_name (op, "aten.add.Tensor");
+  assert_string_equal (op->name, "aten.add.Tensor");
+}
+
 static void
 test_selector_keeps_smallest_score_lexicographically (void **state)
 {
@@ -496,6 +515,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_checked_mul_detects_overflow_and_leaves_out_unchanged),
+    cmocka_unit_test (test_op_names_are_normalised),
     cmocka_unit_test (test_strip_drops_one_leading_unit_dim_of_rank_above_one),
     cmocka_unit_test (test_block_padded_examples_of_reference_section_0),
     cmocka_unit_test (test_pad_match_needs_same_rank_and_at_least_one_padded_dim),
