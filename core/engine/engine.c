@@ -82,7 +82,7 @@ msperf_engine_new_session (msperf_engine *e)
   return handle_new (e->m);
 }
 
-/* The model lock is held for lookups of well under a microsecond, ~13 times an interpolated
+/* The model lock is held for lookups of well under a microsecond, ~9 times an interpolated
  * answer: under `estimate --jobs 2` a waiter that slept at once cost two futex calls and a
  * context switch per collision (5 000 a 20 000-query trace, a third of the jobs' overhead).
  * It first retries for about as long as a lookup holds the lock; pthread_mutex_trylock on this
