@@ -7,7 +7,7 @@
  * single job stops at, is always known, and its error is the one reported. */
 #include <config.h>
 #include <string.h>
-#include "app/model_jobs.h"
+#include "app/model/model_jobs.h"
 
 struct msperf_model_jobs {
   guint n_jobs;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/error.h>
-#include "app/model_expr.h"
+#include "app/model/model_expr.h"
 
 #define MAX_DEPTH 48
 #define MAX_TEXT 4096

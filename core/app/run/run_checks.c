@@ -8,8 +8,8 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/table.h>
-#include "app/report.h"
-#include "app/digest.h"
+#include "app/report/report.h"
+#include "app/run/digest.h"
 
 void
 msperf_run_warn (msperf_run *run, const char *text)

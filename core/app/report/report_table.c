@@ -2,10 +2,10 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include "app/report.h"
+#include "app/report/report.h"
 #include <msperf/details.h>
-#include "app/metrics.h"
-#include "app/digest.h"
+#include "app/run/metrics.h"
+#include "app/run/digest.h"
 #include <msperf/format.h>
 
 #define OP_WIDTH 48      /* long op names are cut with "…" to keep rows on one line */

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/error.h>
-#include "app/model_e2e.h"
+#include "app/model/model_e2e.h"
 #include <msperf/format.h>
 
 static gboolean

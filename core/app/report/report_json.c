@@ -2,11 +2,11 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include "app/report.h"
+#include "app/report/report.h"
 #include "base/str_append.h"
 #include <msperf/details.h>
-#include "app/output.h"
-#include "app/metrics.h"
+#include "app/report/output.h"
+#include "app/run/metrics.h"
 #include <msperf/format.h>
 #include <msperf/error.h>
 

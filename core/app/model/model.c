@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/error.h>
-#include "app/model_private.h"
+#include "app/model/model_private.h"
 #include <msperf/format.h>
 
 /* Variables every template sees besides the config's fields. */

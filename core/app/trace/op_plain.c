@@ -10,8 +10,8 @@
 #include <string.h>
 #include <msperf/op.h>
 #include <msperf/shape.h>
-#include "app/op_plain.h"
-#include "app/json_lex.h"
+#include "app/trace/op_plain.h"
+#include "app/trace/json_lex.h"
 
 /* Objects nest less deeply than the lexical limit here: each level keeps its members on the
  * stack, and trace lines are shallow. */

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 #include "base/str_hash.h"
-#include "app/digest.h"
+#include "app/run/digest.h"
 #include <msperf/details.h>
-#include "app/metrics.h"
+#include "app/run/metrics.h"
 #include <msperf/format.h>
 
 static gboolean

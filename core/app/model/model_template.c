@@ -5,8 +5,8 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
-#include "app/model_private.h"
-#include "app/model_yaml.h"
+#include "app/model/model_private.h"
+#include "app/model/model_yaml.h"
 
 const char *const msperf_model_dtype_names[] = {
   "bfloat16", "float16", "float32", "int8", "int32", "int64", "bool", NULL

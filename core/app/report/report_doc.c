@@ -5,8 +5,8 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/details.h>
-#include "app/report.h"
-#include "app/metrics.h"
+#include "app/report/report.h"
+#include "app/run/metrics.h"
 #include <msperf/format.h>
 
 #define TOP_OPS 10

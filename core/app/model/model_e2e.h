@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 #include <msperf/msperf.h>
-#include "app/model.h"
+#include "app/model/model.h"
 
 /* Answers passes through one engine handle; an op body seen before is answered from a cache.
  * One evaluator serves one thread at a time (its handle and scratch are its own); evaluators

@@ -11,9 +11,9 @@
 #include <msperf/error.h>
 #include <msperf/shape.h>
 #include "base/str_hash.h"
-#include "app/trace.h"
-#include "app/json_fast.h"
-#include "app/op_plain.h"
+#include "app/trace/trace.h"
+#include "app/trace/json_fast.h"
+#include "app/trace/op_plain.h"
 #include <msperf/format.h>
 
 struct msperf_trace_reader {

@@ -7,7 +7,7 @@
 #define MSPERF_APP_MODEL_JOBS_H
 
 #include <msperf/msperf.h>
-#include "app/model_e2e.h"
+#include "app/model/model_e2e.h"
 
 typedef struct msperf_model_jobs msperf_model_jobs;
 

@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <msperf/op.h>
 #include <msperf/result.h>
-#include "app/report.h"
+#include "app/report/report.h"
 
 struct msperf_digest {
   const msperf_record *record; /* the first record of the op (transfer none); NULL once the

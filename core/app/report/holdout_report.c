@@ -7,8 +7,8 @@
 #include <msperf/error.h>
 #include <msperf/holdout.h>
 #include <msperf/format.h>
-#include "app/report.h"
-#include "app/holdout_report.h"
+#include "app/report/report.h"
+#include "app/report/holdout_report.h"
 
 /* ------------------------------------------------------------------ value tree (JSON) */
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 #include <msperf/error.h>
-#include "app/model_yaml.h"
+#include "app/model/model_yaml.h"
 
 /* Templates are small; a depth limit keeps a hostile file from exhausting the stack. */
 #define MAX_DEPTH 64

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/result.h>
-#include "app/report.h"
+#include "app/report/report.h"
 
 /* One upstream metrics record (EmpiricalOpRecord): one per distinct signature (Q12). */
 typedef struct msperf_metric_record {

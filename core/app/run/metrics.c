@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 #include "base/str_hash.h"
-#include "app/metrics.h"
-#include "app/digest.h"
+#include "app/run/metrics.h"
+#include "app/run/digest.h"
 #include <msperf/format.h>
 
 /* ------------------------------------------------------------------ run and records */

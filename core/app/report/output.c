@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
-#include "app/output.h"
+#include "app/report/output.h"
 
 /* A stream over a descriptor that remembers the errno of its first failed write: stdio keeps
  * only an error flag, and the final fflush, with nothing left to write, cannot say why. */

@@ -3,8 +3,8 @@
 #ifndef MSPERF_APP_MODEL_PRIVATE_H
 #define MSPERF_APP_MODEL_PRIVATE_H
 
-#include "app/model.h"
-#include "app/model_expr.h"
+#include "app/model/model.h"
+#include "app/model/model_expr.h"
 
 /* dtype codes of a tensor spec: a fixed name, or the model's (DT_ACT) or the linear layers'
  * input dtype (DT_LINEAR: int8 under w8a8, else the model's). */

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/msperf.h>
-#include "app/model_e2e.h"
-#include "app/trace.h"
+#include "app/model/model_e2e.h"
+#include "app/trace/trace.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

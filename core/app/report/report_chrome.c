@@ -8,9 +8,9 @@
 #include <msperf/error.h>
 #include <msperf/details.h>
 #include <msperf/shape.h>
-#include "app/report.h"
-#include "app/output.h"
-#include "app/metrics.h"
+#include "app/report/report.h"
+#include "app/report/output.h"
+#include "app/run/metrics.h"
 #include <msperf/format.h>
 
 /* Beyond this a trace is too large for chrome://tracing or Perfetto to open anyway. */

@@ -10,8 +10,8 @@
  * escape handling and its error messages are not redone here. */
 #include <config.h>
 #include <string.h>
-#include "app/json_fast.h"
-#include "app/json_lex.h"
+#include "app/trace/json_fast.h"
+#include "app/trace/json_lex.h"
 
 static JsonNode *msperf_json_fast_value (msperf_json_cursor *c);
 

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/format.h>
-#include "app/report.h"
-#include "app/holdout_report.h"
-#include "app/holdout_compare.h"
+#include "app/report/report.h"
+#include "app/report/holdout_report.h"
+#include "app/report/holdout_compare.h"
 
 /* ------------------------------------------------------------------ variants */
 
