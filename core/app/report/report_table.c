@@ -102,40 +102,7 @@ msperf_report_axes_text (const msperf_result *res)
 {
   g_autoptr (msperf_value) axes = res ? msperf_result_detail_dup (res, "axes") : NULL;
 
-  return msperf_report_axes_text_of (axes);
-}
-
-char *
-msperf_report_axes_text_of (const msperf_value *axes)
-{
-  GString *s;
-
-  if (axes == NULL || axes->kind != MSPERF_VALUE_MAP || axes->items->len == 0)
-    {
-      if (axes && axes->kind == MSPERF_VALUE_LIST && axes->items->len > 0)
-        {
-          s = g_string_new (NULL);
-          for (guint k = 0; k < axes->items->len; k++)
-            {
-              if (k > 0)
-                g_string_append_c (s, ',');
-              msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
-            }
-          return g_string_free (s, FALSE);
-        }
-      return g_strdup ("-");
-    }
-  s = g_string_new (NULL);
-  for (guint k = 0; k < axes->items->len; k++)
-    {
-      /* appends, not printf: this runs once per distinct interpolated op (the run digest) */
-      if (k)
-        g_string_append_c (s, ',');
-      g_string_append (s, g_ptr_array_index (axes->keys, k));
-      g_string_append_c (s, '=');
-      msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
-    }
-  return g_string_free (s, FALSE);
+  return msperf_digest_axes_text (axes);
 }
 
 static double

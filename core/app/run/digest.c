@@ -9,7 +9,6 @@
 #include "base/str_hash.h"
 #include "app/run/digest.h"
 #include <msperf/details.h>
-#include "app/run/metrics.h"
 #include <msperf/format.h>
 
 static gboolean
@@ -120,7 +119,7 @@ msperf_digest_new (const msperf_record *r, int64_t count, gboolean keep_signatur
   char *at;
 
   if (r->op && res && res->source == MSPERF_SOURCE_INTERPOLATED)
-    axes = msperf_report_axes_text_of (msperf_value_lookup (picked, "axes"));
+    axes = msperf_digest_axes_text (msperf_value_lookup (picked, "axes"));
   for (guint k = 0; top && k < top->len; k++)
     n_words += 1 + (size_t) MAX (((const msperf_tensor *) g_ptr_array_index (top, k))->rank, 0);
   size = sizeof *d + n_words * sizeof (int64_t) + text_size (sig) + text_size (name)
@@ -156,6 +155,39 @@ msperf_digest_new (const msperf_record *r, int64_t count, gboolean keep_signatur
   at = put_text (at, label, &d->label);
   put_text (at, axes, &d->axes);
   return d;
+}
+
+char *
+msperf_digest_axes_text (const msperf_value *axes)
+{
+  GString *s;
+
+  if (axes == NULL || axes->kind != MSPERF_VALUE_MAP || axes->items->len == 0)
+    {
+      if (axes && axes->kind == MSPERF_VALUE_LIST && axes->items->len > 0)
+        {
+          s = g_string_new (NULL);
+          for (guint k = 0; k < axes->items->len; k++)
+            {
+              if (k > 0)
+                g_string_append_c (s, ',');
+              msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
+            }
+          return g_string_free (s, FALSE);
+        }
+      return g_strdup ("-");
+    }
+  s = g_string_new (NULL);
+  for (guint k = 0; k < axes->items->len; k++)
+    {
+      /* appends, not printf: this runs once per distinct interpolated op (the run digest) */
+      if (k)
+        g_string_append_c (s, ',');
+      g_string_append (s, g_ptr_array_index (axes->keys, k));
+      g_string_append_c (s, '=');
+      msperf_fmt_py_str (s, g_ptr_array_index (axes->items, k));
+    }
+  return g_string_free (s, FALSE);
 }
 
 void

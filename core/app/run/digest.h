@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <msperf/op.h>
 #include <msperf/result.h>
-#include "app/report/report.h"
+#include "app/run/run.h"
 
 struct msperf_digest {
   const msperf_record *record; /* the first record of the op (transfer none); NULL once the
@@ -39,6 +39,9 @@ void msperf_digest_free (msperf_digest *d);
 void msperf_digest_shape (const msperf_digest *d, guint k, msperf_tensor *out);
 /* "[2048, 4096] [4096, 4096]", as msperf_report_input_shapes_text. Transfer full. */
 char *msperf_digest_shapes_text (const msperf_digest *d);
+/* A details.axes value as the reports show it: {M: 6055, K: 3840} → "M=6055,K=3840", a list
+ * as its items joined by ',', "-" when absent (NULL) or empty. Transfer full. */
+char *msperf_digest_axes_text (const msperf_value *axes);
 
 /* The run's distinct ops in first-occurrence order (a rejected line is its own entry): the
  * folded digests of a streamed run, else built from its records. Transfer full (unref). */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <glib.h>
 #include <msperf/result.h>
-#include "app/report/report.h"
+#include "app/run/run.h"
 
 /* One upstream metrics record (EmpiricalOpRecord): one per distinct signature (Q12). */
 typedef struct msperf_metric_record {
@@ -82,10 +82,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_summary, msperf_summary_free)
 msperf_value *msperf_summary_to_value (const msperf_summary *summary,
                                        const msperf_metrics *metrics);
 
-
-/* Distinct signatures in first-occurrence order: the first record of each (transfer
- * container) and, in *counts (transfer full, int64_t), the summed counts. A rejected record
- * is its own entry. */
-GPtrArray *msperf_run_distinct (const msperf_run *run, GArray **counts);
 
 #endif

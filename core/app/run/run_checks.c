@@ -8,7 +8,7 @@
 #include <string.h>
 #include <msperf/error.h>
 #include <msperf/table.h>
-#include "app/report/report.h"
+#include "app/run/run.h"
 #include "app/run/digest.h"
 
 void
