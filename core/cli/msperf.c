@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/logging.h"
 #include "app/report/output.h"
+#include "cli/cli_recommend.h"
 
 static const char commands_help[] =
   "Commands:\n"
@@ -24,6 +25,7 @@ static const char commands_help[] =
   "  trace      the op trace of one forward pass of a model, from its Hugging Face config.json\n"
   "  e2e        TTFT, TPOT and throughput of a request on a model and layout\n"
   "  sweep      layouts x batch sizes on N devices, with the Pareto front\n"
+  "  recommend  the best deployment on N GPUs under an SLA, and how to launch it\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
 
@@ -125,6 +127,8 @@ main (int argc, char **argv)
     status = msperf_cli_e2e (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "sweep") == 0)
     status = msperf_cli_sweep (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "recommend") == 0)
+    status = msperf_cli_recommend (&g, argc - 1, argv + 1);
   else
     fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
 out:
