@@ -93,6 +93,11 @@ void msperf_recommend_print_csv (const msperf_recommend *r, const msperf_recomme
 gboolean msperf_recommend_report (const msperf_recommend *r, const msperf_recommend_opts *o,
                                   const char *title, const char *dir, GError **error);
 
+/* The launch commands of a point (comment lines say how many engines of how many GPUs).
+ * Transfer full. */
+char *msperf_recommend_launch_text (const msperf_recommend_point *p,
+                                    const msperf_recommend_opts *o);
+
 /* Whether the model has experts (expert parallelism and attention DP apply). */
 gboolean msperf_recommend_has_experts (const msperf_model *model);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
+#include <msperf/format.h>
 #include "app/recommend/recommend.h"
 #include "app/report/plot_svg.h"
 
@@ -69,8 +70,10 @@ excluded (FILE *out, const msperf_recommend *r)
     }
 }
 
-static void
-launch (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point *p)
+/* The launch commands of a point, one per kind of engine, each after a comment line saying
+ * how many engines of how many GPUs run it. Transfer full. */
+char *
+msperf_recommend_launch_text (const msperf_recommend_point *p, const msperf_recommend_opts *o)
 {
   msperf_launch_spec sp = { .backend = o->backend, .model_id = o->model_id,
                             .max_num_seqs = p->max_num_seqs, .max_num_tokens = p->max_num_tokens,
@@ -80,6 +83,7 @@ launch (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point 
                                                                o->quants[p->quant]) == 0,
                             .moe = msperf_recommend_has_experts (o->models[p->quant]),
                             .gpu_memory_utilization = o->policy->gpu_memory_utilization };
+  GString *s = g_string_new (NULL);
   const msperf_model_layout *ls[2];
   int64_t counts[2];
   msperf_launch_role roles[2];
@@ -93,7 +97,6 @@ launch (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point 
       ls[1] = &p->dep.decode, counts[1] = p->dep.decode_workers;
       roles[0] = MSPERF_LAUNCH_PREFILL, roles[1] = MSPERF_LAUNCH_DECODE, n = 2;
     }
-  fprintf (out, "\nLaunch (%s)\n", o->backend);
   for (guint k = 0; k < n; k++)
     {
       g_autoptr (GError) err = NULL;
@@ -104,15 +107,19 @@ launch (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point 
       cmd = msperf_launch_command (&sp, &err);
       if (cmd == NULL)
         {
-          fprintf (out, "  (%s)\n", err->message);
-          return;
+          g_string_append_printf (s, "# %s\n", err->message);
+          break;
         }
-      fprintf (out, "# %s: %" G_GINT64_FORMAT " %s of %" G_GINT64_FORMAT " GPUs\n%s\n",
-               roles[k] == MSPERF_LAUNCH_AGG ? "aggregated" : roles[k] == MSPERF_LAUNCH_PREFILL
-                                                              ? "prefill" : "decode",
-               counts[k], counts[k] > 1 ? "engines behind a load balancer" : "engine",
-               ls[k]->tp * ls[k]->dp * ls[k]->pp, cmd);
+      g_string_append_printf (s, "# %s: %" G_GINT64_FORMAT " %s of %" G_GINT64_FORMAT
+                              " GPUs\n%s\n",
+                              roles[k] == MSPERF_LAUNCH_AGG       ? "aggregated"
+                              : roles[k] == MSPERF_LAUNCH_PREFILL ? "prefill"
+                                                                  : "decode",
+                              counts[k], counts[k] > 1 ? "engines behind a load balancer"
+                                                       : "engine",
+                              ls[k]->tp * ls[k]->dp * ls[k]->pp, cmd);
     }
+  return g_string_free (s, FALSE);
 }
 
 void
@@ -145,14 +152,16 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
     fprintf (out, "  (no point meets the SLA)\n");
   excluded (out, r);
   if (best != NULL)
-    launch (out, o, best);
+    {
+      g_autofree char *cmd = msperf_recommend_launch_text (best, o);
+      fprintf (out, "\nLaunch (%s)\n%s", o->backend, cmd);
+    }
 }
 
 static void
 point_json (GString *s, const msperf_recommend_opts *o, const msperf_recommend_point *p)
 {
   g_autofree char *layout = msperf_recommend_layout_text (p);
-  g_autofree char *reason = p->reason ? g_strescape (p->reason, NULL) : NULL;
 
   g_string_append_printf (s, "{\"index\": %u, \"rank\": %u, \"status\": \"%s\", \"mode\": \"%s\", "
                           "\"layout\": \"%s\", \"quant\": \"%s\", \"concurrency\": %"
@@ -170,8 +179,17 @@ point_json (GString *s, const msperf_recommend_opts *o, const msperf_recommend_p
                             p->res.ttft_ms.p50, p->res.ttft_ms.p90, p->res.tpot_ms.mean,
                             p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->kv_headroom,
                             p->res.data_share, p->pareto ? "true" : "false");
-  if (reason != NULL)
-    g_string_append_printf (s, ", \"reason\": \"%s\"", reason);
+  if (p->reason != NULL)
+    {
+      g_string_append (s, ", \"reason\": ");
+      msperf_fmt_json_string (s, p->reason);
+    }
+  if (p->rank == 1)
+    {
+      g_autofree char *cmd = msperf_recommend_launch_text (p, o);
+      g_string_append (s, ", \"launch\": ");
+      msperf_fmt_json_string (s, cmd);
+    }
   g_string_append (s, "}\n");
 }
 
