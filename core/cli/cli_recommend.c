@@ -198,6 +198,12 @@ prepare (recommend_opts *o, msperf_recommend_opts *ro, GError **error)
                    "--format must be table, jsonl or csv, not '%s'", o->format);
       return FALSE;
     }
+  if (o->shard != NULL && (o->format == NULL || strcmp (o->format, "jsonl") != 0))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--shard writes points for `msperf merge`: it needs --format jsonl");
+      return FALSE;
+    }
   ro->backend = o->backend ? o->backend : "vllm";
   if (strcmp (ro->backend, "vllm") && strcmp (ro->backend, "sglang")
       && strcmp (ro->backend, "trtllm"))

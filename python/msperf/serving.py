@@ -81,7 +81,10 @@ class Recommendation:
 
     @property
     def ranked(self):
-        return sorted((p for p in self.points if p.get("rank")), key=lambda p: p["rank"])
+        """The points meeting the SLA, best first: tokens/s/GPU, then tokens/s/user, then the
+        candidate number (the order `msperf recommend` ranks in, doc/recommend.md §3)."""
+        ok = [p for p in self.points if p["status"] == "ok"]
+        return sorted(ok, key=lambda p: (-p["tokens_s_gpu"], -p["tokens_s_user"], p["index"]))
 
     @property
     def best(self):

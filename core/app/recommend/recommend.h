@@ -83,7 +83,8 @@ void msperf_recommend_rank (GPtrArray *points);
 /* "agg tp4 pp1 dp1 ep1 x2" / "disagg 2P(tp2) + 1D(tp4 dp2 ep8)". Transfer full. */
 char *msperf_recommend_layout_text (const msperf_recommend_point *p);
 
-/* Outputs. */
+/* Outputs. The JSON Lines records depend on the point alone (no rank, no front: those need
+ * every point), so the records of --shard runs merged by `msperf merge` are one run's. */
 void msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_opts *o,
                                    guint top, FILE *out);
 void msperf_recommend_print_jsonl (const msperf_recommend *r, const msperf_recommend_opts *o,

@@ -163,28 +163,28 @@ point_json (GString *s, const msperf_recommend_opts *o, const msperf_recommend_p
 {
   g_autofree char *layout = msperf_recommend_layout_text (p);
 
-  g_string_append_printf (s, "{\"index\": %u, \"rank\": %u, \"status\": \"%s\", \"mode\": \"%s\", "
+  g_string_append_printf (s, "{\"index\": %u, \"status\": \"%s\", \"mode\": \"%s\", "
                           "\"layout\": \"%s\", \"quant\": \"%s\", \"concurrency\": %"
                           G_GINT64_FORMAT ", \"max_num_seqs\": %" G_GINT64_FORMAT
                           ", \"max_num_tokens\": %" G_GINT64_FORMAT ", \"gpus\": %"
-                          G_GINT64_FORMAT, p->index, p->rank, status_names[p->status],
+                          G_GINT64_FORMAT, p->index, status_names[p->status],
                           mode_name (p), layout, o->quants[p->quant], p->concurrency,
                           p->max_num_seqs, p->max_num_tokens, p->res.devices);
   if (p->status <= MSPERF_RECOMMEND_SLA)
     g_string_append_printf (s, ", \"tokens_s_gpu\": %.3f, \"tokens_s_user\": %.3f, "
                             "\"ttft_ms\": {\"mean\": %.3f, \"p50\": %.3f, \"p90\": %.3f}, "
                             "\"tpot_ms\": {\"mean\": %.4f, \"p50\": %.4f, \"p90\": %.4f}, "
-                            "\"kv_headroom\": %.4f, \"data_share\": %.4f, \"pareto\": %s",
+                            "\"kv_headroom\": %.4f, \"data_share\": %.4f",
                             p->res.tok_per_s_gpu, p->res.tok_per_s_user, p->res.ttft_ms.mean,
                             p->res.ttft_ms.p50, p->res.ttft_ms.p90, p->res.tpot_ms.mean,
                             p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->kv_headroom,
-                            p->res.data_share, p->pareto ? "true" : "false");
+                            p->res.data_share);
   if (p->reason != NULL)
     {
       g_string_append (s, ", \"reason\": ");
       msperf_fmt_json_string (s, p->reason);
     }
-  if (p->rank == 1)
+  if (p->status == MSPERF_RECOMMEND_OK)
     {
       g_autofree char *cmd = msperf_recommend_launch_text (p, o);
       g_string_append (s, ", \"launch\": ");
