@@ -271,7 +271,9 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
                            o.osl, ro.backend);
   if (o.report && !msperf_recommend_report (r, &ro, title, o.report, &error))
     goto out;
-  status = MSPERF_EXIT_OK;
+  /* exit 1 when no deployment meets the SLA: scripts can tell "none" from an answer */
+  status = msperf_recommend_best (r) != NULL || ro.shard_count > 1 ? MSPERF_EXIT_OK
+                                                                    : MSPERF_EXIT_PROBLEMS;
 out:
   if (error)
     fprintf (stderr, "msperf recommend: %s\n", error->message);
