@@ -16,8 +16,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/composite.h"
+#include "engine/parts.h"
+#include "engine/query.h"
 #include <msperf/format.h>
 
 /* Confidences of reference §2.12 (the static sub_kernels ones are the composite module's). */
@@ -303,13 +305,13 @@ msperf_composite_answer (msperf_engine *engine, const msperf_op *op,
 
   g_return_val_if_fail (engine != NULL && op != NULL && entry != NULL && r != NULL,
                         MSPERF_ERROR);
-  plugin = msperf_registry_decomposer (engine->m->registry, op->name, &state);
+  plugin = msperf_registry_decomposer (engine->shared->registry, op->name, &state);
   if (plugin != NULL && plugin->decompose != NULL)
     return decomposed (engine, op, entry, plugin, state, r);
   /* Static sub_kernels are answered by the module that declares STATIC_COMPOSITE. */
   sub_kernels = entry_field (entry, "sub_kernels");
   if (sub_kernels && sub_kernels->kind == MSPERF_VALUE_LIST && sub_kernels->items->len > 0)
-    return msperf_engine_lookup_as (engine, msperf_registry_static_composite (engine->m->registry),
+    return msperf_engine_lookup_as (engine, msperf_registry_static_composite (engine->shared->registry),
                                     op, entry, r);
   /* `decomposer: true` promises a decomposition no loaded module provides (not written, or
    * disabled by policy): say so rather than blame the mapping. */

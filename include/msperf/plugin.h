@@ -119,7 +119,7 @@ typedef struct msperf_plugin {
   const char *no_target_reason;        /* interpolation: describe_target refused (same default) */
   const msperf_option_spec *options;   /* modules.<name>.<key>, { NULL }-terminated, or NULL */
 
-  /* Once per model (the root handle); *state is passed back to every other slot and is
+  /* Once per shared state (the root handle); *state is passed back to every other slot and is
    * shared by every thread: read-only after init, or guarded by the module. */
   gboolean (*init) (msperf_engine *engine, void **state, GError **error);
   void (*fini) (void *state);

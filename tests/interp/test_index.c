@@ -13,8 +13,9 @@
 #include <msperf/details.h>
 #include <glib/gstdio.h>
 #include "common/test_util.h"
-#include "engine/engine_private.h"
+#include "engine/engine.h"
 #include "engine/interpolate.h"
+#include "engine/interpolation_stage.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define FP32 MSPERF_DTYPE_FLOAT32
