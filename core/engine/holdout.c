@@ -12,6 +12,7 @@
 #include "engine/dispatch.h"
 #include "engine/holdout_extrap.h"
 #include "engine/interpolate.h"
+#include "engine/interpolation_stage.h"
 #include "engine/registry.h"
 #include <msperf/holdout.h>
 
@@ -591,8 +592,8 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
           return NULL;
         }
       if (table && plugin && plugin->describe_target && plugin->describe_row)
-        idx = msperf_index_cache_get (e->shared->index_cache, e, plugin, state, table, job->mode,
-                                      e->shared->policy_hash, job->tc_input_count, NULL);
+        idx = msperf_interpolation_index (e, plugin, state, table, job->mode,
+                                          job->tc_input_count, NULL);
       coords = idx ? collect_coordinates (idx)
                    : g_ptr_array_new_with_free_func (coordinate_free);
       g_ptr_array_add (indexes, idx);

@@ -12,6 +12,33 @@
 #include "engine/extrapolate.h"
 #include "engine/query.h"
 
+/* The module whose describe_row the candidate index calls, with its handle and state. */
+typedef struct {
+  msperf_engine *e;
+  const msperf_plugin *plugin;
+  void *state;
+} row_describer;
+
+static gboolean
+describe_row (gpointer user_data, const msperf_table *table, size_t row, msperf_point *point)
+{
+  const row_describer *d = user_data;
+
+  return d->plugin->describe_row (d->e, d->state, table, row, point);
+}
+
+msperf_index *
+msperf_interpolation_index (msperf_engine *e, const msperf_plugin *plugin, void *state,
+                            const msperf_table *table, const char *mode, int64_t tc_input_count,
+                            gboolean *hit)
+{
+  row_describer d = { e, plugin, state };
+
+  g_return_val_if_fail (e != NULL && plugin != NULL && plugin->describe_row != NULL, NULL);
+  return msperf_index_cache_get (e->shared->index_cache, describe_row, &d, table, mode,
+                                 e->shared->policy_hash, tc_input_count, hit);
+}
+
 /* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
  * *wrapper_reason (static) and reasons filled, r untouched. Candidate indexes, their point
  * sets and triangulations are built on first use and shared by every session (doc/design.md
@@ -59,8 +86,8 @@ run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msp
       any_target = TRUE;
       /* The index, its buckets and the kernel's policy: built on first use, shared. */
       msperf_shared_lock (e);
-      idx = msperf_index_cache_get (e->shared->index_cache, e, plugin, state, table, q->mode,
-                                    e->shared->policy_hash, q->tc_input_count, NULL);
+      idx = msperf_interpolation_index (e, plugin, state, table, q->mode, q->tc_input_count,
+                                        NULL);
       buckets = msperf_index_buckets (idx, t.regime->str);
       kp = buckets ? msperf_interpolation_kernel_policy (e, idx, *k) : NULL;
       msperf_shared_unlock (e);

@@ -6,6 +6,7 @@
 #define MSPERF_CORE_INTERPOLATION_STAGE_H
 
 #include "engine/shared.h"
+#include "interp/index.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,15 @@ gboolean msperf_interpolate_op (msperf_engine *engine, const msperf_op *op,
  * details.fallback_reasons and details.interpolation_reason when the stage ran. */
 msperf_status msperf_interpolate_subquery (msperf_engine *engine, const msperf_op *parent,
                                            const msperf_subquery *sq, msperf_result *r);
+
+/* The candidate index of table for mode (core/interp), its rows described by plugin's
+ * describe_row with state on e, cached in the shared state under the policy hash and
+ * tc_input_count; *hit (nullable) says whether it came from the cache. The caller holds the
+ * shared lock and has made the index cache. Transfer none. */
+msperf_index *msperf_interpolation_index (msperf_engine *engine, const msperf_plugin *plugin,
+                                          void *state, const msperf_table *table,
+                                          const char *mode, int64_t tc_input_count,
+                                          gboolean *hit);
 
 G_END_DECLS
 

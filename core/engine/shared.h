@@ -5,6 +5,7 @@
 #define MSPERF_CORE_ENGINE_SHARED_H
 
 #include <pthread.h>
+#include <msperf/engine.h>
 #include <msperf/plugin.h>
 #include "io/device.h"
 #include "interp/index.h"

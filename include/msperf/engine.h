@@ -1,5 +1,7 @@
-/* msperf — the engine: modules, policy, database, device profile and caches of one run.
- * Two engines in one process do not interfere; every cache lives here. */
+/* msperf — the engine's life cycle, for programs (not modules: include/msperf/plugin.h does
+ * not reach this header): new, configure, start, query, free. The engine holds the modules,
+ * policy, database, device profile and caches of one run; two engines in one process do not
+ * interfere; every cache lives here. */
 #ifndef MSPERF_ENGINE_H
 #define MSPERF_ENGINE_H
 
@@ -10,21 +12,10 @@
 #include <msperf/result.h>
 #include <msperf/table.h>
 #include <msperf/database.h>
+#include <msperf/handle.h>
 
 G_BEGIN_DECLS
 
-typedef struct msperf_engine msperf_engine;
-
-/* Parallel settings that reach the modes needing them (flags > --policy > database > built-in). */
-typedef struct msperf_parallel {
-  int64_t tp_size;
-  int64_t ep_size;        /* 0 = not configured */
-  int64_t dp_size;
-  int64_t world_size;
-  gboolean sequence_parallel;
-} msperf_parallel;
-
-/* A composite's part, produced by a decompose slot and answered through the same engine. */
 /* Status of one discovered module file, as `msperf plugins list` prints it. */
 typedef enum {
   MSPERF_PLUGIN_LOADED = 0,

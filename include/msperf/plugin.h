@@ -14,7 +14,12 @@
  * reads or fills (msperf_plugin and msperf_query, which carry reserved space; msperf_subquery
  * through its constructor) or adds functions. msperf_option_spec is an array element whose
  * size the core must know, so it is never extended within a major. Anything else — a slot
- * signature, a field moved or retyped, a changed meaning — bumps the major. */
+ * signature, a field moved or retyped, a changed meaning — bumps the major.
+ *
+ * This header is everything a module may use: the descriptor, the headers of the values it
+ * reads and fills, and the engine's services (include/msperf/host.h). The engine's life cycle
+ * (include/msperf/engine.h: msperf_engine_new, _start, _query, _free) is not reachable from
+ * here, since no slot may start, query or free an engine. */
 #ifndef MSPERF_PLUGIN_H
 #define MSPERF_PLUGIN_H
 
@@ -32,7 +37,8 @@
 #include <msperf/details.h>
 #include <msperf/point.h>
 #include <msperf/database.h>
-#include <msperf/engine.h>
+#include <msperf/handle.h>
+#include <msperf/subquery.h>
 #include <msperf/host.h>
 #include <msperf/latency.h>
 #include <msperf/expr.h>
