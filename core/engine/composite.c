@@ -22,13 +22,6 @@
 #include "engine/query.h"
 #include <msperf/format.h>
 
-/* Confidences of reference §2.12 (the static sub_kernels ones are the composite module's). */
-#define DECOMPOSED_CONFIDENCE 0.8
-#define DECOMPOSED_INTERPOLATED_CONFIDENCE 0.75
-/* A part answered by the interpolation wrapper (a sub-kernel that missed exactly): the
- * upstream wrapper's composite confidence (reference §2.12, issue 4/8). */
-#define WRAPPER_COMPOSITE_CONFIDENCE 0.5
-
 /* ------------------------------------------------------------------ value helpers */
 
 /* LIST of shapes of n tensors. */
@@ -256,9 +249,10 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
       msperf_result_set_hit (r, p.any_interpolated ? MSPERF_SOURCE_INTERPOLATED
                                                    : MSPERF_SOURCE_MEASURED,
                              p.total_us,
-                             p.any_wrapper ? WRAPPER_COMPOSITE_CONFIDENCE
-                             : p.any_interpolated ? DECOMPOSED_INTERPOLATED_CONFIDENCE
-                                                  : DECOMPOSED_CONFIDENCE,
+                             p.any_wrapper ? MSPERF_COMPOSITE_CONFIDENCE_WRAPPER
+                             : p.any_interpolated
+                               ? MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED_INTERPOLATED
+                               : MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED,
                              NULL, "composite");
       msperf_result_detail_string (r, "kernel_type", kernels);
       msperf_result_detail_value (r, "sub_kernel_durations", g_steal_pointer (&p.durations));

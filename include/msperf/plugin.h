@@ -99,6 +99,17 @@ typedef enum {
   MSPERF_PLUGIN_STATIC_COMPOSITE = 1u << 3
 } msperf_plugin_flags;
 
+/* The confidences of composite answers (reference §2.12), one definition for the engine's
+ * decomposer aggregation and the static sub_kernels module: every part measured (decomposed),
+ * some parts interpolated, a part answered by the interpolation wrapper (a sub-kernel that
+ * missed exactly: the upstream wrapper's composite confidence), and the static sub_kernels
+ * sums with and without a communication part. */
+#define MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED 0.8
+#define MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED_INTERPOLATED 0.75
+#define MSPERF_COMPOSITE_CONFIDENCE_WRAPPER 0.5
+#define MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMM 0.9
+#define MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMPUTE 0.8
+
 /* What a decompose slot returns: the parts the engine answers and aggregates. */
 typedef struct msperf_plan msperf_plan;
 /* Appends a part (ownership passes to the plan). */
