@@ -17,46 +17,46 @@
 msperf_engine_shared *
 msperf_shared_new (void)
 {
-  msperf_engine_shared *m = g_new0 (msperf_engine_shared, 1);
+  msperf_engine_shared *s = g_new0 (msperf_engine_shared, 1);
   pthread_mutexattr_t attr;
 
-  m->refcount = 1;
+  s->refcount = 1;
   pthread_mutexattr_init (&attr);
   pthread_mutexattr_settype (&attr, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init (&m->lock, &attr);
+  pthread_mutex_init (&s->lock, &attr);
   pthread_mutexattr_destroy (&attr);
-  m->plugin_dirs = g_ptr_array_new_with_free_func (g_free);
-  m->use_default_dirs = TRUE;
-  m->override_keys = g_ptr_array_new_with_free_func (g_free);
-  m->override_values = g_ptr_array_new_with_free_func (g_free);
-  m->warnings = g_ptr_array_new_with_free_func (g_free);
-  m->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
-  return m;
+  s->plugin_dirs = g_ptr_array_new_with_free_func (g_free);
+  s->use_default_dirs = TRUE;
+  s->override_keys = g_ptr_array_new_with_free_func (g_free);
+  s->override_values = g_ptr_array_new_with_free_func (g_free);
+  s->warnings = g_ptr_array_new_with_free_func (g_free);
+  s->parallel = (msperf_parallel){ .tp_size = 1, .ep_size = 0, .dp_size = 1, .world_size = 1 };
+  return s;
 }
 
 void
-msperf_shared_unref (msperf_engine_shared *m)
+msperf_shared_unref (msperf_engine_shared *s)
 {
-  if (!g_atomic_int_dec_and_test (&m->refcount))
+  if (!g_atomic_int_dec_and_test (&s->refcount))
     return;
-  msperf_index_cache_free (m->index_cache);
-  if (m->option_defaults)
-    g_hash_table_unref (m->option_defaults);
-  msperf_registry_free (m->registry);
-  msperf_database_free (m->db);
-  msperf_policy_free (m->policy);
-  msperf_device_free (m->device);
-  g_free (m->policy_json);
-  g_free (m->policy_hash);
-  g_free (m->policy_path);
-  g_free (m->device_request);
-  g_free (m->cache_dir);
-  g_ptr_array_unref (m->plugin_dirs);
-  g_ptr_array_unref (m->override_keys);
-  g_ptr_array_unref (m->override_values);
-  g_ptr_array_unref (m->warnings);
-  pthread_mutex_destroy (&m->lock);
-  g_free (m);
+  msperf_index_cache_free (s->index_cache);
+  if (s->option_defaults)
+    g_hash_table_unref (s->option_defaults);
+  msperf_registry_free (s->registry);
+  msperf_database_free (s->db);
+  msperf_policy_free (s->policy);
+  msperf_device_free (s->device);
+  g_free (s->policy_json);
+  g_free (s->policy_hash);
+  g_free (s->policy_path);
+  g_free (s->device_request);
+  g_free (s->cache_dir);
+  g_ptr_array_unref (s->plugin_dirs);
+  g_ptr_array_unref (s->override_keys);
+  g_ptr_array_unref (s->override_values);
+  g_ptr_array_unref (s->warnings);
+  pthread_mutex_destroy (&s->lock);
+  g_free (s);
 }
 
 /* The shared lock is held for lookups of well under a microsecond, ~9 times an interpolated
