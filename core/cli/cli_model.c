@@ -25,6 +25,7 @@
 
 struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
+  char *gemm_quant, *moe_quant, *kv_dtype;
   int tp, ep, dp, pp, batch, seq, context, nextn;
   gboolean sp;
 };
@@ -46,6 +47,9 @@ model_opts_clear (model_opts *o)
   g_free (o->dtype);
   g_free (o->quant);
   g_free (o->phase);
+  g_free (o->gemm_quant);
+  g_free (o->moe_quant);
+  g_free (o->kv_dtype);
 }
 
 msperf_cli_model_opts *
@@ -111,6 +115,8 @@ first_given (const model_opts *o)
   const struct { const char *flag; gboolean given; } opts[] = {
     { "--template", o->template_path != NULL }, { "--templates-dir", o->templates_dir != NULL },
     { "--dtype", o->dtype != NULL }, { "--quant", o->quant != NULL },
+    { "--gemm-quant", o->gemm_quant != NULL }, { "--moe-quant", o->moe_quant != NULL },
+    { "--kv-dtype", o->kv_dtype != NULL },
     { "--phase", o->phase != NULL }, { "--batch", o->batch != UNSET },
     { "--seq", o->seq != UNSET }, { "--context", o->context != UNSET },
     { "--nextn", o->nextn != UNSET }, { "--tp", o->tp != UNSET }, { "--ep", o->ep != UNSET },
@@ -136,7 +142,15 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
       "Directory of templates (default: the shipped policies/models)", "DIR" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Activation and weight dtype (default: the config's torch_dtype)", "DTYPE" },
-    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant, "none (default) or w8a8", "MODE" },
+    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant,
+      "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
+      "quantization_config, else bf16)", "MODE" },
+    { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, &o->gemm_quant,
+      "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
+    { "moe-quant", 0, 0, G_OPTION_ARG_STRING, &o->moe_quant,
+      "Quant mode of the routed experts (default: --quant)", "MODE" },
+    { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, &o->kv_dtype,
+      "KV cache dtype: bf16 (the model's, default) or fp8", "DTYPE" },
   };
   const GOptionEntry pass_entries[] = {
     { "phase", 0, 0, G_OPTION_ARG_STRING, &o->phase, "prefill (default) or decode", "PHASE" },
@@ -172,7 +186,7 @@ msperf_cli_model_estimate_entries (msperf_cli_model_opts *o, GArray *out)
 static msperf_model *
 load_model (const model_opts *o, GError **error)
 {
-  msperf_model_options mo = { o->dtype, o->quant };
+  msperf_model_options mo = { o->dtype, o->quant, o->gemm_quant, o->moe_quant, o->kv_dtype };
   g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
                                           : msperf_paths_data_file ("policies/models",
                                                                     "policies/models");
