@@ -66,6 +66,7 @@ msperf_model_free (msperf_model *m)
   msperf_mexpr_free (m->kv_window_per_token);
   msperf_mexpr_free (m->kv_window);
   msperf_mexpr_free (m->state_per_seq);
+  msperf_mexpr_free (m->act_per_token);
   msperf_msyms_free (m->syms);
   g_free (m);
 }
@@ -839,7 +840,8 @@ msperf_model_memory_of (const msperf_model *m, const msperf_model_layout *layout
       || !msperf_mexpr_eval (m->kv_per_token, env, &t->kv_bytes_per_token, error)
       || !eval_opt (m->kv_window_per_token, env, &t->kv_window_bytes_per_token, error)
       || !eval_opt (m->kv_window, env, &window, error)
-      || !eval_opt (m->state_per_seq, env, &t->state_bytes_per_seq, error))
+      || !eval_opt (m->state_per_seq, env, &t->state_bytes_per_seq, error)
+      || !eval_opt (m->act_per_token, env, &t->act_bytes_per_token, error))
     return FALSE;
   t->kv_window = (int64_t) window;
   if (m->params_dense == NULL)   /* a template with its own weight formula */

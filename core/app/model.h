@@ -84,6 +84,7 @@ typedef struct msperf_model_memory_terms {
   double kv_window_bytes_per_token;  /* sliding-window layers, for at most kv_window tokens */
   int64_t kv_window;                 /* tokens a sliding-window layer keeps (0 = none) */
   double state_bytes_per_seq;        /* linear-attention layers' recurrent state */
+  double act_bytes_per_token;        /* live activations of a forward pass, per token */
 } msperf_model_memory_terms;
 gboolean msperf_model_memory_of (const msperf_model *model, const msperf_model_layout *layout,
                                  msperf_model_memory_terms *terms, GError **error);

@@ -67,7 +67,7 @@ struct msperf_model {
   /* Optional memory terms (doc/models.md §6): parameters per rank by part, the active share
    * of the experts, sliding-window KV, recurrent state, MTP layers. NULL = not given. */
   msperf_mexpr *params_dense, *params_expert, *params_other, *params_mtp, *expert_share;
-  msperf_mexpr *kv_window_per_token, *kv_window, *state_per_seq;
+  msperf_mexpr *kv_window_per_token, *kv_window, *state_per_seq, *act_per_token;
   GHashTable *config;      /* config field -> double*, until the template is compiled */
   GArray *defaults;        /* let_spec: evaluated at load for names the config lacks */
   GPtrArray *fields;       /* char*: config fields the template needs */
