@@ -67,6 +67,7 @@ msperf_model_free (msperf_model *m)
   msperf_mexpr_free (m->kv_window);
   msperf_mexpr_free (m->state_per_seq);
   msperf_mexpr_free (m->act_per_token);
+  msperf_mexpr_free (m->params_embedding);
   msperf_msyms_free (m->syms);
   g_free (m);
 }
@@ -858,13 +859,14 @@ msperf_model_memory_of (const msperf_model *m, const msperf_model_layout *layout
 
 gboolean
 msperf_model_params (const msperf_model *m, double *total, double *active, double *mtp,
-                     GError **error)
+                     double *embedding, GError **error)
 {
   static const msperf_model_layout one = { 1, 1, 1, 1, FALSE };
   g_autofree double *env = g_new (double, m->n_env);
   double dense, expert, other, share = 1;
 
-  g_return_val_if_fail (m != NULL && total != NULL && active != NULL && mtp != NULL, FALSE);
+  g_return_val_if_fail (m != NULL && total != NULL && active != NULL && mtp != NULL
+                        && embedding != NULL, FALSE);
   if (m->params_dense == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -877,6 +879,7 @@ msperf_model_params (const msperf_model *m, double *total, double *active, doubl
       || !msperf_mexpr_eval (m->params_expert, env, &expert, error)
       || !msperf_mexpr_eval (m->params_other, env, &other, error)
       || !eval_opt (m->params_mtp, env, mtp, error)
+      || !eval_opt (m->params_embedding, env, embedding, error)
       || (m->expert_share && !msperf_mexpr_eval (m->expert_share, env, &share, error)))
     return FALSE;
   *total = dense + expert + other;

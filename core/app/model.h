@@ -89,10 +89,10 @@ typedef struct msperf_model_memory_terms {
 gboolean msperf_model_memory_of (const msperf_model *model, const msperf_model_layout *layout,
                                  msperf_model_memory_terms *terms, GError **error);
 /* Parameters of the whole model (before sharding, embedding and LM head included): total,
- * active per token (the routed experts' share), and the MTP layers' (not in total). FALSE when
- * the template gives no counts. */
+ * active per token (the routed experts' share), the MTP layers' (not in total) and the input
+ * embedding's (in both). FALSE when the template gives no counts. */
 gboolean msperf_model_params (const msperf_model *model, double *total, double *active,
-                              double *mtp, GError **error);
+                              double *mtp, double *embedding, GError **error);
 /* The resolved quant mode name of the non-expert linear layers or the routed experts, and
  * whether the KV cache is fp8; the activation dtype's size in bytes. */
 const char *msperf_model_quant_name (const msperf_model *model, gboolean experts);

@@ -68,6 +68,7 @@ struct msperf_model {
    * of the experts, sliding-window KV, recurrent state, MTP layers. NULL = not given. */
   msperf_mexpr *params_dense, *params_expert, *params_other, *params_mtp, *expert_share;
   msperf_mexpr *kv_window_per_token, *kv_window, *state_per_seq, *act_per_token;
+  msperf_mexpr *params_embedding;
   GHashTable *config;      /* config field -> double*, until the template is compiled */
   GArray *defaults;        /* let_spec: evaluated at load for names the config lacks */
   GPtrArray *fields;       /* char*: config fields the template needs */

@@ -579,11 +579,11 @@ compile_memory (compiler *c, const msperf_ynode *mem)
   static const char *const keys[] = { "weights", "kv_per_token", "params_dense", "params_expert",
                                       "params_other", "params_mtp", "expert_share",
                                       "kv_window_per_token", "kv_window", "state_per_seq",
-                                      "act_per_token", NULL };
+                                      "act_per_token", "params_embedding", NULL };
   msperf_mexpr **slots[] = { NULL, NULL, &c->m->params_dense, &c->m->params_expert,
                              &c->m->params_other, &c->m->params_mtp, &c->m->expert_share,
                              &c->m->kv_window_per_token, &c->m->kv_window, &c->m->state_per_seq,
-                             &c->m->act_per_token };
+                             &c->m->act_per_token, &c->m->params_embedding };
 
   if (mem->kind != MSPERF_YNODE_MAP || !known_keys (c, mem, keys))
     return mem->kind == MSPERF_YNODE_MAP ? FALSE

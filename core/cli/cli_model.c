@@ -17,6 +17,7 @@
 #include "app/model.h"
 #include "app/model_e2e.h"
 #include "app/model_jobs.h"
+#include "app/model_memory.h"
 #include "cli/estimate_jobs.h"
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
@@ -263,14 +264,73 @@ fail (const char *cmd, GError *error)
 
 /* ---------------------------------------------------------------- trace */
 
+#define GIB_BYTES (1024.0 * 1024.0 * 1024.0)
+
+/* trace --summary: parameters, memory per device and the KV capacity (doc/models.md §6). */
+static gboolean
+print_summary (const msperf_model *m, const msperf_model_layout *l, double memory_gib,
+               double utilization, GString *out, GError **error)
+{
+  msperf_model_runtime rt;
+  msperf_model_kv_capacity cap;
+  double total, active, mtp, embedding;
+
+  if (!msperf_model_params (m, &total, &active, &mtp, &embedding, error))
+    return FALSE;
+  msperf_model_runtime_init (&rt, memory_gib * GIB_BYTES);
+  rt.gpu_memory_utilization = utilization;
+  if (!msperf_model_kv_capacity_tokens (m, l, &rt, &cap, error))
+    return FALSE;
+  g_string_append_printf (out, "model              %s (%s, template %s)\n", msperf_model_name (m),
+                          msperf_model_architecture (m), msperf_model_family (m));
+  g_string_append_printf (out, "quant              gemm %s, moe %s, kv %s\n",
+                          msperf_model_quant_name (m, FALSE), msperf_model_quant_name (m, TRUE),
+                          msperf_model_kv_fp8 (m) ? "fp8" : "model dtype");
+  g_string_append_printf (out, "parameters         total %.2f B, active %.2f B (input embedding "
+                          "%.2f B)", total / 1e9, active / 1e9, embedding / 1e9);
+  if (mtp > 0)
+    g_string_append_printf (out, "; MTP layers %.2f B more", mtp / 1e9);
+  g_string_append_printf (out, "\nlayout             tp %" G_GINT64_FORMAT " ep %" G_GINT64_FORMAT
+                          " dp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT "\n",
+                          l->tp, l->ep, l->dp, l->pp);
+  g_string_append_printf (out, "weights/device     %.2f GiB\n", cap.terms.weight_bytes / GIB_BYTES);
+  g_string_append_printf (out, "KV bytes/token     %.0f per device", cap.terms.kv_bytes_per_token);
+  if (cap.terms.kv_window > 0)
+    g_string_append_printf (out, " + %.0f for the last %" G_GINT64_FORMAT " tokens (sliding window)",
+                            cap.terms.kv_window_bytes_per_token, cap.terms.kv_window);
+  if (cap.terms.state_bytes_per_seq > 0)
+    g_string_append_printf (out, " + %.2f MiB state per sequence",
+                            cap.terms.state_bytes_per_seq / (1024.0 * 1024.0));
+  g_string_append_printf (out, "\nmemory/device      %.1f GiB x %.2f = %.2f GiB: weights %.2f, "
+                          "activations %.2f, reserves %.2f, per-sequence %.2f, KV %.2f GiB\n",
+                          memory_gib, utilization, cap.usable_bytes / GIB_BYTES,
+                          cap.terms.weight_bytes / GIB_BYTES, cap.activation_bytes / GIB_BYTES,
+                          cap.reserve_bytes / GIB_BYTES, cap.fixed_kv_bytes / GIB_BYTES,
+                          cap.kv_budget_bytes / GIB_BYTES);
+  if (cap.fits)
+    g_string_append_printf (out, "KV capacity        %" G_GINT64_FORMAT " tokens per device\n",
+                            cap.tokens);
+  else
+    g_string_append (out, "KV capacity        0 tokens: DOES NOT FIT\n");
+  return TRUE;
+}
+
 int
 msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
 {
   model_opts o;
   char *output = NULL;
+  gboolean summary = FALSE;
+  double memory_gib = NAN, utilization = NAN;
   const GOptionEntry entries[] = {
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
+    { "summary", 0, 0, G_OPTION_ARG_NONE, &summary,
+      "Parameters, memory per device and KV capacity instead of the ops", NULL },
+    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &memory_gib,
+      "--summary: device memory (default 141, an H200)", "GIB" },
+    { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_DOUBLE, &utilization,
+      "--summary: share of the device the runtime may use (default 0.9)", "F" },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— the trace of one forward pass");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -291,7 +351,12 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
-  if (!msperf_model_trace (m, &layout, &pass, out, &error))
+  if (!check_double ("--memory-gib", memory_gib, FALSE, &error)
+      || !check_double ("--gpu-memory-utilization", utilization, TRUE, &error))
+    goto out;
+  if (summary ? !print_summary (m, &layout, isnan (memory_gib) ? 141.0 : memory_gib,
+                                isnan (utilization) ? 0.9 : utilization, out, &error)
+              : !msperf_model_trace (m, &layout, &pass, out, &error))
     goto out;
   if (output ? !g_file_set_contents (output, out->str, (gssize) out->len, &error)
              : fwrite (out->str, 1, out->len, stdout) != out->len)
