@@ -157,7 +157,7 @@ static GHashTable *
 generate (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
           const char *quant)
 {
-  msperf_model_options opts = { "float16", quant };
+  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_strconcat (DATA "configs/", config, NULL);
   g_autoptr (msperf_model) m = msperf_model_load (path, NULL, TEMPLATES, &opts, &error);
