@@ -498,7 +498,7 @@ start_jobs (msperf_engine *e, int jobs, GError **error)
 
 typedef struct {
   int isl, osl, stride;
-  double accept;
+  double accept, utilization;
   char *format;
 } request_opts;
 
@@ -515,9 +515,12 @@ add_request_entries (GArray *out, request_opts *r, model_opts *o)
     { "decode-stride", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &r->stride,
       "Decode sampled every N tokens (default 32)", "N" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Output format", "FORMAT" },
+    { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_DOUBLE, &r->utilization,
+      "Fit against a serving runtime's KV capacity at this share of the device (e.g. 0.9; "
+      "default: weights + KV cache within the device)", "F" },
   };
   r->isl = r->osl = r->stride = UNSET;
-  r->accept = NAN;
+  r->accept = r->utilization = NAN;
   g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
 }
 
@@ -528,8 +531,10 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   if (!check_int ("--isl", r->isl, 1, error) || !check_int ("--osl", r->osl, 1, error)
       || !check_int ("--nextn", o->nextn, 0, error)
       || !check_int ("--decode-stride", r->stride, 1, error)
-      || !check_double ("--nextn-accept", r->accept, TRUE, error))
+      || !check_double ("--nextn-accept", r->accept, TRUE, error)
+      || !check_double ("--gpu-memory-utilization", r->utilization, TRUE, error))
     return FALSE;
+  req->gpu_memory_utilization = isnan (r->utilization) ? 0 : r->utilization;
   req->isl = int_or (r->isl, 1024);
   req->osl = int_or (r->osl, 128);
   req->batch = batch;
@@ -561,6 +566,10 @@ print_e2e_table (const msperf_model *m, const msperf_e2e_point *p, const msperf_
           G_GINT64_FORMAT " nextn %" G_GINT64_FORMAT "\n", r->isl, r->osl, r->batch, r->nextn);
   printf ("memory/device      weights %.2f GiB + KV cache %.2f GiB of %.1f GiB: %s\n",
           p->weight_gib, p->kv_gib, p->device_gib, p->fits ? "fits" : "DOES NOT FIT");
+  if (p->kv_capacity_tokens >= 0)
+    printf ("KV capacity        %" G_GINT64_FORMAT " tokens per device at %.2f of it (runtime "
+            "reserves and activations out); the batch needs %" G_GINT64_FORMAT "\n",
+            p->kv_capacity_tokens, r->gpu_memory_utilization, r->batch * (r->isl + r->osl));
   if (!p->estimated)
     return;
   printf ("TTFT               %.3f ms\n", p->ttft_ms);
