@@ -131,7 +131,9 @@ resolve_quant (msperf_model *m, const msperf_model_options *opts, GError **error
 static gboolean
 check_options (const msperf_model_options *opts, GError **error)
 {
-  if (opts && opts->dtype && msperf_model_dtype_index (opts->dtype) < 0)
+  /* an activation dtype is one of the first seven names (not the fp8 / 4-bit weight types) */
+  if (opts && opts->dtype && (msperf_model_dtype_index (opts->dtype) < 0
+                              || msperf_model_dtype_index (opts->dtype) >= DTI_FP8))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "--dtype must be bfloat16, float16 or float32, not '%s'", opts->dtype);
