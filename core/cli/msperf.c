@@ -9,6 +9,7 @@
 #include <msperf/plugin.h>
 #include "cli/cli.h"
 #include "cli/logging.h"
+#include "cli/cli_serve.h"
 #include "app/output.h"
 
 static const char commands_help[] =
@@ -23,6 +24,8 @@ static const char commands_help[] =
   "  holdout    interpolation accuracy: leave coordinates out of the database, report the error\n"
   "  trace      the op trace of one forward pass of a model, from its Hugging Face config.json\n"
   "  e2e        TTFT, TPOT and throughput of a request on a model and layout\n"
+  "  serve      serving simulation of a deployment (vLLM, SGLang, TensorRT-LLM schedulers)\n"
+  "  accuracy   serving predictions against measured TTFT/TPOT (aiconfigurator's CSV)\n"
   "  sweep      layouts x batch sizes on N devices, with the Pareto front\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
@@ -121,6 +124,10 @@ main (int argc, char **argv)
     status = msperf_cli_holdout (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "trace") == 0)
     status = msperf_cli_trace (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "serve") == 0)
+    status = msperf_cli_serve (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "accuracy") == 0)
+    status = msperf_cli_accuracy (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "e2e") == 0)
     status = msperf_cli_e2e (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "sweep") == 0)
