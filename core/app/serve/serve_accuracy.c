@@ -273,7 +273,7 @@ typedef struct {
 
 typedef struct {
   msperf_model *model;
-  gboolean bf16_fallback;   /* the row's quant mode is unknown to the templates */
+  int fallback;             /* 1: run in bf16, 2: as w8a8 (the templates lack the mode) */
 } loaded;
 
 static void
@@ -311,26 +311,42 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   if (m == NULL)
     {
       msperf_model_options mo = { NULL, *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL };
-      gboolean fallback = FALSE;
+      int fallback = 0;
 
       m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+      if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
+                                    || g_str_has_prefix (mo.quant, "int8")))
+        {
+          /* An 8-bit mode the templates do not know: their 8-bit linear layers (w8a8) carry
+           * the same bytes and the same tensor-core rate. */
+          g_clear_error (&e);
+          mo.quant = "w8a8";
+          m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+          fallback = m != NULL ? 2 : 0;
+        }
       if (m == NULL && mo.quant)
         {
           /* The templates do not know this quantisation yet: the bf16 figures, said so. */
           g_clear_error (&e);
           mo.quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-          fallback = TRUE;
+          fallback = 1;
         }
       if (m == NULL)
         goto fail;
       lm = g_new0 (loaded, 1);
       lm->model = m;
-      lm->bf16_fallback = fallback;
+      lm->fallback = fallback;
       g_hash_table_insert (models, g_strdup (key), lm);
     }
-  if (lm->bf16_fallback)
-    note = "; bf16 (the templates have no quant mode for it)";
+  if (lm->fallback)
+    note = lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
+                             : "; bf16 (the templates have no quant mode for it)";
+  /* Without chunked prefill a prompt needs its whole length in one step beside the running
+   * requests' decode tokens; a deployment serving this workload is configured for it, so the
+   * budget is at least isl + concurrency (the preset's otherwise). */
+  if (!pol.chunked_prefill)
+    pol.max_num_batched_tokens = MAX (pol.max_num_batched_tokens, r->isl + r->concurrency);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = r->agg;
   dep.replicas = 1;

@@ -914,8 +914,10 @@ out:
   for (guint i = 0; i < s.n_workers && s.w; i++)
     {
       g_queue_clear (&s.w[i].waiting);
-      g_array_free (s.w[i].running, TRUE);
-      g_array_free (s.w[i].batch, TRUE);
+      if (s.w[i].running)
+        g_array_free (s.w[i].running, TRUE);
+      if (s.w[i].batch)
+        g_array_free (s.w[i].batch, TRUE);
     }
   g_free (s.w);
   g_free (s.reqs);
