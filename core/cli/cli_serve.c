@@ -390,7 +390,11 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       goto out;
     }
   {
-    msperf_model_options mo = { o.dtype, o.quant };
+    msperf_model_options mo;
+
+    memset (&mo, 0, sizeof mo);
+    mo.dtype = o.dtype;
+    mo.quant = o.quant;
     g_autofree char *dir = o.templates_dir ? g_strdup (o.templates_dir)
                                            : msperf_paths_data_file ("policies/models",
                                                                      "policies/models");

@@ -186,7 +186,9 @@ static int
 setup (void **state)
 {
   fixture *f = g_new0 (fixture, 1);
-  msperf_model_options mo = { NULL, NULL };
+  msperf_model_options mo;
+
+  memset (&mo, 0, sizeof mo);
 
   f->engine = tu_engine_new (SAMPLE_DB, NULL);
   f->model = msperf_model_load (CONFIGS "meta-llama--Meta-Llama-3.1-8B.json", NULL, TEMPLATES,

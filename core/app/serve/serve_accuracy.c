@@ -310,8 +310,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     goto fail;
   if (m == NULL)
     {
-      msperf_model_options mo = { NULL, *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL };
+      msperf_model_options mo;
       int fallback = 0;
+
+      memset (&mo, 0, sizeof mo);
+      mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
 
       m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
