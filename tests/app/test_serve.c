@@ -453,6 +453,49 @@ test_open_loop (void **state)
   msperf_serve_policy_clear (&p);
 }
 
+/* The memo's interpolation against the exact pass: a decode-only step of n sequences at
+ * context k is the template's decode pass, a one-chunk prompt its prefill pass. */
+static void
+test_bucketing_error (void **state)
+{
+  fixture *f = *state;
+  msperf_model_layout l = { 1, 1, 1, 1, FALSE };
+  msperf_serve_steps *st = msperf_serve_steps_new (f->answers, f->model, &l, 0);
+  msperf_model_eval *ev = msperf_model_eval_new (f->engine);
+  g_autoptr (GRand) rng = g_rand_new_with_seed (11);
+  double worst = 0, errs[200];
+
+  for (int i = 0; i < 200; i++)
+    {
+      gboolean decode = i % 2;
+      int64_t n = g_rand_int_range (rng, 1, 512), k = g_rand_int_range (rng, 16, 8192);
+      int64_t c = g_rand_int_range (rng, 1, 8192), ctx = 0;
+      msperf_model_pass pass = { decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL,
+                                 decode ? n : 1, decode ? 0 : c, decode ? k : 0, 0 };
+      double us, data, exact, edata;
+
+      assert_true (decode ? msperf_serve_step_latency (st, 0, NULL, NULL, n, (double) (n * k),
+                                                       &us, &data, NULL)
+                          : msperf_serve_step_latency (st, 1, &c, &ctx, 0, 0, &us, &data,
+                                                       NULL));
+      assert_true (msperf_model_eval_pass (ev, f->model, &l, &pass, &exact, &edata, NULL));
+      errs[i] = fabs (us - exact) / exact;
+      if (errs[i] > 0.02)
+        print_message ("# %s n %ld k %ld c %ld: %.1f vs %.1f\n", decode ? "decode" : "prefill",
+                       (long) n, (long) k, (long) c, us, exact);
+      worst = MAX (worst, errs[i]);
+    }
+  print_message ("# bucketing: worst %.2f %%, p95 %.3f %%, median %.3f %% over 200 shapes\n",
+                 100 * worst, 100 * msperf_serve_percentile (errs, 200, 95),
+                 100 * msperf_serve_percentile (errs, 200, 50));
+  /* The worst case straddles a step in the engine's answers (a database edge), which no
+   * interpolation follows; the bulk must be tight. */
+  assert_true (msperf_serve_percentile (errs, 200, 50) < 0.005);
+  assert_true (msperf_serve_percentile (errs, 200, 95) < 0.02);
+  msperf_model_eval_free (ev);
+  msperf_serve_steps_free (st);
+}
+
 #define SIM(t) cmocka_unit_test_setup_teardown (t, setup, teardown)
 
 int
@@ -471,6 +514,7 @@ main (void)
     SIM (test_max_num_seqs),
     SIM (test_disagg),
     SIM (test_open_loop),
+    SIM (test_bucketing_error),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
