@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/cli_serve.h"
 #include "cli/options.h"
-#include "app/model.h"
+#include "app/model/model.h"
 #include "app/serve/serve.h"
 
 #define UNSET INT_MIN

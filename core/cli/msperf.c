@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/logging.h"
 #include "cli/cli_serve.h"
-#include "app/output.h"
+#include "app/report/output.h"
 
 static const char commands_help[] =
   "Commands:\n"

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
-#include "app/model.h"
-#include "app/model_e2e.h"
+#include "app/model/model.h"
+#include "app/model/model_e2e.h"
 #include "app/serve/serve.h"
 #include "common/test_util.h"
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <glib.h>
 #include <msperf/msperf.h>
-#include "app/model.h"
+#include "app/model/model.h"
 
 /* ---------------------------------------------------------------- scheduler policy */
 

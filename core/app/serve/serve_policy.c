@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/serve/serve.h"
-#include "app/model_yaml.h"
+#include "app/model/model_yaml.h"
 
 #define KNOB(k, kind, help) { #k, MSPERF_SERVE_KNOB_##kind, offsetof (msperf_serve_policy, k), help }
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/serve/serve.h"
-#include "app/model_e2e.h"
+#include "app/model/model_e2e.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

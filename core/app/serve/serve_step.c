@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/serve/serve.h"
-#include "app/trace.h"
+#include "app/trace/trace.h"
 
 typedef struct {
   double us;
