@@ -92,6 +92,7 @@ typedef struct {
   char *arrival, *requests, *isl_dist, *osl_dist;
   char *format, *timeline, *report;
   int jobs;
+  gboolean stagger;
 } serve_opts;
 
 static gboolean
@@ -250,6 +251,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
           return FALSE;
         }
       w->arrival = MSPERF_SERVE_CLOSED;
+      w->staggered = o->stagger;
       w->concurrency = or_ (o->concurrency, 1);
       w->num_requests = or_ (o->num_requests, (int) MAX (100, 10 * w->concurrency));
     }
@@ -337,6 +339,8 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "osl-dist", 0, 0, G_OPTION_ARG_STRING, &o.osl_dist, "fixed (default) or uniform:R", "D" },
       { "num-requests", 0, 0, G_OPTION_ARG_INT, &o.num_requests,
         "Requests (default max(100, 10 x concurrency); 1000 open loop)", "N" },
+      { "stagger", 0, 0, G_OPTION_ARG_NONE, &o.stagger,
+        "Closed loop: clients start spread over one request's estimated latency", NULL },
       { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "Seed of the run's RNG (default 1)", "N" },
       { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "First requests left out (default 0)", "N" },
       { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Last requests left out (default 0)", "N" },

@@ -77,6 +77,8 @@ typedef struct msperf_serve_workload {
   int64_t num_requests;
   guint32 seed;
   int64_t warmup, cooldown;        /* first/last requests (issue order) left out of the figures */
+  gboolean staggered;              /* closed loop: clients start spread over one request's
+                                      estimated latency (the steady state), not all at once */
   GArray *trace;                   /* msperf_serve_req_spec, for MSPERF_SERVE_TRACE */
 } msperf_serve_workload;
 

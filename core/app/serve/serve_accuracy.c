@@ -363,7 +363,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   w.concurrency = r->concurrency;
   w.isl = r->isl;
   w.osl = r->osl;
-  w.num_requests = MAX (16, r->concurrency * o->requests_per_client);
+  /* The measurements are of a benchmark in its steady state: clients staggered, the first
+   * and last `concurrency` requests (ramp-up, ramp-down) left out. */
+  w.staggered = TRUE;
+  w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
+  w.warmup = w.cooldown = r->concurrency;
   w.seed = 1;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
     goto fail;

@@ -818,6 +818,26 @@ tokens_per_step (int64_t nextn, double accept)
   return tau;
 }
 
+/* One request's latency when the closed loop runs steadily: its prefill alone, then osl
+ * decode steps among `concurrency` sequences at its mean context (on the first worker).
+ * Staggered clients start spread over it, so the run begins near its steady state instead of
+ * with every client's prompt in one burst that a deterministic simulation never forgets. */
+static gboolean
+estimate_request (sim *s, const msperf_serve_workload *wl, double *out, GError **error)
+{
+  worker *w = &s->w[s->dep->mode == MSPERF_SERVE_AGG ? 0 : s->n_prefill];
+  worker *p = &s->w[0];
+  int64_t isl = wl->isl, ctx = 0, per_rank = MAX (1, wl->concurrency / (int64_t) s->n_workers);
+  double pre, dec, data, kv = (double) per_rank * ((double) wl->isl + (double) wl->osl / 2);
+
+  if (!msperf_serve_step_latency (p->steps, 1, &isl, &ctx, 0, 0, &pre, &data, error)
+      || !msperf_serve_step_latency (w->steps, 0, NULL, NULL, per_rank, kv, &dec, &data, error))
+    return FALSE;
+  dec += s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) per_rank;
+  *out = (pre + s->pol->step_overhead_us + dec * (double) wl->osl / s->tau) / 1e6;
+  return TRUE;
+}
+
 gboolean
 msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                   const msperf_serve_deployment *dep, const msperf_serve_policy *pol,
@@ -853,8 +873,14 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   if (!make_workers (&s, answers, model, owned, error))
     goto out;
   if (wl->arrival == MSPERF_SERVE_CLOSED)
-    for (int64_t c = 0; c < wl->concurrency; c++)
-      issue (&s, 0);
+    {
+      double spread = 0;
+
+      if (wl->staggered && !estimate_request (&s, wl, &spread, error))
+        goto out;
+      for (int64_t c = 0; c < wl->concurrency; c++)
+        issue (&s, spread * (double) c / (double) wl->concurrency);
+    }
   else
     {
       while (s.next_issue < s.n_reqs)
