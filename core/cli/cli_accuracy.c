@@ -44,7 +44,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
       "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg", "DIR" },
     { "requests-per-client", 0, 0, G_OPTION_ARG_INT, &per_client,
-      "Requests simulated per concurrent client (default 4)", "N" },
+      "Requests simulated per concurrent client (default 3, the least: ramp-up, measured, ramp-down)", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
   };
@@ -99,7 +99,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.policies_dir = policies ? policies : policies_default;
   o.format = format;
   o.report_dir = report;
-  o.requests_per_client = per_client == INT_MIN ? 4 : per_client;
+  o.requests_per_client = per_client == INT_MIN ? 3 : per_client;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
   status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;

@@ -268,15 +268,6 @@ preempt_last (sim *s, worker *w)
   w->ratio = s->pol->reserve_ratio_init;
 }
 
-static gboolean
-in_running (const worker *w, guint ri)
-{
-  for (guint i = 0; i < w->running->len; i++)
-    if (g_array_index (w->running, guint, i) == ri)
-      return TRUE;
-  return FALSE;
-}
-
 /* Adds the running requests' work to the step: decodes (when decode is TRUE) and continuing
  * prefill chunks (when prefill is TRUE), within the budget; preempts on a full cache. */
 static void
@@ -312,10 +303,10 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
               if (!pol->preempt || w->running->len == 0)
                 break;
               preempt_last (s, w);
-              if (!in_running (w, ri))
+              if (r->state != R_RUNNING)
                 break;
             }
-          if (!in_running (w, ri))
+          if (r->state != R_RUNNING)
             break;
           if (r->blocks < blocks_for (s, (double) r->computed + r->generated + (double) s->q))
             continue;               /* no preemption: stalls this step */
