@@ -44,7 +44,16 @@ msperf_cli_serve_engine_start (const msperf_cli_global *g, const msperf_cli_serv
   if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
     return NULL;
   if (eo->database == NULL)
-    sample = msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+    {
+      /* The model commands' default: the imported H200 database where the tree ships one,
+       * else the sample database. */
+      g_autofree char *h200 = msperf_paths_data_file ("databases/nvidia-h200", "data/nvidia-h200");
+      g_autofree char *mapping = g_build_filename (h200, "op_mapping.yaml", NULL);
+
+      sample = g_file_test (mapping, G_FILE_TEST_IS_REGULAR)
+                 ? g_steal_pointer (&h200)
+                 : msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+    }
   if (!isnan (eo->memory_gib) && !(eo->memory_gib > 0))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,

@@ -300,9 +300,16 @@ test_static_is_e2e (void **state)
   msperf_serve_policy p;
   msperf_serve_workload w;
   msperf_serve_result r;
-  msperf_e2e_request req = { 1024, 128, 8, 0, 0.7, 32, 0 };
+  msperf_e2e_request req;
   msperf_e2e_point pt;
   msperf_model_eval *ev = msperf_model_eval_new (f->engine);
+
+  memset (&req, 0, sizeof req);
+  req.isl = 1024;
+  req.osl = 128;
+  req.batch = 8;
+  req.accept = 0.7;
+  req.stride = 32;
 
   deployment (&d);
   preset (&p, "static");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "app/serve/serve.h"
 #include "app/model/model_e2e.h"
+#include "app/model/model_memory.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -149,15 +150,20 @@ int64_t
 msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *layout,
                           double device_bytes, double utilisation, GError **error)
 {
-  double w, kv;
+  msperf_model_runtime rt;
+  msperf_model_kv_capacity cap;
 
-  if (!msperf_model_memory (model, layout, &w, &kv, error))
-    return 0;
   if (device_bytes <= 0)
-    return -1;
-  if (kv <= 0)
-    return G_MAXINT32;
-  return MAX (0, (int64_t) floor ((device_bytes * utilisation - w) / kv));
+    {
+      if (!msperf_model_check_layout (model, layout, error))
+        return 0;
+      return -1;
+    }
+  msperf_model_runtime_init (&rt, device_bytes);
+  rt.gpu_memory_utilization = utilisation;
+  if (!msperf_model_kv_capacity_tokens (model, layout, &rt, &cap, error))
+    return 0;
+  return cap.tokens;
 }
 
 static int64_t
@@ -685,10 +691,19 @@ run_static (msperf_serve_answers *answers, const msperf_model *model,
             const msperf_serve_deployment *dep, const msperf_serve_workload *w,
             msperf_serve_result *out, GError **error)
 {
-  msperf_e2e_request er = { w->isl, w->osl, 1, dep->nextn, dep->accept, 32, dep->device_bytes };
+  msperf_e2e_request er;
   msperf_e2e_point pt;
   msperf_model_eval *ev;
   gboolean ok;
+
+  /* e2e's request with its defaults (decode sampled every 32 tokens, the plain memory check). */
+  memset (&er, 0, sizeof er);
+  er.isl = w->isl;
+  er.osl = w->osl;
+  er.nextn = dep->nextn;
+  er.accept = dep->accept;
+  er.stride = 32;
+  er.device_bytes = dep->device_bytes;
 
   if (dep->mode != MSPERF_SERVE_AGG || w->arrival != MSPERF_SERVE_CLOSED)
     {
@@ -764,14 +779,26 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
       if (!msperf_model_check_layout (model, l, error)
           || !msperf_model_memory (model, l, &wb, &kvb, error))
         return FALSE;
-      cap = dep->kv_capacity_tokens > 0 ? dep->kv_capacity_tokens
-            : msperf_serve_kv_capacity (model, l, dep->device_bytes,
-                                        s->pol->gpu_memory_utilization, error);
+      if (dep->kv_capacity_tokens > 0)
+        cap = dep->kv_capacity_tokens;
+      else
+        {
+          GError *e = NULL;
+
+          cap = msperf_serve_kv_capacity (model, l, dep->device_bytes,
+                                          s->pol->gpu_memory_utilization, &e);
+          if (e)
+            {
+              g_propagate_error (error, e);
+              return FALSE;
+            }
+        }
       if (cap == 0)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                       "the weights (%.2f GiB per device) leave no KV cache in %.1f GiB × %.2f",
-                       wb / GIB, dep->device_bytes / GIB, s->pol->gpu_memory_utilization);
+                       "the weights (%.2f GiB per device) and the runtime's reserves leave no KV "
+                       "cache in %.1f GiB × %.2f", wb / GIB, dep->device_bytes / GIB,
+                       s->pol->gpu_memory_utilization);
           return FALSE;
         }
       if (pools[p].role != W_PREFILL)
