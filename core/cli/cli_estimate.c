@@ -430,7 +430,7 @@ summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_op
   return status;
 }
 
-/* Folding records into per-op digests (app/digest.h) is exact for the summary, the metrics
+/* Folding records into per-op digests (app/run/digest.h) is exact for the summary, the metrics
  * and the headline; the table, JSON, reports and the Chrome trace (every detail in its args)
  * read every line, so they keep every record whole. */
 static gboolean

@@ -251,7 +251,7 @@ set_json_error (GError **error, const GError *json_error)
 }
 
 /* The root of a line's text (a new reference), or NULL + error. The fast reader takes the plain
- * lines (app/json_fast.h); whatever it declines goes to json-glib exactly as before, so every
+ * lines (app/trace/json_fast.h); whatever it declines goes to json-glib exactly as before, so every
  * message stays json-glib's. */
 static JsonNode *
 root_from_text (JsonParser *parser, const char *text, GError **error)
@@ -277,7 +277,7 @@ root_from_text (JsonParser *parser, const char *text, GError **error)
   return json_node_ref (json_parser_get_root (parser));
 }
 
-/* An op from a line's text: a plain line straight from its text (app/op_plain.h, *root left
+/* An op from a line's text: a plain line straight from its text (app/trace/op_plain.h, *root left
  * NULL: such a line has no unknown key), any other through a tree. When root is not NULL and
  * the op is made from a tree, *root is the line's tree (a new reference): the parser's own root
  * is not it when the fast reader took the line. */
