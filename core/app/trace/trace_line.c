@@ -84,7 +84,7 @@ out_tensor (msperf_op *op, JsonNode *node, const msperf_jpath *p, GError **error
                                                                  "shape"))
     {
       msperf_jpath_error (error, p, "must be a tensor (an object with 'shape'), got %s",
-                  msperf_json_kind_name (node));
+                          msperf_json_kind_name (node));
       return FALSE;
     }
   t = g_new0 (msperf_tensor, 1);
@@ -106,7 +106,7 @@ op_from_node (JsonNode *root, char **op_name, GError **error)
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       msperf_jpath_error (error, NULL, "a trace line must be a JSON object, got %s",
-                  msperf_json_kind_name (root));
+                          msperf_json_kind_name (root));
       return NULL;
     }
   obj = json_node_get_object (root);
@@ -192,14 +192,14 @@ op_from_node (JsonNode *root, char **op_name, GError **error)
       if (!msperf_json_is_int (node))
         {
           msperf_jpath_error (error, NULL, "'count' must be an integer >= 1, got %s",
-                      msperf_json_kind_name (node));
+                              msperf_json_kind_name (node));
           return NULL;
         }
       op->count = json_node_get_int (node);
       if (op->count < 1)
         {
           msperf_jpath_error (error, NULL, "'count' must be an integer >= 1, got %" G_GINT64_FORMAT,
-                      op->count);
+                              op->count);
           return NULL;
         }
     }
