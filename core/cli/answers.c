@@ -332,7 +332,6 @@ msperf_cli_merge (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = g_new0 (char *, argc + 1);
 
-  (void) g;
   for (int k = 0; k < argc; k++)
     args[k] = g_strdup (argv[k]);
   if (!g_option_context_parse_strv (ctx, &args, &error))
@@ -345,8 +344,8 @@ msperf_cli_merge (const msperf_cli_global *g, int argc, char **argv)
       fprintf (stderr, "msperf merge: give the shards' JSON Lines files\n");
       return MSPERF_EXIT_USAGE;
     }
-  if (!msperf_answers_merge ((const char *const *) args + 1, stdout, &error)
-      || !msperf_output_stdout_ok (&error))
+  if (!msperf_answers_merge ((const char *const *) args + 1, g->out, &error)
+      || !msperf_stdout_ok (g->std, &error))
     {
       fprintf (stderr, "msperf merge: %s\n", error->message);
       return MSPERF_EXIT_USAGE;
