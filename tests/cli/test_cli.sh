@@ -55,6 +55,30 @@ ok "unreadable database exits 2" t_bad_db
 t_no_command() { status_is 2 "$bin"; }
 ok "no command exits 2" t_no_command
 
+# A global option after the subcommand is refused with where it belongs (exit 2), for every
+# command and every global option; before the subcommand it works. holdout has a --policy of its
+# own, which stays its own. A value that looks like -v ("--ops -v") is a value.
+t_global_after_command() {
+  for c in estimate query summarize merge validate "plugins list" "plugins info" "att cast" \
+           "att broadcast" "att duplicate" holdout trace e2e sweep; do
+    for o in "--plugins-dir $tmp" "--policy $tmp/p.yaml" "--log-format json" -v --verbose; do
+      [ "$c $o" != "holdout --policy $tmp/p.yaml" ] || continue
+      # shellcheck disable=SC2086
+      status_is 2 "$bin" $c $o || { echo "($c $o)"; return 1; }
+      flag=${o%% *}
+      grep -q -- "$flag is a global option: put it before the subcommand" "$tmp/cmd.err" ||
+        { echo "$c $o:"; cat "$tmp/cmd.err"; return 1; }
+    done
+  done
+  status_is 2 "$bin" holdout --policy "$tmp/p.yaml" || return 1
+  ! grep -q "global option" "$tmp/cmd.err" || { echo "holdout's own --policy refused"; return 1; }
+  status_is 2 "$bin" estimate --ops -v || return 1
+  contains "$tmp/cmd.err" "-v: cannot open" || return 1
+  status_is 0 "$bin" --log-format json -v --plugins-dir "$MSPERF_TEST_PLUGINDIR" validate \
+    --profiling-database "$db"
+}
+ok "a global option after the subcommand: refused as a global option (every command, every option)" t_global_after_command
+
 t_plugins_list() {
   status_is 0 "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins list || return 1
   for m in compute attention_special communication elementwise moe_fused mla broadcast_att cast_att composite; do
