@@ -79,6 +79,27 @@ t_global_after_command() {
 }
 ok "a global option after the subcommand: refused as a global option (every command, every option)" t_global_after_command
 
+# From the build tree the modules find the shipped data (the ATT cost table, device profiles)
+# also when the running program is not a build-tree file: the build's msperf started by the
+# dynamic loader (as valgrind starts it), without MSPERF_UNINSTALLED. No module is rejected.
+t_build_tree_data() {
+  real=$(dirname "$bin")/.libs/msperf
+  [ -x "$real" ] || real=$(dirname "$bin")/.libs/lt-msperf
+  [ -x "$real" ] || { echo "# skip: no libtool-built msperf next to $bin (a static build)"; return 0; }
+  interp=$(readelf -l "$real" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+  [ -n "$interp" ] && [ -x "$interp" ] || { echo "# skip: no ELF interpreter found"; return 0; }
+  lib=$(cd "$(dirname "$bin")" && pwd)/core/.libs
+  for c in "plugins list" "att cast --in-dtype float32 --out-dtype float16 --shape 129"; do
+    # shellcheck disable=SC2086
+    status_is 0 env -u MSPERF_UNINSTALLED -u MSPERF_PLUGIN_PATH LD_LIBRARY_PATH="$lib" \
+      "$interp" "$real" $c || return 1
+    ! grep -q "rejected\|cannot read\|not found" "$tmp/cmd.err" "$tmp/cmd.out" ||
+      { echo "$c:"; cat "$tmp/cmd.err"; return 1; }
+  done
+  contains "$tmp/cmd.out" "ATT Cast V2"
+}
+ok "build tree: the ATT cost table is found by a build-tree msperf run by the loader" t_build_tree_data
+
 t_plugins_list() {
   status_is 0 "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins list || return 1
   for m in compute attention_special communication elementwise moe_fused mla broadcast_att cast_att composite; do
