@@ -385,14 +385,14 @@ static void
 test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
 {
   g_autofree char *esc = msperf_fmt_printable ("a\033[31mb");
-  g_autofree char *latin1 = msperf_fmt_printable ("/tmp/x\351y");
+  g_autofree char *latin1 = msperf_fmt_printable ("traces/x\351y");
   g_autofree char *c1 = msperf_fmt_printable ("p\302\233q");
   g_autofree char *utf8 = msperf_fmt_printable ("µs ✓");
   g_autofree char *null = msperf_fmt_printable (NULL);
 
   (void) state;
   assert_string_equal (esc, "a\\x1b[31mb");
-  assert_string_equal (latin1, "/tmp/x\\xe9y");
+  assert_string_equal (latin1, "traces/x\\xe9y");
   assert_string_equal (c1, "p\\xc2\\x9bq");
   assert_string_equal (utf8, "µs ✓");
   assert_string_equal (null, "");
@@ -910,7 +910,7 @@ test_report_unknown_extension_is_an_error (void **state)
   GError *error = NULL;
 
   (void) state;
-  assert_false (msperf_report_document (run, "/tmp/report.pdf", &error));
+  assert_false (msperf_report_document (run, "report.pdf", &error));
   assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID));
   assert_non_null (strstr (error->message, "report.pdf"));
   g_error_free (error);

@@ -470,7 +470,7 @@ t_mapping_key_typo() {
 ok "validate reports a mapping key typo with file:line and 'did you mean' (exit 1); estimate warns once" t_mapping_key_typo
 t_upstream_keys() {
   found=0
-  for f in "$src"/doc/examples/*/op_mapping.yaml /work/shared/data/msmodeling/*/*/*/op_mapping.yaml; do
+  for f in "$src"/doc/examples/*/op_mapping.yaml "$src"/../shared/data/msmodeling/*/*/*/op_mapping.yaml; do
     [ -f "$f" ] || continue
     found=1
     "$bin" validate --profiling-database "$(dirname "$f")" >"$tmp/out" 2>&1
