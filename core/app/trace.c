@@ -11,6 +11,7 @@
 #include <msperf/error.h>
 #include <msperf/shape.h>
 #include "base/str_hash.h"
+#include "base/file_kind.h"
 #include "app/trace.h"
 #include "app/json_fast.h"
 #include "app/op_plain.h"
@@ -1512,20 +1513,6 @@ reader_new (const char *name)
   return r;
 }
 
-static const char *
-file_kind (mode_t mode)
-{
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISCHR (mode))
-    return "a character device";
-  if (S_ISBLK (mode))
-    return "a block device";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 static gboolean
 is_regular (FILE *f)
 {
@@ -1553,7 +1540,7 @@ open_input (const char *path, GError **error)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
                    "%s: cannot read: not a regular file (%s)", path,
-                   file_kind (st.st_mode));
+                   msperf_file_kind_name (st.st_mode));
       fclose (f);
       return NULL;
     }

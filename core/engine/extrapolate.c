@@ -450,16 +450,6 @@ number_value (double v)
 }
 
 static msperf_value *
-reasons_value (const GPtrArray *reasons)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (guint k = 0; reasons && k < reasons->len; k++)
-    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
-  return l;
-}
-
-static msperf_value *
 axes_map (const placement *pl, const double *v)
 {
   msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
@@ -535,7 +525,7 @@ fill_result (msperf_engine *e, const placement *pl, strategy used, const answer 
   msperf_result_detail_string (r, "fallback_from", fallback_from);
   msperf_result_detail_string (r, "regime", pl->b->regime);
   msperf_result_detail_string (r, "query_mode", q->mode);
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", "wrapper_interpolation_failed");
   if (base_reason)
     msperf_result_detail_string (r, "base_reason", base_reason);

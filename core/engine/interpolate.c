@@ -462,16 +462,6 @@ typedef struct {
   msperf_point rounded;               /* seq_block: shallow copy of the target, seq rounded */
 } success;
 
-static msperf_value *
-reasons_value (const GPtrArray *reasons)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (guint k = 0; reasons && k < reasons->len; k++)
-    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
-  return l;
-}
-
 /* The target's coordinates and exact fields, the selected axes and their boundaries in the
  * coordinates the user wrote, and the candidate points, into d. */
 static void
@@ -863,7 +853,7 @@ msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mappi
     return TRUE;
   /* The wrapper ran and failed: its reason replaces the base reason (reference §4.2 step 4,
    * quirk Q5), which stays readable as base_reason. A PARTIAL keeps its answer. */
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
   if (!partial)
     {
@@ -897,7 +887,7 @@ msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
   if (run_stage (e, plugin, state, &q, base, "exact_miss", reasons, &wrapper_reason, r))
     return MSPERF_HIT;
   /* The composite formats its own message from the part's exact reason: keep it. */
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
   return MSPERF_MISS;
 }
@@ -937,7 +927,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
           return TRUE;
     }
   msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   return FALSE;
 }
 

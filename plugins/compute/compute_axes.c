@@ -408,9 +408,7 @@ compute_describe_target (msperf_engine *engine, void *state, const msperf_query 
                                       : NULL;
   if (tp_rule && msperf_engine_parallel (e)->tp_size > 1)
     return FALSE;
-  n = q->n_inputs;
-  if (q->tc_input_count >= 0 && (size_t) q->tc_input_count < n)
-    n = (size_t) q->tc_input_count;
+  n = msperf_input_count_limit (q->n_inputs, q->tc_input_count);
   if (n > MAX_AXIS_INPUTS)
     return FALSE;
   for (size_t i = 0; i < n; i++)

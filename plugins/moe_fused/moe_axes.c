@@ -138,9 +138,7 @@ moe_describe_target (msperf_engine *engine, void *state, const msperf_query *q, 
     n = MOE_PHYSICAL_INPUTS;
   else
     {
-      n = q->n_inputs;
-      if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-        n = (size_t) p->input_limit;
+      n = msperf_input_count_limit (q->n_inputs, p->input_limit);
       if (n > MAX_AXIS_INPUTS)
         return FALSE;
       for (size_t i = 0; i < n; i++)
