@@ -1,6 +1,6 @@
-/* msperf — checked writing of outputs (issue 14: a full disk must not leave a truncated file
+/* msperf — checked writing of outputs: a full disk must not leave a truncated file
  * behind an exit status 0, and an output must never turn a device node or a symlink into a
- * regular file). */
+ * regular file. */
 #define _GNU_SOURCE  /* fopencookie; realpath, lstat, fchmod, fsync, O_CLOEXEC (POSIX) */
 #include <config.h>
 #include <errno.h>

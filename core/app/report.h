@@ -32,7 +32,7 @@ typedef struct msperf_run {
   gboolean use_profiling;    /* --performance-model includes profiling */
   gboolean use_analytic;     /* --performance-model includes analytic */
   gboolean dump_input_shapes;
-  /* Added for issue 14 (the headline and the warnings). */
+  /* The headline and the warnings. */
   char *trace;               /* the trace as named in messages ("<stdin>", "--op") or NULL */
   char *database_version;    /* op_mapping.yaml `version:`, or NULL */
   char *database_device;     /* op_mapping.yaml `device:`, or NULL */
@@ -40,7 +40,7 @@ typedef struct msperf_run {
   gboolean list_all;         /* the interpolation listing shows every op, not the top N */
   gboolean chrome_aggregate; /* Chrome trace: one event per distinct op and its count */
   gboolean report_all;       /* set while a report is written: listings are complete */
-  /* Added for issue 15 (bounded memory): input lines folded into the record of the same op
+  /* Bounded memory: input lines folded into the record of the same op
    * (its count) because only the per-distinct-op aggregates were still needed. */
   size_t folded_lines;
   /* A streamed run (msperf_run_set_folding): one digest per distinct op in first-occurrence
@@ -82,7 +82,7 @@ void msperf_report_csv (const msperf_run *run, FILE *out);
  * msperf_report_csv writes, for outputs streamed record by record. */
 void msperf_report_csv_header (GString *s);
 void msperf_report_csv_write (GString *s, const msperf_record *record);
-/* The headline (issue 14): trace, database with its version and device, device profile,
+/* The headline: trace, database with its version and device, device profile,
  * policy hash, total in ms, the share of each source, the largest contributors with their
  * shapes. Printed before the table, on stderr for other formats, first in every report. */
 char *msperf_report_headline_text (const msperf_run *run);

@@ -1,4 +1,4 @@
-/* msperf — reading whole input files: regular files only (issue 14). */
+/* msperf — reading whole input files: regular files only. */
 #define _POSIX_C_SOURCE 200809L  /* O_CLOEXEC, O_NOCTTY, fstat: POSIX, hidden by -std=c11 */
 #include <config.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* msperf — strict command lines (issue 14): a foreign option is an error, not a no-op. */
+/* msperf — strict command lines: a foreign option is an error, not a no-op. */
 #include <config.h>
 #include <msperf/format.h>
 #include <string.h>

@@ -42,7 +42,7 @@ gboolean msperf_interpolate_op (msperf_engine *engine, const msperf_op *op,
 msperf_status msperf_interpolate_subquery (msperf_engine *engine, const msperf_op *parent,
                                            const msperf_subquery *sq, msperf_result *r);
 
-/* msperf holdout (leave one coordinate out): the phase-1 rules at t, a point of index (built
+/* msperf holdout (leave one coordinate out): the interpolation rules at t, a point of index (built
  * for kernel by module mode; t's regime, axes, fields and matchers as its rows were described),
  * with every candidate at t's coordinate removed from each filtered set (the points whose
  * selected coordinates equal t's once the other axes and the fields matched). TRUE with r

@@ -144,7 +144,7 @@ MSPERF_PLUGIN_DEFINE (
   .description = "elementwise ops: exact lookup by output shape with dtype scaling",
   .fallback_mode = "compute",
   .lookup = elementwise_lookup,
-  /* Interpolated only when a policy lists the mode in interpolation.modes (phase 2 is opt-in:
+  /* Interpolated only when a policy lists the mode in interpolation.modes (opt-in:
    * no MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT). */
   .describe_target = elementwise_describe_target,
   .describe_row = elementwise_describe_row,

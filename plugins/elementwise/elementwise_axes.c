@@ -1,7 +1,7 @@
 /* msperf module "elementwise" — interpolation coordinates (see elementwise_axes.h).
  *
  * Axis: `output_numel`, the output element count (seed 000 §2: "default 1D: output elements").
- * Upstream's phase-2 path uses Σ input numels + output numel; within one broadcast regime and
+ * Upstream's extension path uses Σ input numels + output numel; within one broadcast regime and
  * input count that sum is affine in the output count for same-shape and scalar patterns, and the
  * output count is what the exact lookup matches on, so it is the axis here.
  * Regime: kernel | broadcast signature | input count | input and output dtypes. Dtypes stay in

@@ -1,4 +1,4 @@
-/* msperf module "moe_fused" — interpolation coordinates (seed 000 §2 phase 2: "moe_fused /
+/* msperf module "moe_fused" — interpolation coordinates (seed 000 §2 extensions: "moe_fused /
  * DispatchFFNCombine, axes: tokens; exact: top-k, expert layout, EP, dtype").
  *
  * Axis `tokens`: dim 0 of x, the first input, after the exact lookup's shape rules (a leading

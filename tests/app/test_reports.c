@@ -615,7 +615,7 @@ test_csv_header_and_quoting (void **state)
                                  "analytic_latency_us,kernel_type,method,interpolation_dim,"
                                  "shape_match_rule,axes,candidate_count,miss_reason,base_reason,"
                                  "fallback_reasons,error,input_shapes\r\n"));
-  /* input_shapes (issue 14) is the last column; the columns before it are unchanged. */
+  /* input_shapes is the last column; the columns before it are unchanged. */
   assert_non_null (strstr (text, "\r\n0,\"weird,\"\"op\"\"\",1,MEASURED,1.0,45.3,45.3,30.5,"
                            "MatMulV2,exact,,identity,,,,,,,"));
   assert_non_null (strstr (text, "\r\n1,aten.bad.default,1,REJECTED,,,,,,,,,,,,,,"
@@ -691,7 +691,7 @@ test_chrome_trace_one_event_per_invocation (void **state)
 }
 
 /* ts/dur are fractional µs (three decimals), each event starting where the previous ended
- * (issue 14: whole-µs rounding made neighbours overlap): 2.5 µs ×2 then 1.5 µs →
+ * (whole-µs rounding would make neighbours overlap): 2.5 µs ×2 then 1.5 µs →
  * (0, 2.5), (2.5, 2.5), (5, 1.5). */
 static void
 test_chrome_trace_rounds_half_to_even (void **state)

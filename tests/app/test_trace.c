@@ -547,7 +547,7 @@ test_trace_summary_real_qwen3_decode (void **state)
                (int64_t) 128);
   assert_tensor_arg (op, 3, MSPERF_DTYPE_INT64);
 
-  /* The summary's zero_cost: true rides on the op (issue 13): 25 variants of 9 metadata ops,
+  /* The summary's zero_cost: true rides on the op: 25 variants of 9 metadata ops,
    * the first aten.full (item 23); aten.mm is not flagged. */
   assert_false (item_at (items, 0)->op->zero_cost);
   assert_string_equal (item_at (items, 23)->op->name, "aten.full.default");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 14, "runs you can trust": checked writes, non-regular inputs, strict command lines,
+# Runs you can trust: checked writes, non-regular inputs, strict command lines,
 # warnings a user can act on, the headline, shapes, the Chrome trace, the second bad-input
 # campaign. Each case asserts the message and the exit status. TAP output.
 set -u
