@@ -482,8 +482,8 @@ test_jsonl_keys_in_documented_order (void **state)
   msperf_run_free (run);
 }
 
-/* The direct writer must give the very bytes of the value tree it replaced (perf2,
- * doc/performance.md): every record kind of the sample run, plus records with no result, a
+/* The direct writer must give the very bytes of a value tree
+ * (doc/performance.md, P1): every record kind of the sample run, plus records with no result, a
  * NULL op name, an interpolated answer with axes/candidate_count, and non-finite latencies. */
 static void
 test_jsonl_direct_writer_equals_value_tree (void **state)

@@ -611,7 +611,7 @@ test_trace_sample_traces_parse_without_rejections (void **state)
   assert_sample_trace ("llama3-8b-decode.jsonl", 15, 16);
 }
 
-/* Repeated lines are served from the reader's line cache (perf2, doc/performance.md): each
+/* Repeated lines are served from the reader's line cache (doc/performance.md, P3): each
  * item must still be its own op, equal to a fresh parse, with its own index and line; a
  * rejected line is never cached. */
 static void

@@ -197,7 +197,7 @@ test_keys_cover_every_match_of_the_sample_matmul_tables (void **state)
   assert_true (check_table (bmm, -1, 13) >= 1302);
 }
 
-/* msperf_table_rows_by_input_numels (perf2, doc/performance.md) against a filter of every row:
+/* msperf_table_rows_by_input_numels (doc/performance.md, P4) against a filter of every row:
  * the same rows, ascending, for the (key0, key1) of every two-slot row of the sample tables. */
 static void
 test_two_key_runs_equal_a_filter_of_every_row (void **state)
