@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/shape.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
 #include "engine/extrapolate.h"
@@ -92,15 +92,6 @@ read_policy (msperf_engine *e, const char *kernel, extrap_policy *p)
   p->max_bound = bound && bound->kind == MSPERF_VALUE_MAP ? bound : NULL;
 }
 
-static gboolean
-list_has (const msperf_value *list, const char *name)
-{
-  for (guint k = 0; list && list->kind == MSPERF_VALUE_LIST && k < list->items->len; k++)
-    if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (list->items, k)), name) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* The stage's free axes (interpolate.c free_axes): in `axes` when set, not in exact_fields. */
 static gboolean
 axis_free (msperf_engine *e, const char *kernel, const char *name)
@@ -108,9 +99,9 @@ axis_free (msperf_engine *e, const char *kernel, const char *name)
   const msperf_value *axes = msperf_interpolation_option (e, kernel, "axes");
   const msperf_value *exact = msperf_interpolation_option (e, kernel, "exact_fields");
 
-  if (axes && axes->kind == MSPERF_VALUE_LIST && !list_has (axes, name))
+  if (axes && axes->kind == MSPERF_VALUE_LIST && !msperf_interpolation_list_has (axes, name))
     return FALSE;
-  return !list_has (exact, name);
+  return !msperf_interpolation_list_has (exact, name);
 }
 
 /* ------------------------------------------------------------------ placement */

@@ -1,5 +1,5 @@
 /* cmocka tests of the small value and input helpers the engine and the modules share
- * (include/msperf/op.h msperf_value_new_string_list, include/msperf/host.h
+ * (include/msperf/op.h msperf_value_new_string_list, include/msperf/subquery.h
  * msperf_input_count_limit; core/base/value.c, core/base/subquery.c). */
 #include <config.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <msperf/op.h>
-#include <msperf/host.h>
+#include <msperf/subquery.h>
 
 /* The strings in order, each copied: freeing the array first leaves the list intact. */
 static void
