@@ -127,7 +127,7 @@ msperf_round_half_even (double value)
 }
 
 /* Bytes a JSON string can carry as they are: not '"', '\\' or a control byte. A table: this
- * loop runs over every key and string of every details record (issue 15). */
+ * loop runs over every key and string of every details record. */
 #define PLAIN16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 #define CONTROL16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 static const guint8 json_plain_table[256] = {

@@ -126,7 +126,7 @@ bindings (msperf_expr_ctx *ctx, const msperf_value *att, GHashTable *into, GErro
   return TRUE;
 }
 
-/* att.bind folds into the shapes before the model enumerates its branches (issue 16): a bound
+/* att.bind folds into the shapes before the model enumerates its branches: a bound
  * size is a number like any written one, so binding symbols shrinks the branch space. Only
  * integer values fold (a size is an integer); the others stay for `value`. */
 static gboolean

@@ -385,14 +385,14 @@ static void
 test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
 {
   g_autofree char *esc = msperf_fmt_printable ("a\033[31mb");
-  g_autofree char *latin1 = msperf_fmt_printable ("/tmp/x\351y");
+  g_autofree char *latin1 = msperf_fmt_printable ("traces/x\351y");
   g_autofree char *c1 = msperf_fmt_printable ("p\302\233q");
   g_autofree char *utf8 = msperf_fmt_printable ("µs ✓");
   g_autofree char *null = msperf_fmt_printable (NULL);
 
   (void) state;
   assert_string_equal (esc, "a\\x1b[31mb");
-  assert_string_equal (latin1, "/tmp/x\\xe9y");
+  assert_string_equal (latin1, "traces/x\\xe9y");
   assert_string_equal (c1, "p\\xc2\\x9bq");
   assert_string_equal (utf8, "µs ✓");
   assert_string_equal (null, "");
@@ -482,8 +482,8 @@ test_jsonl_keys_in_documented_order (void **state)
   msperf_run_free (run);
 }
 
-/* The direct writer must give the very bytes of the value tree it replaced (perf2,
- * doc/performance.md): every record kind of the sample run, plus records with no result, a
+/* The direct writer must give the very bytes of a value tree
+ * (doc/performance.md, P1): every record kind of the sample run, plus records with no result, a
  * NULL op name, an interpolated answer with axes/candidate_count, and non-finite latencies. */
 static void
 test_jsonl_direct_writer_equals_value_tree (void **state)
@@ -615,7 +615,7 @@ test_csv_header_and_quoting (void **state)
                                  "analytic_latency_us,kernel_type,method,interpolation_dim,"
                                  "shape_match_rule,axes,candidate_count,miss_reason,base_reason,"
                                  "fallback_reasons,error,input_shapes\r\n"));
-  /* input_shapes (issue 14) is the last column; the columns before it are unchanged. */
+  /* input_shapes is the last column; the columns before it are unchanged. */
   assert_non_null (strstr (text, "\r\n0,\"weird,\"\"op\"\"\",1,MEASURED,1.0,45.3,45.3,30.5,"
                            "MatMulV2,exact,,identity,,,,,,,"));
   assert_non_null (strstr (text, "\r\n1,aten.bad.default,1,REJECTED,,,,,,,,,,,,,,"
@@ -691,7 +691,7 @@ test_chrome_trace_one_event_per_invocation (void **state)
 }
 
 /* ts/dur are fractional µs (three decimals), each event starting where the previous ended
- * (issue 14: whole-µs rounding made neighbours overlap): 2.5 µs ×2 then 1.5 µs →
+ * (whole-µs rounding would make neighbours overlap): 2.5 µs ×2 then 1.5 µs →
  * (0, 2.5), (2.5, 2.5), (5, 1.5). */
 static void
 test_chrome_trace_rounds_half_to_even (void **state)
@@ -910,7 +910,7 @@ test_report_unknown_extension_is_an_error (void **state)
   GError *error = NULL;
 
   (void) state;
-  assert_false (msperf_report_document (run, "/tmp/report.pdf", &error));
+  assert_false (msperf_report_document (run, "report.pdf", &error));
   assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID));
   assert_non_null (strstr (error->message, "report.pdf"));
   g_error_free (error);

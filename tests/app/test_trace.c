@@ -624,7 +624,7 @@ test_trace_summary_real_qwen3_decode (void **state)
                (int64_t) 128);
   assert_tensor_arg (op, 3, MSPERF_DTYPE_INT64);
 
-  /* The summary's zero_cost: true rides on the op (issue 13): 25 variants of 9 metadata ops,
+  /* The summary's zero_cost: true rides on the op: 25 variants of 9 metadata ops,
    * the first aten.full (item 23); aten.mm is not flagged. */
   assert_false (item_at (items, 0)->op->zero_cost);
   assert_string_equal (item_at (items, 23)->op->name, "aten.full.default");
@@ -688,7 +688,7 @@ test_trace_sample_traces_parse_without_rejections (void **state)
   assert_sample_trace ("llama3-8b-decode.jsonl", 15, 16);
 }
 
-/* Repeated lines are served from the reader's line cache (perf2, doc/performance.md): each
+/* Repeated lines are served from the reader's line cache (doc/performance.md, P3): each
  * item must still be its own op, equal to a fresh parse, with its own index and line; a
  * rejected line is never cached. */
 static void

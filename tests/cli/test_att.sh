@@ -126,10 +126,10 @@ t_brc_bind() {
     contains "$tmp/cmd.out" "branch NLast/NlastWrap3D/BrcNlastLessThanVLUnaligned3D"
 }
 # [8,16,128] float16: NlastWrap3D, 128 <= VF: LessUnaligned3D, UM 1, 128 stores (5), Post 5.
-# --bind folds into the shapes before the enumeration (issue 16): the static model.
+# --bind folds into the shapes before the enumeration: the static model.
 ok "att broadcast --bind s0=128 folds to the static model, value 669" t_brc_bind
 
-# ---------------------------------------------------------------- issue 16 repros
+# ---------------------------------------------------------------- reproducers of past wrong answers
 t_brc_repro() {  # t_brc_repro STATUS VALUE|MESSAGE BRANCH ARGS…
   r_status=$1 r_want=$2 r_branch=$3; shift 3
   status_is "$r_status" att broadcast "$@" --format json || return 1

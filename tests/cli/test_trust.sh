@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 14, "runs you can trust": checked writes, non-regular inputs, strict command lines,
+# Runs you can trust: checked writes, non-regular inputs, strict command lines,
 # warnings a user can act on, the headline, shapes, the Chrome trace, the second bad-input
 # campaign. Each case asserts the message and the exit status. TAP output.
 set -u
@@ -478,7 +478,7 @@ t_mapping_key_typo() {
 ok "validate reports a mapping key typo with file:line and 'did you mean' (exit 1); estimate warns once" t_mapping_key_typo
 t_upstream_keys() {
   found=0
-  for f in "$src"/doc/examples/*/op_mapping.yaml /work/shared/data/msmodeling/*/*/*/op_mapping.yaml; do
+  for f in "$src"/doc/examples/*/op_mapping.yaml "$src"/../shared/data/msmodeling/*/*/*/op_mapping.yaml; do
     [ -f "$f" ] || continue
     found=1
     "$bin" validate --profiling-database "$(dirname "$f")" >"$tmp/out" 2>&1

@@ -1,7 +1,7 @@
 /* msperf (internal) — the op of a plain trace line, read straight from its text.
  *
- * Why: a json-glib tree costs more to build and to free than the op made from it (issue 15:
- * a quarter of a warm interpolated query went to the tree of its line). Machine-written trace
+ * Why: a json-glib tree costs more to build and to free than the op made from it (a quarter
+ * of a warm interpolated query went to the tree of its line). Machine-written trace
  * lines nearly all have one shape; for those this makes the very op trace.c's full path makes,
  * and for anything else it says "not for me" (NULL), never an error: the full path then reads
  * the line, so every message, warning and rule stays in one place. */
