@@ -22,6 +22,7 @@ struct msperf_database {
   const char *device;      /* into doc */
   const char *comm_ref;    /* into doc; NULL when unset */
   gboolean comm_ref_absolute;
+  gboolean comm_ref_outside;  /* resolves outside the directory (or root): lookups refused */
   GPtrArray *entries;      /* msperf_mapping_entry*, file order */
   GHashTable *by_name;     /* op name → entry (transfer none) */
   GPtrArray *warnings;     /* char* */
@@ -407,9 +408,31 @@ load_comm_ref (msperf_database *db)
     }
   comm_dir = g_build_filename (db->dir, ref->s, NULL);
   if (!g_file_test (comm_dir, G_FILE_TEST_IS_DIR))
-    add_warning (db, ref->line,
-                 "communication_data_ref '%.80s' names a missing directory (%s); communication "
-                 "kernels fall back to the database directory", ref->s, comm_dir);
+    {
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' names a missing directory (%s); communication "
+                   "kernels fall back to the database directory", ref->s, comm_dir);
+      return;
+    }
+  /* The reference is a file path like a kernel CSV's: it stays inside the database directory,
+   * or inside --database-root when one is given (a shared hccl tree beside the databases). */
+  {
+    g_autofree char *real_comm = real_path (comm_dir);
+    g_autofree char *real_base = real_path (db->root != NULL ? db->root : db->dir);
+
+    if (real_comm == NULL || real_base == NULL || path_is_under (real_comm, real_base))
+      return;
+    db->comm_ref_outside = TRUE;
+    if (db->root != NULL)
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' resolves outside the database root %s; "
+                   "communication lookups through it are refused", ref->s, db->root);
+    else
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' resolves outside the database directory; "
+                   "communication lookups through it are refused (--database-root DIR allows "
+                   "a directory under DIR)", ref->s);
+  }
 }
 
 /* Without a --database-root, op_mapping.yaml must still be the database's own: a symlink out
@@ -615,12 +638,22 @@ resolve_table (msperf_database *db, const char *kernel_type)
                        db->comm_ref);
           return c;
         }
+      if (db->comm_ref_outside)
+        {
+          g_set_error (&c->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                       "%s: communication_data_ref '%.80s' resolves outside the database %s%s",
+                       db->yaml_path, db->comm_ref, db->root != NULL ? "root " : "directory",
+                       db->root != NULL ? db->root : "");
+          return c;
+        }
       comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
       {
         g_autofree char *path = g_build_filename (comm_dir, file, NULL);
         if (present (path))
           {
-            c->table = load_confined (db, path, comm_dir, kernel_type, &c->error);
+            /* confined to the database directory, not to comm_dir: a file of comm_dir that
+             * links out is refused as a kernel CSV would be */
+            c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
             return c;
           }
       }
