@@ -189,23 +189,41 @@ opt_string (const msperf_value *raw, const char *key, char **out, char **problem
   return FALSE;
 }
 
+/* The boolean fields of an entry: the ones decoded here and the ones modules read from the
+ * raw entry. A mistyped flag (zero_cost: !!str true, composite: 1) is reported at its line
+ * and ignored, the entry otherwise kept: dropping it would also lose its kernel lookup. */
+static const char *const entry_flags[] = {
+  "composite", "zero_cost", "decomposer", "require_all_sub_kernels", "project_full_shape", NULL
+};
+
+/* A flag's value: TRUE only for a YAML boolean true (a mistyped one is warned about). */
 static gboolean
-opt_bool (const msperf_value *raw, const char *key, gboolean *out, char **problem, guint *line)
+opt_flag (const msperf_value *raw, const char *key)
 {
   const msperf_value *v = msperf_value_lookup (raw, key);
-  g_autofree char *got = NULL;
 
-  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
-    return TRUE;
-  if (v->kind == MSPERF_VALUE_BOOL)
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+static void add_warning (msperf_database *db, guint line, const char *format, ...)
+  G_GNUC_PRINTF (3, 4);
+
+static void
+check_entry_flags (msperf_database *db, const char *name, const msperf_value *raw)
+{
+  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP)
+    return;
+  for (const char *const *k = entry_flags; *k != NULL; k++)
     {
-      *out = v->b;
-      return TRUE;
+      const msperf_value *v = msperf_value_lookup (raw, *k);
+      g_autofree char *got = NULL;
+
+      if (v == NULL || v->kind == MSPERF_VALUE_NONE || v->kind == MSPERF_VALUE_BOOL)
+        continue;
+      got = msperf_yaml_describe (v);
+      add_warning (db, v->line, "operator '%s': %s: expected true or false, got %s; the flag is "
+                   "ignored", name, *k, got);
     }
-  got = msperf_yaml_describe (v);
-  *problem = g_strdup_printf ("%s: expected true or false, got %s", key, got);
-  *line = v->line;
-  return FALSE;
 }
 
 static void
@@ -243,10 +261,10 @@ decode_entry (const char *name, const msperf_value *raw, char **problem, guint *
   if (!opt_string (raw, "kernel_type", &e->kernel_type, problem, line)
       || !opt_string (raw, "query_mode", &e->query_mode, problem, line)
       || !opt_string (raw, "category", &e->category, problem, line)
-      || !opt_string (raw, "accepted_miss", &e->accepted_miss, problem, line)
-      || !opt_bool (raw, "composite", &e->composite, problem, line)
-      || !opt_bool (raw, "zero_cost", &e->zero_cost, problem, line))
+      || !opt_string (raw, "accepted_miss", &e->accepted_miss, problem, line))
     goto reject;
+  e->composite = opt_flag (raw, "composite");
+  e->zero_cost = opt_flag (raw, "zero_cost");
   tc = msperf_value_lookup (raw, "tc_input_count");
   if (tc != NULL && tc->kind != MSPERF_VALUE_NONE)
     {
@@ -344,6 +362,7 @@ load_entries (msperf_database *db, GError **error)
       msperf_mapping_entry *e = decode_entry (name, raw, &problem, &line);
 
       check_entry_keys (db, name, raw);
+      check_entry_flags (db, name, raw);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);
