@@ -263,6 +263,23 @@ validate_map (vctx *c, const schema *s, const msperf_value *v, const char *path,
       GError *local = NULL;
       msperf_value *checked;
 
+      if (strlen (key) > MSPERF_YAML_MAX_STRING)
+        {
+          /* a runaway key is named by its head, never echoed whole */
+          char *msg = msperf_yaml_format_message (c->file, item->line,
+                                                  "a key of %zu bytes in '%s' is too long "
+                                                  "(at most %d): '%.80s…'", strlen (key),
+                                                  *path ? path : "(top level)",
+                                                  MSPERF_YAML_MAX_STRING, key);
+          if (!c->lenient)
+            {
+              g_set_error_literal (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, msg);
+              g_free (msg);
+              return NULL;
+            }
+          add_warning (c, msg);
+          continue;
+        }
       if (sub == NULL && s->open)
         {
           g_ptr_array_add (out->keys, g_strdup (key));
@@ -353,6 +370,8 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
     case S_STR:
       if (v->kind != MSPERF_VALUE_STRING)
         return bad_value (c, v, path, s->nullable ? "a string or null" : "a string", error), NULL;
+      if (!msperf_yaml_check_length (v, c->file, path, error))
+        return NULL;
       break;
     case S_STR_LIST:
       if (v->kind != MSPERF_VALUE_LIST)
@@ -362,6 +381,8 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
           const msperf_value *item = g_ptr_array_index (v->items, k);
           if (item->kind != MSPERF_VALUE_STRING)
             return bad_value (c, item, path, "a list of strings", error), NULL;
+          if (!msperf_yaml_check_length (item, c->file, path, error))
+            return NULL;
         }
       break;
     case S_MAP:
