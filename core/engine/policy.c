@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msperf/error.h>
+#include <msperf/format.h>
 #include "engine/policy.h"
 #include "io/yaml_doc.h"
 
@@ -636,29 +637,12 @@ msperf_policy_warnings (const msperf_policy *p)
 
 /* ------------------------------------------------------------------ canonical JSON */
 
+/* Canonical strings are the JSON writer's (msperf_fmt_json_string: the same escapes, and a
+ * byte that is not UTF-8 as \xNN so the canonical text stays valid JSON). */
 static void
 json_string (GString *out, const char *s)
 {
-  g_string_append_c (out, '"');
-  for (const guchar *c = (const guchar *) s; *c; c++)
-    {
-      switch (*c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\b': g_string_append (out, "\\b"); break;
-        case '\f': g_string_append (out, "\\f"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (*c < 0x20)
-            g_string_append_printf (out, "\\u%04x", *c);
-          else
-            g_string_append_c (out, (char) *c);   /* UTF-8 passes through unescaped */
-        }
-    }
-  g_string_append_c (out, '"');
+  msperf_fmt_json_string (out, s);
 }
 
 /* Shortest "%.Ng" that reads back as the same double. */
