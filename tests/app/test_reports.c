@@ -401,7 +401,7 @@ test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
 
 /* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
  * a valid sequence (Latin-1, a lone continuation, overlong, a surrogate, above U+10FFFF, cut
- * short) becomes \\xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
+ * short) becomes \xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
 static void
 test_numfmt_json_string_escapes_invalid_utf8 (void **state)
 {
