@@ -120,7 +120,7 @@ config_text_ok (const char *path, const char *text, gsize len, GError **error)
   guint depth = 0;
   gboolean in_string = FALSE, closed = FALSE, started = FALSE;
 
-  if (!g_utf8_validate (text, (gssize) len, &bad_utf8))
+  if (!g_utf8_validate (text, (gssize) len, &bad_utf8) && *bad_utf8 != '\0')
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
                    "%s:%u: not UTF-8 (byte 0x%02x)", path, line_at (text, bad_utf8 - text),
