@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
-#include "app/model.h"
-#include "app/model_expr.h"
+#include "app/model/model.h"
+#include "app/model/model_expr.h"
 
 #define DATA MSPERF_SRCDIR "/tests/data/models/"
 #define TEMPLATES MSPERF_SRCDIR "/policies/models"
