@@ -203,9 +203,13 @@ config_quant (msperf_model *m, JsonObject *q)
     {
       g_autoptr (GList) names = json_object_get_members (groups);
       JsonObject *w = names ? object_member (object_member (groups, names->data), "weights") : NULL;
+      /* num_bits as the config writes it: any other JSON type ([4], "4") is not 4 bits (and
+       * json_object_get_int_member would be a caller error on a list) */
+      JsonNode *bits = w && json_object_has_member (w, "num_bits")
+                         ? json_object_get_member (w, "num_bits") : NULL;
 
-      if (w && json_object_has_member (w, "num_bits")
-          && json_object_get_int_member (w, "num_bits") == 4
+      if (bits && JSON_NODE_HOLDS_VALUE (bits) && json_node_get_value_type (bits) == G_TYPE_INT64
+          && json_node_get_int (bits) == 4
           && g_strcmp0 (string_member (w, "type"), "int") == 0)
         {
           m->cfg_moe_quant = QUANT_INT4_WO;
