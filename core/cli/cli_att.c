@@ -335,7 +335,7 @@ answer (const msperf_cli_global *g, const att_common *o, msperf_op *op, const ch
     print_json (text, r);
   else
     print_text (text, title, op, r);
-  fputs (text->str, stdout);
+  fputs (text->str, g->out);
   return MSPERF_EXIT_OK;
 }
 
@@ -519,7 +519,7 @@ msperf_cli_att (const msperf_cli_global *g, int argc, char **argv)
 
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {
-      fprintf (argc < 2 ? stderr : stdout,
+      fprintf (argc < 2 ? stderr : g->out,
                "Usage: msperf att cast|broadcast|duplicate [OPTION…]\n"
                "  cast       the ATT Cast V2 cost (run 'msperf att cast --help')\n"
                "  broadcast  the ATT Broadcast V2 cost of a BroadcastExtend\n"

@@ -63,7 +63,8 @@ main (int argc, char **argv)
   const char *cmd;
 
   setlocale (LC_ALL, "");
-  msperf_output_wrap_stdout ();
+  g.std = msperf_stdout_open ();
+  g.out = msperf_stdout_stream (g.std);
   ctx = g_option_context_new ("COMMAND [OPTION…] — predict operator latency on AI accelerators");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, commands_help);
@@ -78,8 +79,8 @@ main (int argc, char **argv)
     {
       g_autofree char *allocator = allocator_name ();
 
-      printf ("msperf %s (module ABI %u.%u; allocator %s)\n", PACKAGE_VERSION,
-              MSPERF_PLUGIN_ABI_MAJOR, MSPERF_PLUGIN_ABI_MINOR, allocator);
+      fprintf (g.out, "msperf %s (module ABI %u.%u; allocator %s)\n", PACKAGE_VERSION,
+               MSPERF_PLUGIN_ABI_MAJOR, MSPERF_PLUGIN_ABI_MINOR, allocator);
       status = MSPERF_EXIT_OK;
       goto out;
     }
@@ -132,12 +133,13 @@ out:
    * leave a truncated output behind an exit status 0. */
   {
     g_autoptr (GError) write_error = NULL;
-    if (!msperf_output_stdout_ok (&write_error))
+    if (!msperf_stdout_ok (g.std, &write_error))
       {
         fprintf (stderr, "msperf: %s\n", write_error->message);
         status = MSPERF_EXIT_USAGE;
       }
   }
+  msperf_stdout_free (g.std);
   g_strfreev (g.plugin_dirs);
   g_free (g.policy);
   g_free (g.log_format);

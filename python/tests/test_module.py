@@ -205,6 +205,25 @@ class Errors(unittest.TestCase):
         self.assertIn("<ops>:2", s.errors[0])
 
 
+class BuildTree(unittest.TestCase):
+    """From the build tree (python3 is not a build-tree program) the modules find the shipped
+    data, the ATT cost table among it, without MSPERF_UNINSTALLED: no module is rejected."""
+
+    def test_att_modules_load_without_msperf_uninstalled(self):
+        env = {k: v for k, v in os.environ.items() if k != "MSPERF_UNINSTALLED"}
+        code = ("import msperf\n"
+                "e = msperf.Engine()\n"
+                "r = e.query({'op': 'ascir.Cast', 'att': {'kind': 'cast', 'in_dtype': 'float32',"
+                " 'out_dtype': 'float16', 'shape': [129]}})\n"
+                "print(r.method)\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("module rejected", proc.stderr)
+        self.assertNotIn("cannot read", proc.stderr)
+        self.assertEqual(proc.stdout.strip(), "att")
+
+
 class Threads(unittest.TestCase):
     def test_query_many_jobs_equal_jobs_1(self):
         engine = msperf.Engine(database=DB)

@@ -1,4 +1,4 @@
-/* Tests of core/app/model*: the template expression language, layout refusals, and the golden
+/* Tests of core/app/model/: the template expression language, layout refusals, and the golden
  * comparison of generated traces with real TensorCast op summaries (tests/data/models/
  * tc_op_summaries, msmodeling commit 84fec853: Qwen3-32B tp 16 and DeepSeek-V3 W8A8 tp 8 dp 2
  * ep 16, prefill and decode). doc/models.md §4 lists every remaining difference. */

@@ -1,6 +1,6 @@
 /* Tests of core/database.c (op_mapping.yaml, path rules, CSV resolution), core/device.c
  * (device profiles) and core/cli_validate.c (msperf validate). */
-#define _XOPEN_SOURCE 700   /* symlink, dup, dup2, fileno */
+#define _XOPEN_SOURCE 700   /* symlink, fdopen */
 #include <config.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -604,7 +604,8 @@ test_device_errors_name_file_line_and_key (void **state)
 
 /* ------------------------------------------------------------------ msperf validate */
 
-/* Runs msperf_cli_validate with stdout captured into *out. */
+/* Runs msperf_cli_validate with its standard output (the run's stream) written to a temporary
+ * file, read back into *out. */
 static int
 run_validate (const char *dir, char **out)
 {
@@ -613,17 +614,13 @@ run_validate (const char *dir, char **out)
   g_autoptr (GError) error = NULL;
   g_autofree char *tmp = NULL;
   int fd = g_file_open_tmp ("msperf-validate-XXXXXX", &tmp, &error);
-  int saved, status;
+  int status;
 
   assert_true (fd >= 0);
-  fflush (stdout);
-  saved = dup (fileno (stdout));
-  dup2 (fd, fileno (stdout));
+  g.out = fdopen (fd, "w");
+  assert_non_null (g.out);
   status = msperf_cli_validate (&g, 3, argv);
-  fflush (stdout);
-  dup2 (saved, fileno (stdout));
-  close (saved);
-  close (fd);
+  assert_int_equal (fclose (g.out), 0);
   assert_true (g_file_get_contents (tmp, out, NULL, NULL));
   g_unlink (tmp);
   return status;

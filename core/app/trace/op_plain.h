@@ -12,7 +12,7 @@
 #include <msperf/op.h>
 
 /* The op of text[0..len), or NULL when the line is outside the plain subset: the lexical subset
- * of app/json_lex.h; only the keys op, args, kwargs, out, count and att, each at most once; no
+ * of app/trace/json_lex.h; only the keys op, args, kwargs, out, count and att, each at most once; no
  * key twice in any object; and nothing the full path would reject or warn about (a tensor
  * without a known dtype, a bad shape, stride or values, a count below 1, an empty op ...).
  * Tensors may carry at most MSPERF_OP_PLAIN_MAX_INTS integers in their lists in all, and
