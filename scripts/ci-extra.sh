@@ -99,6 +99,8 @@ section "ci-extra 3/4: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
     max_len=8192
     # A triangulation cache file of the harness's 40 points is 44 KB.
     [ "$name" = tri_cache ] && max_len=65536
+    # The largest seed model config (GLM-5-FP8, with its quantisation config) is 36 kB.
+    [ "$name" = model_config ] && max_len=40960
     "$f" -max_total_time="$fuzz_seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$work/crash-$name-" "$corpus" >"$work/fuzz-$name.log" 2>&1 \
       || { tail -n 60 "$work/fuzz-$name.log"; exit 1; }

@@ -152,6 +152,22 @@ class Errors(unittest.TestCase):
         self.bad(["not", "a", "dict"], "dict")
         self.bad("{not json", "JSON")
 
+    def test_att_bound_symbols_meet_the_domain_checks(self):
+        """att.bind values from Python get the checks `msperf att --bind` applies (one check in
+        core/att): REJECTED with the reason naming the symbol, never a latency."""
+        def duplicate(n):
+            return self.engine.query({"op": "ascir.Broadcast",
+                                      "att": {"kind": "duplicate", "dtype": "float16",
+                                              "count": "n", "bind": {"n": n}}})
+        for n, reason in ((2 ** 31, "count of a Duplicate (int32) is 2147483648"),
+                          (-2 ** 63, "att.count is -9223372036854775808"),
+                          (0, "att.count is 0"), (1.5, "att.count")):
+            r = duplicate(n)
+            self.assertEqual(r.source, "REJECTED", n)
+            self.assertIn(f"att.bind.n = {n} is out of the parameter's domain: ", r.miss_reason)
+            self.assertIn(reason, r.miss_reason)
+        self.assertEqual(duplicate(64).source, "ANALYTIC")
+
     def test_query_many_names_the_op(self):
         ops = [MM, MM, {"op": "aten.mm.default", "args": [{"shape": [-1], "dtype": "int8"}]}]
         with self.assertRaises(ValueError) as ctx:

@@ -399,6 +399,35 @@ test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
   assert_true (g_utf8_validate (latin1, -1, NULL));
 }
 
+/* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
+ * a valid sequence (Latin-1, a lone continuation, overlong, a surrogate, above U+10FFFF, cut
+ * short) becomes \xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
+static void
+test_numfmt_json_string_escapes_invalid_utf8 (void **state)
+{
+  static const struct { const char *in, *out; } cases[] = {
+    { "db\351", "\"db\\\\xe9\"" },
+    { "µs ✓ 𝄞", "\"µs ✓ 𝄞\"" },
+    { "a\200b", "\"a\\\\x80b\"" },
+    { "\300\257", "\"\\\\xc0\\\\xaf\"" },            /* overlong '/' */
+    { "\355\240\200", "\"\\\\xed\\\\xa0\\\\x80\"" }, /* the surrogate U+D800 */
+    { "\364\220\200\200", "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"" }, /* above U+10FFFF */
+    { "x\342\234", "\"x\\\\xe2\\\\x9c\"" },         /* cut short at the end */
+    { "q\"\\\n\001\177", "\"q\\\"\\\\\\n\\u0001\177\"" },
+  };
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+
+      msperf_fmt_json_string (s, cases[k].in);
+      if (strcmp (s->str, cases[k].out) != 0)
+        fail_msg ("case %zu: got %s, expected %s", k, s->str, cases[k].out);
+      assert_true (g_utf8_validate (s->str, -1, NULL));
+    }
+}
+
 static void
 test_numfmt_round_half_to_even (void **state)
 {
@@ -926,6 +955,7 @@ main (void)
     cmocka_unit_test (test_numfmt_shortest_matches_printf_scan),
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
+    cmocka_unit_test (test_numfmt_json_string_escapes_invalid_utf8),
     cmocka_unit_test (test_numfmt_int_matches_printf),
     cmocka_unit_test (test_numfmt_python_str_of_values),
     cmocka_unit_test (test_jsonl_keys_in_documented_order),

@@ -314,7 +314,14 @@ static const msperf_source html_sources[] = {
 static void
 esc (GString *s, const char *text)
 {
-  g_autofree char *e = g_markup_escape_text (text ? text : "", -1);
+  g_autofree char *shown = NULL;
+  g_autofree char *e = NULL;
+
+  /* a path's stray byte as the text outputs write it (\xNN): the page stays UTF-8 */
+  text = text ? text : "";
+  if (!g_utf8_validate (text, -1, NULL))
+    text = shown = msperf_fmt_printable (text);
+  e = g_markup_escape_text (text, -1);
   g_string_append (s, e);
 }
 
