@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/cli_serve.h"
 #include "cli/cli_recommend.h"
+#include "cli/options.h"
 #include "app/model/model.h"
 #include "app/recommend/recommend.h"
 
@@ -243,11 +244,21 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
   char **args = g_strdupv (argv);
   int status = MSPERF_EXIT_USAGE;
 
+  (void) argc;   /* argv is NULL-terminated */
   entries (all, &o);
   msperf_cli_serve_engine_entries (all, &eo);
+  if (!msperf_cli_check_options ("msperf recommend", (const GOptionEntry *) (void *) all->data,
+                                 args, &error))
+    goto out;
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) all->data, NULL);
   if (!g_option_context_parse_strv (ctx, &args, &error) || !prepare (&o, &ro, &error))
     goto out;
+  if (g_strv_length (args) > 1)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   args[1]);
+      goto out;
+    }
   if (!msperf_cli_serve_load_policy (ro.backend, NULL, &pol, &error)
       || !load_models (&o, &ro, models, &quants, &error))
     goto out;
@@ -255,18 +266,18 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
   ro.model_name = msperf_model_name (ro.models[0]);
   model_id = msperf_launch_model_id (o.config, NULL);
   ro.model_id = model_id;
-  ro.checkpoint_quant = msperf_model_quant (ro.models[0]);
+  ro.checkpoint_quant = msperf_model_quant_name (ro.models[0], FALSE);
   if ((e = msperf_cli_serve_engine_start (g, &eo, &ro.device_bytes, &error)) == NULL)
     goto out;
   status = MSPERF_EXIT_PROBLEMS;
   if ((r = msperf_recommend_run (e, &ro, &error)) == NULL)
     goto out;
   if (o.format && strcmp (o.format, "jsonl") == 0)
-    msperf_recommend_print_jsonl (r, &ro, stdout);
+    msperf_recommend_print_jsonl (r, &ro, g->out);
   else if (o.format && strcmp (o.format, "csv") == 0)
-    msperf_recommend_print_csv (r, &ro, stdout);
+    msperf_recommend_print_csv (r, &ro, g->out);
   else
-    msperf_recommend_print_table (r, &ro, (guint) o.top, stdout);
+    msperf_recommend_print_table (r, &ro, (guint) o.top, g->out);
   title = g_strdup_printf ("%s on %d GPUs, isl %d osl %d (%s)", ro.model_name, o.gpus, o.isl,
                            o.osl, ro.backend);
   if (o.report && !msperf_recommend_report (r, &ro, title, o.report, &error))

@@ -114,6 +114,15 @@ ok "sweep's Pareto plot: ticks, titles, labels inside and apart (Chromium)" plot
 t_sla_line() { grep -q 'class="limit"' "$tmp/sweep/pareto.svg" && grep -q 'TPOT ≤ 40 ms' "$tmp/sweep/pareto.svg"; }
 ok "sweep's plot draws the TPOT limit with its label" t_sla_line
 
+# ---- recommend: aggregated and disaggregated series, the TPOT limit
+"$bin" recommend --no-cache --model "$models/meta-llama--Meta-Llama-3.1-8B.json" --gpus 4 --isl 512 \
+  --osl 64 --tpot-max 30 --report "$tmp/rec" >/dev/null 2>"$tmp/rec.err"
+t_rec_runs() { [ -s "$tmp/rec/pareto.svg" ] || { cat "$tmp/rec.err"; return 1; }; }
+ok "msperf recommend --report writes pareto.svg" t_rec_runs
+ok "recommend's Pareto plot: ticks, titles, labels inside and apart (Chromium)" plot_ok rec "$tmp/rec/pareto.svg"
+t_rec_series() { grep -q '>aggregated</text>' "$tmp/rec/pareto.svg" && grep -q '>disaggregated</text>' "$tmp/rec/pareto.svg"; }
+ok "recommend's plot has a legend entry per mode" t_rec_series
+
 # ---- the check can fail: two labels moved onto the first one
 t_check_fails() {
   first=$(grep -o '<text class="label" x="[0-9.]*" y="[0-9.]*"' "$tmp/sweep/pareto.svg" | head -n 1 \

@@ -55,8 +55,9 @@ t_memory() {
 }
 ok "70B bf16 on one GPU: every point left out for memory" t_memory
 
-t_layout() {   # 8B has 8 KV heads: tp 16 does not divide them -> layout
-  $bin recommend --model "$l8" --gpus 16 $small --mode agg --format jsonl -j 2 >"$tmp/l.jsonl" 2>&1
+t_layout() {   # 24 attention heads: tp 16 does not divide them -> layout
+  $bin recommend --model "$src/tests/data/recommend/llama-3b-24-heads.json" --gpus 16 $small \
+    --mode agg --format jsonl -j 2 >"$tmp/l.jsonl" 2>&1
   grep -q '"status": "layout"' "$tmp/l.jsonl" && grep -q '"status": "ok"' "$tmp/l.jsonl"
 }
 ok "a layout the model cannot take is reported as such, the others ranked" t_layout

@@ -272,7 +272,9 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
   const msperf_recommend_opts *o = s->o;
   msperf_serve_policy pol = *o->policy;
   msperf_serve_workload w;
+  msperf_serve_record rec = { 0 };
   g_autoptr (GError) err = NULL;
+  gboolean ok;
   int64_t per_engine = (p->concurrency + g->engines - 1) / g->engines;
 
   /* The batch limit a deployment for this traffic would be launched with. */
@@ -283,7 +285,11 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
   pol.max_num_seqs = p->max_num_seqs;
   p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
   workload (o, p->concurrency, &w);
-  if (!msperf_serve_run (answers, o->models[g->quant], &p->dep, &pol, &w, NULL, &p->res, &err))
+  /* the step samples give the peak KV use, the headroom the table shows */
+  rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
+  ok = msperf_serve_run (answers, o->models[g->quant], &p->dep, &pol, &w, &rec, &p->res, &err);
+  g_array_free (rec.samples, TRUE);
+  if (!ok)
     {
       p->status = MSPERF_RECOMMEND_FAILED;
       p->reason = g_strdup (err->message);
