@@ -46,8 +46,8 @@ static const char mapping_head[] =
   "  \"tensor_cast.attention.default\":\n"
   "    kernel_type: FusedInferAttentionScore\n"
   "    query_mode: attention_special\n"
-  "    notes: \"context (TND, causal) and generation (BNSD) attention; FP8 KV cache = key/value \"\n"
-  "      \"float8_e4m3fn; sliding-window rows are in SlidingWindowAttention\"\n"
+  "    notes: \"context (TND, causal) and generation (BNSD) attention; FP8 KV cache = key/value\n"
+  "      float8_e4m3fn; sliding-window rows are in SlidingWindowAttention\"\n"
   "  \"tensor_cast.matmul_all_reduce.default\":\n"
   "    composite: true\n"
   "    sub_kernels: [MatMulV2, hcom_allReduce_]\n"
@@ -83,7 +83,24 @@ static const char mapping_elementwise[] =
   "    query_mode: elementwise\n"
   "  \"aten.silu.default\":\n"
   "    kernel_type: Silu\n"
-  "    query_mode: elementwise\n";
+  "    query_mode: elementwise\n"
+  "  \"tensor_cast.swiglu.default\":\n"
+  "    kernel_type: Mul\n"
+  "    query_mode: elementwise\n"
+  "    notes: \"memory-bound proxy: silu(x) * y moves the bytes of Mul (two reads, one write of\n"
+  "      [T, I]); no NVIDIA table measures it (aiconfigurator prices it by bandwidth)\"\n"
+  "  \"tensor_cast.rms_norm.default\":\n"
+  "    kernel_type: Silu\n"
+  "    query_mode: elementwise\n"
+  "    tc_input_count: 1\n"
+  "    notes: \"memory-bound proxy: one read and one write of [T, H] (the [H] weight is cut),\n"
+  "      the bytes of the unary Silu rows\"\n"
+  "  \"tensor_cast.add_rms_norm2.default\":\n"
+  "    kernel_type: Add\n"
+  "    query_mode: elementwise\n"
+  "    tc_input_count: 2\n"
+  "    notes: \"memory-bound proxy: residual add + norm reads x and r as Add does (the [H]\n"
+  "      weight is cut); its second output is not counted\"\n";
 
 char *
 imp_op_mapping_yaml (gboolean elementwise)
