@@ -156,5 +156,97 @@ t_e2e_default() {
 ok "e2e: the default database (the imported one) answers Llama-3.1-70B TP 4 >= 90 % from data" \
   t_e2e_default
 
+# ------------------------------------------------------------- mapping draft / check
+cfgs=$top/tests/data/models/configs
+for c in meta-llama--Meta-Llama-3.1-70B Qwen--Qwen3-30B-A3B deepseek-ai--DeepSeek-V3; do
+  for ph in prefill decode; do
+    msperf trace --model "$cfgs/$c.json" --tp 8 --ep 8 --phase "$ph" --batch 4 \
+      -o "$tmp/t-$c-$ph.jsonl" 2>/dev/null
+  done
+done
+traces=$(ls "$tmp"/t-*.jsonl)
+
+t_check_shipped() {
+  # shellcheck disable=SC2086
+  msperf mapping check --database "$top/data/nvidia-h200" --ops $traces >"$tmp/chk" 2>&1 ||
+    { cat "$tmp/chk"; return 1; }
+  grep -q "^schema: 0 problem(s); lookup: 0 problem(s) in 20 entries" "$tmp/chk" &&
+  grep -q "^aten.mm.default  *compute  *MatMulV2 " "$tmp/chk" &&
+  grep -q "^tensor_cast.attention.default  *attention_special  *FusedInferAttentionScore " "$tmp/chk" &&
+  grep -q "^tensor_cast.apply_rope.default  *UNMAPPED " "$tmp/chk" &&
+  grep -q "^coverage: 11 of 22 op(s) of the traces mapped (unmapped, answered by the roofline:" "$tmp/chk" &&
+  grep -q "^kernels never used by the mapping: .*FusedMoE" "$tmp/chk" ||
+    { cat "$tmp/chk"; return 1; }
+  # shellcheck disable=SC2086
+  msperf mapping check --database "$top/data/nvidia-h200" --require-coverage --ops $traces \
+    >/dev/null 2>"$tmp/e"
+  [ $? -eq 1 ] && grep -q "coverage: operator 'tensor_cast.apply_rope.default' of the traces is not mapped" "$tmp/e"
+}
+ok "mapping check: the shipped mapping passes schema and lookup; the per-op report lists what is unmapped" \
+  t_check_shipped
+
+t_check_bad() {
+  mkdir -p "$tmp/badmap" &&
+  cp "$tmp/db/MatMulV2.csv.gz" "$tmp/db/hcom_allGather_.csv.gz" "$tmp/badmap/" &&
+  cat >"$tmp/badmap/op_mapping.yaml" <<'YAML'
+version: "1.0"
+operator_mappings:
+  "aten.mm.default":
+    kernel_type: MatMulV2
+    composite: true
+    sub_kernels: [MatMulV2]
+  "tensor_cast.all_reduce.default":
+    kernel_type: MatMulV2
+    category: communication
+  "aten.add.Tensor":
+    zero_cost: true
+    tc_input_count: 2
+  "aten.linear.default":
+    kernel_type: Missing
+  "aten.bmm.default":
+    kernel_type: MatMulV2
+    alternate_kernel_types: [hcom_allGather_]
+  "tensor_cast.all_gather.default":
+    kernel_type: hcom_allGather_
+    category: communication
+YAML
+  msperf mapping check --database "$tmp/badmap" >"$tmp/o" 2>"$tmp/e"
+  [ $? -eq 1 ] &&
+  grep -q "op_mapping.yaml:4: operator 'aten.mm.default': kernel_type, composite and zero_cost exclude each other" "$tmp/e" &&
+  grep -q "operator 'tensor_cast.all_reduce.default': a communication entry's kernel_type must be a collective table (hcom_\*), not 'MatMulV2'" "$tmp/e" &&
+  grep -q "operator 'aten.add.Tensor': tc_input_count" "$tmp/e" &&
+  grep -q "lookup: .*operator 'aten.linear.default': Missing.csv not found" "$tmp/e" &&
+  grep -q "operator 'aten.bmm.default': alternate 'hcom_allGather_' is the kernel of operator 'tensor_cast.all_gather.default'" "$tmp/e" ||
+    { cat "$tmp/o" "$tmp/e"; return 1; }
+}
+ok "mapping check: contract violations are FILE:LINE problems (exit 1)" t_check_bad
+
+t_draft() {
+  mkdir -p "$tmp/nomap" && cp "$tmp/db"/*.csv.gz "$tmp/nomap/" &&
+  # shellcheck disable=SC2086
+  msperf mapping draft --database "$tmp/nomap" --ops $traces >"$tmp/draft.yaml" 2>"$tmp/e" ||
+    { cat "$tmp/e"; return 1; }
+  [ ! -e "$tmp/nomap/op_mapping.yaml" ] || { echo "draft left a mapping behind"; return 1; }
+  # every op the importer maps is drafted to the same kernel
+  for pair in aten.mm.default:MatMulV2 tensor_cast.attention.default:FusedInferAttentionScore \
+              tensor_cast.all_reduce.default:hcom_allReduce_ \
+              tensor_cast.all_gather.default:hcom_allGather_ \
+              tensor_cast.all_to_all.default:hcom_alltoall_; do
+    op=${pair%%:*}; k=${pair#*:}
+    grep -A1 "^  \"$op\":" "$tmp/draft.yaml" | grep -q "kernel_type: $k" ||
+      { echo "$op not drafted to $k"; cat "$tmp/draft.yaml"; return 1; }
+  done
+  grep -A2 '^  "tensor_cast.matmul_all_reduce.default":' "$tmp/draft.yaml" |
+    grep -q "sub_kernels: \[MatMulV2, hcom_allReduce_\]" &&
+  grep -q '^  # "tensor_cast.apply_rope.default": no kernel table' "$tmp/draft.yaml" &&
+  grep -A1 '^  "profiling.FusedMoE":' "$tmp/draft.yaml" | grep -q "kernel_type: FusedMoE" ||
+    { cat "$tmp/draft.yaml"; return 1; }
+  # the draft is a valid mapping
+  { echo 'version: "1.0"'; cat "$tmp/draft.yaml"; } >"$tmp/nomap/op_mapping.yaml" &&
+  msperf mapping check --database "$tmp/nomap" >/dev/null 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
+}
+ok "mapping draft: forward entries as the importer maps them, reverse placeholders, and it checks clean" \
+  t_draft
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
