@@ -9,7 +9,7 @@
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "app/trace.h"
+#include "app/trace/trace.h"
 
 /* Ops that only change metadata: a draft proposes zero_cost for them. */
 static const char *const metadata_ops[] = {
