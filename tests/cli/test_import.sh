@@ -130,6 +130,15 @@ t_comm() {
 }
 ok "import: a TP all-reduce is answered by the custom all-reduce table by bytes and GPUs" t_comm
 
+t_fp8_kv() {
+  # generation row: batch 2, isl 1, 48 heads / 48 KV heads, head_dim 64, kv fp8, step 4095
+  r=$(q '{"op":"tensor_cast.attention.default","args":[{"shape":[2,48,1,64],"dtype":"bfloat16"},{"shape":[2,48,4096,64],"dtype":"float8_e4m3fn"},{"shape":[2,48,4096,64],"dtype":"float8_e4m3fn"},null,null,null,{"shape":[2],"dtype":"int64","values":[4096,4096]},{"shape":[2],"dtype":"int64","values":[1,1]}],"out":[{"shape":[2,48,1,64],"dtype":"bfloat16"}]}')
+  echo "$r" | grep -q '"source": "MEASURED".*"latency_us": 43.67466767628988,.*"kernel_type": "FusedInferAttentionScore"' ||
+    { echo "$r"; return 1; }
+}
+ok "import: a decode attention over an FP8 KV cache is answered by the fp8 rows (KV length isl + step)" \
+  t_fp8_kv
+
 t_validate() { msperf validate --profiling-database "$tmp/db"; }
 ok "import: msperf validate accepts the imported database (gzip tables)" t_validate
 
