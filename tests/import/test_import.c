@@ -162,7 +162,7 @@ test_import_fixture_rows_follow_the_contract (void **state)
   /* context: batch 16, isl 6144, 96 heads, 1 KV head, head_dim 128 -> TND over 98304 tokens */
   assert_non_null (strstr (attn, "\ndynamic,MIX_AIC,\"98304,96,128;98304,1,128;98304,1,128\","
                                  "DT_BF16;DT_BF16;DT_BF16,ND;ND;ND,\"98304,96,128\",DT_BF16,ND,"
-                                 "31601.961771647137,16,\""));
+                                 "31601.961771647137,16,,16,,6144.000000,16,96,1,3,TND,"));
   assert_non_null (strstr (attn, ",6144.000000,16,96,1,3,TND,prefill_no_cache,runtime_values,0\n"));
   /* generation: batch 32, isl 1, step 1 -> BNSD, KV length 2 */
   assert_non_null (strstr (attn, "\ndynamic,MIX_AIC,\"32,64,1,64;32,64,2,64;32,64,2,64\","));
