@@ -159,7 +159,7 @@ collective_us (const msperf_device *device, const msperf_op *op, msperf_roofline
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ fallbacks of issue 13 */
+/* ------------------------------------------------------------------ fallbacks that respect physics */
 
 static const msperf_tensor *
 tensor_arg (const msperf_op *op, int i)
@@ -566,7 +566,7 @@ msperf_roofline_estimate_parallel (const msperf_device *device, const msperf_par
       out->kind = "collective";
       group = msperf_op_arg (op, -1);
       x = tensor_arg (op, 0);
-      /* With a rank group: FORMATS §4's formula, as answered before issue 13. */
+      /* With a rank group: FORMATS §4's formula, unchanged by the fallbacks. */
       if (group && group->kind == MSPERF_VALUE_LIST)
         {
           if (!collective_us (device, op, out))

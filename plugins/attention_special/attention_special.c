@@ -967,21 +967,6 @@ attn_target_info_get (const msperf_query *q, attn_target_info *out)
 }
 
 /* Stateless: every slot reads the policy and the tables through its engine argument. */
-static gboolean
-attention_init (msperf_engine *engine, void **state, GError **error)
-{
-  (void) error;
-  (void) engine;
-  *state = NULL;
-  return TRUE;
-}
-
-static void
-attention_fini (void *state)
-{
-  (void) state;
-}
-
 MSPERF_PLUGIN_DEFINE (
   .name = "attention_special",
   .version = PACKAGE_VERSION,
@@ -989,8 +974,6 @@ MSPERF_PLUGIN_DEFINE (
                  "metadata",
   .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
   .no_table_reason = "attention_index_unavailable",
-  .init = attention_init,
-  .fini = attention_fini,
   .lookup = attention_lookup,
   .describe_target = attention_describe_target,
   .describe_row = attention_describe_row,
