@@ -42,7 +42,7 @@
 G_BEGIN_DECLS
 
 #define MSPERF_PLUGIN_ABI_MAJOR 2u
-#define MSPERF_PLUGIN_ABI_MINOR 1u
+#define MSPERF_PLUGIN_ABI_MINOR 2u
 /* The major version, kept under its version-1 name. */
 #define MSPERF_PLUGIN_ABI MSPERF_PLUGIN_ABI_MAJOR
 
@@ -140,7 +140,13 @@ typedef struct msperf_plugin {
   msperf_status (*decompose) (msperf_engine *engine, void *state, const msperf_query *query,
                               msperf_plan *plan);
 
-  gpointer reserved[8];                /* must be NULL */
+  /* 2.2: the parts this module answers are matched by a semantic key (the sub-query's
+   * params), not by shapes. A composite records such a part with no shapes under this
+   * shape-match rule, and a miss of one fails the whole op ("<rule>_sub_kernel_miss:…")
+   * instead of a PARTIAL sum without the part. NULL: parts matched by shapes. */
+  const char *semantic_key_rule;
+
+  gpointer reserved[7];                /* must be NULL */
 } msperf_plugin;
 
 /* Marks the descriptor for export (modules are also linked with

@@ -989,6 +989,9 @@ MSPERF_PLUGIN_DEFINE (
                  "metadata",
   .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
   .no_table_reason = "attention_index_unavailable",
+  /* Its rows are found by semantic key (Q shape, avg_seq_len, runtime metadata): a composite
+   * op's attention part records no shapes, and its miss fails the op. */
+  .semantic_key_rule = "attention",
   .init = attention_init,
   .fini = attention_fini,
   .lookup = attention_lookup,
