@@ -372,11 +372,11 @@ static void
 test_collective_ring_formula (void **state)
 {
   (void) state;
-  assert_rel (msperf_collective_ring_us ("tensor_cast.all_reduce.default", 1e6, 4, 100.0, 1.0),
+  assert_rel (msperf_collective_ring_us (MSPERF_PATTERN_ALL_REDUCE, 1e6, 4, 100.0, 1.0),
               21.0, "all_reduce");
-  assert_rel (msperf_collective_ring_us ("tensor_cast.all_gather.default", 1e6, 4, 100.0, 1.0),
+  assert_rel (msperf_collective_ring_us (MSPERF_PATTERN_ALL_GATHER, 1e6, 4, 100.0, 1.0),
               10.5, "all_gather");
-  assert_true (msperf_collective_ring_us ("tensor_cast.all_to_all.default", 1e6, 1, 100.0, 1.0)
+  assert_true (msperf_collective_ring_us (MSPERF_PATTERN_ALL_TO_ALL, 1e6, 1, 100.0, 1.0)
                == 0.0);
 }
 
