@@ -99,7 +99,8 @@ const msperf_device *msperf_engine_device (msperf_engine *engine);
 void msperf_engine_drop_tables (msperf_engine *engine);
 
 /* options.c: checks modules.<name> blocks against the loaded modules' declarations and parses
- * their defaults (once, at start). */
+ * their defaults (once, at start), then applies the modules' other declarations
+ * (declarations.h). */
 gboolean msperf_engine_check_module_options (msperf_engine *engine, GError **error);
 
 /* query.c: the one module-query builder and the one "module missing/disabled" path. */

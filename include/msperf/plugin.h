@@ -145,8 +145,19 @@ typedef struct msperf_plugin {
    * shape-match rule, and a miss of one fails the whole op ("<rule>_sub_kernel_miss:…")
    * instead of a PARTIAL sum without the part. NULL: parts matched by shapes. */
   const char *semantic_key_rule;
+  /* 2.2: kernel types starting with one of these are collectives (NULL-terminated, nullable):
+   * the database looks their tables up in its communication_data_ref first, and
+   * msperf_engine_kernel_is_collective says so. */
+  const char *const *collective_prefixes;
+  /* 2.2: the interpolation.<name> policy blocks this module owns, as YAML (or NULL):
+   *   "interpolation.NAME:\n  KEY: {type: choice, choices: [a, b], default: a}\n…"
+   * types bool, integer (min, max), number (min, max), choice (choices), string, strings;
+   * nullable; default (absent: the key stays absent until a policy sets it). The core
+   * validates every policy layer's block against it and puts the defaults in the effective
+   * policy (doc/plugin-guide.md § Policy blocks). */
+  const char *policy_schema;
 
-  gpointer reserved[7];                /* must be NULL */
+  gpointer reserved[5];                /* must be NULL */
 } msperf_plugin;
 
 /* Marks the descriptor for export (modules are also linked with

@@ -992,6 +992,13 @@ MSPERF_PLUGIN_DEFINE (
   /* Its rows are found by semantic key (Q shape, avg_seq_len, runtime metadata): a composite
    * op's attention part records no shapes, and its miss fails the op. */
   .semantic_key_rule = "attention",
+  /* interpolation.attention: how an attention op's rows are filtered and interpolated. */
+  .policy_schema =
+    "interpolation.attention:\n"
+    "  query_length_rule: {type: choice, choices: [per_sequence, literal_tokens],\n"
+    "                      default: per_sequence}\n"
+    "  sparse_mode_default: {type: integer, min: 0, nullable: true, default: null}\n"
+    "  mha_heads_axis: {type: bool}\n",
   .init = attention_init,
   .fini = attention_fini,
   .lookup = attention_lookup,

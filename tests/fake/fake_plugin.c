@@ -1,6 +1,7 @@
 /* Fake modules for the loader tests; FAKE_KIND selects the defect:
  * 0 good, 1 wrong ABI, 2 size too small, 3 missing symbol, 4 init fails, 5 ABI minor newer
- * than the core's. */
+ * than the core's; 6 no defect but every declaration the core applies at start (a policy
+ * block, collective prefixes, interpolated by default, a semantic-key rule). */
 #include <config.h>
 #include <msperf/plugin.h>
 
@@ -78,6 +79,8 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .name = "fake_small",
 #elif FAKE_KIND == 5
   .name = "fake_newer_minor",
+#elif FAKE_KIND == 6
+  .name = "fake_declares",
 #else
   .name = "fake_init_fail",
 #endif
@@ -89,6 +92,15 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
 #if FAKE_KIND == 0
   .op_names = fake_op_names,
   .decompose = fake_decompose,
+#endif
+#if FAKE_KIND == 6
+  .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
+  .semantic_key_rule = "fake_rule",
+  .collective_prefixes = (const char *const[]){ "fakecomm_", NULL },
+  .policy_schema = "interpolation.fake_block:\n"
+                   "  level: {type: integer, min: 1, max: 5, default: 2}\n"
+                   "  style: {type: choice, choices: [plain, fancy], default: plain}\n"
+                   "  extra: {type: bool}\n",
 #endif
 };
 #endif
