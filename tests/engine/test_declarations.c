@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 #include <msperf/plugin.h>
+#include <msperf/details.h>
 #include "common/test_util.h"
 #include "engine/policy.h"
 
@@ -195,7 +196,17 @@ test_shipped_collective_prefix_is_the_communication_modules (void **state)
 /* An engine loading only the fake module that declares everything (copied alone into a
  * temporary directory, so the other fakes' rejections stay out). */
 static msperf_engine *
+fake_engine_on (const char *db, const char *const *overrides, char **dir_out, GError **error);
+
+static msperf_engine *
 fake_engine (const char *const *overrides, char **dir_out, GError **error)
+{
+  return fake_engine_on (NULL, overrides, dir_out, error);
+}
+
+/* The same on the database tests/data/DB when db is not NULL. */
+static msperf_engine *
+fake_engine_on (const char *db, const char *const *overrides, char **dir_out, GError **error)
 {
   g_autoptr (msperf_engine) e = msperf_engine_new ();
   g_autofree char *src = g_build_filename (env ("MSPERF_TEST_FAKEDIR"),
@@ -217,6 +228,12 @@ fake_engine (const char *const *overrides, char **dir_out, GError **error)
   for (const char *const *kv = overrides; kv && kv[0]; kv += 2)
     if (!msperf_engine_set_override (e, kv[0], kv[1], error))
       return NULL;
+  if (db != NULL)
+    {
+      g_autofree char *path = tu_data_path (db);
+      if (!msperf_engine_open_database (e, path, NULL, error))
+        return NULL;
+    }
   if (!msperf_engine_start (e, error))
     return NULL;
   return g_steal_pointer (&e);
@@ -285,6 +302,35 @@ test_fake_module_block_is_validated (void **state)
   remove_fake_dir (dir2);
 }
 
+/* Parts of a module declaring semantic_key_rule are recorded under its rule with no shapes,
+ * and a miss of one fails the whole op with "<rule>_sub_kernel_miss" (no PARTIAL). */
+static void
+test_fake_semantic_key_rule_is_honoured (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = NULL;
+  g_autoptr (msperf_engine) e = fake_engine_on ("fake-keyed", NULL, &dir, &error);
+  g_autoptr (msperf_result) hit = NULL;
+  g_autoptr (msperf_result) miss = NULL;
+  g_autoptr (GString) json = g_string_new (NULL);
+
+  (void) state;
+  if (e == NULL)
+    fail_msg ("%s", error->message);
+  hit = tu_run (e, tu_op ("fake.keyed_hit.default"));
+  tu_assert_source (hit, MSPERF_SOURCE_MEASURED);
+  assert_true (hit->latency_us == 84.0);
+  msperf_result_details_json (hit, json, NULL, NULL);
+  assert_non_null (strstr (json->str, "\"fake_rule\""));
+  assert_null (strstr (json->str, "\"unknown\""));
+  miss = tu_run (e, tu_op ("fake.keyed_miss.default"));
+  assert_int_not_equal (miss->source, MSPERF_SOURCE_PARTIAL);
+  assert_non_null (miss->miss_reason);
+  assert_string_equal (miss->miss_reason,
+                       "fake_rule_sub_kernel_miss:FakeMiss:no_row;semantic_key=k=1;dtype=?");
+  remove_fake_dir (dir);
+}
+
 int
 main (void)
 {
@@ -297,6 +343,7 @@ main (void)
     cmocka_unit_test (test_shipped_collective_prefix_is_the_communication_modules),
     cmocka_unit_test (test_fake_module_declarations_are_honoured),
     cmocka_unit_test (test_fake_module_block_is_validated),
+    cmocka_unit_test (test_fake_semantic_key_rule_is_honoured),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);

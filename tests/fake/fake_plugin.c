@@ -35,10 +35,41 @@ fake_lookup (msperf_engine *engine, void *state, const msperf_query *query, mspe
 {
   (void) engine;
   (void) state;
+#if FAKE_KIND == 6
+  if (query->kernel_types != NULL && query->kernel_types[0] != NULL
+      && g_strcmp0 (query->kernel_types[0], "FakeMiss") == 0)
+    return msperf_result_set_miss (result, "no_row");
+#else
   (void) query;
+#endif
   msperf_result_set_hit (result, MSPERF_SOURCE_MEASURED, 42.0, 1.0, "FakeKernel", "identity");
   return MSPERF_HIT;
 }
+
+#if FAKE_KIND == 6
+/* Two parts answered by this module itself, keyed by params; the second misses for the
+ * _miss op. */
+static const char *const fake_keyed_ops[] = { "fake.keyed_hit.default",
+                                              "fake.keyed_miss.default", NULL };
+
+static msperf_status
+fake_keyed_decompose (msperf_engine *engine, void *state, const msperf_query *query,
+                      msperf_plan *plan)
+{
+  (void) engine;
+  (void) state;
+  for (int k = 0; k < 2; k++)
+    {
+      gboolean miss = k == 1 && g_str_has_prefix (query->op->name, "fake.keyed_miss");
+      msperf_subquery *sq = msperf_subquery_new ("fake_declares", miss ? "FakeMiss" : "FakeHit");
+
+      sq->params = msperf_value_new (MSPERF_VALUE_MAP);
+      msperf_value_map_set (sq->params, "k", msperf_value_new_int (k));
+      msperf_plan_add_part (plan, sq);
+    }
+  return MSPERF_HIT;
+}
+#endif
 
 #if FAKE_KIND == 0
 /* The good module also decomposes one op, so the loader's decomposer lookup can be tested. */
@@ -97,6 +128,8 @@ MSPERF_PLUGIN_EXPORT const msperf_plugin msperf_plugin_v1 = {
   .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
   .semantic_key_rule = "fake_rule",
   .collective_prefixes = (const char *const[]){ "fakecomm_", NULL },
+  .op_names = fake_keyed_ops,
+  .decompose = fake_keyed_decompose,
   .policy_schema = "interpolation.fake_block:\n"
                    "  level: {type: integer, min: 1, max: 5, default: 2}\n"
                    "  style: {type: choice, choices: [plain, fancy], default: plain}\n"
