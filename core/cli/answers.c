@@ -9,7 +9,7 @@
 #include <msperf/msperf.h>
 #include "cli/answers.h"
 #include "cli/cli.h"
-#include "app/output.h"
+#include "app/report/output.h"
 
 /* The index of an estimate JSONL line: it always starts `{"index": N` (report_json.c), so a
  * merge never parses the rest and copies the bytes as they are. */

@@ -11,9 +11,9 @@
 #include <msperf/paths.h>
 #include "cli/options.h"
 #include "cli/cli_model.h"
-#include "app/report.h"
-#include "app/digest.h"
-#include "app/trace.h"
+#include "app/report/report.h"
+#include "app/run/digest.h"
+#include "app/trace/trace.h"
 #include "cli/estimate_jobs.h"
 #include "cli/answers.h"
 #include "cli/cache_option.h"

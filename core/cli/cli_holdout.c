@@ -7,8 +7,8 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/cache_option.h"
-#include "app/holdout_report.h"
-#include "app/holdout_compare.h"
+#include "app/report/holdout_report.h"
+#include "app/report/holdout_compare.h"
 
 #define BAR_WIDTH 30
 

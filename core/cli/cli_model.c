@@ -14,9 +14,9 @@
 #include "cli/options.h"
 #include "cli/cache_option.h"
 #include <msperf/paths.h>
-#include "app/model.h"
-#include "app/model_e2e.h"
-#include "app/model_jobs.h"
+#include "app/model/model.h"
+#include "app/model/model_e2e.h"
+#include "app/model/model_jobs.h"
 #include "cli/estimate_jobs.h"
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:

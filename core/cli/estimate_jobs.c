@@ -17,7 +17,7 @@
 #include <msperf/msperf.h>
 #include "base/str_hash.h"
 #include "cli/estimate_jobs.h"
-#include "app/digest.h"
+#include "app/run/digest.h"
 
 /* Large enough that thread start-up is noise (~20 µs against ms of work), small enough that
  * the first answers of a big trace appear quickly and memory stays flat. */

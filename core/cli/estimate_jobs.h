@@ -4,8 +4,8 @@
 #define MSPERF_CLI_ESTIMATE_JOBS_H
 
 #include <msperf/engine.h>
-#include "app/report.h"
-#include "app/trace.h"
+#include "app/report/report.h"
+#include "app/trace/trace.h"
 
 typedef struct msperf_jobs msperf_jobs;
 

@@ -9,7 +9,7 @@
 #include <msperf/plugin.h>
 #include "cli/cli.h"
 #include "cli/logging.h"
-#include "app/output.h"
+#include "app/report/output.h"
 
 static const char commands_help[] =
   "Commands:\n"

@@ -10,9 +10,9 @@
 #include "pymsperf.h"
 #include <math.h>
 #include <string.h>
-#include "app/metrics.h"
-#include "app/report.h"
-#include "app/trace.h"
+#include "app/run/metrics.h"
+#include "app/report/report.h"
+#include "app/trace/trace.h"
 
 /* Ops a worker claims at a time: small enough to balance, large enough to keep the shared
  * counter off the hot path. */

@@ -7,7 +7,7 @@
 #include <msperf/details.h>
 #include <math.h>
 #include <structmember.h>
-#include "app/report.h"
+#include "app/report/report.h"
 
 typedef struct {
   PyObject_HEAD

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
-#include "app/json_fast.h"
+#include "app/trace/json_fast.h"
 #include "trace_corpus.h"
 
 /* ------------------------------------------------------------------ deep comparison */

@@ -11,9 +11,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
-#include "app/metrics.h"
-#include "app/digest.h"
-#include "app/report.h"
+#include "app/run/metrics.h"
+#include "app/run/digest.h"
+#include "app/report/report.h"
 
 /* ------------------------------------------------------------------ record builders */
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <json-glib/json-glib.h>
-#include "app/model.h"
-#include "app/model_expr.h"
+#include "app/model/model.h"
+#include "app/model/model_expr.h"
 
 #define DATA MSPERF_SRCDIR "/tests/data/models/"
 #define TEMPLATES MSPERF_SRCDIR "/policies/models"

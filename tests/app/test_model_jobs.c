@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "app/model.h"
-#include "app/model_e2e.h"
-#include "app/model_jobs.h"
+#include "app/model/model.h"
+#include "app/model/model_e2e.h"
+#include "app/model/model_jobs.h"
 #include "common/test_util.h"
 
 #define DATA MSPERF_SRCDIR "/tests/data/models/"

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <msperf/op.h>
-#include "app/op_plain.h"
-#include "app/trace.h"
+#include "app/trace/op_plain.h"
+#include "app/trace/trace.h"
 #include "trace_corpus.h"
 
 /* ------------------------------------------------------------------ deep comparison */

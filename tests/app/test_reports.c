@@ -15,8 +15,8 @@
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
 #include <msperf/format.h>
-#include "app/metrics.h"
-#include "app/report.h"
+#include "app/run/metrics.h"
+#include "app/report/report.h"
 
 /* ------------------------------------------------------------------ helpers */
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <msperf/error.h>
 #include <msperf/op.h>
-#include "app/trace.h"
+#include "app/trace/trace.h"
 
 /* All items of a reader, in order (element type msperf_trace_item). */
 static void

@@ -28,7 +28,7 @@
 #include <glib/gstdio.h>
 #include <msperf/msperf.h>
 #include "interp/interp.h"
-#include "app/trace.h"
+#include "app/trace/trace.h"
 #include "gen_grid.h"
 #include "bench.h"
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <msperf/details.h>
 #include "common/test_util.h"
-#include "app/metrics.h"
-#include "app/report.h"
+#include "app/run/metrics.h"
+#include "app/report/report.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define I8 MSPERF_DTYPE_INT8

@@ -13,8 +13,8 @@
 #include <json-glib/json-glib.h>
 #include <cmocka.h>
 #include <msperf/error.h>
-#include "app/holdout_report.h"
-#include "app/holdout_compare.h"
+#include "app/report/holdout_report.h"
+#include "app/report/holdout_compare.h"
 #include "engine/interpolate.h"
 #include "common/test_util.h"
 

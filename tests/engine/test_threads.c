@@ -16,7 +16,7 @@
 #include <msperf/msperf.h>
 #include <msperf/format.h>
 #include "common/test_util.h"
-#include "app/trace.h"
+#include "app/trace/trace.h"
 #include "engine/engine_private.h"
 
 #define N_THREADS 4

@@ -40,13 +40,13 @@ san="-fsanitize=$FUZZ_SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer
 mkdir -p "$obj"
 objs=
 for src in "$srcdir"/core/base/*.c "$srcdir"/core/io/*.c "$srcdir"/core/interp/*.c \
-  "$srcdir"/core/att/*.c "$srcdir"/core/engine/*.c "$srcdir"/core/app/*.c; do
+  "$srcdir"/core/att/*.c "$srcdir"/core/engine/*.c "$srcdir"/core/app/*/*.c; do
   # Every library layer and the app layer; the CLI (core/cli) is not linked into a fuzzer.
   area=$(basename "$(dirname "$src")")
   base=$area-$(basename "$src" .c)
   o=$obj/$base.o
   if [ ! -f "$o" ] || [ "$src" -nt "$o" ]; then
-    echo "  CC(fuzz) core/$area/$(basename "$src")"
+    echo "  CC(fuzz) ${src#"$srcdir"/}"
     # shellcheck disable=SC2086
     $CLANG -std=c11 $FUZZ_CFLAGS $san -fsanitize=fuzzer-no-link $cppflags $pc_cflags \
       -c "$src" -o "$o"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <msperf/att.h>
 #include <msperf/expr.h>
-#include "app/trace.h"
+#include "app/trace/trace.h"
 #include "cast_model.h"
 #include "fuzz_common.h"
 

@@ -3,8 +3,8 @@
 #include <config.h>
 #include <string.h>
 #include <msperf/op.h>
-#include "app/trace.h"
-#include "app/op_plain.h"
+#include "app/trace/trace.h"
+#include "app/trace/op_plain.h"
 #include "fuzz_common.h"
 
 int

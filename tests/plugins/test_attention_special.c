@@ -786,7 +786,7 @@ test_h200_llama3_prefill_tnd_exact (void **state)
 
 /* ---- interpolation axes (seed 000 §5.6, reference §4.5, quirk Q26; attention_axes.c) ---- */
 
-#include "app/holdout_report.h"
+#include "app/report/holdout_report.h"
 #include "engine/interpolate.h"
 
 static int

@@ -21,7 +21,7 @@
 #include <msperf/details.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
-#include "app/trace.h"
+#include "app/trace/trace.h"
 #include "../../plugins/broadcast_att/brc_model.h"
 
 extern const msperf_plugin msperf_plugin_v1;

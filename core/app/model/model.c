@@ -1,0 +1,578 @@
+/* msperf — evaluating a model template for one layout and pass: the variables (doc/models.md
+ * §2.1), the layout checks, the ops as JSON objects, the memory per device. */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include <msperf/error.h>
+#include "app/model/model_private.h"
+#include <msperf/format.h>
+
+/* Variables every template sees besides the config's fields. */
+static const char *const builtin_names[] = {
+  "tp", "ep", "dp", "pp", "sp", "moe_tp", "world", "batch", "seq", "context", "nextn", "q_len",
+  "kv_len", "tokens", "prefill", "decode", "quant", "dtype_bytes", NULL
+};
+enum { V_TP, V_EP, V_DP, V_PP, V_SP, V_MOE_TP, V_WORLD, V_BATCH, V_SEQ, V_CONTEXT, V_NEXTN,
+       V_QLEN, V_KVLEN, V_TOKENS, V_PREFILL, V_DECODE, V_QUANT, V_DTYPE_BYTES };
+
+static void
+let_clear (let_spec *l)
+{
+  msperf_mexpr_free (l->expr);
+}
+
+static void
+check_clear (check_spec *c)
+{
+  msperf_mexpr_free (c->cond);
+  g_free (c->message);
+}
+
+void
+msperf_model_free (msperf_model *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->config_path);
+  g_free (m->template_path);
+  g_free (m->name);
+  g_free (m->family);
+  g_free (m->arch);
+  g_free (m->base);
+  if (m->checks)
+    g_array_free (m->checks, TRUE);
+  if (m->lets)
+    g_array_free (m->lets, TRUE);
+  if (m->defaults)
+    g_array_free (m->defaults, TRUE);
+  if (m->ops)
+    g_ptr_array_free (m->ops, TRUE);
+  if (m->fields)
+    g_ptr_array_free (m->fields, TRUE);
+  if (m->config)
+    g_hash_table_destroy (m->config);
+  msperf_mexpr_free (m->weights);
+  msperf_mexpr_free (m->kv_per_token);
+  msperf_msyms_free (m->syms);
+  g_free (m);
+}
+
+static msperf_model *
+model_new (const char *config_path, const msperf_model_options *opts)
+{
+  msperf_model *m = g_new0 (msperf_model, 1);
+  g_autofree char *base = g_path_get_basename (config_path);
+  char *dot = strrchr (base, '.');
+
+  if (dot)
+    *dot = '\0';
+  m->name = g_strdup (base);
+  m->config_path = g_strdup (config_path);
+  m->syms = msperf_msyms_new ();
+  for (int i = 0; builtin_names[i]; i++)
+    msperf_msyms_slot (m->syms, builtin_names[i]);
+  m->config = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  m->checks = g_array_new (FALSE, TRUE, sizeof (check_spec));
+  g_array_set_clear_func (m->checks, (GDestroyNotify) check_clear);
+  m->lets = g_array_new (FALSE, TRUE, sizeof (let_spec));
+  g_array_set_clear_func (m->lets, (GDestroyNotify) let_clear);
+  m->defaults = g_array_new (FALSE, TRUE, sizeof (let_spec));
+  g_array_set_clear_func (m->defaults, (GDestroyNotify) let_clear);
+  m->fields = g_ptr_array_new_with_free_func (g_free);
+  m->act_dtype = opts && opts->dtype ? msperf_model_dtype_index (opts->dtype) : -1;
+  m->w8a8 = opts && opts->quant && strcmp (opts->quant, "w8a8") == 0;
+  return m;
+}
+
+static gboolean
+check_options (const msperf_model_options *opts, GError **error)
+{
+  if (opts && opts->dtype && msperf_model_dtype_index (opts->dtype) < 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--dtype must be bfloat16, float16 or float32, not '%s'", opts->dtype);
+      return FALSE;
+    }
+  if (opts && opts->quant && strcmp (opts->quant, "none") != 0 && strcmp (opts->quant, "w8a8") != 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--quant must be none or w8a8, not '%s'", opts->quant);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The first template of dir, in name order, that lists arch. */
+static char *
+find_template (const char *dir, const char *arch, const char *config, GError **error)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GString *known = g_string_new (NULL);
+  const char *e;
+  char *found = NULL;
+
+  while (d && (e = g_dir_read_name (d)))
+    if (g_str_has_suffix (e, ".yaml"))
+      g_ptr_array_add (names, g_strdup (e));
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; d && found == NULL && i < names->len; i++)
+    {
+      char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+
+      if (msperf_model_template_matches (path, arch, error))
+        found = path;
+      else
+        g_free (path);
+      if (error && *error)
+        break;
+      g_string_append_printf (known, "%s%s", known->len ? ", " : "",
+                              (char *) g_ptr_array_index (names, i));
+    }
+  if (found == NULL && d && !(error && *error))
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                 "%s: unknown architecture '%s': no template in %s lists it (%s)", config, arch,
+                 dir, known->len ? known->str : "none");
+  g_string_free (known, TRUE);
+  return found;
+}
+
+/* The base environment: config fields, then defaults for the names the config lacks. */
+static gboolean
+build_base (msperf_model *m, GError **error)
+{
+  GHashTableIter it;
+  gpointer k, v;
+
+  m->n_env = msperf_msyms_count (m->syms);
+  m->base = g_new (double, m->n_env);
+  for (guint i = 0; i < m->n_env; i++)
+    m->base[i] = NAN;
+  g_hash_table_iter_init (&it, m->config);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      int slot = msperf_msyms_find (m->syms, k);
+      if (slot >= 0)
+        m->base[slot] = *(double *) v;
+    }
+  m->base[V_QUANT] = m->w8a8;
+  m->base[V_DTYPE_BYTES] = msperf_model_dtype_bytes (m->act_dtype);
+  for (guint i = 0; i < m->defaults->len; i++)
+    {
+      let_spec *l = &g_array_index (m->defaults, let_spec, i);
+      if (isnan (m->base[l->slot]) && !msperf_mexpr_eval (l->expr, m->base, &m->base[l->slot], NULL))
+        continue;   /* a default that needs a missing field: reported with that field below */
+    }
+  for (guint i = 0; i < m->fields->len; i++)
+    {
+      const char *f = g_ptr_array_index (m->fields, i);
+      int slot = msperf_msyms_find (m->syms, f);
+      if (slot < 0 || isnan (m->base[slot]))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s: missing field '%s' (a number; template %s needs it)", m->config_path,
+                       f, m->template_path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+msperf_model *
+msperf_model_load (const char *config_path, const char *template_path, const char *templates_dir,
+                   const msperf_model_options *opts, GError **error)
+{
+  msperf_model *m;
+
+  if (!check_options (opts, error))
+    return NULL;
+  m = model_new (config_path, opts);
+  if (!msperf_model_read_config (m, config_path, error))
+    goto fail;
+  m->template_path = template_path ? g_strdup (template_path)
+                                   : find_template (templates_dir, m->arch, config_path, error);
+  if (m->template_path == NULL || !msperf_model_compile_template (m, m->template_path, error)
+      || !build_base (m, error))
+    goto fail;
+  return m;
+fail:
+  msperf_model_free (m);
+  return NULL;
+}
+
+const char *
+msperf_model_family (const msperf_model *m)
+{
+  return m->family;
+}
+
+const char *
+msperf_model_template_path (const msperf_model *m)
+{
+  return m->template_path;
+}
+
+const char *
+msperf_model_architecture (const msperf_model *m)
+{
+  return m->arch;
+}
+
+const char *
+msperf_model_name (const msperf_model *m)
+{
+  return m->name;
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+/* "{name}" in a check's message becomes the variable's value. */
+static char *
+expand_message (const msperf_model *m, const double *env, const char *msg)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = msg; *p; p++)
+    {
+      const char *end = *p == '{' ? strchr (p, '}') : NULL;
+      g_autofree char *name = end ? g_strndup (p + 1, (gsize) (end - p - 1)) : NULL;
+      int slot = name ? msperf_msyms_find (m->syms, name) : -1;
+
+      if (slot < 0)
+        {
+          g_string_append_c (out, *p);
+          continue;
+        }
+      g_string_append_printf (out, "%.15g", env[slot]);
+      p = end;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+layout_error (GError **error, const msperf_model *m, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+layout_error (GError **error, const msperf_model *m, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: layout refused: %s",
+               m->name, msg);
+  return FALSE;
+}
+
+static gboolean
+set_layout (const msperf_model *m, double *env, const msperf_model_layout *l, GError **error)
+{
+
+  if (l->tp < 1 || l->ep < 1 || l->dp < 1 || l->pp < 1)
+    return layout_error (error, m, "--tp, --ep, --dp and --pp must be >= 1");
+  if ((l->tp * l->dp) % l->ep != 0)
+    return layout_error (error, m, "tp·dp = %" G_GINT64_FORMAT " is not a multiple of ep = %"
+                         G_GINT64_FORMAT " (tp·dp = moe_tp·ep)", l->tp * l->dp, l->ep);
+  env[V_TP] = (double) l->tp;
+  env[V_EP] = (double) l->ep;
+  env[V_DP] = (double) l->dp;
+  env[V_PP] = (double) l->pp;
+  env[V_SP] = l->sp ? 1 : 0;
+  env[V_MOE_TP] = (double) (l->tp * l->dp / l->ep);
+  env[V_WORLD] = (double) (l->tp * l->dp * l->pp);
+  return TRUE;
+}
+
+static void
+set_pass (double *env, const msperf_model_pass *p)
+{
+  gboolean pre = p->phase == MSPERF_PHASE_PREFILL;
+  double q_len = pre ? (double) p->seq : (double) (1 + p->nextn);
+
+  env[V_BATCH] = (double) p->batch;
+  env[V_SEQ] = pre ? (double) p->seq : q_len;
+  env[V_CONTEXT] = pre ? 0 : (double) p->context;
+  env[V_NEXTN] = pre ? 0 : (double) p->nextn;
+  env[V_QLEN] = q_len;
+  env[V_KVLEN] = pre ? q_len : (double) p->context + q_len;
+  env[V_TOKENS] = (double) p->batch * q_len;
+  env[V_PREFILL] = pre;
+  env[V_DECODE] = !pre;
+}
+
+/* Checks, then the derived names in order. */
+static gboolean
+run_lets (const msperf_model *m, double *env, GError **error)
+{
+  for (guint i = 0; i < m->checks->len; i++)
+    {
+      check_spec *c = &g_array_index (m->checks, check_spec, i);
+      double ok;
+
+      if (!msperf_mexpr_eval (c->cond, env, &ok, error))
+        return FALSE;
+      if (ok == 0)
+        {
+          g_autofree char *msg = expand_message (m, env, c->message);
+          return layout_error (error, m, "%s", msg);
+        }
+    }
+  for (guint i = 0; i < m->lets->len; i++)
+    {
+      let_spec *l = &g_array_index (m->lets, let_spec, i);
+      if (!msperf_mexpr_eval (l->expr, env, &env[l->slot], error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A pass that only sets the layout: checks and lets see batch 1, seq 1. */
+static gboolean
+prepare (const msperf_model *m, double *env, const msperf_model_layout *layout,
+         const msperf_model_pass *pass, GError **error)
+{
+  static const msperf_model_pass unit = { MSPERF_PHASE_PREFILL, 1, 1, 0, 0 };
+
+  memcpy (env, m->base, m->n_env * sizeof (double));
+  if (!set_layout (m, env, layout, error))
+    return FALSE;
+  set_pass (env, pass ? pass : &unit);
+  return run_lets (m, env, error);
+}
+
+gboolean
+msperf_model_check_layout (const msperf_model *m, const msperf_model_layout *layout,
+                           GError **error)
+{
+  g_autofree double *env = g_new (double, m->n_env);
+
+  return prepare (m, env, layout, NULL, error);
+}
+
+static const char *
+dtype_name (const msperf_model *m, int code)
+{
+  if (code == DT_LINEAR)
+    return m->w8a8 ? "int8" : msperf_model_dtype_names[m->act_dtype];
+  if (code == DT_ACT)
+    return msperf_model_dtype_names[m->act_dtype];
+  return msperf_model_dtype_names[code];
+}
+
+static gboolean
+eval_dims (const double *env, const arg_spec *a, gint64 *dims, GError **error)
+{
+  for (guint i = 0; i < a->exprs->len; i++)
+    {
+      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, i), env, &dims[i], error))
+        return FALSE;
+      if (dims[i] < 0)
+        {
+          const msperf_mexpr *e = g_ptr_array_index (a->exprs, i);
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s: '%s' gives a negative dim %" G_GINT64_FORMAT, msperf_mexpr_where (e),
+                       msperf_mexpr_text (e), dims[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+write_tensor (const msperf_model *m, const double *env, const arg_spec *a, GString *out,
+              GError **error)
+{
+  gint64 dims[8], fill = 0;
+
+  if (!eval_dims (env, a, dims, error)
+      || (a->fill && !msperf_mexpr_eval_int (a->fill, env, &fill, error)))
+    return FALSE;
+  g_string_append (out, "{\"shape\": [");
+  for (guint i = 0; i < a->exprs->len; i++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
+  g_string_append_printf (out, "], \"dtype\": \"%s\"", dtype_name (m, a->dtype));
+  if (a->fill)
+    {
+      g_string_append (out, ", \"values\": [");
+      for (gint64 i = 0; i < dims[0]; i++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? ", " : "", fill);
+      g_string_append_c (out, ']');
+    }
+  g_string_append_c (out, '}');
+  return TRUE;
+}
+
+static gboolean
+write_arg (const msperf_model *m, const double *env, const arg_spec *a, GString *out,
+           GError **error)
+{
+  gint64 dims[8];
+  double v;
+
+  switch (a->kind)
+    {
+    case ARG_NULL:
+      g_string_append (out, "null");
+      return TRUE;
+    case ARG_SCALAR:
+      if (!msperf_mexpr_eval (g_ptr_array_index (a->exprs, 0), env, &v, error))
+        return FALSE;
+      if (v == floor (v) && fabs (v) < 1e15)
+        g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
+      else
+        msperf_fmt_json_double (out, v);
+      return TRUE;
+    case ARG_LIST:
+      if (!eval_dims (env, a, dims, error))
+        return FALSE;
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < a->exprs->len; i++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
+      g_string_append_c (out, ']');
+      return TRUE;
+    case ARG_RANKS:
+      if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, 0), env, &dims[0], error))
+        return FALSE;
+      g_string_append_c (out, '[');
+      for (gint64 i = 0; i < dims[0] && i < 65536; i++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? ", " : "", i);
+      g_string_append_c (out, ']');
+      return TRUE;
+    default:
+      return write_tensor (m, env, a, out, error);
+    }
+}
+
+static gboolean
+write_list (const msperf_model *m, const double *env, const GArray *list, GString *out,
+            GError **error)
+{
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < list->len; i++)
+    {
+      if (i)
+        g_string_append (out, ", ");
+      if (!write_arg (m, env, &g_array_index (list, arg_spec, i), out, error))
+        return FALSE;
+    }
+  g_string_append_c (out, ']');
+  return TRUE;
+}
+
+/* One op's body; *count 0 when the op does not occur in this pass. */
+static gboolean
+eval_op (const msperf_model *m, const double *env, const op_spec *op, GString *body,
+         gint64 *count, GError **error)
+{
+  double when = 1;
+
+  *count = 1;
+  if (op->when && !msperf_mexpr_eval (op->when, env, &when, error))
+    return FALSE;
+  if (when == 0)
+    {
+      *count = 0;
+      return TRUE;
+    }
+  if (op->count && !msperf_mexpr_eval_int (op->count, env, count, error))
+    return FALSE;
+  if (*count <= 0)
+    return TRUE;
+  g_string_truncate (body, 0);
+  g_string_append (body, "{\"op\": ");
+  msperf_fmt_json_string (body, op->name);
+  g_string_append (body, ", \"args\": ");
+  if (!write_list (m, env, op->args, body, error))
+    return FALSE;
+  if (op->outs->len)
+    {
+      g_string_append (body, ", \"out\": ");
+      if (!write_list (m, env, op->outs, body, error))
+        return FALSE;
+    }
+  g_string_append_c (body, '}');
+  return TRUE;
+}
+
+static gboolean
+check_pass (const msperf_model *m, const msperf_model_pass *p, GError **error)
+{
+  gboolean pre = p->phase == MSPERF_PHASE_PREFILL;
+
+  if (p->batch >= 1 && (pre ? p->seq >= 1 : p->context >= 0) && p->nextn >= 0)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s: --batch and --seq must be >= 1, --context and --nextn >= 0", m->name);
+  return FALSE;
+}
+
+gboolean
+msperf_model_pass_ops (const msperf_model *m, const msperf_model_layout *layout,
+                       const msperf_model_pass *pass, GPtrArray *bodies, GArray *counts,
+                       GError **error)
+{
+  g_autofree double *env = g_new (double, m->n_env);
+  GString *body;
+  gboolean ok = TRUE;
+
+  if (!check_pass (m, pass, error) || !prepare (m, env, layout, pass, error))
+    return FALSE;
+  body = g_string_new (NULL);
+  for (guint i = 0; ok && i < m->ops->len; i++)
+    {
+      gint64 count = 0;
+
+      ok = eval_op (m, env, g_ptr_array_index (m->ops, i), body, &count, error);
+      if (!ok || count <= 0)
+        continue;
+      g_ptr_array_add (bodies, g_strdup (body->str));
+      g_array_append_val (counts, count);
+    }
+  g_string_free (body, TRUE);
+  return ok;
+}
+
+gboolean
+msperf_model_trace (const msperf_model *m, const msperf_model_layout *l, const msperf_model_pass *p,
+                    GString *out, GError **error)
+{
+  g_autoptr (GPtrArray) bodies = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) counts = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  if (!msperf_model_pass_ops (m, l, p, bodies, counts, error))
+    return FALSE;
+  g_string_append_printf (out, "# msperf trace: %s (%s, template %s)\n", m->name, m->arch,
+                          m->family);
+  if (p->phase == MSPERF_PHASE_PREFILL)
+    g_string_append_printf (out, "# prefill batch %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT,
+                            p->batch, p->seq);
+  else
+    g_string_append_printf (out, "# decode batch %" G_GINT64_FORMAT " context %" G_GINT64_FORMAT
+                            " nextn %" G_GINT64_FORMAT, p->batch, p->context, p->nextn);
+  g_string_append_printf (out, "; layout tp %" G_GINT64_FORMAT " ep %" G_GINT64_FORMAT " dp %"
+                          G_GINT64_FORMAT " pp %" G_GINT64_FORMAT "%s; %s%s; one rank, one pass\n",
+                          l->tp, l->ep, l->dp, l->pp, l->sp ? " sp" : "",
+                          msperf_model_dtype_names[m->act_dtype], m->w8a8 ? " w8a8" : "");
+  for (guint i = 0; i < bodies->len; i++)
+    {
+      const char *b = g_ptr_array_index (bodies, i);
+      /* The body ends with '}': the count goes before it. */
+      g_string_append_len (out, b, (gssize) strlen (b) - 1);
+      g_string_append_printf (out, ", \"count\": %" G_GINT64_FORMAT "}\n",
+                              g_array_index (counts, gint64, i));
+    }
+  return TRUE;
+}
+
+gboolean
+msperf_model_memory (const msperf_model *m, const msperf_model_layout *layout,
+                     double *weight_bytes, double *kv_bytes_per_token, GError **error)
+{
+  g_autofree double *env = g_new (double, m->n_env);
+
+  return prepare (m, env, layout, NULL, error)
+         && msperf_mexpr_eval (m->weights, env, weight_bytes, error)
+         && msperf_mexpr_eval (m->kv_per_token, env, kv_bytes_per_token, error);
+}

@@ -1,0 +1,285 @@
+/* msperf — passes answered through the engine, and one request-level point (doc/models.md §3).
+ * Decode is sampled every `stride` tokens of output as aiconfigurator does; each sample stands
+ * for the steps up to the next one. */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include <msperf/msperf.h>
+#include "app/model/model_e2e.h"
+#include "app/trace/trace.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+typedef struct {
+  double latency_us;   /* per call; 0 when the engine knows none */
+  gboolean from_data;
+} answer;
+
+/* Answers by op body. Shared by the evaluators of one run (model_jobs.c), hence the lock:
+ * an answer is a pure function of the op, so whichever worker asks first stores the one every
+ * other worker would have got, and a sweep asks the engine about each distinct op about once
+ * however many workers it has. */
+typedef struct {
+  gint refs;
+  GMutex lock;
+  GHashTable *answers;        /* op body -> answer* */
+} answer_cache;
+
+struct msperf_model_eval {
+  msperf_engine *engine;
+  answer_cache *cache;
+  GPtrArray *bodies;          /* scratch per pass */
+  GArray *counts;
+  guint64 distinct, cached;
+};
+
+static answer_cache *
+cache_new (void)
+{
+  answer_cache *c = g_new0 (answer_cache, 1);
+
+  c->refs = 1;
+  g_mutex_init (&c->lock);
+  c->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return c;
+}
+
+static void
+cache_unref (answer_cache *c)
+{
+  if (!g_atomic_int_dec_and_test (&c->refs))
+    return;
+  g_hash_table_destroy (c->answers);
+  g_mutex_clear (&c->lock);
+  g_free (c);
+}
+
+/* Copies the answer of body into *out; FALSE when there is none yet. */
+static gboolean
+cache_lookup (answer_cache *c, const char *body, answer *out)
+{
+  const answer *a;
+
+  g_mutex_lock (&c->lock);
+  a = g_hash_table_lookup (c->answers, body);
+  if (a)
+    *out = *a;
+  g_mutex_unlock (&c->lock);
+  return a != NULL;
+}
+
+static void
+cache_store (answer_cache *c, const char *body, const answer *a)
+{
+  g_mutex_lock (&c->lock);
+  /* Another worker may have stored the same (equal) answer meanwhile: keep the first. */
+  if (!g_hash_table_contains (c->answers, body))
+    g_hash_table_insert (c->answers, g_strdup (body), g_memdup2 (a, sizeof *a));
+  g_mutex_unlock (&c->lock);
+}
+
+static msperf_model_eval *
+eval_new (msperf_engine *engine, answer_cache *cache)
+{
+  msperf_model_eval *ev = g_new0 (msperf_model_eval, 1);
+
+  ev->engine = engine;
+  ev->cache = cache;
+  ev->bodies = g_ptr_array_new_with_free_func (g_free);
+  ev->counts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  return ev;
+}
+
+msperf_model_eval *
+msperf_model_eval_new (msperf_engine *engine)
+{
+  return eval_new (engine, cache_new ());
+}
+
+msperf_model_eval *
+msperf_model_eval_new_sharing (msperf_engine *engine, msperf_model_eval *other)
+{
+  g_atomic_int_inc (&other->cache->refs);
+  return eval_new (engine, other->cache);
+}
+
+void
+msperf_model_eval_free (msperf_model_eval *ev)
+{
+  if (ev == NULL)
+    return;
+  cache_unref (ev->cache);
+  g_ptr_array_free (ev->bodies, TRUE);
+  g_array_free (ev->counts, TRUE);
+  g_free (ev);
+}
+
+void
+msperf_model_eval_stats (const msperf_model_eval *ev, guint64 *distinct, guint64 *cached)
+{
+  *distinct = ev->distinct;
+  *cached = ev->cached;
+}
+
+static gboolean
+ask_engine (msperf_model_eval *ev, const char *body, answer *a, GError **error)
+{
+  g_autoptr (msperf_op) op = msperf_trace_parse_op (body, "<model trace>", 1, error);
+  msperf_result *r;
+
+  if (op == NULL)
+    return FALSE;
+  r = msperf_engine_query (ev->engine, op);
+  a->latency_us = isfinite (r->latency_us) ? r->latency_us : 0;
+  a->from_data = r->source == MSPERF_SOURCE_MEASURED || r->source == MSPERF_SOURCE_INTERPOLATED;
+  msperf_result_free (r);
+  ev->distinct++;
+  cache_store (ev->cache, body, a);
+  return TRUE;
+}
+
+gboolean
+msperf_model_eval_pass (msperf_model_eval *ev, const msperf_model *model,
+                        const msperf_model_layout *layout, const msperf_model_pass *pass,
+                        double *latency_us, double *data_us, GError **error)
+{
+  g_ptr_array_set_size (ev->bodies, 0);
+  g_array_set_size (ev->counts, 0);
+  *latency_us = *data_us = 0;
+  if (!msperf_model_pass_ops (model, layout, pass, ev->bodies, ev->counts, error))
+    return FALSE;
+  for (guint i = 0; i < ev->bodies->len; i++)
+    {
+      const char *body = g_ptr_array_index (ev->bodies, i);
+      answer a;
+      double t;
+
+      if (cache_lookup (ev->cache, body, &a))
+        ev->cached++;
+      else if (!ask_engine (ev, body, &a, error))
+        return FALSE;
+      t = a.latency_us * (double) g_array_index (ev->counts, gint64, i);
+      *latency_us += t;
+      if (a.from_data)
+        *data_us += t;
+    }
+  return TRUE;
+}
+
+/* Expected tokens a decode step yields with nextn drafts, each accepted with probability
+ * accept after the previous one was: 1 + a + a² + … + a^nextn. */
+static double
+tokens_per_step (const msperf_e2e_request *req)
+{
+  double tau = 1, p = 1;
+
+  for (int64_t k = 0; k < req->nextn; k++)
+    tau += (p *= req->accept);
+  return tau;
+}
+
+guint
+msperf_e2e_n_passes (const msperf_e2e_request *req)
+{
+  int64_t n = req->osl - 1;   /* the first output token comes from the prefill */
+
+  return 1 + (guint) ((n + req->stride - 1) / req->stride);
+}
+
+void
+msperf_e2e_pass (const msperf_e2e_request *req, guint k, msperf_model_pass *pass)
+{
+  msperf_model_pass prefill = { MSPERF_PHASE_PREFILL, req->batch, req->isl, 0, 0 };
+  msperf_model_pass decode = { MSPERF_PHASE_DECODE, req->batch, 0,
+                               req->isl + (int64_t) (k - 1) * req->stride, req->nextn };
+
+  *pass = k == 0 ? prefill : decode;
+}
+
+static gboolean
+memory (const msperf_model *model, const msperf_model_layout *layout,
+        const msperf_e2e_request *req, msperf_e2e_point *out, GError **error)
+{
+  double w, kv;
+
+  if (!msperf_model_memory (model, layout, &w, &kv, error))
+    return FALSE;
+  out->weight_gib = w / GIB;
+  out->kv_gib = kv * (double) req->batch * (double) (req->isl + req->osl) / GIB;
+  out->device_gib = req->device_bytes > 0 ? req->device_bytes / GIB : NAN;
+  out->fits = req->device_bytes <= 0 || w + kv * (double) req->batch
+                                                * (double) (req->isl + req->osl)
+                                            <= req->device_bytes;
+  return TRUE;
+}
+
+gboolean
+msperf_e2e_point_begin (const msperf_model *model, const msperf_model_layout *layout,
+                        const msperf_e2e_request *req, msperf_e2e_point *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  out->layout = *layout;
+  out->batch = req->batch;
+  out->ttft_ms = out->tpot_ms = out->latency_ms = out->tps_device = out->tps_user = NAN;
+  out->data_share = NAN;
+  return msperf_model_check_layout (model, layout, error) && memory (model, layout, req, out, error);
+}
+
+void
+msperf_e2e_point_finish (const msperf_e2e_request *req, const double *lat, const double *data,
+                         msperf_e2e_point *out)
+{
+  const msperf_model_layout *layout = &out->layout;
+  double tau = tokens_per_step (req), pre_us = lat[0], pre_data = data[0], dec_us = 0,
+         dec_data = 0, world, lat_us;
+  int64_t n = req->osl - 1;
+  guint k = 1;
+
+  /* Each decode sample stands for the steps up to the next one. */
+  for (int64_t t = 0; t < n; t += req->stride, k++)
+    {
+      double steps = (double) MIN (req->stride, n - t) / tau;
+
+      dec_us += lat[k] * steps;
+      dec_data += data[k] * steps;
+    }
+  /* No pipelining across stages: a pass costs every stage in turn (static batching). */
+  pre_us *= (double) layout->pp;
+  pre_data *= (double) layout->pp;
+  dec_us *= (double) layout->pp;
+  dec_data *= (double) layout->pp;
+  world = (double) (layout->tp * layout->dp * layout->pp);
+  lat_us = pre_us + dec_us;
+  out->estimated = TRUE;
+  out->ttft_ms = pre_us / 1e3;
+  out->tpot_ms = n > 0 ? dec_us / (double) n / 1e3 : 0;
+  out->latency_ms = lat_us / 1e3;
+  out->tps_user = out->tpot_ms > 0 ? 1e3 / out->tpot_ms : NAN;
+  out->tps_device = (double) layout->dp * (double) req->batch * (double) req->osl
+                    / (lat_us / 1e6) / world;
+  out->data_share = lat_us > 0 ? (pre_data + dec_data) / lat_us : NAN;
+}
+
+gboolean
+msperf_e2e_point_compute (msperf_model_eval *ev, const msperf_model *model,
+                          const msperf_model_layout *layout, const msperf_e2e_request *req,
+                          msperf_e2e_point *out, GError **error)
+{
+  guint n = msperf_e2e_n_passes (req);
+  g_autofree double *lat = g_new0 (double, n), *data = g_new0 (double, n);
+
+  if (!msperf_e2e_point_begin (model, layout, req, out, error))
+    return FALSE;
+  if (!out->fits)
+    return TRUE;
+  for (guint k = 0; k < n; k++)
+    {
+      msperf_model_pass pass;
+
+      msperf_e2e_pass (req, k, &pass);
+      if (!msperf_model_eval_pass (ev, model, layout, &pass, &lat[k], &data[k], error))
+        return FALSE;
+    }
+  msperf_e2e_point_finish (req, lat, data, out);
+  return TRUE;
+}
