@@ -766,8 +766,8 @@ msperf_policy_declare (msperf_policy *p, const char *owner, const char *text, GE
       g_ptr_array_add (added, sec);
     }
   /* All or nothing: a bad block leaves the policy as it was. */
-  for (guint k = 0; k < added->len; k++)
-    g_ptr_array_add (p->sections, g_ptr_array_steal_index (added, k--));
+  while (added->len > 0)
+    g_ptr_array_add (p->sections, g_ptr_array_steal_index (added, 0));
   return TRUE;
 }
 
