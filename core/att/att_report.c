@@ -65,17 +65,13 @@ msperf_att_result_begin (msperf_result *result, const char *kernel_type, double 
 }
 
 void
-msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
-                          const msperf_value *report, double cycles)
+msperf_att_result_finish (msperf_result *result, double clock, const msperf_value *report,
+                          double cycles)
 {
-  double clock;
-
-  g_return_if_fail (result != NULL && engine != NULL && report != NULL
-                    && report->kind == MSPERF_VALUE_MAP);
+  g_return_if_fail (result != NULL && report != NULL && report->kind == MSPERF_VALUE_MAP);
   for (guint i = 0; i < report->keys->len; i++)
     msperf_result_detail_value (result, g_ptr_array_index (report->keys, i),
                                 msperf_value_copy (g_ptr_array_index (report->items, i)));
-  clock = msperf_engine_vector_clock_ghz (engine);
   if (isnan (cycles))
     msperf_result_set_miss (result, "symbolic_cost");
   else if (!(clock > 0.0))

@@ -32,6 +32,8 @@ static const dtype_info infos[MSPERF_DTYPE_N_TYPES] = {
   [MSPERF_DTYPE_BOOL] = { "BOOL", "bool", 1, TRUE },
   [MSPERF_DTYPE_FP8_E4M3] = { "DT_FLOAT8_E4M3FN", "float8_e4m3fn", 1, FALSE },
   [MSPERF_DTYPE_FP8_E5M2] = { "DT_FLOAT8_E5M2", "float8_e5m2", 1, FALSE },
+  /* FP4 is packed two per byte; counted as one byte, as int4 is. */
+  [MSPERF_DTYPE_FLOAT4_E2M1] = { "DT_FLOAT4_E2M1", "float4_e2m1fn_x2", 1, FALSE },
 };
 
 typedef struct {
@@ -59,6 +61,7 @@ static const dtype_alias profiling_names[] = {
   { "BOOL", MSPERF_DTYPE_BOOL },
   { "FLOAT8_E4M3FN", MSPERF_DTYPE_FP8_E4M3 },
   { "FLOAT8_E5M2", MSPERF_DTYPE_FP8_E5M2 },
+  { "FLOAT4_E2M1", MSPERF_DTYPE_FLOAT4_E2M1 },
 };
 
 msperf_dtype

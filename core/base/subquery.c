@@ -1,7 +1,8 @@
-/* msperf — sub-query constructors (include/msperf/host.h): plain data a decomposer or a module
- * builds and the engine answers, so they live beside the other values, below the engine. */
+/* msperf — sub-query constructors (include/msperf/subquery.h): plain data a decomposer or a
+ * module builds and the engine answers, so they live beside the other values, below the
+ * engine. */
 #include <config.h>
-#include <msperf/host.h>
+#include <msperf/subquery.h>
 
 msperf_subquery *
 msperf_subquery_new (const char *mode, const char *kernel_type)

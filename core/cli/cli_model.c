@@ -17,6 +17,7 @@
 #include "app/model/model.h"
 #include "app/model/model_e2e.h"
 #include "app/model/model_jobs.h"
+#include "app/model/model_memory.h"
 #include "cli/estimate_jobs.h"
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
@@ -25,6 +26,7 @@
 
 struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
+  char *gemm_quant, *moe_quant, *kv_dtype;
   int tp, ep, dp, pp, batch, seq, context, nextn;
   gboolean sp;
 };
@@ -46,6 +48,9 @@ model_opts_clear (model_opts *o)
   g_free (o->dtype);
   g_free (o->quant);
   g_free (o->phase);
+  g_free (o->gemm_quant);
+  g_free (o->moe_quant);
+  g_free (o->kv_dtype);
 }
 
 msperf_cli_model_opts *
@@ -111,6 +116,8 @@ first_given (const model_opts *o)
   const struct { const char *flag; gboolean given; } opts[] = {
     { "--template", o->template_path != NULL }, { "--templates-dir", o->templates_dir != NULL },
     { "--dtype", o->dtype != NULL }, { "--quant", o->quant != NULL },
+    { "--gemm-quant", o->gemm_quant != NULL }, { "--moe-quant", o->moe_quant != NULL },
+    { "--kv-dtype", o->kv_dtype != NULL },
     { "--phase", o->phase != NULL }, { "--batch", o->batch != UNSET },
     { "--seq", o->seq != UNSET }, { "--context", o->context != UNSET },
     { "--nextn", o->nextn != UNSET }, { "--tp", o->tp != UNSET }, { "--ep", o->ep != UNSET },
@@ -136,7 +143,15 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
       "Directory of templates (default: the shipped policies/models)", "DIR" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Activation and weight dtype (default: the config's torch_dtype)", "DTYPE" },
-    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant, "none (default) or w8a8", "MODE" },
+    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant,
+      "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
+      "quantization_config, else bf16)", "MODE" },
+    { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, &o->gemm_quant,
+      "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
+    { "moe-quant", 0, 0, G_OPTION_ARG_STRING, &o->moe_quant,
+      "Quant mode of the routed experts (default: --quant)", "MODE" },
+    { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, &o->kv_dtype,
+      "KV cache dtype: bf16 (the model's, default) or fp8", "DTYPE" },
   };
   const GOptionEntry pass_entries[] = {
     { "phase", 0, 0, G_OPTION_ARG_STRING, &o->phase, "prefill (default) or decode", "PHASE" },
@@ -172,7 +187,7 @@ msperf_cli_model_estimate_entries (msperf_cli_model_opts *o, GArray *out)
 static msperf_model *
 load_model (const model_opts *o, GError **error)
 {
-  msperf_model_options mo = { o->dtype, o->quant };
+  msperf_model_options mo = { o->dtype, o->quant, o->gemm_quant, o->moe_quant, o->kv_dtype };
   g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
                                           : msperf_paths_data_file ("policies/models",
                                                                     "policies/models");
@@ -249,14 +264,73 @@ fail (const char *cmd, GError *error)
 
 /* ---------------------------------------------------------------- trace */
 
+#define GIB_BYTES (1024.0 * 1024.0 * 1024.0)
+
+/* trace --summary: parameters, memory per device and the KV capacity (doc/models.md §6). */
+static gboolean
+print_summary (const msperf_model *m, const msperf_model_layout *l, double memory_gib,
+               double utilization, GString *out, GError **error)
+{
+  msperf_model_runtime rt;
+  msperf_model_kv_capacity cap;
+  double total, active, mtp, embedding;
+
+  if (!msperf_model_params (m, &total, &active, &mtp, &embedding, error))
+    return FALSE;
+  msperf_model_runtime_init (&rt, memory_gib * GIB_BYTES);
+  rt.gpu_memory_utilization = utilization;
+  if (!msperf_model_kv_capacity_tokens (m, l, &rt, &cap, error))
+    return FALSE;
+  g_string_append_printf (out, "model              %s (%s, template %s)\n", msperf_model_name (m),
+                          msperf_model_architecture (m), msperf_model_family (m));
+  g_string_append_printf (out, "quant              gemm %s, moe %s, kv %s\n",
+                          msperf_model_quant_name (m, FALSE), msperf_model_quant_name (m, TRUE),
+                          msperf_model_kv_fp8 (m) ? "fp8" : "model dtype");
+  g_string_append_printf (out, "parameters         total %.2f B, active %.2f B (input embedding "
+                          "%.2f B)", total / 1e9, active / 1e9, embedding / 1e9);
+  if (mtp > 0)
+    g_string_append_printf (out, "; MTP layers %.2f B more", mtp / 1e9);
+  g_string_append_printf (out, "\nlayout             tp %" G_GINT64_FORMAT " ep %" G_GINT64_FORMAT
+                          " dp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT "\n",
+                          l->tp, l->ep, l->dp, l->pp);
+  g_string_append_printf (out, "weights/device     %.2f GiB\n", cap.terms.weight_bytes / GIB_BYTES);
+  g_string_append_printf (out, "KV bytes/token     %.0f per device", cap.terms.kv_bytes_per_token);
+  if (cap.terms.kv_window > 0)
+    g_string_append_printf (out, " + %.0f for the last %" G_GINT64_FORMAT " tokens (sliding window)",
+                            cap.terms.kv_window_bytes_per_token, cap.terms.kv_window);
+  if (cap.terms.state_bytes_per_seq > 0)
+    g_string_append_printf (out, " + %.2f MiB state per sequence",
+                            cap.terms.state_bytes_per_seq / (1024.0 * 1024.0));
+  g_string_append_printf (out, "\nmemory/device      %.1f GiB x %.2f = %.2f GiB: weights %.2f, "
+                          "activations %.2f, reserves %.2f, per-sequence %.2f, KV %.2f GiB\n",
+                          memory_gib, utilization, cap.usable_bytes / GIB_BYTES,
+                          cap.terms.weight_bytes / GIB_BYTES, cap.activation_bytes / GIB_BYTES,
+                          cap.reserve_bytes / GIB_BYTES, cap.fixed_kv_bytes / GIB_BYTES,
+                          cap.kv_budget_bytes / GIB_BYTES);
+  if (cap.fits)
+    g_string_append_printf (out, "KV capacity        %" G_GINT64_FORMAT " tokens per device\n",
+                            cap.tokens);
+  else
+    g_string_append (out, "KV capacity        0 tokens: DOES NOT FIT\n");
+  return TRUE;
+}
+
 int
 msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
 {
   model_opts o;
   char *output = NULL;
+  gboolean summary = FALSE;
+  double memory_gib = NAN, utilization = NAN;
   const GOptionEntry entries[] = {
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
+    { "summary", 0, 0, G_OPTION_ARG_NONE, &summary,
+      "Parameters, memory per device and KV capacity instead of the ops", NULL },
+    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &memory_gib,
+      "--summary: device memory (default 141, an H200)", "GIB" },
+    { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_DOUBLE, &utilization,
+      "--summary: share of the device the runtime may use (default 0.9)", "F" },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— the trace of one forward pass");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -277,7 +351,12 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
-  if (!msperf_model_trace (m, &layout, &pass, out, &error))
+  if (!check_double ("--memory-gib", memory_gib, FALSE, &error)
+      || !check_double ("--gpu-memory-utilization", utilization, TRUE, &error))
+    goto out;
+  if (summary ? !print_summary (m, &layout, isnan (memory_gib) ? 141.0 : memory_gib,
+                                isnan (utilization) ? 0.9 : utilization, out, &error)
+              : !msperf_model_trace (m, &layout, &pass, out, &error))
     goto out;
   if (output ? !g_file_set_contents (output, out->str, (gssize) out->len, &error)
              : fwrite (out->str, 1, out->len, stdout) != out->len)
@@ -419,7 +498,7 @@ start_jobs (msperf_engine *e, int jobs, GError **error)
 
 typedef struct {
   int isl, osl, stride;
-  double accept;
+  double accept, utilization;
   char *format;
 } request_opts;
 
@@ -436,9 +515,12 @@ add_request_entries (GArray *out, request_opts *r, model_opts *o)
     { "decode-stride", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &r->stride,
       "Decode sampled every N tokens (default 32)", "N" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Output format", "FORMAT" },
+    { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_DOUBLE, &r->utilization,
+      "Fit against a serving runtime's KV capacity at this share of the device (e.g. 0.9; "
+      "default: weights + KV cache within the device)", "F" },
   };
   r->isl = r->osl = r->stride = UNSET;
-  r->accept = NAN;
+  r->accept = r->utilization = NAN;
   g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
 }
 
@@ -449,8 +531,10 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   if (!check_int ("--isl", r->isl, 1, error) || !check_int ("--osl", r->osl, 1, error)
       || !check_int ("--nextn", o->nextn, 0, error)
       || !check_int ("--decode-stride", r->stride, 1, error)
-      || !check_double ("--nextn-accept", r->accept, TRUE, error))
+      || !check_double ("--nextn-accept", r->accept, TRUE, error)
+      || !check_double ("--gpu-memory-utilization", r->utilization, TRUE, error))
     return FALSE;
+  req->gpu_memory_utilization = isnan (r->utilization) ? 0 : r->utilization;
   req->isl = int_or (r->isl, 1024);
   req->osl = int_or (r->osl, 128);
   req->batch = batch;
@@ -482,6 +566,10 @@ print_e2e_table (const msperf_model *m, const msperf_e2e_point *p, const msperf_
           G_GINT64_FORMAT " nextn %" G_GINT64_FORMAT "\n", r->isl, r->osl, r->batch, r->nextn);
   printf ("memory/device      weights %.2f GiB + KV cache %.2f GiB of %.1f GiB: %s\n",
           p->weight_gib, p->kv_gib, p->device_gib, p->fits ? "fits" : "DOES NOT FIT");
+  if (p->kv_capacity_tokens >= 0)
+    printf ("KV capacity        %" G_GINT64_FORMAT " tokens per device at %.2f of it (runtime "
+            "reserves and activations out); the batch needs %" G_GINT64_FORMAT "\n",
+            p->kv_capacity_tokens, r->gpu_memory_utilization, r->batch * (r->isl + r->osl));
   if (!p->estimated)
     return;
   printf ("TTFT               %.3f ms\n", p->ttft_ms);

@@ -16,16 +16,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/composite.h"
+#include "engine/parts.h"
+#include "engine/query.h"
 #include <msperf/format.h>
-
-/* Confidences of reference §2.12 (the static sub_kernels ones are the composite module's). */
-#define DECOMPOSED_CONFIDENCE 0.8
-#define DECOMPOSED_INTERPOLATED_CONFIDENCE 0.75
-/* A part answered by the interpolation wrapper (a sub-kernel that missed exactly): the
- * upstream wrapper's composite confidence (reference §2.12, issue 4/8). */
-#define WRAPPER_COMPOSITE_CONFIDENCE 0.5
 
 /* ------------------------------------------------------------------ value helpers */
 
@@ -153,8 +148,8 @@ parts_clear (parts *p)
 static const char *
 semantic_rule (msperf_engine *e, const msperf_subquery *sq)
 {
-  const char *mode = msperf_registry_canonical_mode (e->m->registry, sq->mode);
-  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, NULL);
+  const char *mode = msperf_registry_canonical_mode (e->shared->registry, sq->mode);
+  const msperf_plugin *plugin = msperf_registry_lookup (e->shared->registry, mode, NULL);
 
   return plugin != NULL ? plugin->semantic_key_rule : NULL;
 }
@@ -266,9 +261,10 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
       msperf_result_set_hit (r, p.any_interpolated ? MSPERF_SOURCE_INTERPOLATED
                                                    : MSPERF_SOURCE_MEASURED,
                              p.total_us,
-                             p.any_wrapper ? WRAPPER_COMPOSITE_CONFIDENCE
-                             : p.any_interpolated ? DECOMPOSED_INTERPOLATED_CONFIDENCE
-                                                  : DECOMPOSED_CONFIDENCE,
+                             p.any_wrapper ? MSPERF_COMPOSITE_CONFIDENCE_WRAPPER
+                             : p.any_interpolated
+                               ? MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED_INTERPOLATED
+                               : MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED,
                              NULL, "composite");
       msperf_result_detail_string (r, "kernel_type", kernels);
       msperf_result_detail_value (r, "sub_kernel_durations", g_steal_pointer (&p.durations));
@@ -315,13 +311,13 @@ msperf_composite_answer (msperf_engine *engine, const msperf_op *op,
 
   g_return_val_if_fail (engine != NULL && op != NULL && entry != NULL && r != NULL,
                         MSPERF_ERROR);
-  plugin = msperf_registry_decomposer (engine->m->registry, op->name, &state);
+  plugin = msperf_registry_decomposer (engine->shared->registry, op->name, &state);
   if (plugin != NULL && plugin->decompose != NULL)
     return decomposed (engine, op, entry, plugin, state, r);
   /* Static sub_kernels are answered by the module that declares STATIC_COMPOSITE. */
   sub_kernels = entry_field (entry, "sub_kernels");
   if (sub_kernels && sub_kernels->kind == MSPERF_VALUE_LIST && sub_kernels->items->len > 0)
-    return msperf_engine_lookup_as (engine, msperf_registry_static_composite (engine->m->registry),
+    return msperf_engine_lookup_as (engine, msperf_registry_static_composite (engine->shared->registry),
                                     op, entry, r);
   /* `decomposer: true` promises a decomposition no loaded module provides (not written, or
    * disabled by policy): say so rather than blame the mapping. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <msperf/host.h>
 #include "engine/confidence.h"
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 
 static const msperf_confidence_entry defaults[] = {
   { "linear_1d", 0.70, "1-D linear interpolation between the two bracketing points" },
@@ -101,12 +101,12 @@ msperf_confidence_prepare (msperf_engine *e)
   g_return_if_fail (e != NULL);
   for (int dim = 0; dim <= MSPERF_DELAUNAY_MAX_DIM; dim++)
     for (int t = 0; t < 2; t++)
-      e->m->interp_confidence[dim][t] = msperf_confidence_for (e, "interpolated", dim, t);
+      e->shared->interp_confidence[dim][t] = msperf_confidence_for (e, "interpolated", dim, t);
 }
 
 double
 msperf_confidence_interpolated (const msperf_engine *e, int dim, gboolean transformed)
 {
   g_return_val_if_fail (e != NULL && dim >= 0 && dim <= MSPERF_DELAUNAY_MAX_DIM, 0.0);
-  return e->m->interp_confidence[dim][transformed ? 1 : 0];
+  return e->shared->interp_confidence[dim][transformed ? 1 : 0];
 }

@@ -2,7 +2,7 @@
 #include <config.h>
 #include <string.h>
 #include <msperf/error.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/declarations.h"
 
 /* The default interpolation.modes: the modules declaring MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT
@@ -31,21 +31,21 @@ warn_all (msperf_engine *e, GPtrArray *warnings)
   for (guint k = 0; k < warnings->len; k++)
     {
       g_warning ("%s", (const char *) g_ptr_array_index (warnings, k));
-      msperf_model_lock (e);
-      g_ptr_array_add (e->m->warnings, g_strdup (g_ptr_array_index (warnings, k)));
-      msperf_model_unlock (e);
+      msperf_shared_lock (e);
+      g_ptr_array_add (e->shared->warnings, g_strdup (g_ptr_array_index (warnings, k)));
+      msperf_shared_unlock (e);
     }
 }
 
 gboolean
 msperf_engine_apply_declarations (msperf_engine *e, GError **error)
 {
-  msperf_engine_model *m;
+  msperf_engine_shared *m;
   const GPtrArray *schemas;
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
 
-  g_return_val_if_fail (e != NULL && e->m->started, FALSE);
-  m = e->m;
+  g_return_val_if_fail (e != NULL && e->shared->started, FALSE);
+  m = e->shared;
   schemas = msperf_registry_policy_schemas (m->registry);
   for (guint k = 0; k + 1 < schemas->len; k += 2)
     {
@@ -76,8 +76,8 @@ msperf_engine_collective_prefixes (msperf_engine *e)
 {
   static const char *const none[] = { NULL };
 
-  g_return_val_if_fail (e != NULL && e->m->started, none);
-  return msperf_registry_collective_prefixes (e->m->registry);
+  g_return_val_if_fail (e != NULL && e->shared->started, none);
+  return msperf_registry_collective_prefixes (e->shared->registry);
 }
 
 gboolean
@@ -85,8 +85,8 @@ msperf_engine_kernel_is_collective (msperf_engine *e, const char *kernel_type)
 {
   const char *const *prefixes;
 
-  g_return_val_if_fail (e != NULL && e->m->started, FALSE);
-  prefixes = msperf_registry_collective_prefixes (e->m->registry);
+  g_return_val_if_fail (e != NULL && e->shared->started, FALSE);
+  prefixes = msperf_registry_collective_prefixes (e->shared->registry);
   for (; kernel_type != NULL && *prefixes != NULL; prefixes++)
     if (g_str_has_prefix (kernel_type, *prefixes))
       return TRUE;

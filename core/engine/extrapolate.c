@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/shape.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
 #include "engine/extrapolate.h"
@@ -92,15 +92,6 @@ read_policy (msperf_engine *e, const char *kernel, extrap_policy *p)
   p->max_bound = bound && bound->kind == MSPERF_VALUE_MAP ? bound : NULL;
 }
 
-static gboolean
-list_has (const msperf_value *list, const char *name)
-{
-  for (guint k = 0; list && list->kind == MSPERF_VALUE_LIST && k < list->items->len; k++)
-    if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (list->items, k)), name) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* The stage's free axes (interpolate.c free_axes): in `axes` when set, not in exact_fields. */
 static gboolean
 axis_free (msperf_engine *e, const char *kernel, const char *name)
@@ -108,9 +99,9 @@ axis_free (msperf_engine *e, const char *kernel, const char *name)
   const msperf_value *axes = msperf_interpolation_option (e, kernel, "axes");
   const msperf_value *exact = msperf_interpolation_option (e, kernel, "exact_fields");
 
-  if (axes && axes->kind == MSPERF_VALUE_LIST && !list_has (axes, name))
+  if (axes && axes->kind == MSPERF_VALUE_LIST && !msperf_interpolation_list_has (axes, name))
     return FALSE;
-  return !list_has (exact, name);
+  return !msperf_interpolation_list_has (exact, name);
 }
 
 /* ------------------------------------------------------------------ placement */
@@ -450,16 +441,6 @@ number_value (double v)
 }
 
 static msperf_value *
-reasons_value (const GPtrArray *reasons)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (guint k = 0; reasons && k < reasons->len; k++)
-    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
-  return l;
-}
-
-static msperf_value *
 axes_map (const placement *pl, const double *v)
 {
   msperf_value *m = msperf_value_new (MSPERF_VALUE_MAP);
@@ -535,7 +516,7 @@ fill_result (msperf_engine *e, const placement *pl, strategy used, const answer 
   msperf_result_detail_string (r, "fallback_from", fallback_from);
   msperf_result_detail_string (r, "regime", pl->b->regime);
   msperf_result_detail_string (r, "query_mode", q->mode);
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
   msperf_result_detail_string (r, "interpolation_reason", "wrapper_interpolation_failed");
   if (base_reason)
     msperf_result_detail_string (r, "base_reason", base_reason);

@@ -8,9 +8,11 @@
 #include <msperf/error.h>
 #include <msperf/details.h>
 #include "engine/confidence.h"
-#include "engine/engine_private.h"
+#include "engine/shared.h"
+#include "engine/dispatch.h"
 #include "engine/holdout_extrap.h"
 #include "engine/interpolate.h"
+#include "engine/interpolation_stage.h"
 #include "engine/registry.h"
 #include <msperf/holdout.h>
 
@@ -245,7 +247,7 @@ entry_mode (msperf_engine *e, const msperf_mapping_entry *entry)
   if (entry->composite)
     return NULL;
   mode = msperf_engine_resolve_mode (e, entry, NULL);
-  p = mode ? msperf_registry_lookup (e->m->registry, mode, NULL) : NULL;
+  p = mode ? msperf_registry_lookup (e->shared->registry, mode, NULL) : NULL;
   if (p != NULL && (p->flags & MSPERF_PLUGIN_OWN_INTERPOLATION))
     return NULL;
   return mode;
@@ -265,7 +267,7 @@ job_free (gpointer p)
 static GPtrArray *
 collect_jobs (msperf_engine *e, const char *const *wanted, GError **error)
 {
-  const GPtrArray *entries = msperf_database_entries (e->m->db);
+  const GPtrArray *entries = msperf_database_entries (e->shared->db);
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (job_free);
   GPtrArray *jobs;
 
@@ -541,7 +543,7 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
   size_t total = 0, done = 0;
 
   g_return_val_if_fail (e != NULL && o != NULL, NULL);
-  if (e->m->db == NULL)
+  if (e->shared->db == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "holdout: no profiling database");
@@ -556,12 +558,12 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
   jobs = collect_jobs (e, o->kernels, error);
   if (jobs == NULL)
     return NULL;
-  if (e->m->index_cache == NULL)
-    e->m->index_cache = msperf_index_cache_new ();
+  if (e->shared->index_cache == NULL)
+    e->shared->index_cache = msperf_index_cache_new ();
 
   rep = g_new0 (msperf_holdout_report, 1);
-  rep->database = g_strdup (msperf_database_dir (e->m->db));
-  rep->policy_hash = g_strdup (e->m->policy_hash);
+  rep->database = g_strdup (msperf_database_dir (e->shared->db));
+  rep->policy_hash = g_strdup (e->shared->policy_hash);
   rep->leave_one_out = o->leave_one_out || o->fraction >= 1.0;
   rep->fraction = rep->leave_one_out ? 1.0 : o->fraction;
   rep->seed = o->seed;
@@ -580,7 +582,7 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
       g_autoptr (GError) local = NULL;
       const msperf_table *table = msperf_engine_table (e, job->kernel, &local);
       void *state = NULL;
-      const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, job->mode, &state);
+      const msperf_plugin *plugin = msperf_registry_lookup (e->shared->registry, job->mode, &state);
       msperf_index *idx = NULL;
       GPtrArray *coords;
 
@@ -590,8 +592,8 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
           return NULL;
         }
       if (table && plugin && plugin->describe_target && plugin->describe_row)
-        idx = msperf_index_cache_get (e->m->index_cache, e, plugin, state, table, job->mode,
-                                      e->m->policy_hash, job->tc_input_count, NULL);
+        idx = msperf_interpolation_index (e, plugin, state, table, job->mode,
+                                          job->tc_input_count, NULL);
       coords = idx ? collect_coordinates (idx)
                    : g_ptr_array_new_with_free_func (coordinate_free);
       g_ptr_array_add (indexes, idx);
@@ -635,15 +637,15 @@ holdout_run_locked (msperf_engine *e, const msperf_holdout_options *o, GError **
 }
 
 
-/* The whole run holds the model lock: it builds and walks the shared candidate indexes. */
+/* The whole run holds the shared lock: it builds and walks the shared candidate indexes. */
 msperf_holdout_report *
 msperf_holdout_run (msperf_engine *e, const msperf_holdout_options *o, GError **error)
 {
   msperf_holdout_report *rep;
 
   g_return_val_if_fail (e != NULL && o != NULL, NULL);
-  msperf_model_lock (e);
+  msperf_shared_lock (e);
   rep = holdout_run_locked (e, o, error);
-  msperf_model_unlock (e);
+  msperf_shared_unlock (e);
   return rep;
 }

@@ -6,7 +6,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include <msperf/details.h>
 #include "engine/interpolate.h"
 #include "engine/extrapolate.h"

@@ -22,7 +22,7 @@ typedef struct msperf_holdout_extrap_options {
  * interpolation.allow_extrapolation). Appends one msperf_holdout_sample per hidden coordinate
  * to samples (interpolated = answered; source EXTRAPOLATED, INTERPOLATED or NONE; reason = the
  * refusal or the failed groups); freed by the report like the others. Returns how many. Call
- * with the model lock held, as msperf_holdout_run does. */
+ * with the shared lock held, as msperf_holdout_run does. */
 size_t msperf_holdout_extrapolate (msperf_engine *engine, msperf_index *index, const char *kernel,
                                    const char *mode, int64_t tc_input_count,
                                    const msperf_holdout_extrap_options *o, GPtrArray *samples);

@@ -1,15 +1,15 @@
-/* msperf — the interpolation stage (see interpolate.h). The module only describes coordinates;
- * every decision here follows reference §4.2–§4.7: the groups of one bucket in the fixed order,
- * per group the filter, boundaries, 1-D linear or the grid check and griddata, the latency
- * guard; per failed group one "<dim>d(<axes>): <status>" reason. */
+/* msperf — the groups of the interpolation stage (see interpolate.h), over the buckets of a
+ * candidate index (core/interp): every decision here follows reference §4.2–§4.7: the groups of
+ * one bucket in the fixed order, per group the filter, boundaries, 1-D linear or the grid check
+ * and griddata, the latency guard; per failed group one "<dim>d(<axes>): <status>" reason. The
+ * stage that asks the module for its target and picks the index is interpolation_stage.c. */
 #define G_LOG_DOMAIN "msperf"
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/interpolate.h"
 #include "engine/confidence.h"
-#include "engine/extrapolate.h"
 #include "engine/interp_details.h"
 
 
@@ -21,7 +21,7 @@
 /* A log-space group whose target or candidates have a selected coordinate <= 0. */
 #define REASON_NON_POSITIVE_FOR_LOG "non_positive_axis_for_log"
 
-typedef struct {
+struct msperf_kernel_policy {
   char *kernel;
   int max_dim;
   msperf_interp_aggregate_kind aggregate;
@@ -30,7 +30,8 @@ typedef struct {
   int64_t seq_block;                  /* seq_block: N, 0 when unset */
   GStrv axes;                         /* axis names allowed to vary, or NULL = all */
   GStrv exact_fields;                 /* axis names pinned to the target, or NULL */
-} kernel_policy;
+};
+typedef msperf_kernel_policy kernel_policy;
 
 /* One successful group attempt. */
 typedef struct {
@@ -59,10 +60,10 @@ msperf_interpolation_option (msperf_engine *e, const char *kernel, const char *k
   return msperf_engine_policy_value (e, path);
 }
 
-static gboolean
-list_has (const msperf_value *list, const char *name)
+gboolean
+msperf_interpolation_list_has (const msperf_value *list, const char *name)
 {
-  for (guint k = 0; list && k < list->items->len; k++)
+  for (guint k = 0; list && list->kind == MSPERF_VALUE_LIST && k < list->items->len; k++)
     if (g_strcmp0 (msperf_value_get_string (g_ptr_array_index (list->items, k)), name) == 0)
       return TRUE;
   return FALSE;
@@ -82,7 +83,7 @@ name_list (const msperf_value *v)
   for (guint k = 0; k < v->items->len; k++)
     {
       const char *name = msperf_value_get_string (g_ptr_array_index (v->items, k));
-      /* A non-string item matches no axis (as list_has compared it). */
+      /* A non-string item matches no axis (as msperf_interpolation_list_has compares it). */
       if (name)
         g_strv_builder_add (sb, name);
     }
@@ -133,10 +134,10 @@ read_kernel_policy (msperf_engine *e, const char *kernel)
   return kp;
 }
 
-/* The kernel's policy, read once per index: the index key holds the policy hash and the
+/* The kernel's policy, read once per index (the caller holds the shared lock): the index key holds the policy hash and the
  * engine's policy never changes, so it stays valid as long as the index. Transfer none. */
-static const kernel_policy *
-index_kernel_policy (msperf_engine *e, msperf_index *idx, const char *kernel)
+const msperf_kernel_policy *
+msperf_interpolation_kernel_policy (msperf_engine *e, msperf_index *idx, const char *kernel)
 {
   kernel_policy *kp = msperf_index_get_stage_data (idx);
 
@@ -155,19 +156,19 @@ msperf_interpolation_allows (msperf_engine *e, const char *mode)
   const msperf_plugin *plugin;
 
   g_return_val_if_fail (e != NULL, FALSE);
-  if (mode == NULL || e->m->db == NULL)
+  if (mode == NULL || e->shared->db == NULL)
     return FALSE;
-  plugin = msperf_registry_lookup (e->m->registry, mode, NULL);
+  plugin = msperf_registry_lookup (e->shared->registry, mode, NULL);
   if (plugin != NULL && (plugin->flags & MSPERF_PLUGIN_OWN_INTERPOLATION))
     return FALSE;
   enabled = msperf_engine_policy_value (e, "interpolation.enabled");
   if (enabled && enabled->kind == MSPERF_VALUE_BOOL && !enabled->b)
     return FALSE;
   modes = msperf_engine_policy_value (e, "interpolation.modes");
-  if (modes && modes->kind == MSPERF_VALUE_LIST && list_has (modes, mode))
+  if (modes && modes->kind == MSPERF_VALUE_LIST && msperf_interpolation_list_has (modes, mode))
     return TRUE;
   /* A module interpolated by default joins the built-in list unless a policy set its own. */
-  return e->m->modes_builtin && plugin != NULL
+  return e->shared->modes_builtin && plugin != NULL
          && (plugin->flags & MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT);
 }
 
@@ -175,12 +176,12 @@ void
 msperf_engine_index_stats (msperf_engine *e, msperf_index_stats *out)
 {
   g_return_if_fail (e != NULL && out != NULL);
-  msperf_model_lock (e);
-  if (e->m->index_cache)
-    msperf_index_cache_stats (e->m->index_cache, out);
+  msperf_shared_lock (e);
+  if (e->shared->index_cache)
+    msperf_index_cache_stats (e->shared->index_cache, out);
   else
     *out = (msperf_index_stats){ 0 };
-  msperf_model_unlock (e);
+  msperf_shared_unlock (e);
 }
 
 /* ------------------------------------------------------------------ values for details */
@@ -288,11 +289,11 @@ interp_nd (msperf_engine *e, msperf_index_cache *c, msperf_index_set *s, outcome
 
   if (!grid_ok (s))
     return MSPERF_INTERP_REASON_GRID_REJECTED;
-  /* Built once and shared: under the model lock. Once built it is never changed, so the
+  /* Built once and shared: under the shared lock. Once built it is never changed, so the
    * evaluation below runs unlocked, on every session at once. */
-  msperf_model_lock (e);
+  msperf_shared_lock (e);
   tri = msperf_index_set_delaunay (c, s, &st, NULL);
-  msperf_model_unlock (e);
+  msperf_shared_unlock (e);
   if (tri == NULL)
     return msperf_interp_status_name (st);
   if (!msperf_interp_griddata_details (tri, s->log_space ? s->log_values : s->values, o->x,
@@ -376,11 +377,11 @@ try_group (msperf_engine *e, msperf_index_cache *c, msperf_index_bucket *b, cons
     }
   /* The set is built on first use and cached in the shared bucket; once built it is read
    * only, until msperf_engine_drop_tables (not thread-safe by contract). */
-  msperf_model_lock (e);
+  msperf_shared_lock (e);
   s = msperf_index_bucket_set (c, b, axes, dim, t, kp->aggregate,
                                kp->log_space ? MSPERF_INDEX_LOG
                                : kp->sqrt_seq ? MSPERF_INDEX_SQRT_SEQ : MSPERF_INDEX_LINEAR);
-  msperf_model_unlock (e);
+  msperf_shared_unlock (e);
   if (held && held_in_set (t, held, b, axes, dim))
     {
       /* Every point at the held-out coordinate leaves (msperf holdout); o->owned is freed by
@@ -462,8 +463,8 @@ typedef struct {
   msperf_point rounded;               /* seq_block: shallow copy of the target, seq rounded */
 } success;
 
-static msperf_value *
-reasons_value (const GPtrArray *reasons)
+msperf_value *
+msperf_interpolation_reasons_value (const GPtrArray *reasons)
 {
   msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
 
@@ -654,7 +655,7 @@ try_group_blocked (msperf_engine *e, msperf_index_bucket *b, const size_t *axes,
 
   if (round_seq (w->t, w->kp->seq_block, &w->rounded))
     {
-      why = try_group (e, e->m->index_cache, b, &w->rounded, axes, dim, w->kp,
+      why = try_group (e, e->shared->index_cache, b, &w->rounded, axes, dim, w->kp,
                        w->holdout ? w->t : NULL, o);
       if (why == NULL)
         {
@@ -665,7 +666,7 @@ try_group_blocked (msperf_engine *e, msperf_index_bucket *b, const size_t *axes,
       msperf_index_set_free (o->owned);
       o->owned = NULL;
     }
-  return try_group (e, e->m->index_cache, b, w->t, axes, dim, w->kp, w->holdout ? w->t : NULL,
+  return try_group (e, e->shared->index_cache, b, w->t, axes, dim, w->kp, w->holdout ? w->t : NULL,
                     o);
 }
 
@@ -716,190 +717,27 @@ try_dim (msperf_engine *e, msperf_index_bucket *b, const size_t *free, size_t n_
     }
 }
 
-/* Runs the stage for query q of module plugin. TRUE with r INTERPOLATED; FALSE with
- * *wrapper_reason (static) and reasons filled, r untouched. Candidate indexes, their point
- * sets and triangulations are built on first use and shared by every session (doc/design.md
- * § Threads): only their lookups and builds take the model lock; the module's describe_target,
- * the point location and the result run on every session at once (estimate --jobs). */
-static gboolean
-run_stage (msperf_engine *e, const msperf_plugin *plugin, void *state, const msperf_query *q,
-           const char *base_reason, const char *fallback_from, GPtrArray *reasons,
-           const char **wrapper_reason, msperf_result *r)
-{
-  gboolean any_table = FALSE, any_target = FALSE, any_regime = FALSE;
-
-  /* made once, then only read: the lock only for the first (every answer took it) */
-  if (g_atomic_pointer_get (&e->m->index_cache) == NULL)
-    {
-      msperf_model_lock (e);
-      if (e->m->index_cache == NULL)
-        g_atomic_pointer_set (&e->m->index_cache, msperf_index_cache_new ());
-      msperf_model_unlock (e);
-    }
-  for (const char *const *k = q->kernel_types; k && *k; k++)
-    {
-      const char *one[] = { *k, NULL };
-      msperf_query qk = *q;
-      msperf_point t;
-      const msperf_table *table;
-      const GPtrArray *buckets;
-      msperf_index *idx;
-      const kernel_policy *kp;
-      g_autoptr (GError) error = NULL;
-
-      table = msperf_engine_table (e, *k, &error);
-      if (table == NULL)
-        continue;
-      any_table = TRUE;
-      /* One kernel at a time: the regime (dtype grouping, …) depends on the kernel. */
-      qk.kernel_types = one;
-      msperf_point_init (&t);
-      t.input_limit = q->tc_input_count;
-      if (!plugin->describe_target (e, state, &qk, &t))
-        {
-          msperf_point_clear (&t);
-          continue;
-        }
-      any_target = TRUE;
-      /* The index, its buckets and the kernel's policy: built on first use, shared. */
-      msperf_model_lock (e);
-      idx = msperf_index_cache_get (e->m->index_cache, e, plugin, state, table, q->mode,
-                                    e->m->policy_hash, q->tc_input_count, NULL);
-      buckets = msperf_index_buckets (idx, t.regime->str);
-      kp = buckets ? index_kernel_policy (e, idx, *k) : NULL;
-      msperf_model_unlock (e);
-      if (buckets == NULL)
-        {
-          msperf_point_clear (&t);
-          continue;
-        }
-      any_regime = TRUE;
-      for (guint bi = 0; bi < buckets->len; bi++)
-        {
-          msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
-          size_t free[MSPERF_POINT_MAX_AXES];
-          size_t n_free = free_axes (b, kp, free);
-          success w = { .e = e, .q = q, .kernel = *k, .t = &t, .kp = kp, .reasons = reasons,
-                        .base_reason = base_reason, .fallback_from = fallback_from };
-
-          for (int dim = 1; dim <= MAX (DEFAULT_GROUP_DIM, kp->max_dim); dim++)
-            if (try_dim (e, b, free, n_free, dim, &w, r))
-              {
-                msperf_point_clear (&t);
-                return TRUE;
-              }
-        }
-      /* Every group failed: guarded extrapolation, when the policy allows it (extrapolate.h). */
-      if (msperf_extrapolate (e, idx, *k, q, &t, buckets, base_reason, fallback_from, reasons, r))
-        {
-          msperf_point_clear (&t);
-          return TRUE;
-        }
-      msperf_point_clear (&t);
-    }
-  if (!any_table)
-    *wrapper_reason = plugin->no_table_reason ? plugin->no_table_reason
-                                              : "wrapper_not_applicable";
-  else if (!any_target)
-    *wrapper_reason = plugin->no_target_reason ? plugin->no_target_reason
-                                               : "wrapper_not_applicable";
-  else if (!any_regime)
-    *wrapper_reason = "regime_key_unmatched";
-  else
-    *wrapper_reason = "wrapper_interpolation_failed";
-  return FALSE;
-}
-
-/* Exact misses that are refusals, not missing data: the policy refused an ambiguous tie
- * (require_semantic_unique) or the mapping's TP rule is unusable. Interpolating would answer
- * exactly what the refusal was meant to prevent. */
-static gboolean
-is_refusal (const char *reason)
-{
-  return reason
-         && (g_str_has_prefix (reason, "ambiguous_semantic_match")
-             || g_str_has_prefix (reason, "invalid_tp_linear_projection_rule")
-             || g_str_has_prefix (reason, "tp_projection_invalid"));
-}
-
-static const msperf_plugin *
-describing_module (msperf_engine *e, const char *mode, void **state)
-{
-  const msperf_plugin *plugin = msperf_registry_lookup (e->m->registry, mode, state);
-
-  if (plugin == NULL || plugin->describe_target == NULL || plugin->describe_row == NULL)
-    return NULL;
-  return plugin;
-}
-
-
 gboolean
-msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *entry,
-                       const char *mode, msperf_result *r)
+msperf_interpolate_buckets (msperf_engine *e, const msperf_kernel_policy *kp, const char *kernel,
+                            const msperf_query *q, const GPtrArray *buckets,
+                            const msperf_point *t, const char *base_reason,
+                            const char *fallback_from, GPtrArray *reasons, msperf_result *r)
 {
-  void *state = NULL;
-  const msperf_plugin *plugin;
-  g_autoptr (GArray) inputs = NULL;
-  g_autoptr (GPtrArray) reasons = NULL;
-  g_autofree char *base = NULL;
-  const char *wrapper_reason = NULL;
-  gboolean partial;
-  msperf_query q;
-
-  g_return_val_if_fail (e != NULL && op != NULL && r != NULL, FALSE);
-  if (entry == NULL || !msperf_interpolation_allows (e, mode) || is_refusal (r->miss_reason))
-    return FALSE;
-  plugin = describing_module (e, mode, &state);
-  if (plugin == NULL)
-    return FALSE;
-  partial = r->source == MSPERF_SOURCE_PARTIAL;
-  inputs = msperf_query_inputs (op);
-  msperf_query_for_op (&q, e, op, entry, mode, inputs);
-
-  base = g_strdup (r->miss_reason);
-  reasons = g_ptr_array_new_with_free_func (g_free);
-  if (run_stage (e, plugin, state, &q, base, partial ? "partial" : "exact_miss", reasons,
-                 &wrapper_reason, r))
-    return TRUE;
-  /* The wrapper ran and failed: its reason replaces the base reason (reference §4.2 step 4,
-   * quirk Q5), which stays readable as base_reason. A PARTIAL keeps its answer. */
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
-  msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
-  if (!partial)
+  g_return_val_if_fail (e != NULL && kp != NULL && kernel != NULL && q != NULL && t != NULL
+                        && reasons != NULL && r != NULL, FALSE);
+  for (guint bi = 0; buckets && bi < buckets->len; bi++)
     {
-      if (base)
-        msperf_result_detail_string (r, "base_reason", base);
-      msperf_result_set_reason (r, "%s", wrapper_reason);
+      msperf_index_bucket *b = g_ptr_array_index (buckets, bi);
+      size_t free[MSPERF_POINT_MAX_AXES];
+      size_t n_free = free_axes (b, kp, free);
+      success w = { .e = e, .q = q, .kernel = kernel, .t = t, .kp = kp, .reasons = reasons,
+                    .base_reason = base_reason, .fallback_from = fallback_from };
+
+      for (int dim = 1; dim <= MAX (DEFAULT_GROUP_DIM, kp->max_dim); dim++)
+        if (try_dim (e, b, free, n_free, dim, &w, r))
+          return TRUE;
     }
   return FALSE;
-}
-
-msperf_status
-msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
-                             const msperf_subquery *sq, msperf_result *r)
-{
-  void *state = NULL;
-  const msperf_plugin *plugin;
-  g_autoptr (GPtrArray) reasons = NULL;
-  g_autofree char *base = NULL;
-  const char *wrapper_reason = NULL;
-  msperf_query q = { 0 };
-
-  g_return_val_if_fail (e != NULL && parent != NULL && sq != NULL && r != NULL, MSPERF_ERROR);
-  if (!msperf_interpolation_allows (e, sq->mode) || is_refusal (r->miss_reason))
-    return MSPERF_MISS;
-  plugin = describing_module (e, sq->mode, &state);
-  if (plugin == NULL)
-    return MSPERF_MISS;
-  msperf_subquery_query (e, parent, sq, &q);
-  base = g_strdup (r->miss_reason);
-  reasons = g_ptr_array_new_with_free_func (g_free);
-  if (run_stage (e, plugin, state, &q, base, "exact_miss", reasons, &wrapper_reason, r))
-    return MSPERF_HIT;
-  /* The composite formats its own message from the part's exact reason: keep it. */
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
-  msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
-  return MSPERF_MISS;
 }
 
 gboolean
@@ -914,14 +752,14 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
 
   g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && mode != NULL
                         && t != NULL && r != NULL, FALSE);
-  if (e->m->index_cache == NULL)
-    e->m->index_cache = msperf_index_cache_new ();
+  if (e->shared->index_cache == NULL)
+    e->shared->index_cache = msperf_index_cache_new ();
   q.engine = e;
   q.mode = mode;
   q.kernel_types = one;
   q.tc_input_count = t->input_limit;
   msperf_result_reset (r);
-  kp = index_kernel_policy (e, index, kernel);
+  kp = msperf_interpolation_kernel_policy (e, index, kernel);
   buckets = msperf_index_buckets (index, t->regime->str);
   /* The same bucket and group order as run_stage, with the target's points left out. */
   for (guint bi = 0; buckets && bi < buckets->len; bi++)
@@ -937,7 +775,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
           return TRUE;
     }
   msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
-  msperf_result_detail_value (r, "fallback_reasons", reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
   return FALSE;
 }
 
@@ -950,9 +788,9 @@ msperf_interpolate_at (msperf_engine *e, msperf_index *index, const char *kernel
 
   g_return_val_if_fail (e != NULL && index != NULL && kernel != NULL && q != NULL && t != NULL
                         && reasons != NULL && r != NULL, FALSE);
-  msperf_model_lock (e);
-  kp = index_kernel_policy (e, index, kernel);
-  msperf_model_unlock (e);
+  msperf_shared_lock (e);
+  kp = msperf_interpolation_kernel_policy (e, index, kernel);
+  msperf_shared_unlock (e);
   for (guint bi = 0; buckets && bi < buckets->len; bi++)
     {
       msperf_index_bucket *b = g_ptr_array_index (buckets, bi);

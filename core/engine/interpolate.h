@@ -1,7 +1,7 @@
-/* msperf (internal) — the interpolation stage (reference §4, seed 000 §5): after an exact miss
- * or a PARTIAL answer, the module describes the target, the candidate index gives the buckets
- * of its regime, and the axis groups are tried in the fixed order (every 1-D group, then 2-D,
- * then 3-D) until one interpolates. */
+/* msperf (internal) — the groups of the interpolation stage (reference §4, seed 000 §5): over
+ * the buckets of a target's regime in a candidate index (core/interp), the axis groups are
+ * tried in the fixed order (every 1-D group, then 2-D, then 3-D) until one interpolates. The
+ * stage itself (the module's target, the index, extrapolation) is interpolation_stage.h. */
 #ifndef MSPERF_CORE_INTERPOLATE_H
 #define MSPERF_CORE_INTERPOLATE_H
 
@@ -24,23 +24,27 @@ gboolean msperf_interpolation_allows (msperf_engine *engine, const char *mode);
 const msperf_value *msperf_interpolation_option (msperf_engine *engine, const char *kernel,
                                                 const char *key);
 
-/* The stage for a mapped op whose exact answer r (a miss, or a PARTIAL hit) came from module
- * `mode` (NULL when the core answered: nothing to do). Returns TRUE when r now holds an
- * INTERPOLATED answer (details: method, interpolation_dim, axes, target, axis_boundary,
- * candidate_points, counts, fallback_from, fallback_reasons, base_reason, …). When the stage
- * ran and failed, a miss gets the wrapper's reason as miss_reason and the exact reason as
- * details.base_reason; a PARTIAL keeps its answer; both get details.fallback_reasons. When the
- * stage does not apply (disabled, mode not allowed, module without describe slots) r is
- * untouched. */
-gboolean msperf_interpolate_op (msperf_engine *engine, const msperf_op *op,
-                                const msperf_mapping_entry *entry, const char *mode,
-                                msperf_result *r);
+/* The kernel's interpolation policy (axes, exact fields, max dim, aggregation, transforms),
+ * read once per index and kept with it. The caller holds the shared lock. Transfer none. */
+typedef struct msperf_kernel_policy msperf_kernel_policy;
+const msperf_kernel_policy *msperf_interpolation_kernel_policy (msperf_engine *engine,
+                                                              msperf_index *index,
+                                                              const char *kernel);
 
-/* The same for one sub-query after its exact miss (a composite's part): MSPERF_HIT with r
- * INTERPOLATED, or MSPERF_MISS with r's exact miss kept (miss_reason unchanged) plus
- * details.fallback_reasons and details.interpolation_reason when the stage ran. */
-msperf_status msperf_interpolate_subquery (msperf_engine *engine, const msperf_op *parent,
-                                           const msperf_subquery *sq, msperf_result *r);
+/* Every group of every bucket (of an index built for kernel, in order) at target t, each
+ * bucket's groups in the fixed order (every 1-D group, then 2-D, up to the kernel's max
+ * dimension): TRUE at the first that interpolates, with r INTERPOLATED (details.fallback_from,
+ * base_reason as given); FALSE with one reason per failed group appended to reasons. */
+gboolean msperf_interpolate_buckets (msperf_engine *engine, const msperf_kernel_policy *kp,
+                                     const char *kernel, const msperf_query *q,
+                                     const GPtrArray *buckets, const msperf_point *t,
+                                     const char *base_reason, const char *fallback_from,
+                                     GPtrArray *reasons, msperf_result *r);
+
+/* details.fallback_reasons: reasons (char*) as a LIST value. Transfer full. */
+msperf_value *msperf_interpolation_reasons_value (const GPtrArray *reasons);
+/* TRUE when list is a LIST holding the string name. */
+gboolean msperf_interpolation_list_has (const msperf_value *list, const char *name);
 
 /* msperf holdout (leave one coordinate out): the phase-1 rules at t, a point of index (built
  * for kernel by module mode; t's regime, axes, fields and matchers as its rows were described),

@@ -6,7 +6,8 @@
 #include <config.h>
 #include <string.h>
 #include <msperf/error.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
+#include "engine/options.h"
 #include "engine/declarations.h"
 #include "io/yaml_doc.h"
 
@@ -78,7 +79,7 @@ option_id (const char *module, const char *key)
 /* The declared defaults of one module, parsed once (a bad default is the module's bug: the
  * module is named and the option left without default). */
 static void
-add_defaults (msperf_engine_model *m, const msperf_plugin *p)
+add_defaults (msperf_engine_shared *m, const msperf_plugin *p)
 {
   for (const msperf_option_spec *o = p->options; o != NULL && o->key != NULL; o++)
     {
@@ -98,7 +99,7 @@ add_defaults (msperf_engine_model *m, const msperf_plugin *p)
 /* The file a bad option came from, for the message: the --policy file when it sets that key
  * (the highest file layer), else the database. */
 static const char *
-option_file (msperf_engine_model *m, const msperf_value *policy_doc, const char *module, const char *key)
+option_file (msperf_engine_shared *m, const msperf_value *policy_doc, const char *module, const char *key)
 {
   const msperf_value *block = msperf_value_lookup (msperf_value_lookup (msperf_value_lookup (
                                 policy_doc, "modules"), module), key);
@@ -109,7 +110,7 @@ option_file (msperf_engine_model *m, const msperf_value *policy_doc, const char 
 }
 
 static gboolean
-check_block (msperf_engine_model *m, const msperf_value *policy_doc, const msperf_plugin *p,
+check_block (msperf_engine_shared *m, const msperf_value *policy_doc, const msperf_plugin *p,
              const msperf_value *block, GError **error)
 {
   for (guint k = 0; block->kind == MSPERF_VALUE_MAP && k < block->keys->len; k++)
@@ -145,7 +146,7 @@ check_block (msperf_engine_model *m, const msperf_value *policy_doc, const msper
 gboolean
 msperf_engine_check_module_options (msperf_engine *e, GError **error)
 {
-  msperf_engine_model *m = e->m;
+  msperf_engine_shared *m = e->shared;
   const msperf_value *modules = msperf_policy_get (m->policy, "modules");
   g_autoptr (msperf_value) policy_doc = NULL;
 
@@ -172,17 +173,17 @@ msperf_engine_module_option (msperf_engine *e, const char *module, const char *k
   const msperf_value *v;
   const msperf_plugin *p;
 
-  g_return_val_if_fail (e != NULL && e->m->started && module != NULL && key != NULL, NULL);
-  p = msperf_registry_lookup (e->m->registry, module, NULL);
+  g_return_val_if_fail (e != NULL && e->shared->started && module != NULL && key != NULL, NULL);
+  p = msperf_registry_lookup (e->shared->registry, module, NULL);
   if (p == NULL || find_spec (p, key) == NULL)
     return NULL;
-  v = msperf_value_lookup (msperf_value_lookup (msperf_policy_get (e->m->policy, "modules"),
+  v = msperf_value_lookup (msperf_value_lookup (msperf_policy_get (e->shared->policy, "modules"),
                                                 module), key);
   if (v != NULL)
     return v;
   /* Defaults are parsed once every module is loaded: an init that asks gets NULL. */
-  if (e->m->option_defaults == NULL)
+  if (e->shared->option_defaults == NULL)
     return NULL;
   id = option_id (module, key);
-  return g_hash_table_lookup (e->m->option_defaults, id);
+  return g_hash_table_lookup (e->shared->option_defaults, id);
 }

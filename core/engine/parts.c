@@ -4,8 +4,10 @@
 #include <config.h>
 #include <msperf/details.h>
 #include <string.h>
-#include "engine/engine_private.h"
-#include "engine/interpolate.h"
+#include "engine/shared.h"
+#include "engine/interpolation_stage.h"
+#include "engine/parts.h"
+#include "engine/query.h"
 
 msperf_status
 msperf_engine_lookup_as (msperf_engine *e, const char *mode, const msperf_op *op,
@@ -45,7 +47,7 @@ part_interpolated (msperf_engine *e, const msperf_op *parent, const msperf_subqu
           return TRUE;
       return FALSE;
     }
-  entry = e->m->db ? msperf_database_entry (e->m->db, parent->name) : NULL;
+  entry = e->shared->db ? msperf_database_entry (e->shared->db, parent->name) : NULL;
   return entry && entry->composite;
 }
 
@@ -58,7 +60,7 @@ msperf_engine_subquery (msperf_engine *e, const msperf_op *parent, const msperf_
   msperf_status status;
   msperf_query q;
 
-  g_return_val_if_fail (e != NULL && e->m->started && parent != NULL && sq != NULL && r != NULL,
+  g_return_val_if_fail (e != NULL && e->shared->started && parent != NULL && sq != NULL && r != NULL,
                         MSPERF_ERROR);
   plugin = msperf_engine_module_or_miss (e, sq->mode, &state, r);
   if (plugin == NULL)

@@ -3,7 +3,8 @@
  * parts, interpolation and holdout all go through here. */
 #include <config.h>
 #include <string.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
+#include "engine/query.h"
 
 static const char *const no_kernels[] = { NULL };
 
@@ -65,7 +66,7 @@ msperf_subquery_query (msperf_engine *e, const msperf_op *parent, const msperf_s
 static gboolean
 module_disabled (msperf_engine *e, const char *mode)
 {
-  const GPtrArray *infos = msperf_registry_infos (e->m->registry);
+  const GPtrArray *infos = msperf_registry_infos (e->shared->registry);
 
   for (guint k = 0; infos && k < infos->len; k++)
     {
@@ -88,7 +89,7 @@ msperf_engine_module_or_miss (msperf_engine *e, const char *mode, void **state,
       msperf_result_set_miss (r, "no_module_declared");
       return NULL;
     }
-  plugin = msperf_registry_lookup (e->m->registry, mode, state);
+  plugin = msperf_registry_lookup (e->shared->registry, mode, state);
   if (plugin == NULL)
     msperf_result_set_miss (r, "%s:%s", module_disabled (e, mode) ? "module_disabled"
                                                                  : "module_missing", mode);

@@ -3,6 +3,7 @@
 #ifndef MSPERF_CORE_REGISTRY_H
 #define MSPERF_CORE_REGISTRY_H
 
+#include <msperf/engine.h>
 #include <msperf/plugin.h>
 
 typedef struct msperf_registry msperf_registry;

@@ -204,7 +204,7 @@ bucket_order (gconstpointer a, gconstpointer b)
 }
 
 static msperf_index *
-index_build (msperf_engine *engine, const msperf_plugin *plugin, void *state, const msperf_table *table,
+index_build (msperf_index_row_func describe_row, gpointer user_data, const msperf_table *table,
              const char *mode, const char *policy_hash, int64_t tc_input_count)
 {
   msperf_index *idx = g_new0 (msperf_index, 1);
@@ -234,7 +234,7 @@ index_build (msperf_engine *engine, const msperf_plugin *plugin, void *state, co
       idx->n_rows++;
       msperf_point_init (&p);
       p.input_limit = tc_input_count;
-      if (!plugin->describe_row (engine, state, table, row, &p))
+      if (!describe_row (user_data, table, row, &p))
         {
           msperf_point_clear (&p);
           continue;
@@ -386,16 +386,15 @@ is_stale (gpointer key, gpointer value, gpointer data)
 }
 
 msperf_index *
-msperf_index_cache_get (msperf_index_cache *c, msperf_engine *engine, const msperf_plugin *plugin,
-                        void *state,
-                        const msperf_table *table, const char *mode, const char *policy_hash,
+msperf_index_cache_get (msperf_index_cache *c, msperf_index_row_func describe_row,
+                        gpointer user_data, const msperf_table *table, const char *mode, const char *policy_hash,
                         int64_t tc_input_count, gboolean *hit)
 {
   g_autofree char *key = NULL;
   msperf_index *idx;
   stale_match m;
 
-  g_return_val_if_fail (c != NULL && plugin != NULL && plugin->describe_row != NULL
+  g_return_val_if_fail (c != NULL && describe_row != NULL
                         && table != NULL && mode != NULL, NULL);
   /* The same key as the last request (the common case): no key string, no hashing. */
   idx = c->last;
@@ -426,7 +425,7 @@ msperf_index_cache_get (msperf_index_cache *c, msperf_engine *engine, const mspe
   m.tc = tc_input_count;
   c->last = NULL;   /* it may be one of the stale indexes removed here */
   g_hash_table_foreach_remove (c->indexes, is_stale, &m);
-  idx = index_build (engine, plugin, state, table, mode, policy_hash, tc_input_count);
+  idx = index_build (describe_row, user_data, table, mode, policy_hash, tc_input_count);
   c->stats.index_builds++;
   g_hash_table_insert (c->indexes, g_steal_pointer (&key), idx);
   c->last = idx;

@@ -1,5 +1,6 @@
 /* msperf (internal) — the candidate index of the interpolation stage (seed 000 §5.3, reference
- * §4.3): every valid row of one kernel table reduced by the module's describe_row to (regime,
+ * §4.3): every valid row of one kernel table reduced by a row-describing callback (the
+ * engine passes the module's describe_row) to (regime,
  * group, axes, exact fields, latency) and grouped into buckets; per bucket, the filtered and
  * aggregated point sets of each (axis group, filter) with their Delaunay triangulation. Built
  * lazily, cached in the engine (never globally) under (kernel_type, table content hash,
@@ -7,7 +8,8 @@
 #ifndef MSPERF_CORE_INDEX_H
 #define MSPERF_CORE_INDEX_H
 
-#include <msperf/plugin.h>
+#include <msperf/point.h>
+#include <msperf/table.h>
 #include "interp/interp.h"
 
 G_BEGIN_DECLS
@@ -100,12 +102,18 @@ void msperf_index_cache_stats (const msperf_index_cache *cache, msperf_index_sta
  * through from now on; NULL (the default) builds every one with Qhull. Copied. */
 void msperf_index_cache_set_tri_dir (msperf_index_cache *cache, const char *dir);
 
-/* The index of table for (mode, policy_hash, tc_input_count), built with plugin's describe_row
- * on first use; *hit (nullable) says whether it came from the cache. An index of the same
- * kernel, mode and tc_input_count built on other table content is dropped. Transfer none. */
-msperf_index *msperf_index_cache_get (msperf_index_cache *cache, msperf_engine *engine,
-                                      const msperf_plugin *plugin,
-                                      void *state, const msperf_table *table, const char *mode,
+/* Describes row of table as a point (regime, group, axes, exact fields, optional latency):
+ * FALSE when the row is not a point. point arrives initialised, with input_limit set. */
+typedef gboolean (*msperf_index_row_func) (gpointer user_data, const msperf_table *table,
+                                           size_t row, msperf_point *point);
+
+/* The index of table for (mode, policy_hash, tc_input_count), built on first use with
+ * describe_row (called with user_data for every valid row); *hit (nullable) says whether it
+ * came from the cache. An index of the same kernel, mode and tc_input_count built on other
+ * table content is dropped. Transfer none. */
+msperf_index *msperf_index_cache_get (msperf_index_cache *cache,
+                                      msperf_index_row_func describe_row, gpointer user_data,
+                                      const msperf_table *table, const char *mode,
                                       const char *policy_hash, int64_t tc_input_count,
                                       gboolean *hit);
 

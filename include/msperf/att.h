@@ -16,7 +16,6 @@
 #include <msperf/op.h>
 #include <msperf/expr.h>
 #include <msperf/result.h>
-#include <msperf/host.h>
 
 G_BEGIN_DECLS
 
@@ -146,11 +145,11 @@ MSPERF_API double msperf_att_result_begin (msperf_result *result, const char *ke
                                 double confidence, const msperf_expr *cost,
                                 const msperf_value *report);
 /* Second half: copies every key of report into the details (in report order), then sets the
- * latency cycles / (vector clock GHz) / 1e3 µs, or keeps the ANALYTIC answer without a
- * latency and the miss reason "symbolic_cost" (cycles NAN) or "no_vector_clock" (the device
- * profile gives no clock). */
-MSPERF_API void msperf_att_result_finish (msperf_result *result, msperf_engine *engine,
-                               const msperf_value *report, double cycles);
+ * latency cycles / clock_ghz / 1e3 µs, or keeps the ANALYTIC answer without a latency and the
+ * miss reason "symbolic_cost" (cycles NAN) or "no_vector_clock" (clock_ghz NAN or not > 0: a
+ * module passes msperf_engine_vector_clock_ghz, the device profile's vector clock). */
+MSPERF_API void msperf_att_result_finish (msperf_result *result, double clock_ghz,
+                                          const msperf_value *report, double cycles);
 
 G_END_DECLS
 

@@ -28,6 +28,7 @@ typedef enum {
   MSPERF_DTYPE_BOOL,
   MSPERF_DTYPE_FP8_E4M3,
   MSPERF_DTYPE_FP8_E5M2,
+  MSPERF_DTYPE_FLOAT4_E2M1, /* DT_FLOAT4_E2M1, torch float4_e2m1fn_x2 (MXFP4/NVFP4 weights) */
   MSPERF_DTYPE_N_TYPES
 } msperf_dtype;
 

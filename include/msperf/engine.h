@@ -1,5 +1,7 @@
-/* msperf — the engine: modules, policy, database, device profile and caches of one run.
- * Two engines in one process do not interfere; every cache lives here. */
+/* msperf — the engine's life cycle, for programs (not modules: include/msperf/plugin.h does
+ * not reach this header): new, configure, start, query, free. The engine holds the modules,
+ * policy, database, device profile and caches of one run; two engines in one process do not
+ * interfere; every cache lives here. */
 #ifndef MSPERF_ENGINE_H
 #define MSPERF_ENGINE_H
 
@@ -10,21 +12,10 @@
 #include <msperf/result.h>
 #include <msperf/table.h>
 #include <msperf/database.h>
+#include <msperf/handle.h>
 
 G_BEGIN_DECLS
 
-typedef struct msperf_engine msperf_engine;
-
-/* Parallel settings that reach the modes needing them (flags > --policy > database > built-in). */
-typedef struct msperf_parallel {
-  int64_t tp_size;
-  int64_t ep_size;        /* 0 = not configured */
-  int64_t dp_size;
-  int64_t world_size;
-  gboolean sequence_parallel;
-} msperf_parallel;
-
-/* A composite's part, produced by a decompose slot and answered through the same engine. */
 /* Status of one discovered module file, as `msperf plugins list` prints it. */
 typedef enum {
   MSPERF_PLUGIN_LOADED = 0,
@@ -45,18 +36,18 @@ typedef struct msperf_plugin_info {
 
 MSPERF_API const char *msperf_plugin_status_name (msperf_plugin_status status);
 
-/* Threads. An engine is a handle on a model: the configuration, database, policy, modules,
- * device profile, kernel tables and candidate indexes, built by msperf_engine_start and
- * shared, never copied. A handle also owns what a query changes without a lock (its answer
+/* Threads. An engine is a handle on a shared state: the configuration, database, policy,
+ * modules, device profile, kernel tables and candidate indexes, built by msperf_engine_start
+ * and shared, never copied. A handle also owns what a query changes without a lock (its answer
  * cache, scratch buffers, option memo), so ONE HANDLE SERVES ONE THREAD AT A TIME. For more
  * threads, give each its own handle from msperf_engine_new_session: queries on different
- * handles of one model may run concurrently and give the same answers as one handle (tables,
- * indexes and triangulations are built once, under the model's lock, on first use).
+ * handles of one shared state may run concurrently and give the same answers as one handle (tables,
+ * indexes and triangulations are built once, under the shared state's lock, on first use).
  * Configuration (before start), msperf_engine_drop_tables and freeing a handle that another
- * thread is using are not thread-safe. Handles may be freed in any order; the model goes with
- * the last one. Modules see the handle of the query's thread in every slot. */
+ * thread is using are not thread-safe. Handles may be freed in any order; the shared state goes
+ * with the last one. Modules see the handle of the query's thread in every slot. */
 MSPERF_API msperf_engine *msperf_engine_new (void);
-/* A further handle on the model of a started engine. Transfer full (msperf_engine_free). */
+/* A further handle on the shared state of a started engine. Transfer full (msperf_engine_free). */
 MSPERF_API msperf_engine *msperf_engine_new_session (msperf_engine *engine);
 MSPERF_API void msperf_engine_free (msperf_engine *engine);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_engine, msperf_engine_free)

@@ -1,6 +1,7 @@
 /* msperf — the services the engine offers a module (doc/plugin-guide.md § Services). Every
  * slot receives the engine handle of the query's thread (include/msperf/engine.h § Threads):
- * a module calls these with that handle, never with one kept from init. */
+ * a module calls these with that handle, never with one kept from init. The engine's life
+ * cycle (new, start, query, free) is not here: no slot may call it. */
 #ifndef MSPERF_HOST_H
 #define MSPERF_HOST_H
 
@@ -11,28 +12,10 @@
 #include <msperf/table.h>
 #include <msperf/result.h>
 #include <msperf/database.h>
-#include <msperf/engine.h>
+#include <msperf/handle.h>
+#include <msperf/subquery.h>
 
 G_BEGIN_DECLS
-
-/* A part of a composite op, or an embedded term of a module's answer, to be answered by the
- * module of `mode` (msperf_engine_subquery), or by the engine as one part of a plan. */
-typedef struct msperf_subquery {
-  char *mode;              /* "compute", "attention_special", ... */
-  char **kernel_types;     /* NULL-terminated, owned */
-  GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
-  msperf_value *params;    /* MAP or NULL, owned */
-  int64_t tc_input_count;  /* -1 = none */
-  /* Zero, ignored: how a part is matched is declared by the module answering it
-   * (msperf_plugin.semantic_key_rule). Kept so the layout of 2.0 and 2.1 holds. */
-  uint32_t reserved_flags;
-  gpointer reserved[4];    /* zero (msperf_subquery_new); room for minor versions */
-} msperf_subquery;
-
-MSPERF_API msperf_subquery *msperf_subquery_new (const char *mode, const char *kernel_type);
-MSPERF_API void msperf_subquery_free (msperf_subquery *sq);
-MSPERF_API void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
-MSPERF_API void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
 
 /* Answers one sub-query (a composite's part, a moe_fused embedded term) through the module
  * of sq->mode, as the engine answers ops: the module's exact lookup (and, once interpolation

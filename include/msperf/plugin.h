@@ -14,7 +14,12 @@
  * reads or fills (msperf_plugin and msperf_query, which carry reserved space; msperf_subquery
  * through its constructor) or adds functions. msperf_option_spec is an array element whose
  * size the core must know, so it is never extended within a major. Anything else — a slot
- * signature, a field moved or retyped, a changed meaning — bumps the major. */
+ * signature, a field moved or retyped, a changed meaning — bumps the major.
+ *
+ * This header is everything a module may use: the descriptor, the headers of the values it
+ * reads and fills, and the engine's services (include/msperf/host.h). The engine's life cycle
+ * (include/msperf/engine.h: msperf_engine_new, _start, _query, _free) is not reachable from
+ * here, since no slot may start, query or free an engine. */
 #ifndef MSPERF_PLUGIN_H
 #define MSPERF_PLUGIN_H
 
@@ -32,7 +37,8 @@
 #include <msperf/details.h>
 #include <msperf/point.h>
 #include <msperf/database.h>
-#include <msperf/engine.h>
+#include <msperf/handle.h>
+#include <msperf/subquery.h>
 #include <msperf/host.h>
 #include <msperf/latency.h>
 #include <msperf/expr.h>
@@ -93,6 +99,17 @@ typedef enum {
   MSPERF_PLUGIN_STATIC_COMPOSITE = 1u << 3
 } msperf_plugin_flags;
 
+/* The confidences of composite answers (reference §2.12), one definition for the engine's
+ * decomposer aggregation and the static sub_kernels module: every part measured (decomposed),
+ * some parts interpolated, a part answered by the interpolation wrapper (a sub-kernel that
+ * missed exactly: the upstream wrapper's composite confidence), and the static sub_kernels
+ * sums with and without a communication part. */
+#define MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED 0.8
+#define MSPERF_COMPOSITE_CONFIDENCE_DECOMPOSED_INTERPOLATED 0.75
+#define MSPERF_COMPOSITE_CONFIDENCE_WRAPPER 0.5
+#define MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMM 0.9
+#define MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMPUTE 0.8
+
 /* What a decompose slot returns: the parts the engine answers and aggregates. */
 typedef struct msperf_plan msperf_plan;
 /* Appends a part (ownership passes to the plan). */
@@ -119,7 +136,7 @@ typedef struct msperf_plugin {
   const char *no_target_reason;        /* interpolation: describe_target refused (same default) */
   const msperf_option_spec *options;   /* modules.<name>.<key>, { NULL }-terminated, or NULL */
 
-  /* Once per model (the root handle); *state is passed back to every other slot and is
+  /* Once per shared state (the root handle); *state is passed back to every other slot and is
    * shared by every thread: read-only after init, or guarded by the module. */
   gboolean (*init) (msperf_engine *engine, void **state, GError **error);
   void (*fini) (void *state);

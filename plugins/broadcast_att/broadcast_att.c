@@ -59,7 +59,7 @@ broadcast_model (msperf_engine *engine, void *state, const msperf_query *query, 
   msperf_result_detail_string (result, "att_branch", m.branches->len == 1
                                ? ((brc_branch *) g_ptr_array_index (m.branches, 0))->name
                                : "symbolic");
-  msperf_att_result_finish (result, engine, report, cyc);
+  msperf_att_result_finish (result, msperf_engine_vector_clock_ghz (engine), report, cyc);
   status = MSPERF_HIT;
 out:
   brc_model_clear (&m);

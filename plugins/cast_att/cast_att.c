@@ -93,7 +93,7 @@ cast_model (msperf_engine *engine, void *state, const msperf_query *query, msper
   msperf_result_detail_string (result, "call_count", msperf_expr_str (m.call_count));
   if (m.warning != NULL)
     msperf_result_detail_string (result, "warning", m.warning);
-  msperf_att_result_finish (result, engine, report, cyc);
+  msperf_att_result_finish (result, msperf_engine_vector_clock_ghz (engine), report, cyc);
   status = MSPERF_HIT;
 out:
   cast_att_model_clear (&m);

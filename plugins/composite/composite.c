@@ -9,12 +9,6 @@
 #include <msperf/plugin.h>
 #include <msperf/details.h>
 
-/* Confidences of reference §2.12. */
-#define STATIC_COMM_CONFIDENCE 0.9
-#define STATIC_COMPUTE_CONFIDENCE 0.8
-/* A part answered by the interpolation wrapper: the upstream wrapper's composite confidence. */
-#define WRAPPER_COMPOSITE_CONFIDENCE 0.5
-
 static const msperf_value *
 entry_field (const msperf_mapping_entry *entry, const char *key)
 {
@@ -351,9 +345,9 @@ static_composite (msperf_engine *e, const msperf_op *op, const msperf_mapping_en
   msperf_result_set_method (r, "composite");
   msperf_result_set_hit (r, interpolated ? MSPERF_SOURCE_INTERPOLATED : MSPERF_SOURCE_MEASURED,
                          csub->latency_us + comm_us,
-                         csub->interpolation_dim > 0 ? WRAPPER_COMPOSITE_CONFIDENCE
-                         : comm->len > 0             ? STATIC_COMM_CONFIDENCE
-                                                     : STATIC_COMPUTE_CONFIDENCE,
+                         csub->interpolation_dim > 0 ? MSPERF_COMPOSITE_CONFIDENCE_WRAPPER
+                         : comm->len > 0 ? MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMM
+                                         : MSPERF_COMPOSITE_CONFIDENCE_STATIC_COMPUTE,
                          csub->kernel_type, csub->shape_match_rule);
   for (guint k = 0; k < csub->kernel_shapes->len; k++)
     msperf_result_add_kernel_shape (r, g_ptr_array_index (csub->kernel_shapes, k));

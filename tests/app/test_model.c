@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 #include "app/model/model.h"
 #include "app/model/model_expr.h"
+#include "app/model/model_memory.h"
 
 #define DATA MSPERF_SRCDIR "/tests/data/models/"
 #define TEMPLATES MSPERF_SRCDIR "/policies/models"
@@ -157,7 +158,7 @@ static GHashTable *
 generate (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
           const char *quant)
 {
-  msperf_model_options opts = { "float16", quant };
+  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_strconcat (DATA "configs/", config, NULL);
   g_autoptr (msperf_model) m = msperf_model_load (path, NULL, TEMPLATES, &opts, &error);
@@ -505,6 +506,108 @@ test_memory_llama (void **state)
   assert_true (kv == 131072);
 }
 
+/* KV capacity of Llama-3.1-8B bf16 on one 141 GiB device at 0.9: the closed form of
+ * model_memory.h — weights 8.03e9 × 2 bytes, activations 8192 tokens × 131072 bytes (1 GiB),
+ * 3.5 GiB reserves (no NCCL on one device), 128 KiB of KV per token. */
+static void
+test_kv_capacity_llama (void **state)
+{
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  msperf_model_layout one = { 1, 1, 1, 1, FALSE }, two = { 2, 1, 1, 1, FALSE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = msperf_model_load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json",
+                                                  NULL, TEMPLATES, NULL, &error);
+  g_autoptr (msperf_model) big = msperf_model_load (DATA "configs/meta-llama--Meta-Llama-3.1-70B.json",
+                                                    NULL, TEMPLATES, NULL, &error);
+  msperf_model_runtime rt;
+  msperf_model_kv_capacity cap, cap2;
+  double w, kv, budget;
+
+  (void) state;
+  assert_non_null (m);
+  assert_non_null (big);
+  msperf_model_runtime_init (&rt, 141 * gib);
+  assert_true (msperf_model_memory (m, &one, &w, &kv, &error));
+  assert_true (msperf_model_kv_capacity_tokens (m, &one, &rt, &cap, &error));
+  assert_true (cap.activation_bytes == gib);
+  assert_true (cap.reserve_bytes == 3.5 * gib);
+  assert_true (cap.terms.weight_bytes == w && cap.terms.kv_bytes_per_token == 131072);
+  budget = 141 * gib * 0.9 - w - gib - 3.5 * gib;
+  assert_true (cap.fits);
+  assert_true (cap.tokens == (int64_t) floor (budget / 131072));
+  /* two devices: half the weights and KV per token each, and the NCCL buffers (342 MiB) */
+  assert_true (msperf_model_kv_capacity_tokens (m, &two, &rt, &cap2, &error));
+  assert_true (cap2.reserve_bytes == 3.5 * gib + 358612992.0);
+  assert_true (cap2.tokens > 2 * cap.tokens);
+  /* Llama-3.1-70B bf16 (141 GB of weights) does not fit one H200 */
+  assert_true (msperf_model_kv_capacity_tokens (big, &one, &rt, &cap, &error));
+  assert_false (cap.fits);
+  assert_true (cap.tokens == 0);
+  /* a runtime without a device is refused */
+  msperf_model_runtime_init (&rt, 0);
+  assert_false (msperf_model_kv_capacity_tokens (m, &one, &rt, &cap, &error));
+  assert_non_null (strstr (error->message, "device memory"));
+}
+
+/* quantization_config selects the modes; options override them per part; weights follow. */
+static void
+test_quant_modes (void **state)
+{
+  msperf_model_layout l = { 8, 1, 1, 1, FALSE };
+  msperf_model_options bf16 = { NULL, "bf16", NULL, NULL, NULL };
+  msperf_model_options moe_only = { NULL, NULL, "bf16", "int4_wo", "fp8" };
+  msperf_model_options bad = { NULL, NULL, "w4a16_mxfp4", NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) fp8 = msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json",
+                                                    NULL, TEMPLATES, NULL, &error);
+  g_autoptr (msperf_model) plain = msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json",
+                                                      NULL, TEMPLATES, &bf16, &error);
+  g_autoptr (msperf_model) mixed = msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json",
+                                                      NULL, TEMPLATES, &moe_only, &error);
+  double w8, w16, wm, kv16, kvm, total, active, mtp, emb;
+
+  (void) state;
+  assert_non_null (fp8);
+  assert_non_null (plain);
+  assert_non_null (mixed);
+  assert_string_equal (msperf_model_quant_name (fp8, FALSE), "fp8_block");
+  assert_string_equal (msperf_model_quant_name (fp8, TRUE), "fp8_block");
+  assert_string_equal (msperf_model_quant_name (plain, TRUE), "bf16");
+  assert_string_equal (msperf_model_quant_name (mixed, FALSE), "bf16");
+  assert_string_equal (msperf_model_quant_name (mixed, TRUE), "int4_wo");
+  assert_true (msperf_model_kv_fp8 (mixed));
+  assert_true (msperf_model_memory (fp8, &l, &w8, &kv16, &error));
+  assert_true (msperf_model_memory (plain, &l, &w16, &kv16, &error));
+  assert_true (msperf_model_memory (mixed, &l, &wm, &kvm, &error));
+  /* fp8_block: a byte per weight plus a float32 per 128×128 block; bf16 embeddings stay */
+  assert_true (w8 < 0.53 * w16 && w8 > 0.5 * w16);
+  assert_true (wm < w16 && wm > w8 * 0.4);
+  assert_true (kvm == kv16 / 2);
+  /* DeepSeek-V3: 671 B parameters, 37 B active */
+  assert_true (msperf_model_params (plain, &total, &active, &mtp, &emb, &error));
+  assert_true (fabs (total / 671e9 - 1) < 0.02 && fabs (active / 37e9 - 1) < 0.02);
+  assert_true (mtp > 10e9 && emb == 129280.0 * 7168);
+  /* MXFP4 is for experts only */
+  assert_null (msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json", NULL, TEMPLATES,
+                                  &bad, &error));
+  assert_non_null (strstr (error->message, "routed experts"));
+}
+
+/* A template without parameter counts: params is refused with the reason. */
+static void
+test_params_absent (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = msperf_model_load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json",
+                                                  DATA "templates/toy_mlp.yaml", NULL, NULL, &error);
+  double t, a, mtp, e;
+
+  (void) state;
+  assert_non_null (m);
+  assert_false (msperf_model_params (m, &t, &a, &mtp, &e, &error));
+  assert_non_null (strstr (error->message, "no parameter counts"));
+}
+
 int
 main (void)
 {
@@ -520,6 +623,9 @@ main (void)
     cmocka_unit_test (test_bad_inputs),
     cmocka_unit_test (test_new_family_template),
     cmocka_unit_test (test_memory_llama),
+    cmocka_unit_test (test_kv_capacity_llama),
+    cmocka_unit_test (test_quant_modes),
+    cmocka_unit_test (test_params_absent),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -329,6 +329,13 @@ test_dtype_sizes_and_upstream_map (void **state)
   assert_int_equal (msperf_dtype_size (MSPERF_DTYPE_UINT64), 8);
   assert_int_equal (msperf_dtype_size (MSPERF_DTYPE_INT4), 1);
   assert_int_equal (msperf_dtype_size (MSPERF_DTYPE_UNDEFINED), 0);
+  /* FP4 (MXFP4 expert weights): both spellings, packed like int4 */
+  assert_int_equal (msperf_dtype_from_string ("float4_e2m1fn_x2"), MSPERF_DTYPE_FLOAT4_E2M1);
+  assert_int_equal (msperf_dtype_from_string ("torch.float4_e2m1fn_x2"), MSPERF_DTYPE_FLOAT4_E2M1);
+  assert_int_equal (msperf_dtype_from_string ("DT_FLOAT4_E2M1"), MSPERF_DTYPE_FLOAT4_E2M1);
+  assert_string_equal (msperf_dtype_profiling_name (MSPERF_DTYPE_FLOAT4_E2M1), "DT_FLOAT4_E2M1");
+  assert_string_equal (msperf_dtype_torch_name (MSPERF_DTYPE_FLOAT4_E2M1), "float4_e2m1fn_x2");
+  assert_int_equal (msperf_dtype_size (MSPERF_DTYPE_FLOAT4_E2M1), 1);
 
   /* reference §1.3 DTYPE_MAP: bf16, fp16, int8, int32, int64, float32, bool */
   for (int d = 0; d < MSPERF_DTYPE_N_TYPES; d++)

@@ -91,10 +91,12 @@ t_e2e() {
 ok "e2e: Llama-3.1-8B isl 1024 osl 128 batch 8 prints TTFT, TPOT and the data share" t_e2e
 
 t_e2e_nofit() {
-  status_is 1 $bin e2e --model "$dsv3" --tp 8 --isl 1024 --osl 128 --batch 8 &&
-  contains "$tmp/cmd.out" "DOES NOT FIT"
+  status_is 1 $bin e2e --model "$dsv3" --tp 8 --isl 1024 --osl 128 --batch 8 --quant bf16 &&
+  contains "$tmp/cmd.out" "DOES NOT FIT" &&
+  status_is 0 $bin e2e --model "$dsv3" --tp 8 --isl 1024 --osl 128 --batch 8 &&
+  contains "$tmp/cmd.out" ": fits"
 }
-ok "e2e: DeepSeek-V3 on 8 H200 does not fit and is not estimated (exit 1)" t_e2e_nofit
+ok "e2e: DeepSeek-V3 bf16 on 8 H200 does not fit (exit 1); in its FP8 it does" t_e2e_nofit
 
 t_sweep() {
   status_is 0 $bin sweep --model "$qwen" --devices 8 --isl 1024 --osl 128 --report "$tmp/rep" ||

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <json-glib/json-glib.h>
+#include <msperf/engine.h>
 #include "common/host_mock.h"
 
 struct msperf_engine {

@@ -12,7 +12,8 @@
 #include <msperf/msperf.h>
 #include <msperf/format.h>
 #include "common/test_util.h"
-#include "engine/engine_private.h"
+#include "engine/shared.h"
+#include "engine/answers.h"
 
 /* An mm strictly inside the sample MatMulV2 grid (3-D interpolation) when i > 0. */
 static msperf_op *
@@ -70,17 +71,17 @@ test_cache_size_from_policy (void **state)
   g_autofree char *policy = g_strdup (msperf_engine_policy_hash (dflt));
 
   (void) state;
-  assert_int_equal (msperf_dispatch_answers_capacity (dflt), 4096);
-  assert_int_equal (msperf_dispatch_answers_capacity (three), 3);
-  assert_int_equal (msperf_dispatch_answers_capacity (big), 100000);
+  assert_int_equal (msperf_answers_capacity (dflt), 4096);
+  assert_int_equal (msperf_answers_capacity (three), 3);
+  assert_int_equal (msperf_answers_capacity (big), 100000);
   /* A cache size changes no answer, so not the hash answers carry either. */
   assert_string_equal (msperf_engine_policy_hash (three), policy);
   assert_string_equal (msperf_engine_policy_hash (big), policy);
-  /* A session has its own cache of the model's size. */
+  /* A session has its own cache of the shared policy's size. */
   {
     msperf_engine *s = msperf_engine_new_session (three);
 
-    assert_int_equal (msperf_dispatch_answers_capacity (s), 3);
+    assert_int_equal (msperf_answers_capacity (s), 3);
     msperf_engine_free (s);
   }
   msperf_engine_free (dflt);
@@ -117,25 +118,25 @@ test_cache_evicts_least_recently_used (void **state)
   query_drop (e, ops[0]);
   query_drop (e, ops[1]);
   query_drop (e, ops[2]);
-  assert_int_equal (msperf_dispatch_answers_size (e->answers), 3);
+  assert_int_equal (msperf_answers_size (e->answers), 3);
   /* ops[0] used again: ops[1] is now the least recently used. */
   query_drop (e, ops[0]);
   query_drop (e, ops[3]);
-  assert_int_equal (msperf_dispatch_answers_size (e->answers), 3);
-  assert_true (msperf_dispatch_answers_has (e, ops[0]));
-  assert_false (msperf_dispatch_answers_has (e, ops[1]));
-  assert_true (msperf_dispatch_answers_has (e, ops[2]));
-  assert_true (msperf_dispatch_answers_has (e, ops[3]));
+  assert_int_equal (msperf_answers_size (e->answers), 3);
+  assert_true (msperf_answers_has (e, ops[0]));
+  assert_false (msperf_answers_has (e, ops[1]));
+  assert_true (msperf_answers_has (e, ops[2]));
+  assert_true (msperf_answers_has (e, ops[3]));
   /* then ops[2], the oldest of the three */
   query_drop (e, ops[4]);
-  assert_false (msperf_dispatch_answers_has (e, ops[2]));
-  assert_true (msperf_dispatch_answers_has (e, ops[0]));
-  assert_true (msperf_dispatch_answers_has (e, ops[3]));
-  assert_true (msperf_dispatch_answers_has (e, ops[4]));
-  msperf_dispatch_answers_clear (e->answers);
-  assert_int_equal (msperf_dispatch_answers_size (e->answers), 0);
+  assert_false (msperf_answers_has (e, ops[2]));
+  assert_true (msperf_answers_has (e, ops[0]));
+  assert_true (msperf_answers_has (e, ops[3]));
+  assert_true (msperf_answers_has (e, ops[4]));
+  msperf_answers_clear (e->answers);
+  assert_int_equal (msperf_answers_size (e->answers), 0);
   query_drop (e, ops[1]);
-  assert_true (msperf_dispatch_answers_has (e, ops[1]));
+  assert_true (msperf_answers_has (e, ops[1]));
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     msperf_op_free (ops[i]);
   msperf_engine_free (e);
@@ -162,7 +163,7 @@ test_cache_evicted_answer_recomputed_identically (void **state)
       query_drop (e, other);
       msperf_op_free (other);
     }
-  assert_false (msperf_dispatch_answers_has (e, x));
+  assert_false (msperf_answers_has (e, x));
   again = msperf_engine_query (e, x);
   assert_ptr_not_equal (again, first);
   got = answer_text (again);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <msperf/details.h>
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "engine/extrapolate.h"
 #include "engine/work_model.h"
 #include <msperf/holdout.h>

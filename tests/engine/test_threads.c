@@ -17,7 +17,7 @@
 #include <msperf/format.h>
 #include "common/test_util.h"
 #include "app/trace/trace.h"
-#include "engine/engine_private.h"
+#include "engine/engine.h"
 
 #define N_THREADS 4
 #define QUERIES_PER_THREAD 10000
@@ -154,7 +154,7 @@ test_threads_sessions_answer_as_one_handle (void **state)
       add_trace (ops, path);
     }
   add_interpolated_mm (ops, 300);
-  /* The reference: a separate handle on the same model, alone, before any thread runs. */
+  /* The reference: a separate handle on the same shared state, alone, before any thread runs. */
   alone = msperf_engine_new_session (root);
   for (guint i = 0; i < ops->len; i++)
     {
@@ -167,7 +167,7 @@ test_threads_sessions_answer_as_one_handle (void **state)
   msperf_engine_free (alone);
   /* The mix must exercise the shared indexes, or the test proves little. */
   assert_true (interpolated >= 100);
-  /* Start the threads on a model whose lazy state is cold again. */
+  /* Start the threads on a shared state whose lazy state is cold again. */
   msperf_engine_drop_tables (root);
   for (guint t = 0; t < N_THREADS; t++)
     {

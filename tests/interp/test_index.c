@@ -13,8 +13,9 @@
 #include <msperf/details.h>
 #include <glib/gstdio.h>
 #include "common/test_util.h"
-#include "engine/engine_private.h"
+#include "engine/engine.h"
 #include "engine/interpolate.h"
+#include "engine/interpolation_stage.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define FP32 MSPERF_DTYPE_FLOAT32
@@ -602,25 +603,14 @@ test_composite_part_interpolated (void **state)
 
 /* A module stub: one axis "seq" from the Seq column, regime "|stub". */
 static gboolean
-stub_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
+stub_row (gpointer state, const msperf_table *t, size_t row, msperf_point *p)
 {
-  (void) engine;
   const char *cell = msperf_table_cell_by_name (t, row, "Seq");
 
   (void) state;
   msperf_point_regime_add (p, "stub");
   msperf_point_add_axis (p, "seq", g_ascii_strtod (cell, NULL), TRUE);
   return TRUE;
-}
-
-static gboolean
-stub_target (msperf_engine *engine, void *state, const msperf_query *q, msperf_point *p)
-{
-  (void) engine;
-  (void) state;
-  (void) q;
-  (void) p;
-  return FALSE;
 }
 
 /* sqrt_seq transforms the candidates' seq (the target's is transformed by the stage); the raw
@@ -632,9 +622,6 @@ test_sqrt_seq_transform_in_the_index (void **state)
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_table) t = msperf_table_load_data (data, sizeof data - 1, "stub.csv", "Stub",
                                                        &error);
-  msperf_plugin plugin = { .abi = MSPERF_PLUGIN_ABI, .size = sizeof (msperf_plugin),
-                           .name = "stub", .describe_target = stub_target,
-                           .describe_row = stub_row };
   msperf_index_cache *c = msperf_index_cache_new ();
   msperf_index *idx;
   const GPtrArray *buckets;
@@ -645,7 +632,7 @@ test_sqrt_seq_transform_in_the_index (void **state)
 
   (void) state;
   assert_non_null (t);
-  idx = msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit);
+  idx = msperf_index_cache_get (c, stub_row, NULL, t, "stub", "h", -1, &hit);
   assert_false (hit);
   assert_int_equal (msperf_index_n_points (idx), 3);
   buckets = msperf_index_buckets (idx, "|stub");
@@ -665,10 +652,10 @@ test_sqrt_seq_transform_in_the_index (void **state)
   assert_ptr_equal (msperf_index_bucket_set (c, g_ptr_array_index (buckets, 0), &axis, 1,
                                              &target, MSPERF_INTERP_AGGREGATE_MEDIAN,
                                              MSPERF_INDEX_SQRT_SEQ), s);
-  assert_non_null (msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "h", -1, &hit));
+  assert_non_null (msperf_index_cache_get (c, stub_row, NULL, t, "stub", "h", -1, &hit));
   assert_true (hit);
   /* another policy hash is another index */
-  msperf_index_cache_get (c, NULL, &plugin, NULL, t, "stub", "other", -1, &hit);
+  msperf_index_cache_get (c, stub_row, NULL, t, "stub", "other", -1, &hit);
   assert_false (hit);
   msperf_point_clear (&target);
   msperf_index_cache_free (c);
@@ -676,9 +663,8 @@ test_sqrt_seq_transform_in_the_index (void **state)
 
 /* A module stub with three axes A, B, C (a "-" cell is unknown) and one exact field F. */
 static gboolean
-abc_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
+abc_row (gpointer state, const msperf_table *t, size_t row, msperf_point *p)
 {
-  (void) engine;
   static const char *const names[] = { "A", "B", "C" };
 
   (void) state;
@@ -768,9 +754,6 @@ test_grouped_sets_equal_reference_filter (void **state)
   static const double tvals[] = { 1, 2, 3, 10, 20, 0, 5, 7, 4, NAN };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_table) t = NULL;
-  msperf_plugin plugin = { .abi = MSPERF_PLUGIN_ABI, .size = sizeof (msperf_plugin),
-                           .name = "abc", .describe_target = stub_target,
-                           .describe_row = abc_row };
   msperf_index_cache *c = msperf_index_cache_new ();
   msperf_index_bucket *b;
   const GPtrArray *buckets;
@@ -790,7 +773,7 @@ test_grouped_sets_equal_reference_filter (void **state)
                                   row % 2, row + 1), row++;
   t = msperf_table_load_data (csv->str, csv->len, "abc.csv", "Abc", &error);
   assert_non_null (t);
-  idx = msperf_index_cache_get (c, NULL, &plugin, NULL, t, "abc", "h", -1, NULL);
+  idx = msperf_index_cache_get (c, abc_row, NULL, t, "abc", "h", -1, NULL);
   buckets = msperf_index_buckets (idx, "|abc");
   assert_non_null (buckets);
   b = g_ptr_array_index (buckets, 0);

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <msperf/details.h>
 #include "common/test_util.h"
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 #include "interp/interp.h"
 
 #define BF16 MSPERF_DTYPE_BF16

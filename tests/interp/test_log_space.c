@@ -120,27 +120,16 @@ static const char *const column_names[] = { "X0", "X1", "X2", "X3" };
 
 /* Axes x0 .. x{dim-1} from columns X0 .., regime "|log"; state points to the dim. */
 static gboolean
-log_row (msperf_engine *engine, void *state, const msperf_table *t, size_t row, msperf_point *p)
+log_row (gpointer state, const msperf_table *t, size_t row, msperf_point *p)
 {
   int dim = *(const int *) state;
 
-  (void) engine;
   msperf_point_regime_add (p, "log");
   for (int k = 0; k < dim; k++)
     msperf_point_add_axis (p, axis_names[k],
                            g_ascii_strtod (msperf_table_cell_by_name (t, row, column_names[k]),
                                            NULL), TRUE);
   return TRUE;
-}
-
-static gboolean
-no_target (msperf_engine *engine, void *state, const msperf_query *q, msperf_point *p)
-{
-  (void) engine;
-  (void) state;
-  (void) q;
-  (void) p;
-  return FALSE;
 }
 
 static msperf_table *
@@ -240,9 +229,6 @@ check_case (const log_case *c)
 {
   static const size_t axes[] = { 0, 1, 2, 3 };
   g_autoptr (msperf_table) t = case_table (c);
-  msperf_plugin plugin = { .abi = MSPERF_PLUGIN_ABI, .size = sizeof (msperf_plugin),
-                           .name = "log", .describe_target = no_target,
-                           .describe_row = log_row };
   msperf_index_cache *cache = msperf_index_cache_new ();
   const msperf_delaunay *tri = NULL;
   const GPtrArray *buckets;
@@ -253,7 +239,7 @@ check_case (const log_case *c)
   int dim = c->dim;
   size_t mismatches = 0;
 
-  idx = msperf_index_cache_get (cache, NULL, &plugin, &dim, t, "log", "h", -1, NULL);
+  idx = msperf_index_cache_get (cache, log_row, &dim, t, "log", "h", -1, NULL);
   buckets = msperf_index_buckets (idx, "|log");
   assert_non_null (buckets);
   msperf_point_init (&target);
@@ -344,9 +330,6 @@ test_log_space_non_positive (void **state)
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_table) t = msperf_table_load_data (data, sizeof data - 1, "log.csv", "Log",
                                                        &error);
-  msperf_plugin plugin = { .abi = MSPERF_PLUGIN_ABI, .size = sizeof (msperf_plugin),
-                           .name = "log", .describe_target = no_target,
-                           .describe_row = log_row };
   msperf_index_cache *cache = msperf_index_cache_new ();
   msperf_index *idx;
   msperf_index_set *s;
@@ -355,7 +338,7 @@ test_log_space_non_positive (void **state)
 
   (void) state;
   assert_non_null (t);
-  idx = msperf_index_cache_get (cache, NULL, &plugin, &dim, t, "log", "h", -1, NULL);
+  idx = msperf_index_cache_get (cache, log_row, &dim, t, "log", "h", -1, NULL);
   msperf_point_init (&target);
   msperf_point_add_axis (&target, "x0", 8.0, TRUE);
   s = msperf_index_bucket_set (cache, g_ptr_array_index (msperf_index_buckets (idx, "|log"), 0),

@@ -788,6 +788,7 @@ test_h200_llama3_prefill_tnd_exact (void **state)
 
 #include "app/report/holdout_report.h"
 #include "engine/interpolate.h"
+#include "engine/interpolation_stage.h"
 
 static int
 setup_axes (void **state)

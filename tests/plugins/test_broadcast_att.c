@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <msperf/details.h>
+#include <msperf/engine.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
 #include "app/trace/trace.h"

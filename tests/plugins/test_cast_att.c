@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <msperf/details.h>
+#include <msperf/engine.h>
 #include <msperf/plugin.h>
 #include <msperf/att.h>
 #include "../../plugins/cast_att/cast_model.h"

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "common/test_util.h"
 #include "engine/composite.h"
-#include "engine/engine_private.h"
+#include "engine/shared.h"
 
 #define BF16 MSPERF_DTYPE_BF16
 #define I32 MSPERF_DTYPE_INT32
@@ -76,7 +76,7 @@ static msperf_status
 decompose (msperf_engine *e, const msperf_op *op, GPtrArray *specs)
 {
   void *state = NULL;
-  const msperf_plugin *p = msperf_registry_decomposer (e->m->registry, op->name, &state);
+  const msperf_plugin *p = msperf_registry_decomposer (e->shared->registry, op->name, &state);
   g_autoptr (GPtrArray) in = msperf_op_tensor_inputs (op);
   g_autoptr (GArray) inputs = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
   static const char *const none[] = { NULL };
@@ -170,7 +170,7 @@ test_mla_lists_the_seven_registry_ops (void **state)
   void *st = NULL;
   msperf_engine *e = *state;
   const msperf_plugin *p
-    = msperf_registry_decomposer (e->m->registry, "tensor_cast.dsa_indexer.default", &st);
+    = msperf_registry_decomposer (e->shared->registry, "tensor_cast.dsa_indexer.default", &st);
   /* reference §2.8 registry table */
   static const char *const want[] = {
     MLA, MLA_QUANT, MLA_SPARSE, "tensor_cast.mla_sparse_attention_quant.default",

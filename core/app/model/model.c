@@ -10,10 +10,15 @@
 /* Variables every template sees besides the config's fields. */
 static const char *const builtin_names[] = {
   "tp", "ep", "dp", "pp", "sp", "moe_tp", "world", "batch", "seq", "context", "nextn", "q_len",
-  "kv_len", "tokens", "prefill", "decode", "quant", "dtype_bytes", NULL
+  "kv_len", "tokens", "prefill", "decode", "quant", "dtype_bytes", "gemm_quant", "moe_quant",
+  "fused_moe", "kv_bytes", NULL
 };
 enum { V_TP, V_EP, V_DP, V_PP, V_SP, V_MOE_TP, V_WORLD, V_BATCH, V_SEQ, V_CONTEXT, V_NEXTN,
-       V_QLEN, V_KVLEN, V_TOKENS, V_PREFILL, V_DECODE, V_QUANT, V_DTYPE_BYTES };
+       V_QLEN, V_KVLEN, V_TOKENS, V_PREFILL, V_DECODE, V_QUANT, V_DTYPE_BYTES, V_GEMM_QUANT,
+       V_MOE_QUANT, V_FUSED_MOE, V_KV_BYTES };
+
+/* Index of float8_e4m3fn and the 4-bit types in msperf_model_dtype_names. */
+enum { DTI_FP8 = 7, DTI_FP4 = 8, DTI_INT4 = 9, DTI_UINT8 = 10 };
 
 static void
 let_clear (let_spec *l)
@@ -53,6 +58,16 @@ msperf_model_free (msperf_model *m)
     g_hash_table_destroy (m->config);
   msperf_mexpr_free (m->weights);
   msperf_mexpr_free (m->kv_per_token);
+  msperf_mexpr_free (m->params_dense);
+  msperf_mexpr_free (m->params_expert);
+  msperf_mexpr_free (m->params_other);
+  msperf_mexpr_free (m->params_mtp);
+  msperf_mexpr_free (m->expert_share);
+  msperf_mexpr_free (m->kv_window_per_token);
+  msperf_mexpr_free (m->kv_window);
+  msperf_mexpr_free (m->state_per_seq);
+  msperf_mexpr_free (m->act_per_token);
+  msperf_mexpr_free (m->params_embedding);
   msperf_msyms_free (m->syms);
   g_free (m);
 }
@@ -80,23 +95,68 @@ model_new (const char *config_path, const msperf_model_options *opts)
   g_array_set_clear_func (m->defaults, (GDestroyNotify) let_clear);
   m->fields = g_ptr_array_new_with_free_func (g_free);
   m->act_dtype = opts && opts->dtype ? msperf_model_dtype_index (opts->dtype) : -1;
-  m->w8a8 = opts && opts->quant && strcmp (opts->quant, "w8a8") == 0;
+  m->cfg_gemm_quant = m->cfg_moe_quant = -1;
+  m->kv_fp8 = opts && opts->kv_dtype && strcmp (opts->kv_dtype, "fp8") == 0;
   return m;
+}
+
+/* The quant mode of each part: its own option, else --quant, else the config's declaration,
+ * else none. --quant w4a16_mxfp4 quantises the experts only. */
+static gboolean
+resolve_quant (msperf_model *m, const msperf_model_options *opts, GError **error)
+{
+  int all = opts ? msperf_model_quant_index (opts->quant) : -1;
+  int g = opts ? msperf_model_quant_index (opts->gemm_quant) : -1;
+  int e = opts ? msperf_model_quant_index (opts->moe_quant) : -1;
+
+  if (g < 0)
+    g = all == QUANT_W4A16_MXFP4 ? QUANT_NONE : all >= 0 ? all
+        : m->cfg_gemm_quant >= 0 ? m->cfg_gemm_quant : QUANT_NONE;
+  if (e < 0)
+    e = all >= 0 ? all : m->cfg_moe_quant >= 0 ? m->cfg_moe_quant : QUANT_NONE;
+  if (g == QUANT_W4A16_MXFP4)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--gemm-quant w4a16_mxfp4: MXFP4 weights are for the routed experts "
+                   "(--moe-quant); the other linear layers take bf16, fp8, fp8_block, int4_wo "
+                   "or w8a8");
+      return FALSE;
+    }
+  m->gemm_quant = (quant_mode) g;
+  m->moe_quant = (quant_mode) e;
+  m->w8a8 = g == QUANT_W8A8 && e == QUANT_W8A8;
+  return TRUE;
 }
 
 static gboolean
 check_options (const msperf_model_options *opts, GError **error)
 {
-  if (opts && opts->dtype && msperf_model_dtype_index (opts->dtype) < 0)
+  /* an activation dtype is one of the first seven names (not the fp8 / 4-bit weight types) */
+  if (opts && opts->dtype && (msperf_model_dtype_index (opts->dtype) < 0
+                              || msperf_model_dtype_index (opts->dtype) >= DTI_FP8))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "--dtype must be bfloat16, float16 or float32, not '%s'", opts->dtype);
       return FALSE;
     }
-  if (opts && opts->quant && strcmp (opts->quant, "none") != 0 && strcmp (opts->quant, "w8a8") != 0)
+  const struct { const char *flag, *value; } q[] = {
+    { "--quant", opts ? opts->quant : NULL }, { "--gemm-quant", opts ? opts->gemm_quant : NULL },
+    { "--moe-quant", opts ? opts->moe_quant : NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (q); i++)
+    if (q[i].value && msperf_model_quant_index (q[i].value) < 0)
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "%s must be bf16 (or none), fp8, fp8_block, w4a16_mxfp4, int4_wo or w8a8, "
+                     "not '%s'", q[i].flag, q[i].value);
+        return FALSE;
+      }
+  if (opts && opts->kv_dtype && strcmp (opts->kv_dtype, "bf16") != 0
+      && strcmp (opts->kv_dtype, "fp8") != 0)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--quant must be none or w8a8, not '%s'", opts->quant);
+                   "--kv-dtype must be bf16 (the model's dtype) or fp8, not '%s'", opts->kv_dtype);
       return FALSE;
     }
   return TRUE;
@@ -157,6 +217,11 @@ build_base (msperf_model *m, GError **error)
     }
   m->base[V_QUANT] = m->w8a8;
   m->base[V_DTYPE_BYTES] = msperf_model_dtype_bytes (m->act_dtype);
+  m->base[V_GEMM_QUANT] = m->gemm_quant;
+  m->base[V_MOE_QUANT] = m->moe_quant;
+  m->base[V_FUSED_MOE] = m->moe_quant == QUANT_FP8 || m->moe_quant == QUANT_FP8_BLOCK
+                         || m->moe_quant == QUANT_W4A16_MXFP4;
+  m->base[V_KV_BYTES] = m->kv_fp8 ? 1 : msperf_model_dtype_bytes (m->act_dtype);
   for (guint i = 0; i < m->defaults->len; i++)
     {
       let_spec *l = &g_array_index (m->defaults, let_spec, i);
@@ -187,7 +252,7 @@ msperf_model_load (const char *config_path, const char *template_path, const cha
   if (!check_options (opts, error))
     return NULL;
   m = model_new (config_path, opts);
-  if (!msperf_model_read_config (m, config_path, error))
+  if (!msperf_model_read_config (m, config_path, error) || !resolve_quant (m, opts, error))
     goto fail;
   m->template_path = template_path ? g_strdup (template_path)
                                    : find_template (templates_dir, m->arch, config_path, error);
@@ -351,14 +416,33 @@ msperf_model_check_layout (const msperf_model *m, const msperf_model_layout *lay
   return prepare (m, env, layout, NULL, error);
 }
 
+/* The weight dtype of a quant mode. */
+static int
+weight_dtype (const msperf_model *m, quant_mode q)
+{
+  static const int by_mode[QUANT_N_MODES] = { -1, DTI_FP8, DTI_FP8, DTI_FP4, DTI_INT4, 3 };
+
+  return by_mode[q] < 0 ? m->act_dtype : by_mode[q];
+}
+
 static const char *
 dtype_name (const msperf_model *m, int code)
 {
-  if (code == DT_LINEAR)
-    return m->w8a8 ? "int8" : msperf_model_dtype_names[m->act_dtype];
-  if (code == DT_ACT)
-    return msperf_model_dtype_names[m->act_dtype];
-  return msperf_model_dtype_names[code];
+  switch (code)
+    {
+    case DT_LINEAR:
+      return m->w8a8 ? "int8" : msperf_model_dtype_names[m->act_dtype];
+    case DT_ACT:
+      return msperf_model_dtype_names[m->act_dtype];
+    case DT_KV:
+      return m->kv_fp8 ? "float8_e4m3fn" : msperf_model_dtype_names[m->act_dtype];
+    case DT_GEMM_W:
+      return msperf_model_dtype_names[weight_dtype (m, m->gemm_quant)];
+    case DT_MOE_W:
+      return msperf_model_dtype_names[weight_dtype (m, m->moe_quant)];
+    default:
+      return msperf_model_dtype_names[code];
+    }
 }
 
 static gboolean
@@ -432,6 +516,13 @@ write_arg (const msperf_model *m, const double *env, const arg_spec *a, GString 
         g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
       g_string_append_c (out, ']');
       return TRUE;
+    case ARG_STRING:
+      msperf_fmt_json_string (out, a->text);
+      return TRUE;
+    case ARG_QUANT:
+      msperf_fmt_json_string (out, msperf_model_quant_names[a->part == PART_GEMM ? m->gemm_quant
+                                                                              : m->moe_quant]);
+      return TRUE;
     case ARG_RANKS:
       if (!msperf_mexpr_eval_int (g_ptr_array_index (a->exprs, 0), env, &dims[0], error))
         return FALSE;
@@ -461,25 +552,171 @@ write_list (const msperf_model *m, const double *env, const GArray *list, GStrin
   return TRUE;
 }
 
-/* One op's body; *count 0 when the op does not occur in this pass. */
+static void
+kwargs_open (GString *body, gboolean *first)
+{
+  g_string_append (body, *first ? ", \"kwargs\": {" : ", ");
+  *first = FALSE;
+}
+
+/* The op's kwargs, if any, closing the object. */
+static gboolean
+write_kwargs (const msperf_model *m, const double *env, const op_spec *op, GString *body,
+              GError **error)
+{
+  gboolean first = TRUE;
+
+  for (guint i = 0; op->kwargs && i < op->kwargs->len; i++)
+    {
+      kwargs_open (body, &first);
+      msperf_fmt_json_string (body, g_ptr_array_index (op->kw_names, i));
+      g_string_append (body, ": ");
+      if (!write_arg (m, env, &g_array_index (op->kwargs, arg_spec, i), body, error))
+        return FALSE;
+    }
+  if (!first)
+    g_string_append_c (body, '}');
+  g_string_append_c (body, '}');
+  return TRUE;
+}
+
+static void
+emit (GPtrArray *bodies, GArray *counts, const GString *body, gint64 count)
+{
+  g_ptr_array_add (bodies, g_strdup (body->str));
+  g_array_append_val (counts, count);
+}
+
+static void
+tensor2 (GString *out, gint64 a, gint64 b, const char *dtype)
+{
+  g_string_append_printf (out, "{\"shape\": [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                          "], \"dtype\": \"%s\"}", a, b, dtype);
+}
+
+/* A linear layer under its part's quant mode (doc/models.md §5): w8a8 is TensorCast's static
+ * quant linear (fused all-reduce kept); fp8 and fp8_block quantise the input (unless an
+ * earlier linear did) and multiply with their scales; int4_wo multiplies bf16 activations by
+ * int4 weights with a bf16 scale per 128 rows of K. A fused all-reduce becomes a separate
+ * all_reduce after the GEMM. */
+static gboolean
+emit_quant_linear (const msperf_model *m, const double *env, const op_spec *op, quant_mode q,
+                   gint64 count, GPtrArray *bodies, GArray *counts, GString *body, GError **error)
+{
+  const char *act = msperf_model_dtype_names[m->act_dtype];
+  gboolean ar = strstr (op->name, "all_reduce") != NULL;
+  gint64 mk[2], kn[2], M, K, N, KB, NB;
+
+  if (!eval_dims (env, &g_array_index (op->args, arg_spec, 0), mk, error)
+      || !eval_dims (env, &g_array_index (op->args, arg_spec, 1), kn, error))
+    return FALSE;
+  M = mk[0], K = mk[1], N = kn[1];
+  KB = (K + 127) / 128, NB = (N + 127) / 128;
+  if (q == QUANT_W4A16_MXFP4)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: w4a16_mxfp4 is for routed experts run as one fused MoE; this "
+                   "template's %s has no such form", m->template_path, op->name);
+      return FALSE;
+    }
+  if ((q == QUANT_FP8 || q == QUANT_FP8_BLOCK) && !op->input_quantised)
+    {
+      g_string_assign (body, "{\"op\": \"tensor_cast.fp8_quantize.default\", \"args\": [");
+      tensor2 (body, M, K, act);
+      g_string_append (body, "], \"out\": [");
+      tensor2 (body, M, K, "float8_e4m3fn");
+      g_string_append (body, "]}");
+      emit (bodies, counts, body, count);
+    }
+  g_string_assign (body, "{\"op\": ");
+  if (q == QUANT_W8A8)
+    g_string_append (body, ar ? "\"tensor_cast.static_quant_linear_all_reduce.default\""
+                              : "\"tensor_cast.static_quant_linear.default\"");
+  else
+    g_string_append (body, q == QUANT_FP8 ? "\"tensor_cast.fp8_matmul.default\""
+                           : q == QUANT_FP8_BLOCK ? "\"tensor_cast.fp8_block_matmul.default\""
+                           : "\"tensor_cast.int4_wo_matmul.default\"");
+  g_string_append (body, ", \"args\": [");
+  switch (q)
+    {
+    case QUANT_W8A8:
+      tensor2 (body, M, K, "int8");
+      g_string_append (body, ", ");
+      tensor2 (body, K, N, "int8");
+      break;
+    case QUANT_FP8:
+      tensor2 (body, M, K, "float8_e4m3fn");
+      g_string_append (body, ", ");
+      tensor2 (body, K, N, "float8_e4m3fn");
+      g_string_append (body, ", {\"shape\": [1], \"dtype\": \"float32\"}, "
+                       "{\"shape\": [1], \"dtype\": \"float32\"}");
+      break;
+    case QUANT_FP8_BLOCK:
+      tensor2 (body, M, K, "float8_e4m3fn");
+      g_string_append (body, ", ");
+      tensor2 (body, K, N, "float8_e4m3fn");
+      g_string_append (body, ", ");
+      tensor2 (body, M, KB, "float32");
+      g_string_append (body, ", ");
+      tensor2 (body, KB, NB, "float32");
+      break;
+    default:
+      tensor2 (body, M, K, act);
+      g_string_append (body, ", ");
+      tensor2 (body, K, N, "int4");
+      g_string_append (body, ", ");
+      tensor2 (body, KB, N, act);
+      break;
+    }
+  /* static quant keeps the fused all-reduce's own arguments (group) */
+  for (guint i = 2; q == QUANT_W8A8 && i < op->args->len; i++)
+    {
+      g_string_append (body, ", ");
+      if (!write_arg (m, env, &g_array_index (op->args, arg_spec, i), body, error))
+        return FALSE;
+    }
+  g_string_append (body, "], \"out\": [");
+  tensor2 (body, M, N, act);
+  g_string_append (body, "]}");
+  emit (bodies, counts, body, count);
+  if (!ar || q == QUANT_W8A8)
+    return TRUE;
+  g_string_assign (body, "{\"op\": \"tensor_cast.all_reduce.default\", \"args\": [");
+  tensor2 (body, M, N, act);
+  for (guint i = 2; i < op->args->len; i++)
+    {
+      g_string_append (body, ", ");
+      if (!write_arg (m, env, &g_array_index (op->args, arg_spec, i), body, error))
+        return FALSE;
+    }
+  g_string_append (body, "], \"out\": [");
+  tensor2 (body, M, N, act);
+  g_string_append (body, "]}");
+  emit (bodies, counts, body, count);
+  return TRUE;
+}
+
+/* One op of the template: its body (or the bodies of its quantised form) and per-pass count
+ * appended to bodies/counts; nothing when it does not occur in this pass. */
 static gboolean
 eval_op (const msperf_model *m, const double *env, const op_spec *op, GString *body,
-         gint64 *count, GError **error)
+         GPtrArray *bodies, GArray *counts, GError **error)
 {
   double when = 1;
+  gint64 count = 1;
+  quant_mode q = op->part == PART_GEMM ? m->gemm_quant
+                 : op->part == PART_MOE ? m->moe_quant : QUANT_NONE;
 
-  *count = 1;
   if (op->when && !msperf_mexpr_eval (op->when, env, &when, error))
     return FALSE;
   if (when == 0)
-    {
-      *count = 0;
-      return TRUE;
-    }
-  if (op->count && !msperf_mexpr_eval_int (op->count, env, count, error))
-    return FALSE;
-  if (*count <= 0)
     return TRUE;
+  if (op->count && !msperf_mexpr_eval_int (op->count, env, &count, error))
+    return FALSE;
+  if (count <= 0)
+    return TRUE;
+  if (q != QUANT_NONE)
+    return emit_quant_linear (m, env, op, q, count, bodies, counts, body, error);
   g_string_truncate (body, 0);
   g_string_append (body, "{\"op\": ");
   msperf_fmt_json_string (body, op->name);
@@ -492,7 +729,9 @@ eval_op (const msperf_model *m, const double *env, const op_spec *op, GString *b
       if (!write_list (m, env, op->outs, body, error))
         return FALSE;
     }
-  g_string_append_c (body, '}');
+  if (!write_kwargs (m, env, op, body, error))
+    return FALSE;
+  emit (bodies, counts, body, count);
   return TRUE;
 }
 
@@ -521,15 +760,7 @@ msperf_model_pass_ops (const msperf_model *m, const msperf_model_layout *layout,
     return FALSE;
   body = g_string_new (NULL);
   for (guint i = 0; ok && i < m->ops->len; i++)
-    {
-      gint64 count = 0;
-
-      ok = eval_op (m, env, g_ptr_array_index (m->ops, i), body, &count, error);
-      if (!ok || count <= 0)
-        continue;
-      g_ptr_array_add (bodies, g_strdup (body->str));
-      g_array_append_val (counts, count);
-    }
+    ok = eval_op (m, env, g_ptr_array_index (m->ops, i), body, bodies, counts, error);
   g_string_free (body, TRUE);
   return ok;
 }
@@ -552,9 +783,13 @@ msperf_model_trace (const msperf_model *m, const msperf_model_layout *l, const m
     g_string_append_printf (out, "# decode batch %" G_GINT64_FORMAT " context %" G_GINT64_FORMAT
                             " nextn %" G_GINT64_FORMAT, p->batch, p->context, p->nextn);
   g_string_append_printf (out, "; layout tp %" G_GINT64_FORMAT " ep %" G_GINT64_FORMAT " dp %"
-                          G_GINT64_FORMAT " pp %" G_GINT64_FORMAT "%s; %s%s; one rank, one pass\n",
+                          G_GINT64_FORMAT " pp %" G_GINT64_FORMAT "%s; %s%s",
                           l->tp, l->ep, l->dp, l->pp, l->sp ? " sp" : "",
                           msperf_model_dtype_names[m->act_dtype], m->w8a8 ? " w8a8" : "");
+  if (!m->w8a8 && (m->gemm_quant != QUANT_NONE || m->moe_quant != QUANT_NONE))
+    g_string_append_printf (out, " gemm %s moe %s", msperf_model_quant_names[m->gemm_quant],
+                            msperf_model_quant_names[m->moe_quant]);
+  g_string_append_printf (out, "%s; one rank, one pass\n", m->kv_fp8 ? " kv fp8" : "");
   for (guint i = 0; i < bodies->len; i++)
     {
       const char *b = g_ptr_array_index (bodies, i);
@@ -566,13 +801,121 @@ msperf_model_trace (const msperf_model *m, const msperf_model_layout *l, const m
   return TRUE;
 }
 
+/* Bytes per parameter of a part under its quant mode, scales included: fp8_block one float32
+ * scale per 128×128 block, int4_wo one bf16 scale per 128 weights, MXFP4 one e8m0 scale per 32;
+ * per-tensor and per-channel scales are negligible. */
+static double
+param_bytes (const msperf_model *m, quant_mode q)
+{
+  switch (q)
+    {
+    case QUANT_FP8:
+    case QUANT_W8A8:
+      return 1;
+    case QUANT_FP8_BLOCK:
+      return 1 + 4.0 / (128 * 128);
+    case QUANT_W4A16_MXFP4:
+      return 0.5 + 1.0 / 32;
+    case QUANT_INT4_WO:
+      return 0.5 + 2.0 / 128;
+    default:
+      return msperf_model_dtype_bytes (m->act_dtype);
+    }
+}
+
+static gboolean
+eval_opt (const msperf_mexpr *e, const double *env, double *out, GError **error)
+{
+  *out = 0;
+  return e == NULL || msperf_mexpr_eval (e, env, out, error);
+}
+
+gboolean
+msperf_model_memory_of (const msperf_model *m, const msperf_model_layout *layout,
+                           msperf_model_memory_terms *t, GError **error)
+{
+  g_autofree double *env = g_new (double, m->n_env);
+  double dense, expert, other, window;
+
+  g_return_val_if_fail (m != NULL && layout != NULL && t != NULL, FALSE);
+  memset (t, 0, sizeof *t);
+  if (!prepare (m, env, layout, NULL, error)
+      || !msperf_mexpr_eval (m->kv_per_token, env, &t->kv_bytes_per_token, error)
+      || !eval_opt (m->kv_window_per_token, env, &t->kv_window_bytes_per_token, error)
+      || !eval_opt (m->kv_window, env, &window, error)
+      || !eval_opt (m->state_per_seq, env, &t->state_bytes_per_seq, error)
+      || !eval_opt (m->act_per_token, env, &t->act_bytes_per_token, error))
+    return FALSE;
+  t->kv_window = (int64_t) window;
+  if (m->params_dense == NULL)   /* a template with its own weight formula */
+    return msperf_mexpr_eval (m->weights, env, &t->weight_bytes, error);
+  if (!msperf_mexpr_eval (m->params_dense, env, &dense, error)
+      || !msperf_mexpr_eval (m->params_expert, env, &expert, error)
+      || !msperf_mexpr_eval (m->params_other, env, &other, error))
+    return FALSE;
+  t->weight_bytes = dense * param_bytes (m, m->gemm_quant)
+                    + expert * param_bytes (m, m->moe_quant)
+                    + other * msperf_model_dtype_bytes (m->act_dtype);
+  return TRUE;
+}
+
+gboolean
+msperf_model_params (const msperf_model *m, double *total, double *active, double *mtp,
+                     double *embedding, GError **error)
+{
+  static const msperf_model_layout one = { 1, 1, 1, 1, FALSE };
+  g_autofree double *env = g_new (double, m->n_env);
+  double dense, expert, other, share = 1;
+
+  g_return_val_if_fail (m != NULL && total != NULL && active != NULL && mtp != NULL
+                        && embedding != NULL, FALSE);
+  if (m->params_dense == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: the template gives no parameter counts (memory: params_dense, "
+                   "params_expert, params_other)", m->template_path);
+      return FALSE;
+    }
+  if (!prepare (m, env, &one, NULL, error)
+      || !msperf_mexpr_eval (m->params_dense, env, &dense, error)
+      || !msperf_mexpr_eval (m->params_expert, env, &expert, error)
+      || !msperf_mexpr_eval (m->params_other, env, &other, error)
+      || !eval_opt (m->params_mtp, env, mtp, error)
+      || !eval_opt (m->params_embedding, env, embedding, error)
+      || (m->expert_share && !msperf_mexpr_eval (m->expert_share, env, &share, error)))
+    return FALSE;
+  *total = dense + expert + other;
+  *active = dense + other + expert * share;
+  return TRUE;
+}
+
+const char *
+msperf_model_quant_name (const msperf_model *m, gboolean experts)
+{
+  return msperf_model_quant_names[experts ? m->moe_quant : m->gemm_quant];
+}
+
+gboolean
+msperf_model_kv_fp8 (const msperf_model *m)
+{
+  return m->kv_fp8;
+}
+
+double
+msperf_model_dtype_size (const msperf_model *m)
+{
+  return msperf_model_dtype_bytes (m->act_dtype);
+}
+
 gboolean
 msperf_model_memory (const msperf_model *m, const msperf_model_layout *layout,
                      double *weight_bytes, double *kv_bytes_per_token, GError **error)
 {
-  g_autofree double *env = g_new (double, m->n_env);
+  msperf_model_memory_terms t;
 
-  return prepare (m, env, layout, NULL, error)
-         && msperf_mexpr_eval (m->weights, env, weight_bytes, error)
-         && msperf_mexpr_eval (m->kv_per_token, env, kv_bytes_per_token, error);
+  if (!msperf_model_memory_of (m, layout, &t, error))
+    return FALSE;
+  *weight_bytes = t.weight_bytes;
+  *kv_bytes_per_token = t.kv_bytes_per_token;
+  return TRUE;
 }

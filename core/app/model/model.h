@@ -28,10 +28,16 @@ typedef struct msperf_model_pass {
 } msperf_model_pass;
 
 /* Capture options that are not the model's: dtype (NULL = the config's torch_dtype) and the
- * quantisation (NULL/"none", or "w8a8": int8 linear layers as TensorCast's static quant). */
+ * quantisation: quant sets both parts (bf16/none, fp8, fp8_block, w4a16_mxfp4 — experts only —,
+ * int4_wo, w8a8), gemm_quant the non-expert linear layers, moe_quant the routed experts (each
+ * NULL = the one below it, then the config's quantization_config, then bf16); kv_dtype the KV
+ * cache (NULL/"bf16" = the model's dtype, or "fp8"). doc/models.md §5. */
 typedef struct msperf_model_options {
   const char *dtype;
   const char *quant;
+  const char *gemm_quant;
+  const char *moe_quant;
+  const char *kv_dtype;
 } msperf_model_options;
 
 /* Loads config_path and the template: template_path when given, else the first *.yaml of
@@ -70,5 +76,27 @@ gboolean msperf_model_trace (const msperf_model *model, const msperf_model_layou
 /* Memory per device in bytes: the weights, and the KV cache per token of context. */
 gboolean msperf_model_memory (const msperf_model *model, const msperf_model_layout *layout,
                               double *weight_bytes, double *kv_bytes_per_token, GError **error);
+
+/* What one device holds for the model (doc/models.md §6), in bytes. */
+typedef struct msperf_model_memory_terms {
+  double weight_bytes;               /* by quant mode of each part, scales included */
+  double kv_bytes_per_token;         /* full-attention layers (MLA: the latent), by KV dtype */
+  double kv_window_bytes_per_token;  /* sliding-window layers, for at most kv_window tokens */
+  int64_t kv_window;                 /* tokens a sliding-window layer keeps (0 = none) */
+  double state_bytes_per_seq;        /* linear-attention layers' recurrent state */
+  double act_bytes_per_token;        /* live activations of a forward pass, per token */
+} msperf_model_memory_terms;
+gboolean msperf_model_memory_of (const msperf_model *model, const msperf_model_layout *layout,
+                                 msperf_model_memory_terms *terms, GError **error);
+/* Parameters of the whole model (before sharding, embedding and LM head included): total,
+ * active per token (the routed experts' share), the MTP layers' (not in total) and the input
+ * embedding's (in both). FALSE when the template gives no counts. */
+gboolean msperf_model_params (const msperf_model *model, double *total, double *active,
+                              double *mtp, double *embedding, GError **error);
+/* The resolved quant mode name of the non-expert linear layers or the routed experts, and
+ * whether the KV cache is fp8; the activation dtype's size in bytes. */
+const char *msperf_model_quant_name (const msperf_model *model, gboolean experts);
+gboolean msperf_model_kv_fp8 (const msperf_model *model);
+double msperf_model_dtype_size (const msperf_model *model);
 
 #endif

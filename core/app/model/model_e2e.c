@@ -6,6 +6,7 @@
 #include <string.h>
 #include <msperf/msperf.h>
 #include "app/model/model_e2e.h"
+#include "app/model/model_memory.h"
 #include "app/trace/trace.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -196,20 +197,42 @@ msperf_e2e_pass (const msperf_e2e_request *req, guint k, msperf_model_pass *pass
   *pass = k == 0 ? prefill : decode;
 }
 
+/* Weights and the KV cache of the batch's requests (isl + osl tokens each; a sliding-window
+ * layer keeps at most its window, a linear-attention layer its state) against the device.
+ * With a GPU memory utilization, as a serving runtime sees it (model_memory.h): the requests'
+ * tokens within the KV capacity. */
 static gboolean
 memory (const msperf_model *model, const msperf_model_layout *layout,
         const msperf_e2e_request *req, msperf_e2e_point *out, GError **error)
 {
-  double w, kv;
+  msperf_model_memory_terms t;
+  double w, kv, len = (double) (req->isl + req->osl);
 
-  if (!msperf_model_memory (model, layout, &w, &kv, error))
+  if (!msperf_model_memory_of (model, layout, &t, error))
     return FALSE;
+  w = t.weight_bytes;
+  kv = t.kv_bytes_per_token * (double) req->batch * len;
+  if (t.kv_window > 0 || t.state_bytes_per_seq > 0)
+    kv += (double) req->batch * (t.kv_window_bytes_per_token * MIN ((double) t.kv_window, len)
+                                 + t.state_bytes_per_seq);
   out->weight_gib = w / GIB;
-  out->kv_gib = kv * (double) req->batch * (double) (req->isl + req->osl) / GIB;
+  out->kv_gib = kv / GIB;
   out->device_gib = req->device_bytes > 0 ? req->device_bytes / GIB : NAN;
-  out->fits = req->device_bytes <= 0 || w + kv * (double) req->batch
-                                                * (double) (req->isl + req->osl)
-                                            <= req->device_bytes;
+  out->fits = req->device_bytes <= 0 || w + kv <= req->device_bytes;
+  out->kv_capacity_tokens = -1;
+  if (req->gpu_memory_utilization > 0 && req->device_bytes > 0)
+    {
+      msperf_model_runtime rt;
+      msperf_model_kv_capacity cap;
+
+      msperf_model_runtime_init (&rt, req->device_bytes);
+      rt.gpu_memory_utilization = req->gpu_memory_utilization;
+      rt.max_num_seqs = req->batch;
+      if (!msperf_model_kv_capacity_tokens (model, layout, &rt, &cap, error))
+        return FALSE;
+      out->kv_capacity_tokens = cap.tokens;
+      out->fits = cap.fits && (double) cap.tokens >= (double) req->batch * len;
+    }
   return TRUE;
 }
 

@@ -31,6 +31,8 @@ typedef struct msperf_e2e_request {
   double accept;                 /* acceptance probability of each draft token, 0..1 */
   int64_t stride;                /* decode sampled every stride tokens (32) */
   double device_bytes;           /* memory of one device; <= 0 = unknown (not checked) */
+  double gpu_memory_utilization; /* > 0: check against the runtime's KV capacity
+                                  * (model_memory.h); 0: weights + KV within the device */
 } msperf_e2e_request;
 
 typedef struct msperf_e2e_point {
@@ -40,6 +42,7 @@ typedef struct msperf_e2e_point {
   gboolean estimated;            /* latencies computed (only when it fits) */
   double ttft_ms, tpot_ms, latency_ms, tps_device, tps_user;
   double weight_gib, kv_gib, device_gib;
+  int64_t kv_capacity_tokens;    /* with gpu_memory_utilization; -1 = not computed */
   double data_share;             /* share of the estimated time answered from data, 0..1 */
   gboolean pareto;
 } msperf_e2e_point;

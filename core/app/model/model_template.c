@@ -9,9 +9,28 @@
 #include "app/model/model_yaml.h"
 
 const char *const msperf_model_dtype_names[] = {
-  "bfloat16", "float16", "float32", "int8", "int32", "int64", "bool", NULL
+  "bfloat16", "float16", "float32", "int8", "int32", "int64", "bool", "float8_e4m3fn",
+  "float4_e2m1fn_x2", "int4", "uint8", NULL
 };
-static const double dtype_bytes[] = { 2, 2, 4, 1, 4, 8, 1 };
+/* Bytes per element; the 4-bit types hold two values per byte. */
+static const double dtype_bytes[] = { 2, 2, 4, 1, 4, 8, 1, 1, 0.5, 0.5, 1 };
+
+const char *const msperf_model_quant_names[] = {
+  "bf16", "fp8", "fp8_block", "w4a16_mxfp4", "int4_wo", "w8a8", NULL
+};
+
+int
+msperf_model_quant_index (const char *name)
+{
+  if (name == NULL)
+    return -1;
+  if (strcmp (name, "none") == 0)
+    return QUANT_NONE;
+  for (int i = 0; msperf_model_quant_names[i]; i++)
+    if (strcmp (msperf_model_quant_names[i], name) == 0)
+      return i;
+  return -1;
+}
 
 int
 msperf_model_dtype_index (const char *name)
@@ -48,8 +67,35 @@ config_put (msperf_model *m, const char *name, double v)
   g_hash_table_replace (m->config, g_strdup (name), p);
 }
 
+/* A list of strings (layer_types) also gives name_VALUE: how many items are VALUE. */
+static void
+config_string_counts (msperf_model *m, JsonArray *a, const char *name)
+{
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter it;
+  gpointer k, v;
+
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      const char *s;
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        return;
+      s = json_node_get_string (n);
+      g_hash_table_insert (counts, (gpointer) s,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, s)) + 1));
+    }
+  g_hash_table_iter_init (&it, counts);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      g_autofree char *key = g_strdup_printf ("%s_%s", name, (const char *) k);
+      config_put (m, key, GPOINTER_TO_UINT (v));
+    }
+}
+
 /* Numbers and booleans of one object; nested objects one level deep as parent_child; arrays
- * give name_len. Strings are ignored: templates compute with numbers only. */
+ * give name_len (and lists of strings name_VALUE counts). Other strings are ignored: templates
+ * compute with numbers only. */
 static void
 config_object (msperf_model *m, JsonObject *obj, const char *prefix)
 {
@@ -73,20 +119,97 @@ config_object (msperf_model *m, JsonObject *obj, const char *prefix)
         {
           g_autofree char *len = g_strdup_printf ("%s_len", name);
           config_put (m, len, json_array_get_length (json_node_get_array (n)));
+          config_string_counts (m, json_node_get_array (n), name);
         }
       else if (JSON_NODE_HOLDS_OBJECT (n) && prefix == NULL)
         config_object (m, json_node_get_object (n), key);
     }
 }
 
+static const char *
+string_member (JsonObject *obj, const char *key)
+{
+  JsonNode *n = obj && json_object_has_member (obj, key) ? json_object_get_member (obj, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+           ? json_node_get_string (n) : NULL;
+}
+
+static JsonObject *
+object_member (JsonObject *obj, const char *key)
+{
+  JsonNode *n = obj && json_object_has_member (obj, key) ? json_object_get_member (obj, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+/* TRUE when a string of list `key` of obj contains needle. */
+static gboolean
+list_mentions (JsonObject *obj, const char *key, const char *needle)
+{
+  JsonNode *n = obj && json_object_has_member (obj, key) ? json_object_get_member (obj, key) : NULL;
+  JsonArray *a = n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+
+  for (guint i = 0; a && i < json_array_get_length (a); i++)
+    {
+      JsonNode *e = json_array_get_element (a, i);
+      if (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+          && strstr (json_node_get_string (e), needle))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The quant modes a Hugging Face quantization_config declares (doc/models.md §5): fp8 with
+ * 128×128 weight blocks is fp8_block, without blocks (or modelopt FP8) per-tensor fp8; mxfp4
+ * quantises the experts; 4-bit integer compressed-tensors is int4_wo, on the experts only when
+ * attention and the dense/shared MLPs are in its ignore list. Anything else: not declared. */
+static void
+config_quant (msperf_model *m, JsonObject *q)
+{
+  const char *method = string_member (q, "quant_method");
+  JsonObject *groups = object_member (q, "config_groups");
+
+  m->cfg_gemm_quant = m->cfg_moe_quant = -1;
+  if (method == NULL)
+    return;
+  if (strcmp (method, "fp8") == 0)
+    m->cfg_gemm_quant = m->cfg_moe_quant
+      = json_object_has_member (q, "weight_block_size") ? QUANT_FP8_BLOCK : QUANT_FP8;
+  else if (strcmp (method, "modelopt") == 0 && g_strcmp0 (string_member (q, "quant_algo"), "FP8") == 0)
+    m->cfg_gemm_quant = m->cfg_moe_quant = QUANT_FP8;
+  else if (strcmp (method, "mxfp4") == 0)
+    {
+      m->cfg_gemm_quant = QUANT_NONE;
+      m->cfg_moe_quant = QUANT_W4A16_MXFP4;
+    }
+  else if (strcmp (method, "compressed-tensors") == 0 && groups)
+    {
+      g_autoptr (GList) names = json_object_get_members (groups);
+      JsonObject *w = names ? object_member (object_member (groups, names->data), "weights") : NULL;
+
+      if (w && json_object_has_member (w, "num_bits")
+          && json_object_get_int_member (w, "num_bits") == 4
+          && g_strcmp0 (string_member (w, "type"), "int") == 0)
+        {
+          m->cfg_moe_quant = QUANT_INT4_WO;
+          m->cfg_gemm_quant = list_mentions (q, "ignore", "self_attn") ? QUANT_NONE : QUANT_INT4_WO;
+        }
+    }
+}
+
+/* How deep text_config may nest (a multimodal wrapper around a text model). */
+#define TEXT_CONFIG_DEPTH 4
+
 gboolean
 msperf_model_read_config (msperf_model *m, const char *path, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local = NULL;
-  JsonObject *root;
+  JsonObject *root, *text;
   JsonArray *arch;
   const char *dt;
+  int depth = 0;
 
   if (!json_parser_load_from_file (parser, path, &local))
     {
@@ -110,9 +233,21 @@ msperf_model_read_config (msperf_model *m, const char *path, GError **error)
     }
   m->arch = g_strdup (json_array_get_string_element (arch, 0));
   config_object (m, root, NULL);
-  dt = json_object_has_member (root, "torch_dtype")
-           && JSON_NODE_HOLDS_VALUE (json_object_get_member (root, "torch_dtype"))
-         ? json_object_get_string_member (root, "torch_dtype") : NULL;
+  config_quant (m, object_member (root, "quantization_config"));
+  dt = string_member (root, "torch_dtype") ? string_member (root, "torch_dtype")
+                                           : string_member (root, "dtype");
+  /* A wrapper's text model (text_config, possibly nested): its fields are the model's. */
+  for (text = object_member (root, "text_config"); text; text = object_member (text, "text_config"))
+    {
+      if (++depth > TEXT_CONFIG_DEPTH)
+        return bad (error, path, 1, "text_config nested deeper than 4 levels");
+      config_object (m, text, NULL);
+      if (object_member (text, "quantization_config"))
+        config_quant (m, object_member (text, "quantization_config"));
+      if (string_member (text, "torch_dtype") || string_member (text, "dtype"))
+        dt = string_member (text, "torch_dtype") ? string_member (text, "torch_dtype")
+                                                 : string_member (text, "dtype");
+    }
   if (m->act_dtype < 0 && dt)
     m->act_dtype = msperf_model_dtype_index (dt);
   if (m->act_dtype < 0)
@@ -145,11 +280,21 @@ compile_node (compiler *c, const msperf_ynode *n)
 static int
 dtype_code (const char *text)
 {
-  if (strcmp (text, "dt") == 0)
-    return DT_ACT;
-  if (strcmp (text, "ldt") == 0)
-    return DT_LINEAR;
+  static const struct { const char *name; int code; } codes[] = {
+    { "dt", DT_ACT }, { "ldt", DT_LINEAR }, { "kvdt", DT_KV }, { "gwdt", DT_GEMM_W },
+    { "mwdt", DT_MOE_W },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (codes); i++)
+    if (strcmp (text, codes[i].name) == 0)
+      return codes[i].code;
   return msperf_model_dtype_index (text);
+}
+
+static part_kind
+part_code (const char *text)
+{
+  return strcmp (text, "gemm") == 0 ? PART_GEMM : strcmp (text, "moe") == 0 ? PART_MOE : PART_NONE;
 }
 
 static void
@@ -158,6 +303,7 @@ arg_clear (arg_spec *a)
   if (a->exprs)
     g_ptr_array_free (a->exprs, TRUE);
   msperf_mexpr_free (a->fill);
+  g_free (a->text);
 }
 
 /* [dim, dim, …, dtype?]: the dtype defaults to the model's. */
@@ -257,10 +403,53 @@ compile_args (compiler *c, const msperf_ynode *seq, GArray *out, gboolean tensor
   return TRUE;
 }
 
+/* kwargs: an expression, a quoted string, or {quant: gemm|moe} (that part's mode name). */
+static gboolean
+compile_kwargs (compiler *c, const msperf_ynode *map, op_spec *op)
+{
+  if (map == NULL)
+    return TRUE;
+  if (map->kind != MSPERF_YNODE_MAP)
+    return bad (c->error, c->path, map->line, "kwargs is a map of name: value");
+  op->kw_names = g_ptr_array_new_with_free_func (g_free);
+  op->kwargs = g_array_new (FALSE, TRUE, sizeof (arg_spec));
+  g_array_set_clear_func (op->kwargs, (GDestroyNotify) arg_clear);
+  for (guint i = 0; i < msperf_ynode_len (map); i++)
+    {
+      const msperf_ynode *v = msperf_ynode_value (map, i), *q;
+      arg_spec a = { 0 };
+      gboolean ok = TRUE;
+
+      g_ptr_array_add (op->kw_names, g_strdup (msperf_ynode_key (map, i)->text));
+      if (v->kind == MSPERF_YNODE_SCALAR && !v->plain)
+        {
+          a.kind = ARG_STRING;
+          a.text = g_strdup (v->text);
+        }
+      else if (v->kind == MSPERF_YNODE_MAP && (q = msperf_ynode_get (v, "quant")) != NULL)
+        {
+          a.kind = ARG_QUANT;
+          a.part = q->kind == MSPERF_YNODE_SCALAR ? part_code (q->text) : PART_NONE;
+          if (a.part == PART_NONE)
+            ok = bad (c->error, c->path, v->line, "{quant: PART}: PART is gemm or moe");
+        }
+      else
+        ok = compile_arg (c, v, &a);
+      g_array_append_val (op->kwargs, a);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 op_free (op_spec *op)
 {
   g_free (op->name);
+  if (op->kw_names)
+    g_ptr_array_free (op->kw_names, TRUE);
+  if (op->kwargs)
+    g_array_free (op->kwargs, TRUE);
   msperf_mexpr_free (op->when);
   msperf_mexpr_free (op->count);
   g_array_free (op->args, TRUE);
@@ -286,8 +475,9 @@ known_keys (compiler *c, const msperf_ynode *map, const char *const *keys)
 static gboolean
 compile_op (compiler *c, const msperf_ynode *n)
 {
-  static const char *const keys[] = { "op", "when", "count", "args", "out", NULL };
-  const msperf_ynode *name = msperf_ynode_get (n, "op"), *count, *when;
+  static const char *const keys[] = { "op", "when", "count", "args", "out", "kwargs", "part",
+                                      "input_quantised", NULL };
+  const msperf_ynode *name = msperf_ynode_get (n, "op"), *count, *when, *part, *iq;
   op_spec *op;
 
   if (n->kind != MSPERF_YNODE_MAP || name == NULL || name->kind != MSPERF_YNODE_SCALAR)
@@ -307,8 +497,27 @@ compile_op (compiler *c, const msperf_ynode *n)
     return FALSE;
   if (when && (op->when = compile_node (c, when)) == NULL)
     return FALSE;
-  return compile_args (c, msperf_ynode_get (n, "args"), op->args, FALSE)
-         && compile_args (c, msperf_ynode_get (n, "out"), op->outs, TRUE);
+  part = msperf_ynode_get (n, "part");
+  iq = msperf_ynode_get (n, "input_quantised");
+  if (part && (part->kind != MSPERF_YNODE_SCALAR || (op->part = part_code (part->text)) == PART_NONE))
+    return bad (c->error, c->path, part->line, "part is gemm (non-expert linear layers) or moe "
+                "(routed experts)");
+  op->input_quantised = iq && iq->kind == MSPERF_YNODE_SCALAR && strcmp (iq->text, "0") != 0
+                        && strcmp (iq->text, "false") != 0;
+  if (!compile_args (c, msperf_ynode_get (n, "args"), op->args, FALSE)
+      || !compile_args (c, msperf_ynode_get (n, "out"), op->outs, TRUE)
+      || !compile_kwargs (c, msperf_ynode_get (n, "kwargs"), op))
+    return FALSE;
+  /* A linear layer: [M, K] times [K, N], whatever else follows (a fused all-reduce's group). */
+  if (op->part != PART_NONE
+      && (op->args->len < 2 || op->outs->len != 1
+          || g_array_index (op->args, arg_spec, 0).kind != ARG_TENSOR
+          || g_array_index (op->args, arg_spec, 0).exprs->len != 2
+          || g_array_index (op->args, arg_spec, 1).kind != ARG_TENSOR
+          || g_array_index (op->args, arg_spec, 1).exprs->len != 2))
+    return bad (c->error, c->path, n->line, "an op with 'part' is a linear layer: args [[M, K], "
+                "[K, N], …] and one output");
+  return TRUE;
 }
 
 /* name: expr pairs of a map, in order. */
@@ -363,6 +572,35 @@ apply_arch (compiler *c, const msperf_ynode *arch)
     }
 }
 
+/* The optional memory terms (doc/models.md §6); unknown keys are refused. */
+static gboolean
+compile_memory (compiler *c, const msperf_ynode *mem)
+{
+  static const char *const keys[] = { "weights", "kv_per_token", "params_dense", "params_expert",
+                                      "params_other", "params_mtp", "expert_share",
+                                      "kv_window_per_token", "kv_window", "state_per_seq",
+                                      "act_per_token", "params_embedding", NULL };
+  msperf_mexpr **slots[] = { NULL, NULL, &c->m->params_dense, &c->m->params_expert,
+                             &c->m->params_other, &c->m->params_mtp, &c->m->expert_share,
+                             &c->m->kv_window_per_token, &c->m->kv_window, &c->m->state_per_seq,
+                             &c->m->act_per_token, &c->m->params_embedding };
+
+  if (mem->kind != MSPERF_YNODE_MAP || !known_keys (c, mem, keys))
+    return mem->kind == MSPERF_YNODE_MAP ? FALSE
+                                         : bad (c->error, c->path, mem->line, "memory is a map");
+  for (gsize i = 2; i < G_N_ELEMENTS (slots); i++)
+    {
+      const msperf_ynode *n = msperf_ynode_get (mem, keys[i]);
+      if (n && (*slots[i] = compile_node (c, n)) == NULL)
+        return FALSE;
+    }
+  if ((c->m->params_dense || c->m->params_expert || c->m->params_other)
+      && !(c->m->params_dense && c->m->params_expert && c->m->params_other))
+    return bad (c->error, c->path, mem->line,
+                "params_dense, params_expert and params_other go together");
+  return TRUE;
+}
+
 static gboolean
 compile_root (compiler *c, const msperf_ynode *root)
 {
@@ -385,7 +623,8 @@ compile_root (compiler *c, const msperf_ynode *root)
     return FALSE;
   mem = msperf_ynode_get (root, "memory");
   if (mem == NULL || (c->m->weights = compile_node (c, msperf_ynode_get (mem, "weights"))) == NULL
-      || (c->m->kv_per_token = compile_node (c, msperf_ynode_get (mem, "kv_per_token"))) == NULL)
+      || (c->m->kv_per_token = compile_node (c, msperf_ynode_get (mem, "kv_per_token"))) == NULL
+      || !compile_memory (c, mem))
     return mem ? FALSE : bad (c->error, c->path, root->line,
                               "missing 'memory: {weights, kv_per_token}'");
   ops = msperf_ynode_get (root, "ops");

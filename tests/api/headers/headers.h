@@ -15,4 +15,7 @@ int msperf_test_header_database (void);
 int msperf_test_header_engine (void);
 int msperf_test_header_plugin (void);
 int msperf_test_header_latency (void);
+int msperf_test_header_handle (void);
+int msperf_test_header_subquery (void);
+int msperf_test_header_host (void);
 #endif
