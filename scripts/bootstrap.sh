@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # msperf set-up on a fresh Debian 12 machine: installs what is missing (apt-get), builds out of
 # tree in _build/, then either runs the main job on the shipped sample (demo), the whole
-# test suite (test) or the benchmarks (bench [BENCH_FLAGS], with python3-scipy for the scipy
-# griddata anchor — the benchmarks only: the test suite never needs Python). .ci/run calls
+# test suite (test) or the benchmarks (bench [BENCH_FLAGS]). Each mode installs only what it
+# needs: demo the build tools and the libraries of the program; test also cmocka (the unit
+# tests), python3-dev (the Python module and its tests), GNU parallel and chromium (two CLI
+# tests); bench also python3-scipy for the scipy griddata anchor. .ci/run calls
 # `bash scripts/bootstrap.sh test`.
 set -euo pipefail
 
@@ -10,12 +12,17 @@ mode=${1:-demo}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
+# What the program needs to build and run (every mode).
 packages=(
   build-essential autoconf automake libtool autoconf-archive pkgconf
   libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
   libdouble-conversion-dev  # shortest float digits (doc/dependencies.md); g++ for its C++ shim
   libmimalloc-dev  # the msperf program's allocator (doc/dependencies.md)
-  libcmocka-dev python3-dev
+)
+# What only the test suite needs.
+test_packages=(
+  libcmocka-dev  # the unit tests (configure builds them only when cmocka is found)
+  python3-dev  # the Python module (configure --enable-python=auto) and its tests
   parallel  # tests/cli/test_scale.sh: the GNU parallel form of doc/scale-out.md
   chromium  # tests/cli/test_html_report.sh: the HTML report rendered headless
 )
@@ -53,6 +60,7 @@ summarise() {
   echo "${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${error:-0} )) failed, ${skip:-0} skipped"
 }
 
+[ "$mode" = test ] && packages+=("${test_packages[@]}")
 # The scipy anchor of `make bench` (tests/bench/scipy_side.py), for that mode only.
 [ "$mode" = bench ] && packages+=(python3-scipy python3-numpy)
 

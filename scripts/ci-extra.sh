@@ -4,7 +4,8 @@
 #   1. an out-of-tree ASan/UBSan build running `make check`;
 #   2. the CLI tests under valgrind (definite leaks and memory errors fail);
 #   3. `make fuzz` and every fuzzer for FUZZ_SECONDS (default 60) over its corpus;
-#   4. a TSan build running the engine's thread test (include/msperf/engine.h § Threads).
+#   4. a TSan build running the engine's thread test (include/msperf/engine.h § Threads), and
+#      estimate, e2e and sweep on several jobs against one job.
 # Each step prints a header; any failure fails the script. About 25 minutes on 2 cores.
 set -euo pipefail
 
@@ -98,6 +99,8 @@ section "ci-extra 3/4: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
     max_len=8192
     # A triangulation cache file of the harness's 40 points is 44 KB.
     [ "$name" = tri_cache ] && max_len=65536
+    # The largest seed model config (GLM-5-FP8, with its quantisation config) is 36 kB.
+    [ "$name" = model_config ] && max_len=40960
     "$f" -max_total_time="$fuzz_seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$work/crash-$name-" "$corpus" >"$work/fuzz-$name.log" 2>&1 \
       || { tail -n 60 "$work/fuzz-$name.log"; exit 1; }
@@ -106,7 +109,7 @@ section "ci-extra 3/4: make fuzz, each fuzzer ${fuzz_seconds}s over its corpus"
 )
 
 # ---------------------------------------------------------------- 4. threads
-section "ci-extra 4/4: TSan build, the engine thread test (4 threads x 10 000 queries), estimate --jobs 2-4"
+section "ci-extra 4/4: TSan build, the engine thread test (4 threads x 10 000 queries), estimate --jobs 2-4, e2e and sweep --jobs 2"
 rm -rf "$work/tsan" && mkdir -p "$work/tsan"
 (
   cd "$work/tsan"
@@ -144,6 +147,22 @@ rm -rf "$work/tsan" && mkdir -p "$work/tsan"
   # 1: the rejected line (any other status, 66 among them, is TSan or a crash)
   [ "$status" -eq 1 ] || { cat strict.err; exit 1; }
   [ "$(wc -l <strict.out)" -eq 2001 ]
+  # e2e and sweep --jobs 2: the workers share one answer cache (core/app/model/model_e2e.c) and
+  # the engine; the rows byte for byte those of --jobs 1.
+  model() {
+    ./libtool --mode=execute ./msperf --plugins-dir plugins/.libs "$@" --no-cache --format jsonl
+  }
+  for cfg in meta-llama--Meta-Llama-3.1-8B Qwen--Qwen3-30B-A3B; do
+    c="$top/tests/data/models/configs/$cfg.json"
+    for j in 1 2; do
+      model e2e --model "$c" --tp 8 --isl 1024 --osl 128 --batch 4 --jobs "$j" >"e2e$j.jsonl" \
+        2>"e2e$j.err" || { cat "e2e$j.err"; exit 1; }
+      model sweep --model "$c" --devices 8 --batch 1,8,64 --jobs "$j" >"sweep$j.jsonl" \
+        2>"sweep$j.err" || { cat "sweep$j.err"; exit 1; }
+    done
+    cmp e2e1.jsonl e2e2.jsonl
+    cmp sweep1.jsonl sweep2.jsonl
+  done
 )
 
 section "ci-extra: all clean"

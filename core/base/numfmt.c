@@ -126,8 +126,9 @@ msperf_round_half_even (double value)
   return (int64_t) r;
 }
 
-/* Bytes a JSON string can carry as they are: not '"', '\\' or a control byte. A table: this
- * loop runs over every key and string of every details record (issue 15). */
+/* Bytes a JSON string can carry as they are: printable ASCII, not '"' or '\\'. Bytes from 0x80
+ * take the slow path, which copies valid UTF-8 sequences and escapes the others. A table: this
+ * loop runs over every key and string of every details record. */
 #define PLAIN16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 #define CONTROL16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 static const guint8 json_plain_table[256] = {
@@ -135,8 +136,9 @@ static const guint8 json_plain_table[256] = {
   1, 1, 0 /* '"' */, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  /* 0x20-0x2f */
   PLAIN16, PLAIN16,                                          /* 0x30-0x4f */
   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* '\\' */, 1, 1, 1, /* 0x50-0x5f */
-  PLAIN16, PLAIN16, PLAIN16, PLAIN16, PLAIN16,               /* 0x60-0xaf */
-  PLAIN16, PLAIN16, PLAIN16, PLAIN16, PLAIN16,               /* 0xb0-0xff */
+  PLAIN16, PLAIN16,                                          /* 0x60-0x7f */
+  CONTROL16, CONTROL16, CONTROL16, CONTROL16,                /* 0x80-0xbf */
+  CONTROL16, CONTROL16, CONTROL16, CONTROL16,                /* 0xc0-0xff */
 };
 #undef PLAIN16
 #undef CONTROL16
@@ -145,6 +147,38 @@ static inline gboolean
 json_plain (unsigned char c)
 {
   return json_plain_table[c];
+}
+
+/* The length of the valid UTF-8 sequence at p (a byte >= 0x80), 0 when it is not one:
+ * no overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629). */
+static gsize
+utf8_sequence (const unsigned char *p)
+{
+  gsize n;
+  unsigned char lo = 0x80, hi = 0xbf;
+
+  if (*p >= 0xc2 && *p <= 0xdf)
+    n = 2;
+  else if (*p >= 0xe0 && *p <= 0xef)
+    {
+      n = 3;
+      lo = *p == 0xe0 ? 0xa0 : 0x80;
+      hi = *p == 0xed ? 0x9f : 0xbf;
+    }
+  else if (*p >= 0xf0 && *p <= 0xf4)
+    {
+      n = 4;
+      lo = *p == 0xf0 ? 0x90 : 0x80;
+      hi = *p == 0xf4 ? 0x8f : 0xbf;
+    }
+  else
+    return 0;
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (gsize k = 2; k < n; k++)
+    if (p[k] < 0x80 || p[k] > 0xbf)
+      return 0;
+  return n;
 }
 
 void
@@ -189,7 +223,24 @@ msperf_fmt_json_string (GString *out, const char *s)
         case '\t': msperf_str_append (out, "\\t"); break;
         case '\b': msperf_str_append (out, "\\b"); break;
         case '\f': msperf_str_append (out, "\\f"); break;
-        default: g_string_append_printf (out, "\\u%04x", *p); break;
+        default:
+          if (*p >= 0x80)
+            {
+              /* valid UTF-8 as it is; a stray byte (a Latin-1 path) as the text outputs write
+               * it, \xNN, its backslash escaped: the output stays valid JSON */
+              gsize n = utf8_sequence (p);
+
+              if (n > 0)
+                {
+                  msperf_str_append_len (out, (const char *) p, n);
+                  p += n;
+                  continue;
+                }
+              g_string_append_printf (out, "\\\\x%02x", *p);
+            }
+          else
+            g_string_append_printf (out, "\\u%04x", *p);
+          break;
         }
       p++;
     }

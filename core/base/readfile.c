@@ -1,4 +1,4 @@
-/* msperf — reading whole input files: regular files only (issue 14). */
+/* msperf — reading whole input files: regular files only. */
 #define _POSIX_C_SOURCE 200809L  /* O_CLOEXEC, O_NOCTTY, fstat: POSIX, hidden by -std=c11 */
 #include <config.h>
 #include <errno.h>
@@ -6,22 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/readfile.h"
-
-const char *
-msperf_file_kind_name (unsigned int mode)
-{
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISCHR (mode))
-    return "a character device";
-  if (S_ISBLK (mode))
-    return "a block device";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
+#include "base/file_kind.h"
 
 static gboolean
 fail (GError **error, int err)

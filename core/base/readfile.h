@@ -4,8 +4,6 @@
 
 #include <glib.h>
 
-/* What kind of file st_mode names, for messages ("a directory", "a FIFO", …). */
-const char *msperf_file_kind_name (unsigned int st_mode);
 /* Like g_file_get_contents (errors in G_FILE_ERROR, the message without the path), but a file
  * that is not a regular file is refused at open, without reading a byte: a FIFO in a database
  * would hang the run for ever and a character device would be read until memory runs out. */

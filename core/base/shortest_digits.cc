@@ -3,8 +3,8 @@
  * The one C++ file of msperf: double-conversion has no C API. Its SHORTEST mode (Grisu3 with
  * a bignum fallback when Grisu3 cannot prove its answer) gives the shortest digits that read
  * back, the closest to the value among them — the digits of printf's correctly rounded
- * shortest precision that round-trips, which numfmt.c used to find with one or two
- * snprintf/strtod pairs at ~0.5 µs each (doc/performance.md). Compiled without exceptions or
+ * shortest precision that round-trips, found without one or two snprintf/strtod pairs
+ * at ~0.5 µs each (doc/performance.md). Compiled without exceptions or
  * RTTI: nothing here needs libstdc++ beyond what libdouble-conversion itself links. */
 #include <config.h>
 #include <cmath>

@@ -2,7 +2,7 @@
  *
  * GLib 2.76 inlines g_string_append/g_string_append_len in gstring.h; Debian 12's 2.74 calls
  * g_string_insert_len for each one (~60 instructions of checks), and the JSONL writer makes
- * ~300 appends a line (issue 15: 7 % of a warm interpolated query). These are the same appends:
+ * ~300 appends a line (7 % of a warm interpolated query). These are the same appends:
  * into the room already allocated, else through GLib. p must not point into s. */
 #ifndef MSPERF_STR_APPEND_H
 #define MSPERF_STR_APPEND_H

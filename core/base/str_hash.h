@@ -2,7 +2,7 @@
  *
  * Those keys are ~200 bytes, and a line is hashed three or four times on its way (the job that
  * takes it, the parser's line cache, the job's repeat table, the run's fold): g_str_hash reads
- * a byte at a time, ~1 500 instructions such a key (issue 15). This reads eight at a time and
+ * a byte at a time, ~1 500 instructions such a key. This reads eight at a time and
  * mixes as murmur3's finaliser does. Only for in-memory tables: the values are not stable
  * across versions or byte orders, and nothing may depend on them but bucket choice. */
 #ifndef MSPERF_STR_HASH_H

@@ -56,3 +56,10 @@ msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type)
   sq->kernel_types[n + 1] = NULL;
 }
 
+size_t
+msperf_input_count_limit (size_t n, int64_t tc_input_count)
+{
+  if (tc_input_count >= 0 && (uint64_t) tc_input_count < (uint64_t) n)
+    return (size_t) tc_input_count;
+  return n;
+}

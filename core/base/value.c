@@ -125,6 +125,16 @@ msperf_value_list_append (msperf_value *list, msperf_value *item)
   g_ptr_array_add (list->items, item);
 }
 
+msperf_value *
+msperf_value_new_string_list (const GPtrArray *strings)
+{
+  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (guint k = 0; strings != NULL && k < strings->len; k++)
+    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (strings, k)));
+  return l;
+}
+
 void
 msperf_value_map_set (msperf_value *map, const char *key, msperf_value *item)
 {

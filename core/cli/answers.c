@@ -9,6 +9,7 @@
 #include <msperf/msperf.h>
 #include "cli/answers.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "app/report/output.h"
 
 /* The index of an estimate JSONL line: it always starts `{"index": N` (report_json.c), so a
@@ -332,10 +333,12 @@ msperf_cli_merge (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = g_new0 (char *, argc + 1);
 
-  (void) g;
+  static const GOptionEntry no_options[] = { G_OPTION_ENTRY_NULL };
+
   for (int k = 0; k < argc; k++)
     args[k] = g_strdup (argv[k]);
-  if (!g_option_context_parse_strv (ctx, &args, &error))
+  if (!msperf_cli_check_options ("msperf merge", no_options, args, &error)
+      || !g_option_context_parse_strv (ctx, &args, &error))
     {
       fprintf (stderr, "msperf merge: %s\n", error->message);
       return MSPERF_EXIT_USAGE;
@@ -345,8 +348,8 @@ msperf_cli_merge (const msperf_cli_global *g, int argc, char **argv)
       fprintf (stderr, "msperf merge: give the shards' JSON Lines files\n");
       return MSPERF_EXIT_USAGE;
     }
-  if (!msperf_answers_merge ((const char *const *) args + 1, stdout, &error)
-      || !msperf_output_stdout_ok (&error))
+  if (!msperf_answers_merge ((const char *const *) args + 1, g->out, &error)
+      || !msperf_stdout_ok (g->std, &error))
     {
       fprintf (stderr, "msperf merge: %s\n", error->message);
       return MSPERF_EXIT_USAGE;

@@ -2,14 +2,20 @@
 #ifndef MSPERF_CORE_CLI_H
 #define MSPERF_CORE_CLI_H
 
+#include <stdio.h>
 #include <glib.h>
+#include "app/report/output.h"
 
-/* Options shared by every command (parsed in core/msperf.c). */
+/* One run of the msperf command, passed to its subcommand: the options shared by every
+ * command (parsed in core/cli/msperf.c) and the run's standard output. Nothing of a run is
+ * kept in process-wide state. */
 typedef struct msperf_cli_global {
   char **plugin_dirs;   /* --plugins-dir, repeatable */
   char *policy;         /* --policy */
   char *log_format;     /* text | json */
   gboolean verbose;
+  msperf_stdout *std;   /* the checked standard output (app/report/output.h) */
+  FILE *out;            /* its stream: everything a command prints on stdout goes here */
 } msperf_cli_global;
 
 /* Exit statuses of FORMATS §5.2. */

@@ -30,6 +30,7 @@ typedef struct {
   guint shard_index, shard_count;
   msperf_cli_model_opts *model;  /* estimate --model CONFIG and its options */
   msperf_cli_cache cache;    /* --cache-dir, --no-cache */
+  FILE *out;                 /* the run's standard output (msperf_cli_global.out) */
 } estimate_opts;
 
 static void
@@ -430,7 +431,7 @@ summarize_items (msperf_run *run, msperf_trace_reader *reader, const estimate_op
   return status;
 }
 
-/* Folding records into per-op digests (app/digest.h) is exact for the summary, the metrics
+/* Folding records into per-op digests (app/run/digest.h) is exact for the summary, the metrics
  * and the headline; the table, JSON, reports and the Chrome trace (every detail in its args)
  * read every line, so they keep every record whole. */
 static gboolean
@@ -467,7 +468,7 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
     {
       g_autoptr (GString) header = g_string_new (NULL);
       msperf_report_csv_header (header);
-      fwrite (header->str, 1, header->len, stdout);
+      fwrite (header->str, 1, header->len, o->out);
     }
   while (!stop && (n = msperf_jobs_next_batch (jobs, reader, &recs)) > 0)
     {
@@ -488,18 +489,18 @@ run_items (msperf_engine *e, msperf_run *run, msperf_trace_reader *reader, const
               fprintf (stderr, "msperf: %s\n", rec->error);
               status = MSPERF_EXIT_PROBLEMS;
             }
-          fwrite (text->str, 1, text->len, stdout);
+          fwrite (text->str, 1, text->len, o->out);
           msperf_jobs_note_keys (jobs, k, reader);
           stop = (rec->error && o->strict)
                  /* A full disk: answering the rest would only be lost too. */
-                 || ((jsonl || csv) && ferror (stdout));
+                 || ((jsonl || csv) && ferror (o->out));
           msperf_run_fold (run, rec);
           progress_tick (&prog, ++done);
         }
       /* Streaming contract: a consumer piping records sees them as soon as they exist (one
        * job answers one item per batch, so a sweep on stdin gets every answer at once). */
       if (jsonl || csv)
-        fflush (stdout);
+        fflush (o->out);
     }
   progress_end (&prog, done);
   msperf_jobs_free (jobs);
@@ -524,19 +525,19 @@ write_outputs (msperf_run *run, const estimate_opts *o, gboolean single, GError 
 
   if (table)
     {
-      msperf_report_headline (run, stdout);
-      msperf_report_table (run, stdout);
+      msperf_report_headline (run, o->out);
+      msperf_report_table (run, o->out);
     }
   else if (strcmp (o->format, "summary") == 0)
     {
-      msperf_report_headline (run, stdout);
-      msperf_report_summary (run, stdout);
+      msperf_report_headline (run, o->out);
+      msperf_report_summary (run, o->out);
     }
   else if (strcmp (o->format, "json") == 0)
-    msperf_report_json (run, stdout);
+    msperf_report_json (run, o->out);
   else if (strcmp (o->format, "csv") == 0 && o->summarize)
-    msperf_report_csv (run, stdout);
-  fflush (stdout);
+    msperf_report_csv (run, o->out);
+  fflush (o->out);
   /* Only the chosen format goes to stdout: the table ends with the summary itself; other
    * formats get it on stderr (a single `query` answer needs none). */
   if (!single && !table && strcmp (o->format, "summary") != 0)
@@ -576,7 +577,8 @@ static int
 estimate_main (const msperf_cli_global *g, int argc, char **argv, gboolean single,
                gboolean summarize)
 {
-  estimate_opts o = { .summarize = summarize, .model = msperf_cli_model_opts_new () };
+  estimate_opts o = { .summarize = summarize, .model = msperf_cli_model_opts_new (),
+                      .out = g->out };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_engine) e = NULL;
   msperf_trace_reader *reader = NULL;

@@ -137,7 +137,7 @@ run_compare (const msperf_cli_global *g, const char *policy, const char *databas
       return MSPERF_EXIT_USAGE;
     }
   /* With a report the report is the output; the summary goes to stderr. */
-  fputs (text, report ? stderr : stdout);
+  fputs (text, report ? stderr : g->out);
   return MSPERF_EXIT_OK;
 }
 
@@ -284,7 +284,7 @@ msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv)
   else
     {
       g_autofree char *summary = msperf_holdout_summary_text (rep);
-      fputs (summary, stdout);
+      fputs (summary, g->out);
     }
   return MSPERF_EXIT_OK;
 }

@@ -264,6 +264,25 @@ fail (const char *cmd, GError *error)
 
 /* ---------------------------------------------------------------- trace */
 
+/* The trace on stdout is JSON Lines only (`msperf trace … | jq` works): its leading comment
+ * lines, the header naming the model, pass and layout, go to stderr. A file (--output) keeps
+ * them; the trace reader skips '#' lines. */
+static gboolean
+write_trace (FILE *out, const GString *trace)
+{
+  const char *body = trace->str;
+
+  while (*body == '#')
+    {
+      const char *nl = strchr (body, '\n');
+
+      body = nl ? nl + 1 : trace->str + trace->len;
+    }
+  fwrite (trace->str, 1, (size_t) (body - trace->str), stderr);
+  return fwrite (body, 1, trace->len - (gsize) (body - trace->str), out)
+         == trace->len - (gsize) (body - trace->str);
+}
+
 #define GIB_BYTES (1024.0 * 1024.0 * 1024.0)
 
 /* trace --summary: parameters, memory per device and the KV capacity (doc/models.md §6). */
@@ -342,7 +361,6 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
   msperf_model_pass pass;
   int status = MSPERF_EXIT_USAGE;
 
-  (void) g;
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, TRUE, TRUE);
@@ -359,7 +377,7 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
               : !msperf_model_trace (m, &layout, &pass, out, &error))
     goto out;
   if (output ? !g_file_set_contents (output, out->str, (gssize) out->len, &error)
-             : fwrite (out->str, 1, out->len, stdout) != out->len)
+             : !write_trace (g->out, out))
     goto out;
   status = MSPERF_EXIT_OK;
 out:
@@ -551,34 +569,34 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
 }
 
 static void
-print_e2e_table (const msperf_model *m, const msperf_e2e_point *p, const msperf_e2e_request *r,
-                 const char *device, double seconds)
+print_e2e_table (FILE *out, const msperf_model *m, const msperf_e2e_point *p,
+                 const msperf_e2e_request *r, const char *device, double seconds)
 {
   const msperf_model_layout *l = &p->layout;
 
-  printf ("model              %s (%s, template %s)\n", msperf_model_name (m),
-          msperf_model_architecture (m), msperf_model_family (m));
-  printf ("device profile     %s\n", device);
-  printf ("layout             tp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT " ep %"
-          G_GINT64_FORMAT " dp %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " devices)\n", l->tp,
-          l->pp, l->ep, l->dp, l->tp * l->dp * l->pp);
-  printf ("request            isl %" G_GINT64_FORMAT " osl %" G_GINT64_FORMAT " batch %"
-          G_GINT64_FORMAT " nextn %" G_GINT64_FORMAT "\n", r->isl, r->osl, r->batch, r->nextn);
-  printf ("memory/device      weights %.2f GiB + KV cache %.2f GiB of %.1f GiB: %s\n",
-          p->weight_gib, p->kv_gib, p->device_gib, p->fits ? "fits" : "DOES NOT FIT");
+  fprintf (out, "model              %s (%s, template %s)\n", msperf_model_name (m),
+           msperf_model_architecture (m), msperf_model_family (m));
+  fprintf (out, "device profile     %s\n", device);
+  fprintf (out, "layout             tp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT " ep %"
+           G_GINT64_FORMAT " dp %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " devices)\n", l->tp,
+           l->pp, l->ep, l->dp, l->tp * l->dp * l->pp);
+  fprintf (out, "request            isl %" G_GINT64_FORMAT " osl %" G_GINT64_FORMAT " batch %"
+           G_GINT64_FORMAT " nextn %" G_GINT64_FORMAT "\n", r->isl, r->osl, r->batch, r->nextn);
+  fprintf (out, "memory/device      weights %.2f GiB + KV cache %.2f GiB of %.1f GiB: %s\n",
+           p->weight_gib, p->kv_gib, p->device_gib, p->fits ? "fits" : "DOES NOT FIT");
   if (p->kv_capacity_tokens >= 0)
-    printf ("KV capacity        %" G_GINT64_FORMAT " tokens per device at %.2f of it (runtime "
-            "reserves and activations out); the batch needs %" G_GINT64_FORMAT "\n",
-            p->kv_capacity_tokens, r->gpu_memory_utilization, r->batch * (r->isl + r->osl));
+    fprintf (out, "KV capacity        %" G_GINT64_FORMAT " tokens per device at %.2f of it (runtime "
+             "reserves and activations out); the batch needs %" G_GINT64_FORMAT "\n",
+             p->kv_capacity_tokens, r->gpu_memory_utilization, r->batch * (r->isl + r->osl));
   if (!p->estimated)
     return;
-  printf ("TTFT               %.3f ms\n", p->ttft_ms);
-  printf ("TPOT               %.3f ms\n", p->tpot_ms);
-  printf ("request latency    %.3f ms\n", p->latency_ms);
-  printf ("tokens/s/device    %.2f\n", p->tps_device);
-  printf ("tokens/s/user      %.2f\n", p->tps_user);
-  printf ("answered from data %.1f %% of the time\n", 100 * p->data_share);
-  printf ("computed in        %.1f ms\n", seconds * 1e3);
+  fprintf (out, "TTFT               %.3f ms\n", p->ttft_ms);
+  fprintf (out, "TPOT               %.3f ms\n", p->tpot_ms);
+  fprintf (out, "request latency    %.3f ms\n", p->latency_ms);
+  fprintf (out, "tokens/s/device    %.2f\n", p->tps_device);
+  fprintf (out, "tokens/s/user      %.2f\n", p->tps_user);
+  fprintf (out, "answered from data %.1f %% of the time\n", 100 * p->data_share);
+  fprintf (out, "computed in        %.1f ms\n", seconds * 1e3);
 }
 
 int
@@ -631,9 +649,9 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   if (!msperf_model_jobs_point (jobs, m, &layout, &req, &pt, &error))
     goto out;
   if (ro.format && strcmp (ro.format, "jsonl") == 0)
-    msperf_e2e_jsonl_row (&pt, stdout);
+    msperf_e2e_jsonl_row (&pt, g->out);
   else
-    print_e2e_table (m, &pt, &req, msperf_engine_device_name (e),
+    print_e2e_table (g->out, m, &pt, &req, msperf_engine_device_name (e),
                      (double) (g_get_monotonic_time () - t0) / 1e6);
   status = pt.fits ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;
 out:
@@ -881,11 +899,11 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
     keep[i] = meets (&so, &g_array_index (pts, msperf_e2e_point, i));
   msperf_e2e_pareto ((msperf_e2e_point *) (void *) pts->data, keep, pts->len);
   if (!jsonl)
-    msperf_e2e_csv_header (stdout);
+    msperf_e2e_csv_header (g->out);
   for (guint i = 0; i < pts->len; i++)
     (jsonl ? msperf_e2e_jsonl_row : msperf_e2e_csv_row) (&g_array_index (pts, msperf_e2e_point, i),
-                                                         stdout);
-  fflush (stdout);
+                                                         g->out);
+  fflush (g->out);
   if (so.report && !write_report (&so, m, pts, &error))
     goto out;
   msperf_model_jobs_stats (jobs, &distinct, &cached);

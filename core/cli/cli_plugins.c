@@ -53,13 +53,13 @@ printable (const char *s)
 
 /* Prints s padded to width characters (not bytes: module names and paths may be UTF-8). */
 static void
-print_cell (const char *s, size_t width)
+print_cell (FILE *out, const char *s, size_t width)
 {
   size_t len = (size_t) g_utf8_strlen (s, -1);
 
-  fputs (s, stdout);
+  fputs (s, out);
   for (; len < width; len++)
-    fputc (' ', stdout);
+    fputc (' ', out);
 }
 
 static void
@@ -133,16 +133,16 @@ plugins_list (const msperf_cli_global *g, char **args)
   for (size_t c = 0; c < G_N_ELEMENTS (headers); c++)
     {
       /* No trailing blanks after the last column. */
-      print_cell (headers[c], c + 1 < G_N_ELEMENTS (headers) ? width[c] + 2 : 0);
+      print_cell (g->out, headers[c], c + 1 < G_N_ELEMENTS (headers) ? width[c] + 2 : 0);
     }
-  fputc ('\n', stdout);
+  fputc ('\n', g->out);
   for (guint i = 0; i < rows->len; i++)
     {
       char **row = g_ptr_array_index (rows, i);
 
       for (size_t c = 0; c < G_N_ELEMENTS (headers); c++)
-        print_cell (row[c], c + 1 < G_N_ELEMENTS (headers) ? width[c] + 2 : 0);
-      fputc ('\n', stdout);
+        print_cell (g->out, row[c], c + 1 < G_N_ELEMENTS (headers) ? width[c] + 2 : 0);
+      fputc ('\n', g->out);
     }
   if (rows->len == 0)
     g_printerr ("msperf plugins: no module file found (see --plugins-dir and "
@@ -151,16 +151,16 @@ plugins_list (const msperf_cli_global *g, char **args)
 }
 
 static void
-print_capabilities (const char *capabilities)
+print_capabilities (FILE *out, const char *capabilities)
 {
   g_auto (GStrv) caps = NULL;
 
   if (capabilities == NULL || *capabilities == '\0')
     {
-      printf ("capabilities: none\n");
+      fprintf (out, "capabilities: none\n");
       return;
     }
-  printf ("capabilities:\n");
+  fprintf (out, "capabilities:\n");
   caps = g_strsplit (capabilities, ",", -1);
   for (char **cap = caps; *cap != NULL; cap++)
     {
@@ -169,7 +169,7 @@ print_capabilities (const char *capabilities)
       for (size_t i = 0; i < G_N_ELEMENTS (capability_meanings); i++)
         if (strcmp (*cap, capability_meanings[i].name) == 0)
           meaning = capability_meanings[i].meaning;
-      printf ("  %-12s %s\n", *cap, meaning);
+      fprintf (out, "  %-12s %s\n", *cap, meaning);
     }
 }
 
@@ -215,11 +215,11 @@ plugins_info (const msperf_cli_global *g, char **args)
     for (gsize k = 0; k + 1 < G_N_ELEMENTS (fields); k += 2)
       {
         g_autofree char *text = printable (or_dash (fields[k + 1]));
-        printf ("%s%s\n", fields[k], text);
+        fprintf (g->out, "%s%s\n", fields[k], text);
       }
   }
-  print_capabilities (found->capabilities);
-  printf ("status:       %s\n", status);
+  print_capabilities (g->out, found->capabilities);
+  fprintf (g->out, "status:       %s\n", status);
   /* Later files of the same name (shadowed, duplicates) explain why they did not load. */
   for (guint i = 0; i < infos->len; i++)
     {
@@ -231,7 +231,7 @@ plugins_info (const msperf_cli_global *g, char **args)
       other = status_text (info);
       {
         g_autofree char *file = printable (or_dash (info->file));
-        printf ("also found:   %s (%s)\n", file, other);
+        fprintf (g->out, "also found:   %s (%s)\n", file, other);
       }
     }
   return MSPERF_EXIT_OK;

@@ -268,8 +268,8 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
   db = msperf_database_open (dir, root, &error);
   if (db == NULL)
     {
-      printf ("error: %s\n", error->message);
-      printf ("%s: unreadable database\n", dir);
+      fprintf (g->out, "error: %s\n", error->message);
+      fprintf (g->out, "%s: unreadable database\n", dir);
       return MSPERF_EXIT_USAGE;
     }
   declare_collectives (g, db);
@@ -300,14 +300,14 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
     check_kernel (db, g_ptr_array_index (refs, k), &r);
 
   for (guint k = 0; k < r.errors->len; k++)
-    printf ("error: %s\n", (char *) g_ptr_array_index (r.errors, k));
+    fprintf (g->out, "error: %s\n", (char *) g_ptr_array_index (r.errors, k));
   for (guint k = 0; k < r.warnings->len; k++)
-    printf ("warning: %s\n", (char *) g_ptr_array_index (r.warnings, k));
-  printf ("%s: %u entries, %u kernel file%s checked: %u error%s, %u warning%s\n", dir,
-          entries->len, refs->len, refs->len == 1 ? "" : "s",
-          r.errors->len, r.errors->len == 1 ? "" : "s",
-          r.warnings->len, r.warnings->len == 1 ? "" : "s");
-  fflush (stdout);
+    fprintf (g->out, "warning: %s\n", (char *) g_ptr_array_index (r.warnings, k));
+  fprintf (g->out, "%s: %u entries, %u kernel file%s checked: %u error%s, %u warning%s\n", dir,
+           entries->len, refs->len, refs->len == 1 ? "" : "s",
+           r.errors->len, r.errors->len == 1 ? "" : "s",
+           r.warnings->len, r.warnings->len == 1 ? "" : "s");
+  fflush (g->out);
   status = r.errors->len > 0 ? MSPERF_EXIT_PROBLEMS : MSPERF_EXIT_OK;
   g_ptr_array_unref (r.errors);
   g_ptr_array_unref (r.warnings);

@@ -2,6 +2,7 @@
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
+#include <msperf/format.h>
 #include "cli/logging.h"
 
 /* The writer needs its settings; GLib passes them through user_data, so no global state. */
@@ -26,21 +27,12 @@ level_name (GLogLevelFlags level)
   return "debug";
 }
 
+/* The one JSON string writer (escapes, invalid UTF-8 as \xNN): a log line stays valid JSON
+ * whatever bytes a path in a message holds. */
 static void
 json_escape (GString *s, const char *text)
 {
-  g_string_append_c (s, '"');
-  for (const char *p = text; *p; p++)
-    {
-      unsigned char c = (unsigned char) *p;
-      if (c == '"' || c == '\\')
-        g_string_append_printf (s, "\\%c", c);
-      else if (c < 0x20)
-        g_string_append_printf (s, "\\u%04x", c);
-      else
-        g_string_append_c (s, (char) c);
-    }
-  g_string_append_c (s, '"');
+  msperf_fmt_json_string (s, text);
 }
 
 static GLogWriterOutput

@@ -9,6 +9,7 @@
 #include <msperf/plugin.h>
 #include "cli/cli.h"
 #include "cli/logging.h"
+#include "cli/cli_serve.h"
 #include "app/report/output.h"
 
 static const char commands_help[] =
@@ -23,6 +24,8 @@ static const char commands_help[] =
   "  holdout    interpolation accuracy: leave coordinates out of the database, report the error\n"
   "  trace      the op trace of one forward pass of a model, from its Hugging Face config.json\n"
   "  e2e        TTFT, TPOT and throughput of a request on a model and layout\n"
+  "  serve      serving simulation of a deployment (vLLM, SGLang, TensorRT-LLM schedulers)\n"
+  "  accuracy   serving predictions against measured TTFT/TPOT (aiconfigurator's CSV)\n"
   "  sweep      layouts x batch sizes on N devices, with the Pareto front\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
@@ -63,7 +66,8 @@ main (int argc, char **argv)
   const char *cmd;
 
   setlocale (LC_ALL, "");
-  msperf_output_wrap_stdout ();
+  g.std = msperf_stdout_open ();
+  g.out = msperf_stdout_stream (g.std);
   ctx = g_option_context_new ("COMMAND [OPTION…] — predict operator latency on AI accelerators");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, commands_help);
@@ -78,8 +82,8 @@ main (int argc, char **argv)
     {
       g_autofree char *allocator = allocator_name ();
 
-      printf ("msperf %s (module ABI %u.%u; allocator %s)\n", PACKAGE_VERSION,
-              MSPERF_PLUGIN_ABI_MAJOR, MSPERF_PLUGIN_ABI_MINOR, allocator);
+      fprintf (g.out, "msperf %s (module ABI %u.%u; allocator %s)\n", PACKAGE_VERSION,
+               MSPERF_PLUGIN_ABI_MAJOR, MSPERF_PLUGIN_ABI_MINOR, allocator);
       status = MSPERF_EXIT_OK;
       goto out;
     }
@@ -121,6 +125,10 @@ main (int argc, char **argv)
     status = msperf_cli_holdout (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "trace") == 0)
     status = msperf_cli_trace (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "serve") == 0)
+    status = msperf_cli_serve (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "accuracy") == 0)
+    status = msperf_cli_accuracy (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "e2e") == 0)
     status = msperf_cli_e2e (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "sweep") == 0)
@@ -132,12 +140,13 @@ out:
    * leave a truncated output behind an exit status 0. */
   {
     g_autoptr (GError) write_error = NULL;
-    if (!msperf_output_stdout_ok (&write_error))
+    if (!msperf_stdout_ok (g.std, &write_error))
       {
         fprintf (stderr, "msperf: %s\n", write_error->message);
         status = MSPERF_EXIT_USAGE;
       }
   }
+  msperf_stdout_free (g.std);
   g_strfreev (g.plugin_dirs);
   g_free (g.policy);
   g_free (g.log_format);

@@ -1,4 +1,4 @@
-/* msperf — strict command lines (issue 14): a foreign option is an error, not a no-op. */
+/* msperf — strict command lines: a foreign option is an error, not a no-op. */
 #include <config.h>
 #include <msperf/format.h>
 #include <string.h>
@@ -81,6 +81,67 @@ unknown (const char *command, const char *name, const GOptionEntry *entries, GEr
                  command, command);
 }
 
+/* The options of msperf itself (core/cli/msperf.c). Given after the subcommand (`msperf
+ * estimate --policy p.yaml`), one would be read by no one or mistaken for the command's own:
+ * unless the command has an option of that name, it is refused with where it belongs. */
+static const char *const global_options[] = {
+  "plugins-dir", "policy", "log-format", "verbose", "version", NULL
+};
+#define GLOBAL_SHORT 'v'  /* -v, --verbose */
+
+static const GOptionEntry *
+find_short (const GOptionEntry *entries, char c)
+{
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (e->short_name == c)
+      return e;
+  return NULL;
+}
+
+/* "--policy is a global option: put it before the subcommand (msperf --policy FILE estimate …)" */
+static void
+misplaced (const char *command, const char *option, GError **error)
+{
+  const char *value = strcmp (option, "--plugins-dir") == 0 ? " DIR"
+                      : strcmp (option, "--policy") == 0    ? " FILE"
+                      : strcmp (option, "--log-format") == 0 ? " FORMAT" : "";
+
+  if (g_str_has_prefix (command, "msperf "))
+    command += strlen ("msperf ");
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s is a global option: put it before the subcommand (msperf %s%s %s …)", option,
+               option, value, command);
+}
+
+/* A cluster of short options ("-v", "-j4", "-vj", "-o FILE"): FALSE + error for a global one
+ * the command does not take. *skip_next is set when the last one takes the next argument. */
+static gboolean
+check_short (const char *command, const GOptionEntry *entries, const char *a,
+             gboolean *skip_next, GError **error)
+{
+  *skip_next = FALSE;
+  for (const char *c = a + 1; *c; c++)
+    {
+      const GOptionEntry *e = find_short (entries, *c);
+
+      if (e == NULL)
+        {
+          if (*c == GLOBAL_SHORT)
+            {
+              misplaced (command, "-v", error);
+              return FALSE;
+            }
+          return TRUE;  /* GOption names it */
+        }
+      if (takes_value (e))
+        {
+          *skip_next = c[1] == '\0';  /* "-o FILE"; "-j4" holds its value */
+          return TRUE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 msperf_cli_check_options (const char *command, const GOptionEntry *entries, char *const *args,
                           GError **error)
@@ -92,9 +153,18 @@ msperf_cli_check_options (const char *command, const GOptionEntry *entries, char
       g_autofree char *name = NULL;
       const GOptionEntry *e;
       const char *eq;
+      gboolean skip_next;
 
       if (strcmp (a, "--") == 0)
         break;
+      if (a[0] == '-' && a[1] != '-' && a[1] != '\0')
+        {
+          if (!check_short (command, entries, a, &skip_next, error))
+            return FALSE;
+          if (skip_next && args[k + 1])
+            k++;
+          continue;
+        }
       if (a[0] != '-' || a[1] != '-')
         continue;
       eq = strchr (a, '=');
@@ -102,6 +172,13 @@ msperf_cli_check_options (const char *command, const GOptionEntry *entries, char
       if (g_str_has_prefix (name, "help"))
         continue;  /* --help, --help-all: GOption's own */
       e = find_entry (entries, name);
+      if (e == NULL && g_strv_contains (global_options, name))
+        {
+          g_autofree char *option = g_strconcat ("--", name, NULL);
+
+          misplaced (command, option, error);
+          return FALSE;
+        }
       if (e == NULL)
         {
           unknown (command, name, entries, error);

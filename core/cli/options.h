@@ -7,7 +7,9 @@
 /* Checks every long option of args (args[0] is the program name) against entries before
  * GOption sees them: an option the command does not take is an error naming the command, with
  * "did you mean --X?" for a near miss. GOption would say "Unknown option" without either, and
- * hidden entries of the other subcommand used to be accepted silently. */
+ * would accept hidden entries of another subcommand silently. A global option of
+ * msperf (--plugins-dir, --policy, --log-format, -v/--verbose, --version) the command does not
+ * take itself is refused as "a global option: put it before the subcommand". */
 gboolean msperf_cli_check_options (const char *command, const GOptionEntry *entries,
                                    char *const *args, GError **error);
 /* Closest of candidates to word within a small edit distance, or NULL. Transfer none. */

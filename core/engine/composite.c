@@ -101,16 +101,6 @@ join_names (GPtrArray *names)
   return g_string_free (s, FALSE);
 }
 
-static msperf_value *
-v_names (GPtrArray *names)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (guint k = 0; k < names->len; k++)
-    msperf_value_list_append (list, msperf_value_new_string (g_ptr_array_index (names, k)));
-  return list;
-}
-
 /* Aggregation state over the decomposer's specs. */
 typedef struct parts {
   double total_us;
@@ -288,8 +278,8 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
   msperf_result_set_method (r, "composite");
   msperf_result_set_hit (r, MSPERF_SOURCE_PARTIAL, p.total_us,
                          (double) p.hit_kernels->len / (double) specs->len, NULL, "composite");
-  msperf_result_detail_value (r, "hit_kernels", v_names (p.hit_kernels));
-  msperf_result_detail_value (r, "missed_kernels", v_names (p.missed_kernels));
+  msperf_result_detail_value (r, "hit_kernels", msperf_value_new_string_list (p.hit_kernels));
+  msperf_result_detail_value (r, "missed_kernels", msperf_value_new_string_list (p.missed_kernels));
   msperf_result_detail_value (r, "sub_kernel_durations", g_steal_pointer (&p.durations));
   msperf_result_detail_bool (r, "composite", TRUE);
   msperf_result_detail_bool (r, "partial", TRUE);

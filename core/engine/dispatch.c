@@ -121,7 +121,7 @@ roofline_stage (msperf_engine *e, const msperf_op *op, msperf_result *r)
   msperf_result_detail_string (r, "roofline_kind", rf.kind);
   msperf_result_detail_double (r, "roofline_flops", rf.flops);
   msperf_result_detail_double (r, "roofline_bytes", rf.bytes);
-  /* Only the fallbacks of issue 13 add keys: every other roofline answer stays as it was. */
+  /* Only the physical fallbacks (roofline.c) add keys: every other roofline answer stays as it was. */
   if (rf.degraded[0] != '\0')
     msperf_result_detail_string (r, "degraded", rf.degraded);
   if (rf.group_source != NULL)

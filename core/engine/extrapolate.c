@@ -516,7 +516,7 @@ fill_result (msperf_engine *e, const placement *pl, strategy used, const answer 
   msperf_result_detail_string (r, "fallback_from", fallback_from);
   msperf_result_detail_string (r, "regime", pl->b->regime);
   msperf_result_detail_string (r, "query_mode", q->mode);
-  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", "wrapper_interpolation_failed");
   if (base_reason)
     msperf_result_detail_string (r, "base_reason", base_reason);

@@ -1,10 +1,10 @@
 /* msperf — an interpolated answer's details as one compact record.
  *
- * fill_result used to build these details node by node: some eighty allocations a 3-D answer,
- * a third of its time, kept alive in the answer cache and freed one by one at exit. The record
+ * Built node by node, these details would be some eighty allocations a 3-D answer, a third of
+ * its time, kept alive in the answer cache and freed one by one at exit. The record
  * is one allocation; the emitter below writes the same keys in the same order, with the same
  * value kinds, into whichever sink reads it (tests/engine/test_interp_details.c checks the
- * built tree and the printed JSON against each other and against the old layout). */
+ * built tree and the printed JSON against each other and against a node-by-node build). */
 #include <config.h>
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* msperf — an interpolated answer's details as one compact record (issue 15), written out
+/* msperf — an interpolated answer's details as one compact record, written out
  * only when the details are read or printed (include/msperf/details.h). */
 #ifndef MSPERF_INTERP_DETAILS_H
 #define MSPERF_INTERP_DETAILS_H

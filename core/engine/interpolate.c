@@ -463,16 +463,6 @@ typedef struct {
   msperf_point rounded;               /* seq_block: shallow copy of the target, seq rounded */
 } success;
 
-msperf_value *
-msperf_interpolation_reasons_value (const GPtrArray *reasons)
-{
-  msperf_value *l = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (guint k = 0; reasons && k < reasons->len; k++)
-    msperf_value_list_append (l, msperf_value_new_string (g_ptr_array_index (reasons, k)));
-  return l;
-}
-
 /* The target's coordinates and exact fields, the selected axes and their boundaries in the
  * coordinates the user wrote, and the candidate points, into d. */
 static void
@@ -775,7 +765,7 @@ msperf_interpolate_holdout (msperf_engine *e, msperf_index *index, const char *k
           return TRUE;
     }
   msperf_result_set_miss (r, buckets ? "wrapper_interpolation_failed" : "regime_key_unmatched");
-  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   return FALSE;
 }
 

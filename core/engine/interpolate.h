@@ -41,12 +41,10 @@ gboolean msperf_interpolate_buckets (msperf_engine *engine, const msperf_kernel_
                                      const char *base_reason, const char *fallback_from,
                                      GPtrArray *reasons, msperf_result *r);
 
-/* details.fallback_reasons: reasons (char*) as a LIST value. Transfer full. */
-msperf_value *msperf_interpolation_reasons_value (const GPtrArray *reasons);
 /* TRUE when list is a LIST holding the string name. */
 gboolean msperf_interpolation_list_has (const msperf_value *list, const char *name);
 
-/* msperf holdout (leave one coordinate out): the phase-1 rules at t, a point of index (built
+/* msperf holdout (leave one coordinate out): the interpolation rules at t, a point of index (built
  * for kernel by module mode; t's regime, axes, fields and matchers as its rows were described),
  * with every candidate at t's coordinate removed from each filtered set (the points whose
  * selected coordinates equal t's once the other axes and the fields matched). TRUE with r

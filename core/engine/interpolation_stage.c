@@ -177,7 +177,7 @@ msperf_interpolate_op (msperf_engine *e, const msperf_op *op, const msperf_mappi
     return TRUE;
   /* The wrapper ran and failed: its reason replaces the base reason (reference §4.2 step 4,
    * quirk Q5), which stays readable as base_reason. A PARTIAL keeps its answer. */
-  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
   if (!partial)
     {
@@ -211,7 +211,7 @@ msperf_interpolate_subquery (msperf_engine *e, const msperf_op *parent,
   if (run_stage (e, plugin, state, &q, base, "exact_miss", reasons, &wrapper_reason, r))
     return MSPERF_HIT;
   /* The composite formats its own message from the part's exact reason: keep it. */
-  msperf_result_detail_value (r, "fallback_reasons", msperf_interpolation_reasons_value (reasons));
+  msperf_result_detail_value (r, "fallback_reasons", msperf_value_new_string_list (reasons));
   msperf_result_detail_string (r, "interpolation_reason", wrapper_reason);
   return MSPERF_MISS;
 }

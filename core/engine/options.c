@@ -139,6 +139,12 @@ check_block (msperf_engine_shared *m, const msperf_value *policy_doc, const mspe
                                  type_name (spec->type));
           return FALSE;
         }
+      if (v->kind == MSPERF_VALUE_STRING && strlen (v->s) > MSPERF_YAML_MAX_STRING)
+        {
+          g_autofree char *path = g_strdup_printf ("modules.%s.%s", p->name, key);
+          return msperf_yaml_check_length (v, option_file (m, policy_doc, p->name, key), path,
+                                           error);
+        }
     }
   return TRUE;
 }

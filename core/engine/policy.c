@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msperf/error.h>
+#include <msperf/format.h>
 #include "engine/policy.h"
 #include "io/yaml_doc.h"
 
@@ -310,6 +311,23 @@ validate_map (vctx *c, const schema *s, const msperf_value *v, const char *path,
       GError *local = NULL;
       msperf_value *checked;
 
+      if (strlen (key) > MSPERF_YAML_MAX_STRING)
+        {
+          /* a runaway key is named by its head, never echoed whole */
+          char *msg = msperf_yaml_format_message (c->file, item->line,
+                                                  "a key of %zu bytes in '%s' is too long "
+                                                  "(at most %d): '%.80s…'", strlen (key),
+                                                  *path ? path : "(top level)",
+                                                  MSPERF_YAML_MAX_STRING, key);
+          if (!c->lenient)
+            {
+              g_set_error_literal (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, msg);
+              g_free (msg);
+              return NULL;
+            }
+          add_warning (c, msg);
+          continue;
+        }
       if (sub == NULL && s == &s_interpolation && c->policy != NULL)
         {
           const section *sec = find_section (c->policy, key);
@@ -421,6 +439,8 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
     case S_STR:
       if (v->kind != MSPERF_VALUE_STRING)
         return bad_value (c, v, path, s->nullable ? "a string or null" : "a string", error), NULL;
+      if (!msperf_yaml_check_length (v, c->file, path, error))
+        return NULL;
       break;
     case S_STR_LIST:
       if (v->kind != MSPERF_VALUE_LIST)
@@ -430,6 +450,8 @@ validate (vctx *c, const schema *s, const msperf_value *v, const char *path, GEr
           const msperf_value *item = g_ptr_array_index (v->items, k);
           if (item->kind != MSPERF_VALUE_STRING)
             return bad_value (c, item, path, "a list of strings", error), NULL;
+          if (!msperf_yaml_check_length (item, c->file, path, error))
+            return NULL;
         }
       break;
     case S_MAP:
@@ -988,29 +1010,12 @@ msperf_policy_warnings (const msperf_policy *p)
 
 /* ------------------------------------------------------------------ canonical JSON */
 
+/* Canonical strings are the JSON writer's (msperf_fmt_json_string: the same escapes, and a
+ * byte that is not UTF-8 as \xNN so the canonical text stays valid JSON). */
 static void
 json_string (GString *out, const char *s)
 {
-  g_string_append_c (out, '"');
-  for (const guchar *c = (const guchar *) s; *c; c++)
-    {
-      switch (*c)
-        {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\b': g_string_append (out, "\\b"); break;
-        case '\f': g_string_append (out, "\\f"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (*c < 0x20)
-            g_string_append_printf (out, "\\u%04x", *c);
-          else
-            g_string_append_c (out, (char) *c);   /* UTF-8 passes through unescaped */
-        }
-    }
-  g_string_append_c (out, '"');
+  msperf_fmt_json_string (out, s);
 }
 
 /* Shortest "%.Ng" that reads back as the same double. */

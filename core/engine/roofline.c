@@ -151,7 +151,7 @@ collective_us (const msperf_device *device, const msperf_op *op,
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ what an op does not say */
+/* ------------------------------------------------------------------ fallbacks that respect physics */
 
 static const msperf_tensor *
 tensor_arg (const msperf_op *op, int i)

@@ -17,7 +17,7 @@ typedef struct msperf_roofline {
   double memory_us;
   double latency_us;    /* NAN when the op cannot be costed */
   /* What the model had to assume because the op does not say ("" when nothing): the
-   * fallbacks of doc/decisions.md, "Fallbacks that respect physics". */
+   * physical fallbacks (doc/decisions.md, "Fallbacks that respect physics"). */
   char degraded[192];
   /* Collectives costed without a rank-group list (op summaries): the group size and where it
    * came from ("shapes", "tp_size", "ep_size", "world_size"); 0 and NULL otherwise. */

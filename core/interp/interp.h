@@ -60,7 +60,7 @@ gboolean msperf_interp_latency_guard (double value, const double *candidates, si
 
 typedef enum {
   MSPERF_INTERP_AGGREGATE_MEDIAN = 0,  /* upstream (quirk Q19): even count → mean of the two middle */
-  MSPERF_INTERP_AGGREGATE_MEAN         /* policy `aggregate: mean` (the Phase-1 RFC): sum / count */
+  MSPERF_INTERP_AGGREGATE_MEAN         /* policy `aggregate: mean` (the upstream RFC, seed 000): sum / count */
 } msperf_interp_aggregate_kind;
 
 typedef struct {
@@ -87,7 +87,7 @@ void msperf_interp_aggregate (const double *coords, const double *latencies, siz
 
 typedef struct msperf_delaunay msperf_delaunay;
 
-/* 4-D since issue 13 (opt-in: the policy's max_interpolation_dim stays 3 by default). */
+/* Up to 4-D, opt-in: the policy's max_interpolation_dim stays 3 by default. */
 #define MSPERF_DELAUNAY_MAX_DIM 4
 
 /* Builds scipy's Delaunay(points) for n points of dim (2, 3 or 4) coordinates (row-major): Qhull

@@ -1,4 +1,4 @@
-/* msperf (internal) — the on-disk triangulation cache (issue 15 "warm starts", doc/formats.md
+/* msperf (internal) — the on-disk triangulation cache (warm starts, doc/formats.md
  * § Triangulation cache files): a triangulation written once, mapped read-only by later
  * processes so they skip Qhull. A file is named by its key, a SHA-256 of everything the
  * triangulation depends on (the coordinates in order, n, dim, the Qhull options, the Qhull

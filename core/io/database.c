@@ -22,6 +22,7 @@ struct msperf_database {
   const char *device;      /* into doc */
   const char *comm_ref;    /* into doc; NULL when unset */
   gboolean comm_ref_absolute;
+  gboolean comm_ref_outside;  /* resolves outside the directory (or root): lookups refused */
   GPtrArray *entries;      /* msperf_mapping_entry*, file order */
   GHashTable *by_name;     /* op name → entry (transfer none) */
   GPtrArray *warnings;     /* char* */
@@ -189,23 +190,41 @@ opt_string (const msperf_value *raw, const char *key, char **out, char **problem
   return FALSE;
 }
 
+/* The boolean fields of an entry: the ones decoded here and the ones modules read from the
+ * raw entry. A mistyped flag (zero_cost: !!str true, composite: 1) is reported at its line
+ * and ignored, the entry otherwise kept: dropping it would also lose its kernel lookup. */
+static const char *const entry_flags[] = {
+  "composite", "zero_cost", "decomposer", "require_all_sub_kernels", "project_full_shape", NULL
+};
+
+/* A flag's value: TRUE only for a YAML boolean true (a mistyped one is warned about). */
 static gboolean
-opt_bool (const msperf_value *raw, const char *key, gboolean *out, char **problem, guint *line)
+opt_flag (const msperf_value *raw, const char *key)
 {
   const msperf_value *v = msperf_value_lookup (raw, key);
-  g_autofree char *got = NULL;
 
-  if (v == NULL || v->kind == MSPERF_VALUE_NONE)
-    return TRUE;
-  if (v->kind == MSPERF_VALUE_BOOL)
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+static void add_warning (msperf_database *db, guint line, const char *format, ...)
+  G_GNUC_PRINTF (3, 4);
+
+static void
+check_entry_flags (msperf_database *db, const char *name, const msperf_value *raw)
+{
+  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP)
+    return;
+  for (const char *const *k = entry_flags; *k != NULL; k++)
     {
-      *out = v->b;
-      return TRUE;
+      const msperf_value *v = msperf_value_lookup (raw, *k);
+      g_autofree char *got = NULL;
+
+      if (v == NULL || v->kind == MSPERF_VALUE_NONE || v->kind == MSPERF_VALUE_BOOL)
+        continue;
+      got = msperf_yaml_describe (v);
+      add_warning (db, v->line, "operator '%s': %s: expected true or false, got %s; the flag is "
+                   "ignored", name, *k, got);
     }
-  got = msperf_yaml_describe (v);
-  *problem = g_strdup_printf ("%s: expected true or false, got %s", key, got);
-  *line = v->line;
-  return FALSE;
 }
 
 static void
@@ -243,10 +262,10 @@ decode_entry (const char *name, const msperf_value *raw, char **problem, guint *
   if (!opt_string (raw, "kernel_type", &e->kernel_type, problem, line)
       || !opt_string (raw, "query_mode", &e->query_mode, problem, line)
       || !opt_string (raw, "category", &e->category, problem, line)
-      || !opt_string (raw, "accepted_miss", &e->accepted_miss, problem, line)
-      || !opt_bool (raw, "composite", &e->composite, problem, line)
-      || !opt_bool (raw, "zero_cost", &e->zero_cost, problem, line))
+      || !opt_string (raw, "accepted_miss", &e->accepted_miss, problem, line))
     goto reject;
+  e->composite = opt_flag (raw, "composite");
+  e->zero_cost = opt_flag (raw, "zero_cost");
   tc = msperf_value_lookup (raw, "tc_input_count");
   if (tc != NULL && tc->kind != MSPERF_VALUE_NONE)
     {
@@ -344,6 +363,7 @@ load_entries (msperf_database *db, GError **error)
       msperf_mapping_entry *e = decode_entry (name, raw, &problem, &line);
 
       check_entry_keys (db, name, raw);
+      check_entry_flags (db, name, raw);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);
@@ -408,9 +428,31 @@ load_comm_ref (msperf_database *db)
     }
   comm_dir = g_build_filename (db->dir, ref->s, NULL);
   if (!g_file_test (comm_dir, G_FILE_TEST_IS_DIR))
-    add_warning (db, ref->line,
-                 "communication_data_ref '%.80s' names a missing directory (%s); communication "
-                 "kernels fall back to the database directory", ref->s, comm_dir);
+    {
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' names a missing directory (%s); communication "
+                   "kernels fall back to the database directory", ref->s, comm_dir);
+      return;
+    }
+  /* The reference is a file path like a kernel CSV's: it stays inside the database directory,
+   * or inside --database-root when one is given (a shared hccl tree beside the databases). */
+  {
+    g_autofree char *real_comm = real_path (comm_dir);
+    g_autofree char *real_base = real_path (db->root != NULL ? db->root : db->dir);
+
+    if (real_comm == NULL || real_base == NULL || path_is_under (real_comm, real_base))
+      return;
+    db->comm_ref_outside = TRUE;
+    if (db->root != NULL)
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' resolves outside the database root %s; "
+                   "communication lookups through it are refused", ref->s, db->root);
+    else
+      add_warning (db, ref->line,
+                   "communication_data_ref '%.80s' resolves outside the database directory; "
+                   "communication lookups through it are refused (--database-root DIR allows "
+                   "a directory under DIR)", ref->s);
+  }
 }
 
 /* Without a --database-root, op_mapping.yaml must still be the database's own: a symlink out
@@ -617,12 +659,22 @@ resolve_table (msperf_database *db, const char *kernel_type)
                        db->comm_ref);
           return c;
         }
+      if (db->comm_ref_outside)
+        {
+          g_set_error (&c->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH,
+                       "%s: communication_data_ref '%.80s' resolves outside the database %s%s",
+                       db->yaml_path, db->comm_ref, db->root != NULL ? "root " : "directory",
+                       db->root != NULL ? db->root : "");
+          return c;
+        }
       comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
       {
         g_autofree char *path = g_build_filename (comm_dir, file, NULL);
         if (present (path))
           {
-            c->table = load_confined (db, path, comm_dir, kernel_type, &c->error);
+            /* confined to the database directory, not to comm_dir: a file of comm_dir that
+             * links out is refused as a kernel CSV would be */
+            c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
             return c;
           }
       }

@@ -594,11 +594,27 @@ msperf_yaml_value_bool (const msperf_value *v, const char *file, const char *key
 }
 
 gboolean
+msperf_yaml_check_length (const msperf_value *v, const char *file, const char *key,
+                          GError **error)
+{
+  size_t n;
+
+  if (v == NULL || v->kind != MSPERF_VALUE_STRING || (n = strlen (v->s)) <= MSPERF_YAML_MAX_STRING)
+    return TRUE;
+  msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, v->line,
+                         "key '%s': a string of %zu bytes is too long (at most %d)", key, n,
+                         MSPERF_YAML_MAX_STRING);
+  return FALSE;
+}
+
+gboolean
 msperf_yaml_value_string (const msperf_value *v, const char *file, const char *key,
                           const char **out, GError **error)
 {
   if (v == NULL || v->kind != MSPERF_VALUE_STRING)
     return type_error (v, file, key, "a string", error);
+  if (!msperf_yaml_check_length (v, file, key, error))
+    return FALSE;
   *out = v->s;
   return TRUE;
 }

@@ -19,6 +19,14 @@ G_BEGIN_DECLS
 
 #define MSPERF_YAML_MAX_DEPTH 64
 #define MSPERF_YAML_MAX_NODES 1000000
+/* The longest string a configuration field (policy, device profile) takes: a path fits
+ * (PATH_MAX); a longer one is a runaway value, refused at its line rather than carried on. */
+#define MSPERF_YAML_MAX_STRING 4096
+
+/* FALSE + "FILE:LINE: key 'KEY': a string of N bytes is too long (at most
+ * MSPERF_YAML_MAX_STRING)" when v is a longer STRING; TRUE for anything else. */
+gboolean msperf_yaml_check_length (const msperf_value *v, const char *file, const char *key,
+                                   GError **error);
 
 /* Loads a file. An empty document gives a NONE value. Transfer full. */
 msperf_value *msperf_yaml_load_file (const char *path, GError **error);
@@ -47,7 +55,7 @@ gboolean msperf_yaml_value_double (const msperf_value *v, const char *file, cons
                                    double *out, GError **error);
 gboolean msperf_yaml_value_bool (const msperf_value *v, const char *file, const char *key,
                                  gboolean *out, GError **error);
-/* STRING only (transfer none into v). */
+/* STRING only, at most MSPERF_YAML_MAX_STRING bytes (transfer none into v). */
 gboolean msperf_yaml_value_string (const msperf_value *v, const char *file, const char *key,
                                    const char **out, GError **error);
 

@@ -124,6 +124,28 @@ MSPERF_API msperf_value *msperf_att_ledger_to_value (GPtrArray *rows);
 /* An expression as a value: INT for an integer, FLOAT for another number, else STRING. */
 MSPERF_API msperf_value *msperf_att_expr_value (const msperf_expr *e);
 
+/* ---- att.bind: symbol values of an ATT op (core/att/att_bind.c) */
+
+/* att.bind ({"SYM": number, …}) as SYM → msperf_expr* built in ctx (transfer full; empty
+ * without att.bind). Names must be symbols and values finite numbers; the error names the
+ * symbol ("att.bind.s0: expected a finite number, got inf"). */
+MSPERF_API GHashTable *msperf_att_bindings (msperf_expr_ctx *ctx, const msperf_value *att,
+                                            GError **error);
+
+/* A module's parameter check: TRUE when att (a MAP without bind) is in the model's domain. */
+typedef gboolean (*msperf_att_check_func) (const msperf_value *att, void *user_data,
+                                           GError **error);
+
+/* The domain check of att.bind, the one every symbol-binding path runs: check is called on a
+ * copy of att whose bare symbols bound by att.bind are replaced by their values (strings under
+ * keys naming a kind or a dtype are left alone) and whose bind is dropped, so a bound value
+ * meets the checks and limits the same value written in place gets. When check refuses, the
+ * error names the symbol and keeps check's reason: "att.bind.s0 = 1.5 is out of the
+ * parameter's domain: REASON" (all bound symbols when only their combination is refused).
+ * TRUE without att.bind. */
+MSPERF_API gboolean msperf_att_bind_check (const msperf_value *att, msperf_att_check_func check,
+                                           void *user_data, GError **error);
+
 /* ---- the answer of an ATT model module (core/att_report.c) */
 
 /* The ATT JSON object of FORMATS §5 for a model whose total cost is cost: a MAP with

@@ -2,7 +2,7 @@
  *
  * An answer's details are an ordered MAP of JSON-like values (msperf_result.details). Building
  * that tree node by node, one allocation each, was a third of a warm interpolated answer and
- * most of its memory (issue 15). A producer may instead hand the result a record of its own and
+ * most of its memory. A producer may instead hand the result a record of its own and
  * an emitter that writes the same keys, in the same order, into a sink; the sink is
  *   - a value tree, built once when somebody reads the map (msperf_result_details), or
  *   - JSON text, when a writer prints the answer (msperf_result_details_json), or

@@ -1,7 +1,7 @@
 /* msperf — `msperf holdout` (FORMATS §5, reference §4.8, seed 000 §11.3): the
  * accuracy of the interpolation stage measured on the database itself. Each held-out sample is
  * one coordinate of a kernel's candidate index (regime, axes, exact fields): every row at that
- * coordinate is removed and the phase-1 rules interpolate at it, through the very index and
+ * coordinate is removed and the interpolation rules interpolate at it, through the very index and
  * routine the estimate uses (msperf_interpolate_holdout). */
 #ifndef MSPERF_HOLDOUT_H
 #define MSPERF_HOLDOUT_H

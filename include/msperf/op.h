@@ -70,6 +70,9 @@ MSPERF_API msperf_value *msperf_value_new_string (const char *s);
 /* The dims of t as an INT list ("[136, 5120]"; an empty list for a scalar or NULL): the one
  * shape-as-value every detail and output uses. Transfer full. */
 MSPERF_API msperf_value *msperf_value_new_shape (const msperf_tensor *t);
+/* A LIST of STRING values copied from strings (char*; NULL gives an empty list), in order:
+ * the list form of a detail such as fallback_reasons. Transfer full. */
+MSPERF_API msperf_value *msperf_value_new_string_list (const GPtrArray *strings);
 /* MAP lookup; NULL when v is not a map or has no such key. Transfer none. */
 MSPERF_API const msperf_value *msperf_value_lookup (const msperf_value *v, const char *key);
 /* Appends to a LIST (takes ownership of item). */

@@ -8,9 +8,10 @@
 G_BEGIN_DECLS
 
 /* TRUE when the running executable lives in the build tree (tests, ./msperf before
- * `make install`), or when MSPERF_UNINSTALLED is set and non-empty (another program using the
- * build's library, e.g. python3 with PYTHONPATH=_build/python): data then comes from the
- * source tree and modules from builddir/plugins. */
+ * `make install`), when libmsperf itself is the build tree's (another program running the
+ * build's library: python3 with PYTHONPATH=_build/python, ./msperf under valgrind), or when
+ * MSPERF_UNINSTALLED is set and non-empty: data then comes from the source tree and modules
+ * from builddir/plugins. Paths are compared resolved (a symlinked build directory counts). */
 MSPERF_API gboolean msperf_paths_uninstalled (void);
 /* Directory of shipped data: $(pkgdatadir), or the source tree when uninstalled.
  * Layout below it: policies/, policies/devices/, policies/att/ and examples/ (installed) or

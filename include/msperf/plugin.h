@@ -137,7 +137,8 @@ typedef struct msperf_plugin {
   const msperf_option_spec *options;   /* modules.<name>.<key>, { NULL }-terminated, or NULL */
 
   /* Once per shared state (the root handle); *state is passed back to every other slot and is
-   * shared by every thread: read-only after init, or guarded by the module. */
+   * shared by every thread: read-only after init, or guarded by the module. Either may be
+   * NULL: a stateless module declares neither (its state is NULL). */
   gboolean (*init) (msperf_engine *engine, void **state, GError **error);
   void (*fini) (void *state);
   /* Exact lookup: MSPERF_HIT, MSPERF_MISS with result->miss_reason set, or MSPERF_FALLBACK

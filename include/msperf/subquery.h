@@ -30,6 +30,11 @@ MSPERF_API void msperf_subquery_free (msperf_subquery *sq);
 MSPERF_API void msperf_subquery_add_input (msperf_subquery *sq, const msperf_tensor *t);
 MSPERF_API void msperf_subquery_add_kernel (msperf_subquery *sq, const char *kernel_type);
 
+/* How many of n inputs take part in matching under a mapping's tc_input_count (upstream
+ * auto_truncate): n when tc_input_count is negative (none set), else at most tc_input_count.
+ * The one rule for cutting both the op's inputs and a CSV row's input slots. */
+MSPERF_API size_t msperf_input_count_limit (size_t n, int64_t tc_input_count);
+
 G_END_DECLS
 
 #endif /* MSPERF_SUBQUERY_H */

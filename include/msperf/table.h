@@ -96,7 +96,7 @@ MSPERF_API size_t msperf_table_rows_by_input_numel (const msperf_table *table, u
 MSPERF_API size_t msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0,
                                           uint64_t key1, GArray *rows);
 
-/* What a row's input slot may be for the ranges form of the index (issue 15, the exact-miss
+/* What a row's input slot may be for the ranges form of the index (the exact-miss
  * path): its msperf_tensor_numel_key in [numel_lo, numel_hi], the largest dim of its ND shape
  * (FRACTAL_NZ restored) in [max_dim_lo, max_dim_hi], the smallest at most min_dim_hi. A slot
  * that is absent, a scalar or an NZ shape that does not restore passes every dim bound; a
@@ -117,8 +117,8 @@ MSPERF_API size_t msperf_table_rows_by_input_bounds (const msperf_table *table,
                                                     const msperf_slot_bounds *b0,
                                                     const msperf_slot_bounds *b1, GArray *rows);
 
-/* Line of the first row counted by msperf_table_n_skipped, 0 when none (added for issue 14:
- * the warning names it). */
+/* Line of the first row counted by msperf_table_n_skipped, 0 when none (the
+ * warning names it). */
 MSPERF_API guint msperf_table_first_skipped_line (const msperf_table *table);
 
 G_END_DECLS

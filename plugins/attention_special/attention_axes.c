@@ -26,7 +26,7 @@
  *   prefill keep the filter.
  * - literal_tokens (upstream): "tokens" = T, block-padding tolerant, always compared.
  *
- * MHA regime (opt-in, policy interpolation.attention.mha_heads_axis: true; issue 13): a row or
+ * MHA regime (opt-in, policy interpolation.attention.mha_heads_axis: true): a row or
  * target whose kv_heads is known and equals its heads is described with the regime part "mha"
  * and without the kv_heads field, so `heads` interpolates across every MHA row (an off-grid MHA
  * head count, e.g. 24 between 16 and 32, is otherwise a miss: no row has kv_heads 24). It is a

@@ -967,21 +967,6 @@ attn_target_info_get (const msperf_query *q, attn_target_info *out)
 }
 
 /* Stateless: every slot reads the policy and the tables through its engine argument. */
-static gboolean
-attention_init (msperf_engine *engine, void **state, GError **error)
-{
-  (void) error;
-  (void) engine;
-  *state = NULL;
-  return TRUE;
-}
-
-static void
-attention_fini (void *state)
-{
-  (void) state;
-}
-
 MSPERF_PLUGIN_DEFINE (
   .name = "attention_special",
   .version = PACKAGE_VERSION,
@@ -999,8 +984,6 @@ MSPERF_PLUGIN_DEFINE (
     "                      default: per_sequence}\n"
     "  sparse_mode_default: {type: integer, min: 0, nullable: true, default: null}\n"
     "  mha_heads_axis: {type: bool}\n",
-  .init = attention_init,
-  .fini = attention_fini,
   .lookup = attention_lookup,
   .describe_target = attention_describe_target,
   .describe_row = attention_describe_row,

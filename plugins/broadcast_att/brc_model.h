@@ -22,8 +22,8 @@
 
 /* Highest BroadcastExtend rank (the public entry accepts 1..9). */
 #define BRC_MAX_RANK 9
-/* Work bound of the symbolic model (issue 16): the static branches it enumerates. Measured on
- * this machine's build (doc/att-broadcast.md): the seed's rank-9 example with 2^5 B/E states
+/* Work bound of the symbolic model: the static branches it enumerates. Measured on a 2-core
+ * build machine (doc/att-broadcast.md): the seed's rank-9 example with 2^5 B/E states
  * (float16) is 736 branches in about 1 s CPU; a rank-7 shape of fourteen free symbols (int8)
  * 2166 branches in about 2.7 s and 0.5 GB. More branches than this is refused with a message
  * asking to bind symbols (att.bind folds before the enumeration). */

@@ -97,36 +97,7 @@ shape_list (msperf_expr_ctx *ctx, const msperf_value *att, const char *key, GPtr
   return TRUE;
 }
 
-/* att.bind: {"s0": 128, …} — values of symbols for `value` (the expression stays symbolic). */
-static gboolean
-bindings (msperf_expr_ctx *ctx, const msperf_value *att, GHashTable *into, GError **error)
-{
-  const msperf_value *b = msperf_value_lookup (att, "bind");
-
-  if (b == NULL || b->kind == MSPERF_VALUE_NONE)
-    return TRUE;
-  if (b->kind != MSPERF_VALUE_MAP)
-    return fail (error, "att.bind: expected an object {symbol: number}");
-  for (guint i = 0; i < b->keys->len; i++)
-    {
-      const char *name = g_ptr_array_index (b->keys, i);
-      const msperf_value *v = g_ptr_array_index (b->items, i);
-      int64_t n;
-      double d;
-
-      if (!msperf_expr_is_identifier (name))
-        return fail (error, "att.bind: '%s' is not a symbol name", name);
-      if (msperf_value_get_int (v, &n))
-        g_hash_table_replace (into, g_strdup (name), msperf_expr_int (ctx, n));
-      else if (msperf_value_get_double (v, &d))
-        g_hash_table_replace (into, g_strdup (name), msperf_expr_double (ctx, d));
-      else
-        return fail (error, "att.bind.%s: expected a number", name);
-    }
-  return TRUE;
-}
-
-/* att.bind folds into the shapes before the model enumerates its branches (issue 16): a bound
+/* att.bind folds into the shapes before the model enumerates its branches: a bound
  * size is a number like any written one, so binding symbols shrinks the branch space. Only
  * integer values fold (a size is an integer); the others stay for `value`. */
 static gboolean
@@ -236,7 +207,8 @@ brc_params_from_value (msperf_expr_ctx *ctx, const msperf_value *att, brc_params
   if (d == MSPERF_DTYPE_UNKNOWN || d == MSPERF_DTYPE_UNDEFINED)
     return fail (error, "att.dtype: unknown dtype '%s'", ds);
   p->dtype = g_strdup (msperf_dtype_torch_name (d));
-  if (!bindings (ctx, att, p->bindings, error))
+  g_clear_pointer (&p->bindings, g_hash_table_unref);
+  if ((p->bindings = msperf_att_bindings (ctx, att, error)) == NULL)
     return FALSE;
   return p->kind == BRC_EXTEND ? extend_params (ctx, att, p, error)
                                : duplicate_params (ctx, att, p, error);

@@ -28,6 +28,22 @@ broadcast_fini (void *state)
   msperf_att_table_free (state);
 }
 
+/* The static checks and the model's limits for att (msperf_att_bind_check's callback). */
+static gboolean
+broadcast_domain (const msperf_value *att, void *table, GError **error)
+{
+  g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
+  brc_params p;
+  brc_model m = { 0 };
+  gboolean ok;
+
+  brc_params_init (&p);
+  ok = brc_params_from_value (ctx, att, &p, error) && brc_model_build (table, ctx, &p, &m, error);
+  brc_model_clear (&m);
+  brc_params_clear (&p);
+  return ok;
+}
+
 static msperf_status
 broadcast_model (msperf_engine *engine, void *state, const msperf_query *query, msperf_result *result)
 {
@@ -46,7 +62,8 @@ broadcast_model (msperf_engine *engine, void *state, const msperf_query *query, 
       || (strcmp (kind, "broadcast_extend") != 0 && strcmp (kind, "duplicate") != 0))
     return msperf_result_set_miss (result, "no_att_broadcast_params");
   brc_params_init (&p);
-  if (!brc_params_from_value (ctx, att, &p, &error)
+  if (!msperf_att_bind_check (att, broadcast_domain, (void *) table, &error)
+      || !brc_params_from_value (ctx, att, &p, &error)
       || !brc_model_build (table, ctx, &p, &m, &error)
       || (report = brc_model_report (ctx, &m, p.bindings, &error)) == NULL)
     {

@@ -27,38 +27,20 @@ cast_fini (void *state)
   msperf_att_table_free (state);
 }
 
-/* att.bind {"sym": number, …}: symbol values for `value` and `cycles` (the expression stays
- * symbolic). NULL + error when malformed. */
-static GHashTable *
-bindings_from_att (msperf_expr_ctx *ctx, const msperf_value *att, GError **error)
+/* The static checks and the model's limits for att (msperf_att_bind_check's callback). */
+static gboolean
+cast_domain (const msperf_value *att, void *table, GError **error)
 {
-  g_autoptr (GHashTable) b = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  const msperf_value *map = msperf_value_lookup (att, "bind");
+  g_autoptr (msperf_expr_ctx) ctx = msperf_expr_ctx_new ();
+  cast_att_params p;
+  cast_att_model m = { 0 };
+  gboolean ok;
 
-  if (map != NULL && map->kind != MSPERF_VALUE_MAP && map->kind != MSPERF_VALUE_NONE)
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "att.bind: expected an object {symbol: number}");
-      return NULL;
-    }
-  for (guint i = 0; map != NULL && map->kind == MSPERF_VALUE_MAP && i < map->keys->len; i++)
-    {
-      const char *name = g_ptr_array_index (map->keys, i);
-      int64_t n;
-      double d;
-
-      if (msperf_value_get_int (g_ptr_array_index (map->items, i), &n))
-        g_hash_table_replace (b, g_strdup (name), msperf_expr_int (ctx, n));
-      else if (msperf_value_get_double (g_ptr_array_index (map->items, i), &d))
-        g_hash_table_replace (b, g_strdup (name), msperf_expr_double (ctx, d));
-      else
-        {
-          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                       "att.bind.%s: expected a number", name);
-          return NULL;
-        }
-    }
-  return g_steal_pointer (&b);
+  cast_att_params_init (&p);
+  ok = cast_att_params_from_value (ctx, att, &p, error) && cast_att_run (table, ctx, &p, &m, error);
+  cast_att_model_clear (&m);
+  cast_att_params_clear (&p);
+  return ok;
 }
 
 static msperf_status
@@ -79,9 +61,10 @@ cast_model (msperf_engine *engine, void *state, const msperf_query *query, msper
   if (att == NULL || kind == NULL || strcmp (kind, "cast") != 0)
     return msperf_result_set_miss (result, "no_att_cast_params");
   cast_att_params_init (&p);
-  if (!cast_att_params_from_value (ctx, att, &p, &error)
+  if (!msperf_att_bind_check (att, cast_domain, (void *) table, &error)
+      || !cast_att_params_from_value (ctx, att, &p, &error)
       || !cast_att_run (table, ctx, &p, &m, &error)
-      || (bindings = bindings_from_att (ctx, att, &error)) == NULL
+      || (bindings = msperf_att_bindings (ctx, att, &error)) == NULL
       || (report = cast_att_report (ctx, &m, bindings, &error)) == NULL)
     {
       msperf_result_set_miss (result, "att cast: %s", error->message);

@@ -421,7 +421,7 @@ cast_att_run (const msperf_att_table *table, msperf_expr_ctx *ctx, const cast_at
   g_return_val_if_fail (table != NULL && ctx != NULL && p != NULL && m != NULL, FALSE);
   memset (m, 0, sizeof *m);
   /* Seed 004 FR1: 「缺失或无效时 CastPerf 回退到 shape 乘积和默认 repeat 计算路径」 — invalid codegen
-   * parameters take the shape-product path, with a warning in the result (issue 16). */
+   * parameters take the shape-product path, with a warning in the result. */
   if ((m->warning = parameters_disagree (ctx, p)) != NULL)
     {
       if (p->shape->len == 0)

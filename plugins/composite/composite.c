@@ -40,11 +40,8 @@ diagnose_compute_miss (msperf_engine *e, const char *reason, const char *primary
     return "csv_not_found";
   slots = msperf_table_row_inputs (t, 0);
   n_csv = slots ? slots->n : 0;
-  if (tc_input_count >= 0)
-    {
-      n_csv = MIN (n_csv, (size_t) tc_input_count);
-      n_tc = MIN (n_tc, (size_t) tc_input_count);
-    }
+  n_csv = msperf_input_count_limit (n_csv, tc_input_count);
+  n_tc = msperf_input_count_limit (n_tc, tc_input_count);
   if (strcmp (primary, "SwiGlu") == 0 && n_tc == 2 && n_csv == 1)
     n_tc = 1;
   if ((strcmp (primary, "ReshapeAndCacheNdKernel") == 0
@@ -274,8 +271,7 @@ compute_part (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry 
                                                      entry->tc_input_count));
       return FALSE;
     }
-  if (entry->tc_input_count >= 0)
-    n_sim = MIN (n_sim, (size_t) entry->tc_input_count);
+  n_sim = msperf_input_count_limit (n_sim, entry->tc_input_count);
   *simulation = msperf_value_new (MSPERF_VALUE_LIST);
   for (size_t k = 0; k < n_sim; k++)
     msperf_value_list_append (*simulation, msperf_value_new_shape (g_ptr_array_index (in, k)));

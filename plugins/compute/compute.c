@@ -332,9 +332,7 @@ compute_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   if (q->kernel_types == NULL || q->kernel_types[0] == NULL)
     return msperf_result_set_miss (r, "no_kernel_type");
 
-  a.n_tc = q->n_inputs;
-  if (q->tc_input_count >= 0 && (size_t) q->tc_input_count < a.n_tc)
-    a.n_tc = (size_t) q->tc_input_count;
+  a.n_tc = msperf_input_count_limit (q->n_inputs, q->tc_input_count);
   a.tc = g_new0 (msperf_tensor, a.n_tc ? a.n_tc : 1);
   for (size_t i = 0; i < a.n_tc; i++)
     {
@@ -370,24 +368,11 @@ compute_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   return status;
 }
 
-static gboolean
-compute_init (msperf_engine *engine, void **state, GError **error)
-{
-  (void) error;
-  /* Stateless: every slot reads the policy and the tables through its engine argument. */
-  (void) engine;
-  *state = NULL;
-  return TRUE;
-}
-
-static void
-compute_fini (void *state)
-{
-  (void) state;
-}
-
 /* Upstream's mtp_projection query mode is a compute lookup (reference §2.2). */
 static const char *const compute_aliases[] = { "mtp_projection", NULL };
+
+/* No init or fini: stateless, every slot reads the policy and the tables through its engine
+ * argument. */
 
 MSPERF_PLUGIN_DEFINE (
   .name = "compute",
@@ -397,8 +382,6 @@ MSPERF_PLUGIN_DEFINE (
   .aliases = compute_aliases,
   .no_table_reason = "compute_csv_not_found",
   .no_target_reason = "compute_target_unavailable",
-  .init = compute_init,
-  .fini = compute_fini,
   .lookup = compute_lookup,
   .describe_target = compute_describe_target,
   .describe_row = compute_describe_row,

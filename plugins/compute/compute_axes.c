@@ -10,7 +10,7 @@
  * axis extractor and are excluded. `Accelerator Core` is never in the regime (the exact lookup
  * does not compare it); the CSV input formats are the regime's group, ND groups first.
  *
- * BMM H axis (opt-in, issue 13): when the kernel's interpolation policy `axes` (kernel_overrides
+ * BMM H axis (opt-in): when the kernel's interpolation policy `axes` (kernel_overrides
  * K.axes, else interpolation.axes) lists "H", a batched matmul whose operands have equal batch
  * dims gets the axis H = their product in front of M, K, N, and the regime holds only the
  * number of batch dims ("batch=rank1"), not their values. H comes first because a BMM is H
@@ -19,7 +19,7 @@
  * (broadcast) batch dims keep the batch in the regime, as without the key.
  *
  * FP8 scale sub-cases (opt-in, kernel_overrides K.scale_subcase: compute_scale | scale_matrix;
- * seed 000 §2 phase 2 and §5.5): without the key a matmul's inputs beyond the two operands add
+ * seed 000 §2 extensions and §5.5): without the key a matmul's inputs beyond the two operands add
  * only their count and dtypes to the regime (their shapes are ignored), and other kernels
  * interpolate along dim 0 of input 0 with every other shape exact. With it, the scale inputs'
  * shapes join the regime written in terms of the axes — each dim as "1", "K", "N", "M", a block
@@ -408,9 +408,7 @@ compute_describe_target (msperf_engine *engine, void *state, const msperf_query 
                                       : NULL;
   if (tp_rule && msperf_engine_parallel (e)->tp_size > 1)
     return FALSE;
-  n = q->n_inputs;
-  if (q->tc_input_count >= 0 && (size_t) q->tc_input_count < n)
-    n = (size_t) q->tc_input_count;
+  n = msperf_input_count_limit (q->n_inputs, q->tc_input_count);
   if (n > MAX_AXIS_INPUTS)
     return FALSE;
   for (size_t i = 0; i < n; i++)

@@ -166,12 +166,9 @@ compute_keys_candidates (const char *kernel, const msperf_table *t, const msperf
       {
         size_t row = g_array_index (rows, size_t, k);
         const msperf_slots *s = msperf_table_row_inputs (t, row);
-        size_t n_csv = s->n;
-        gboolean ok;
+        size_t n_csv = msperf_input_count_limit (s->n, tc_input_count);
+        gboolean ok = n_csv == n_tc;
 
-        if (tc_input_count >= 0 && (size_t) tc_input_count < n_csv)
-          n_csv = (size_t) tc_input_count;
-        ok = n_csv == n_tc;
         for (size_t i = 1; ok && i < n_keys; i++)
           ok = msperf_tensor_numel_key (&s->t[i]) == keys[i];
         if (ok)

@@ -324,13 +324,6 @@ match_shape (const compute_kernel_class *kernel, size_t i, const msperf_tensor *
   return match_folds (kernel, tc, &st, c);
 }
 
-static size_t
-csv_count (const msperf_slots *csv, int64_t tc_input_count)
-{
-  if (tc_input_count >= 0 && (size_t) tc_input_count < csv->n)
-    return (size_t) tc_input_count;
-  return csv->n;
-}
 
 /* match->rule: the distinct non-identity rules in input order joined with '+', or
  * "identity". */
@@ -371,7 +364,7 @@ compute_inputs_match_class (const compute_kernel_class *kernel, const msperf_ten
   g_return_val_if_fail (kernel != NULL && csv != NULL && match != NULL, FALSE);
   g_return_val_if_fail (tc != NULL || n_tc == 0, FALSE);
 
-  n_csv = csv_count (csv, tc_input_count);
+  n_csv = msperf_input_count_limit (csv->n, tc_input_count);
   if (n_tc > MAX_INPUTS || n_csv > MAX_INPUTS)
     return FALSE;
   n_in = normalise_inputs (kernel, tc, n_tc, n_csv, in);
@@ -428,9 +421,8 @@ compute_input_count_mismatch (const char *kernel, const msperf_table *primary, s
   slots = msperf_table_row_inputs (primary, 0);
   if (slots == NULL)
     return FALSE;
-  n_csv = csv_count (slots, tc_input_count);
-  if (tc_input_count >= 0 && (size_t) tc_input_count < n_tc)
-    n_tc = (size_t) tc_input_count;
+  n_csv = msperf_input_count_limit (slots->n, tc_input_count);
+  n_tc = msperf_input_count_limit (n_tc, tc_input_count);
   if (strcmp (kernel, "SwiGlu") == 0 && n_tc == 2 && n_csv == 1)
     return FALSE;
   if (in_set (reshape_and_cache_kernels, kernel) && n_tc == 4 && n_csv == 5)

@@ -20,7 +20,7 @@ typedef struct compute_row_match {
 } compute_row_match;
 
 /* Which of the kernel sets of reference §2.4 a kernel name is in: decided once per kernel of a
- * lookup, so that the per-row matcher compares no names (issue 15). */
+ * lookup, so that the per-row matcher compares no names. */
 typedef struct compute_kernel_class {
   gboolean rope, swiglu, reshape_and_cache, index;
   gboolean matmul, dtype_relaxed, flatten_batch, merge_last_dims;

@@ -138,30 +138,13 @@ elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, m
   return MSPERF_HIT;
 }
 
-static gboolean
-elementwise_init (msperf_engine *engine, void **state, GError **error)
-{
-  (void) engine;
-  (void) error;
-  *state = NULL;
-  return TRUE;
-}
-
-static void
-elementwise_fini (void *state)
-{
-  (void) state;
-}
-
 MSPERF_PLUGIN_DEFINE (
   .name = "elementwise",
   .version = PACKAGE_VERSION,
   .description = "elementwise ops: exact lookup by output shape with dtype scaling",
   .fallback_mode = "compute",
-  .init = elementwise_init,
-  .fini = elementwise_fini,
   .lookup = elementwise_lookup,
-  /* Interpolated only when a policy lists the mode in interpolation.modes (phase 2 is opt-in:
+  /* Interpolated only when a policy lists the mode in interpolation.modes (opt-in:
    * no MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT). */
   .describe_target = elementwise_describe_target,
   .describe_row = elementwise_describe_row,

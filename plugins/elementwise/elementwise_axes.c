@@ -1,7 +1,7 @@
 /* msperf module "elementwise" — interpolation coordinates (see elementwise_axes.h).
  *
  * Axis: `output_numel`, the output element count (seed 000 §2: "default 1D: output elements").
- * Upstream's phase-2 path uses Σ input numels + output numel; within one broadcast regime and
+ * Upstream's extension path uses Σ input numels + output numel; within one broadcast regime and
  * input count that sum is affine in the output count for same-shape and scalar patterns, and the
  * output count is what the exact lookup matches on, so it is the axis here.
  * Regime: kernel | broadcast signature | input count | input and output dtypes. Dtypes stay in
@@ -170,9 +170,7 @@ elementwise_describe_target (msperf_engine *engine, void *state, const msperf_qu
   if (src == NULL || src->rank == 0 || !msperf_dtype_is_mapped (src->dtype))
     return FALSE;
   t = msperf_engine_table (engine, kernel, NULL);
-  n = q->n_inputs;
-  if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-    n = (size_t) p->input_limit;
+  n = msperf_input_count_limit (q->n_inputs, p->input_limit);
   if (n > MAX_AXIS_INPUTS)
     return FALSE;
   for (size_t i = 0; i < n; i++)
@@ -204,9 +202,7 @@ elementwise_describe_row (msperf_engine *engine, void *state, const msperf_table
   g_return_val_if_fail (t != NULL && p != NULL, FALSE);
   if (slots == NULL || outs == NULL || outs->n == 0 || outs->t[0].dtype == MSPERF_DTYPE_UNKNOWN)
     return FALSE;
-  n = slots->n;
-  if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-    n = (size_t) p->input_limit;
+  n = msperf_input_count_limit (slots->n, p->input_limit);
   if (n > MAX_AXIS_INPUTS)
     return FALSE;
   for (size_t i = 0; i < n; i++)

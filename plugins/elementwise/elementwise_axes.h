@@ -1,4 +1,4 @@
-/* msperf module "elementwise" — interpolation coordinates (seed 000 §2 phase 2, reference
+/* msperf module "elementwise" — interpolation coordinates (seed 000 §2 extensions, reference
  * §4.5): one axis, the output element count, inside a regime of kernel, broadcast pattern,
  * input count and dtypes. One extractor serves the target and the CSV rows, so both sides land
  * in the same regime by construction. */

@@ -332,27 +332,10 @@ mla_decompose (msperf_engine *engine, void *state, const msperf_query *query, ms
   return MSPERF_MISS;
 }
 
-static gboolean
-mla_init (msperf_engine *engine, void **state, GError **error)
-{
-  (void) engine;
-  (void) error;
-  *state = NULL;
-  return TRUE;
-}
-
-static void
-mla_fini (void *state)
-{
-  (void) state;
-}
-
 MSPERF_PLUGIN_DEFINE (
   .name = "mla",
   .version = PACKAGE_VERSION,
   .description = "MLA family decomposers: decode/prefill, quant and sparse variants",
   .op_names = mla_ops,
-  .init = mla_init,
-  .fini = mla_fini,
   .decompose = mla_decompose,
 );

@@ -1,4 +1,4 @@
-/* msperf module "moe_fused" — interpolation coordinates (seed 000 §2 phase 2: "moe_fused /
+/* msperf module "moe_fused" — interpolation coordinates (seed 000 §2 extensions: "moe_fused /
  * DispatchFFNCombine, axes: tokens; exact: top-k, expert layout, EP, dtype").
  *
  * Axis `tokens`: dim 0 of x, the first input, after the exact lookup's shape rules (a leading
@@ -138,9 +138,7 @@ moe_describe_target (msperf_engine *engine, void *state, const msperf_query *q, 
     n = MOE_PHYSICAL_INPUTS;
   else
     {
-      n = q->n_inputs;
-      if (p->input_limit >= 0 && (size_t) p->input_limit < n)
-        n = (size_t) p->input_limit;
+      n = msperf_input_count_limit (q->n_inputs, p->input_limit);
       if (n > MAX_AXIS_INPUTS)
         return FALSE;
       for (size_t i = 0; i < n; i++)

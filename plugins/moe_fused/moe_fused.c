@@ -275,10 +275,8 @@ row_inputs_match (const msperf_tensor *tc, size_t n_tc, const msperf_slots *slot
                   int64_t tc_input_count, gboolean flatten_kernel, gboolean fp16_as_bf16,
                   GString *rule, gboolean *padded)
 {
-  size_t n_csv = slots ? slots->n : 0;
+  size_t n_csv = msperf_input_count_limit (slots ? slots->n : 0, tc_input_count);
 
-  if (tc_input_count >= 0 && (size_t) tc_input_count < n_csv)
-    n_csv = (size_t) tc_input_count;
   if (n_csv != n_tc)
     return FALSE;
   const char *names[MSPERF_MAX_RANK * 2];
@@ -800,8 +798,8 @@ moe_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_re
       n_tc = 7;
       tc_input_count = -1;
     }
-  else if (tc_input_count >= 0 && (size_t) tc_input_count < n_tc)
-    n_tc = (size_t) tc_input_count;
+  else
+    n_tc = msperf_input_count_limit (n_tc, tc_input_count);
 
   /* Only the primary kernel (reference §2.7 step 1; alternates are not scanned). */
   t = msperf_engine_table (engine, kernel, &error);

@@ -9,6 +9,7 @@
 #include <config.h>
 #include "pymsperf.h"
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include "app/run/metrics.h"
 #include "app/report/report.h"
@@ -22,7 +23,7 @@
 typedef struct {
   PyObject_HEAD
   msperf_engine *engine;
-  GMutex pool_lock;
+  pthread_mutex_t pool_lock;  /* pthread's, not GMutex: visible to ThreadSanitizer */
   GPtrArray *pool;          /* idle msperf_engine* sessions */
   gboolean profiling, analytic;
 } mpy_engine;
@@ -326,7 +327,7 @@ engine_new (PyTypeObject *type, PyObject *args, PyObject *kwargs)
   (void) kwargs;
   if (self == NULL)
     return NULL;
-  g_mutex_init (&self->pool_lock);
+  pthread_mutex_init (&self->pool_lock, NULL);
   self->pool = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_engine_free);
   return (PyObject *) self;
 }
@@ -336,7 +337,7 @@ engine_dealloc (mpy_engine *self)
 {
   g_clear_pointer (&self->pool, g_ptr_array_unref);
   g_clear_pointer (&self->engine, msperf_engine_free);
-  g_mutex_clear (&self->pool_lock);
+  pthread_mutex_destroy (&self->pool_lock);
   Py_TYPE (self)->tp_free ((PyObject *) self);
 }
 
@@ -356,10 +357,10 @@ take_sessions (mpy_engine *self, guint n)
 {
   GPtrArray *out = g_ptr_array_new ();
 
-  g_mutex_lock (&self->pool_lock);
+  pthread_mutex_lock (&self->pool_lock);
   while (out->len < n && self->pool->len > 0)
     g_ptr_array_add (out, g_ptr_array_steal_index_fast (self->pool, self->pool->len - 1));
-  g_mutex_unlock (&self->pool_lock);
+  pthread_mutex_unlock (&self->pool_lock);
   while (out->len < n)
     g_ptr_array_add (out, msperf_engine_new_session (self->engine));
   return out;
@@ -368,10 +369,10 @@ take_sessions (mpy_engine *self, guint n)
 static void
 give_sessions (mpy_engine *self, GPtrArray *sessions)
 {
-  g_mutex_lock (&self->pool_lock);
+  pthread_mutex_lock (&self->pool_lock);
   for (guint k = 0; k < sessions->len; k++)
     g_ptr_array_add (self->pool, g_ptr_array_index (sessions, k));
-  g_mutex_unlock (&self->pool_lock);
+  pthread_mutex_unlock (&self->pool_lock);
   g_ptr_array_unref (sessions);
 }
 

@@ -1,6 +1,6 @@
 /* msperf Python module — declarations shared by the extension's C files (python/src/).
  * The module is a thin layer: every answer comes from libmsperf, every trace line is read by
- * the app library's trace parser (core/app/trace.h), every summary by core/app/metrics.h. */
+ * the app library's trace parser (core/app/trace/trace.h), every summary by core/app/run/metrics.h. */
 #ifndef MSPERF_PY_H
 #define MSPERF_PY_H
 

@@ -152,6 +152,22 @@ class Errors(unittest.TestCase):
         self.bad(["not", "a", "dict"], "dict")
         self.bad("{not json", "JSON")
 
+    def test_att_bound_symbols_meet_the_domain_checks(self):
+        """att.bind values from Python get the checks `msperf att --bind` applies (one check in
+        core/att): REJECTED with the reason naming the symbol, never a latency."""
+        def duplicate(n):
+            return self.engine.query({"op": "ascir.Broadcast",
+                                      "att": {"kind": "duplicate", "dtype": "float16",
+                                              "count": "n", "bind": {"n": n}}})
+        for n, reason in ((2 ** 31, "count of a Duplicate (int32) is 2147483648"),
+                          (-2 ** 63, "att.count is -9223372036854775808"),
+                          (0, "att.count is 0"), (1.5, "att.count")):
+            r = duplicate(n)
+            self.assertEqual(r.source, "REJECTED", n)
+            self.assertIn(f"att.bind.n = {n} is out of the parameter's domain: ", r.miss_reason)
+            self.assertIn(reason, r.miss_reason)
+        self.assertEqual(duplicate(64).source, "ANALYTIC")
+
     def test_query_many_names_the_op(self):
         ops = [MM, MM, {"op": "aten.mm.default", "args": [{"shape": [-1], "dtype": "int8"}]}]
         with self.assertRaises(ValueError) as ctx:
@@ -187,6 +203,25 @@ class Errors(unittest.TestCase):
         self.assertEqual(s.rejected, 1)
         self.assertEqual(len(s.errors), 1)
         self.assertIn("<ops>:2", s.errors[0])
+
+
+class BuildTree(unittest.TestCase):
+    """From the build tree (python3 is not a build-tree program) the modules find the shipped
+    data, the ATT cost table among it, without MSPERF_UNINSTALLED: no module is rejected."""
+
+    def test_att_modules_load_without_msperf_uninstalled(self):
+        env = {k: v for k, v in os.environ.items() if k != "MSPERF_UNINSTALLED"}
+        code = ("import msperf\n"
+                "e = msperf.Engine()\n"
+                "r = e.query({'op': 'ascir.Cast', 'att': {'kind': 'cast', 'in_dtype': 'float32',"
+                " 'out_dtype': 'float16', 'shape': [129]}})\n"
+                "print(r.method)\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("module rejected", proc.stderr)
+        self.assertNotIn("cannot read", proc.stderr)
+        self.assertEqual(proc.stdout.strip(), "att")
 
 
 class Threads(unittest.TestCase):

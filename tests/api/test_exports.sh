@@ -1,5 +1,5 @@
 #!/bin/sh
-# The installed libmsperf exports exactly its public API (issue 12): every msperf_* symbol in
+# The installed libmsperf exports exactly its public API: every msperf_* symbol in
 # the dynamic symbol table of libmsperf.so is declared with MSPERF_API in include/msperf/, and
 # every MSPERF_API declaration is exported (a declared function that is not defined, or was
 # compiled without the macro in scope, fails too). Modules export only their descriptor.

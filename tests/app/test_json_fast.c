@@ -1,4 +1,4 @@
-/* Tests of core/app/json_fast.c: for every line it accepts, the tree must be json-glib's own
+/* Tests of core/app/trace/json_fast.c: for every line it accepts, the tree must be json-glib's own
  * (json_parser_new_immutable, as trace.c uses), down to value types, member order, parents and
  * sealing; what it declines goes to json-glib, so declining is always correct, but it must not
  * decline the plain lines it exists for. */

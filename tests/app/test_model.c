@@ -1,4 +1,4 @@
-/* Tests of core/app/model*: the template expression language, layout refusals, and the golden
+/* Tests of core/app/model/: the template expression language, layout refusals, and the golden
  * comparison of generated traces with real TensorCast op summaries (tests/data/models/
  * tc_op_summaries, msmodeling commit 84fec853: Qwen3-32B tp 16 and DeepSeek-V3 W8A8 tp 8 dp 2
  * ep 16, prefill and decode). doc/models.md §4 lists every remaining difference. */
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include "app/model/model.h"
 #include "app/model/model_expr.h"
@@ -461,6 +462,141 @@ test_bad_inputs (void **state)
   assert_load_fails (DATA "nowhere.json", NULL, TEMPLATES, "nowhere.json");
 }
 
+/* The Llama-3.1-8B config with num_hidden_layers (line 17) or first_k_dense_replace of the
+ * DeepSeek-V3 config replaced by value; written to dir/name. Transfer full: the path. */
+static char *
+config_with (const char *dir, const char *name, const char *source, const char *field,
+             const char *value)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *src = g_build_filename (DATA "configs", source, NULL);
+  g_autofree char *key = g_strdup_printf ("\"%s\": ", field);
+  g_autoptr (GString) out = g_string_new (NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  const char *at, *end;
+
+  assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  at = strstr (text, key);
+  assert_non_null (at);
+  at += strlen (key);
+  end = at + strcspn (at, ",\n}");
+  g_string_append_len (out, text, at - text);
+  g_string_append (out, value);
+  g_string_append (out, end);
+  assert_true (g_file_set_contents (path, out->str, -1, NULL));
+  return path;
+}
+
+static void
+write_text (const char *path, const char *text, gssize len)
+{
+  assert_true (g_file_set_contents (path, text, len, NULL));
+}
+
+/* Every field a template needs is a number, an integer, at least 1 (0 for a count of dense
+ * first layers) and at most 2^31 - 1; the message names the config, the field's line and the
+ * problem. Before, 0 and -1 layers gave a trace, 2^40 layers one with counts of 2^40, true was
+ * one layer and "32" was reported as missing. */
+static void
+test_config_field_values (void **state)
+{
+  static const struct { const char *value, *want; } cases[] = {
+    { "0", "c.json:17: field 'num_hidden_layers': is 0; it must be at least 1" },
+    { "-1", "c.json:17: field 'num_hidden_layers': is -1; it must be at least 1" },
+    { "1099511627776", "c.json:17: field 'num_hidden_layers': 1099511627776 is above "
+                       "2147483647, the largest value a model config field may hold" },
+    { "1e400", "c.json:17: field 'num_hidden_layers': inf is not a finite number" },
+    { "1.5", "c.json:17: field 'num_hidden_layers': 1.5 is not an integer" },
+    { "\"32\"", "c.json:17: field 'num_hidden_layers': expected a number, got a string" },
+    { "true", "c.json:17: field 'num_hidden_layers': expected a number, got a boolean" },
+    { "null", "c.json:17: field 'num_hidden_layers': expected a number, got null" },
+    { "[32]", "c.json:17: field 'num_hidden_layers': expected a number, got a list" },
+    { "{\"n\": 32}", "c.json:17: field 'num_hidden_layers': expected a number, got an object" },
+  };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("msperf-model-XXXXXX", &error);
+
+  (void) state;
+  assert_non_null (dir);
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *path = config_with (dir, "c.json", "meta-llama--Meta-Llama-3.1-8B.json",
+                                           "num_hidden_layers", cases[k].value);
+      assert_load_fails (path, NULL, TEMPLATES, cases[k].want);
+      g_unlink (path);
+    }
+  {
+    /* a model may have no dense first layers: 0 is a value there, -1 is not */
+    g_autofree char *zero = config_with (dir, "z.json", "deepseek-ai--DeepSeek-V3.json",
+                                         "first_k_dense_replace", "0");
+    g_autoptr (msperf_model) m = msperf_model_load (zero, NULL, TEMPLATES, NULL, &error);
+    g_autofree char *neg = NULL;
+
+    if (m == NULL)
+      fail_msg ("%s", error->message);
+    g_unlink (zero);
+    neg = config_with (dir, "n.json", "deepseek-ai--DeepSeek-V3.json", "first_k_dense_replace",
+                       "-1");
+    assert_load_fails (neg, NULL, TEMPLATES, "field 'first_k_dense_replace': is -1; it must "
+                                             "be at least 0");
+    g_unlink (neg);
+  }
+  g_rmdir (dir);
+}
+
+/* What json-glib must not be given: it recursed without bound (a million '[' in a field, or
+ * text_config nested 100000 deep, crashed msperf), read values after the object (and leaked
+ * them), and took binary or non-UTF-8 text. */
+static void
+test_config_text_refused_before_parsing (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("msperf-model-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr (GString) deep = g_string_new ("{\"architectures\": [\"LlamaForCausalLM\"],\n"
+                                           "\"text_config\": ");
+
+  (void) state;
+  assert_non_null (dir);
+  path = g_build_filename (dir, "c.json", NULL);
+  for (int k = 0; k < 100000; k++)
+    g_string_append (deep, "{\"text_config\": ");
+  g_string_append (deep, "1");
+  for (int k = 0; k < 100001; k++)
+    g_string_append_c (deep, '}');
+  write_text (path, deep->str, -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:2: JSON nesting deeper than 64 levels");
+  g_string_assign (deep, "{\"architectures\": [\"LlamaForCausalLM\"], \"x\": ");
+  for (int k = 0; k < 1000000; k++)
+    g_string_append_c (deep, '[');
+  write_text (path, deep->str, -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:1: JSON nesting deeper than 64 levels");
+  write_text (path, "{\"architectures\": [\"LlamaForCausalLM\"]}\n{\"x\": 1}\n", -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:2: unexpected content after the JSON object");
+  write_text (path, "{\"architectures\":\n [\"Llama\351\"]}", -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:2: not UTF-8 (byte 0xe9)");
+  write_text (path, "{\"architectures\": \0", 20);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:1: binary content (control byte 0x00)");
+  write_text (path, "", 0);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:1: a config.json must be a JSON object");
+  write_text (path, "  [1, 2]", -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json:1: a config.json must be a JSON object");
+  write_text (path, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": ", -1);
+  assert_load_fails (path, NULL, TEMPLATES, "c.json");
+  {
+    /* a config of 16 MiB and more is not one */
+    g_autofree char *big = g_malloc (17u << 20);
+
+    memset (big, ' ', 17u << 20);
+    big[0] = '{';
+    big[(17u << 20) - 1] = '}';
+    write_text (path, big, 17u << 20);
+    assert_load_fails (path, NULL, TEMPLATES, "is too large for a config.json");
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A new family is one template file: the toy template, found by its architecture. */
 static void
 test_new_family_template (void **state)
@@ -621,6 +757,8 @@ main (void)
     cmocka_unit_test (test_sequence_parallel),
     cmocka_unit_test (test_layout_refusals),
     cmocka_unit_test (test_bad_inputs),
+    cmocka_unit_test (test_config_field_values),
+    cmocka_unit_test (test_config_text_refused_before_parsing),
     cmocka_unit_test (test_new_family_template),
     cmocka_unit_test (test_memory_llama),
     cmocka_unit_test (test_kv_capacity_llama),

@@ -1,4 +1,4 @@
-/* Tests of core/app/model_jobs.c: sweep and e2e points on several workers give, in order, the
+/* Tests of core/app/model/model_jobs.c: sweep and e2e points on several workers give, in order, the
  * bytes one evaluator gives; the error of a failing sweep is the first failing point's. On the
  * shipped H200 sample database with the build-tree modules. */
 #include <config.h>

@@ -1,4 +1,4 @@
-/* Tests of core/app/op_plain.c: for every line it takes, the op must be the one trace.c's full
+/* Tests of core/app/trace/op_plain.c: for every line it takes, the op must be the one trace.c's full
  * path (a json-glib tree, msperf_trace_parse_op_tree) makes, down to value kinds, member order,
  * tensor dtypes, formats and values; whatever the full path reports an error or a warning for
  * it must decline (the full path then says it), and it must take the plain lines it exists for. */

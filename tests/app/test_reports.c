@@ -385,18 +385,47 @@ static void
 test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
 {
   g_autofree char *esc = msperf_fmt_printable ("a\033[31mb");
-  g_autofree char *latin1 = msperf_fmt_printable ("/tmp/x\351y");
+  g_autofree char *latin1 = msperf_fmt_printable ("traces/x\351y");
   g_autofree char *c1 = msperf_fmt_printable ("p\302\233q");
   g_autofree char *utf8 = msperf_fmt_printable ("µs ✓");
   g_autofree char *null = msperf_fmt_printable (NULL);
 
   (void) state;
   assert_string_equal (esc, "a\\x1b[31mb");
-  assert_string_equal (latin1, "/tmp/x\\xe9y");
+  assert_string_equal (latin1, "traces/x\\xe9y");
   assert_string_equal (c1, "p\\xc2\\x9bq");
   assert_string_equal (utf8, "µs ✓");
   assert_string_equal (null, "");
   assert_true (g_utf8_validate (latin1, -1, NULL));
+}
+
+/* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
+ * a valid sequence (Latin-1, a lone continuation, overlong, a surrogate, above U+10FFFF, cut
+ * short) becomes \xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
+static void
+test_numfmt_json_string_escapes_invalid_utf8 (void **state)
+{
+  static const struct { const char *in, *out; } cases[] = {
+    { "db\351", "\"db\\\\xe9\"" },
+    { "µs ✓ 𝄞", "\"µs ✓ 𝄞\"" },
+    { "a\200b", "\"a\\\\x80b\"" },
+    { "\300\257", "\"\\\\xc0\\\\xaf\"" },            /* overlong '/' */
+    { "\355\240\200", "\"\\\\xed\\\\xa0\\\\x80\"" }, /* the surrogate U+D800 */
+    { "\364\220\200\200", "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"" }, /* above U+10FFFF */
+    { "x\342\234", "\"x\\\\xe2\\\\x9c\"" },         /* cut short at the end */
+    { "q\"\\\n\001\177", "\"q\\\"\\\\\\n\\u0001\177\"" },
+  };
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+
+      msperf_fmt_json_string (s, cases[k].in);
+      if (strcmp (s->str, cases[k].out) != 0)
+        fail_msg ("case %zu: got %s, expected %s", k, s->str, cases[k].out);
+      assert_true (g_utf8_validate (s->str, -1, NULL));
+    }
 }
 
 static void
@@ -482,8 +511,8 @@ test_jsonl_keys_in_documented_order (void **state)
   msperf_run_free (run);
 }
 
-/* The direct writer must give the very bytes of the value tree it replaced (perf2,
- * doc/performance.md): every record kind of the sample run, plus records with no result, a
+/* The direct writer must give the very bytes of a value tree
+ * (doc/performance.md, P1): every record kind of the sample run, plus records with no result, a
  * NULL op name, an interpolated answer with axes/candidate_count, and non-finite latencies. */
 static void
 test_jsonl_direct_writer_equals_value_tree (void **state)
@@ -615,7 +644,7 @@ test_csv_header_and_quoting (void **state)
                                  "analytic_latency_us,kernel_type,method,interpolation_dim,"
                                  "shape_match_rule,axes,candidate_count,miss_reason,base_reason,"
                                  "fallback_reasons,error,input_shapes\r\n"));
-  /* input_shapes (issue 14) is the last column; the columns before it are unchanged. */
+  /* input_shapes is the last column; the columns before it are unchanged. */
   assert_non_null (strstr (text, "\r\n0,\"weird,\"\"op\"\"\",1,MEASURED,1.0,45.3,45.3,30.5,"
                            "MatMulV2,exact,,identity,,,,,,,"));
   assert_non_null (strstr (text, "\r\n1,aten.bad.default,1,REJECTED,,,,,,,,,,,,,,"
@@ -691,7 +720,7 @@ test_chrome_trace_one_event_per_invocation (void **state)
 }
 
 /* ts/dur are fractional µs (three decimals), each event starting where the previous ended
- * (issue 14: whole-µs rounding made neighbours overlap): 2.5 µs ×2 then 1.5 µs →
+ * (whole-µs rounding would make neighbours overlap): 2.5 µs ×2 then 1.5 µs →
  * (0, 2.5), (2.5, 2.5), (5, 1.5). */
 static void
 test_chrome_trace_rounds_half_to_even (void **state)
@@ -910,7 +939,7 @@ test_report_unknown_extension_is_an_error (void **state)
   GError *error = NULL;
 
   (void) state;
-  assert_false (msperf_report_document (run, "/tmp/report.pdf", &error));
+  assert_false (msperf_report_document (run, "report.pdf", &error));
   assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID));
   assert_non_null (strstr (error->message, "report.pdf"));
   g_error_free (error);
@@ -926,6 +955,7 @@ main (void)
     cmocka_unit_test (test_numfmt_shortest_matches_printf_scan),
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
+    cmocka_unit_test (test_numfmt_json_string_escapes_invalid_utf8),
     cmocka_unit_test (test_numfmt_int_matches_printf),
     cmocka_unit_test (test_numfmt_python_str_of_values),
     cmocka_unit_test (test_jsonl_keys_in_documented_order),

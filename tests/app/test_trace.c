@@ -475,6 +475,83 @@ test_trace_summary_splits_count_over_variants (void **state)
                     MSPERF_DTYPE_UNKNOWN);
 }
 
+/* A stray line after an op-summary document is one rejected item at its line, and the document
+ * is answered: neither a whole-input error nor a JSON Lines reading of the document (each of
+ * its lines rejected) when its first line is not "{" alone. */
+static void
+test_trace_summary_trailing_junk_is_rejected_at_its_line (void **state)
+{
+  static const char *const docs[] = {
+    /* first line an incomplete object that does not open with "ops" */
+    "{\"model\": \"m\",\n  \"ops\": [\n    {\"op_name\": \"aten.add.Tensor\", \"count\": 2},\n"
+    "    {\"op_name\": \"aten.mul.Tensor\"}\n  ]\n}\njunk here\n",
+    /* the whole document on line 1 */
+    "{\"ops\": [{\"op_name\": \"aten.add.Tensor\", \"count\": 2}, {\"op_name\": \"aten.mul.Tensor\"}]}"
+    "\n\n\njunk here\n",
+  };
+  static const guint junk_line[] = { 7, 4 };
+  static const guint end_line[] = { 6, 1 };
+
+  (void) state;
+  for (guint d = 0; d < G_N_ELEMENTS (docs); d++)
+    {
+      g_autoptr (GArray) items = read_data (docs[d], "s.json");
+      g_autofree char *want = g_strdup_printf ("s.json:%u: unexpected content after the "
+                                               "op-summary document, which ends on line %u",
+                                               junk_line[d], end_line[d]);
+      msperf_trace_item *junk;
+
+      assert_int_equal (items->len, 3);
+      assert_null (item_at (items, 0)->error);
+      assert_string_equal (item_at (items, 0)->op->name, "aten.add.Tensor");
+      assert_int_equal (item_at (items, 0)->op->count, 2);
+      assert_null (item_at (items, 1)->error);
+      assert_string_equal (item_at (items, 1)->op->name, "aten.mul.Tensor");
+      junk = item_at (items, 2);
+      assert_null (junk->op);
+      assert_non_null (junk->error);
+      assert_string_equal (junk->error, want);
+      assert_int_equal (junk->line, junk_line[d]);
+      assert_int_equal (junk->index, 2);
+    }
+}
+
+/* Entries of "ops" that are not objects are rejected with the line they are on, as every other
+ * entry is (json-glib keeps no position of a scalar). */
+static void
+test_trace_summary_non_object_entries_have_their_line (void **state)
+{
+  static const char doc[] =
+    "{\n  \"ops\": [\n    1,\n    \"x, ]\"\n    , null,\n"
+    "    {\"op_name\": \"aten.add.Tensor\"},\n    [2], true\n  ],\n  \"other\": [3]\n}\n";
+  static const char *const want[] = {
+    "s.json:3: ops[0]: must be an object, got integer",
+    "s.json:4: ops[1]: must be an object, got string",
+    "s.json:5: ops[2]: must be an object, got null",
+    NULL,
+    "s.json:7: ops[4]: must be an object, got list",
+    "s.json:7: ops[5]: must be an object, got boolean",
+  };
+  g_autoptr (GArray) items = read_data (doc, "s.json");
+
+  (void) state;
+  assert_int_equal (items->len, G_N_ELEMENTS (want));
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    {
+      msperf_trace_item *it = item_at (items, k);
+
+      if (want[k] == NULL)
+        {
+          assert_null (it->error);
+          assert_int_equal (it->line, 6);
+          continue;
+        }
+      assert_non_null (it->error);
+      assert_string_equal (it->error, want[k]);
+      assert_int_equal (it->line, g_ascii_strtoull (want[k] + strlen ("s.json:"), NULL, 10));
+    }
+}
+
 static void
 test_trace_summary_count_split_edge_cases (void **state)
 {
@@ -547,7 +624,7 @@ test_trace_summary_real_qwen3_decode (void **state)
                (int64_t) 128);
   assert_tensor_arg (op, 3, MSPERF_DTYPE_INT64);
 
-  /* The summary's zero_cost: true rides on the op (issue 13): 25 variants of 9 metadata ops,
+  /* The summary's zero_cost: true rides on the op: 25 variants of 9 metadata ops,
    * the first aten.full (item 23); aten.mm is not flagged. */
   assert_false (item_at (items, 0)->op->zero_cost);
   assert_string_equal (item_at (items, 23)->op->name, "aten.full.default");
@@ -611,7 +688,7 @@ test_trace_sample_traces_parse_without_rejections (void **state)
   assert_sample_trace ("llama3-8b-decode.jsonl", 15, 16);
 }
 
-/* Repeated lines are served from the reader's line cache (perf2, doc/performance.md): each
+/* Repeated lines are served from the reader's line cache (doc/performance.md, P3): each
  * item must still be its own op, equal to a fresh parse, with its own index and line; a
  * rejected line is never cached. */
 static void
@@ -843,6 +920,8 @@ main (void)
     cmocka_unit_test (test_trace_stdin_is_read_for_dash),
     cmocka_unit_test (test_trace_summary_splits_count_over_variants),
     cmocka_unit_test (test_trace_summary_count_split_edge_cases),
+    cmocka_unit_test (test_trace_summary_trailing_junk_is_rejected_at_its_line),
+    cmocka_unit_test (test_trace_summary_non_object_entries_have_their_line),
     cmocka_unit_test (test_trace_summary_real_qwen3_decode),
     cmocka_unit_test (test_trace_sample_traces_parse_without_rejections),
     cmocka_unit_test (test_trace_raw_lines_parsed_elsewhere_equal_next),

@@ -445,7 +445,7 @@ test_selector_ties_keep_earliest_and_flag_different_latency (void **state)
   msperf_selector_clear (&sel);
 }
 
-/* Issue 15: the exact-key index hands rows out by key, not by row. Ties within a table keep
+/* The exact-key index hands rows out by key, not by row. Ties within a table keep
  * the smallest row and 'ambiguous' says whether the tied latencies differ, whatever the offer
  * order: every permutation of five offers gives the result of the ascending order. */
 static void

@@ -1,4 +1,4 @@
-/* msperf benchmark harness (`make bench`, issue 7/8): one table of operation, dataset, median
+/* msperf benchmark harness (`make bench`): one table of operation, dataset, median
  * and p90 time per operation, operations per second and peak RSS, then the targets with the
  * achieved numbers, then the side-by-side with scipy griddata when /usr/bin/python3 has scipy.
  *
@@ -9,7 +9,7 @@
  *         [--seed N] [--scipy SCRIPT] [--python PY] [--only lib|e2e] [--e2e-lines N] [--quick]
  *
  * DIR holds db-1k, db-10k, db-100k (gen_db db) and trace-{10,20,40}k.jsonl (gen_db trace).
- * The end-to-end section of issue 15 (the msperf binary on trace files) is bench_e2e.c. */
+ * The end-to-end section (the msperf binary on trace files) is bench_e2e.c. */
 /* wait4 (the child's own rusage) is a BSD/GNU extension. */
 #define _DEFAULT_SOURCE 1
 #include <config.h>
@@ -869,7 +869,7 @@ have_scipy (const bench_opts *o)
          && g_spawn_check_wait_status (status, NULL);
 }
 
-/* The engine through the library (issue 7/8): per-query medians inside one process. */
+/* The engine through the library: per-query medians inside one process. */
 static void
 lib_section (const bench_opts *o, const char *tmp, gboolean scipy)
 {
@@ -942,7 +942,7 @@ lib_section (const bench_opts *o, const char *tmp, gboolean scipy)
 
   print_table (o);
 
-  printf ("\nTargets (issue 7/8)\n");
+  printf ("\nTargets of the library\n");
   target (o, "exact hit median, sample 1.1k rows (us)", median_of (o, "exact hit", "sample 1.1k"), 2,
           "us", TRUE);
   target (o, "exact hit median, generated 1k rows (us)", median_of (o, "exact hit", "gen 1k rows"), 2,
@@ -1000,8 +1000,8 @@ lib_section (const bench_opts *o, const char *tmp, gboolean scipy)
         scipy_side (o, lc, dumpc, median_of (o, "3-D core: griddata", dataset), lim);
       }
 
-  printf ("\n%s\n", *o->failures ? "Some targets of issue 7/8 were NOT met (see above)."
-                                   : "All targets of issue 7/8 met.");
+  printf ("\n%s\n", *o->failures ? "Some targets of the library were NOT met (see above)."
+                                   : "All targets of the library met.");
 }
 
 static int

@@ -1,4 +1,4 @@
-/* msperf benchmark, end to end (`make bench`, issue 15): what a user runs. Every measurement
+/* msperf benchmark, end to end (`make bench`): what a user runs. Every measurement
  * is one `msperf estimate … --format jsonl` process on a trace file (wall time, CPU time and
  * peak RSS from wait4), on the sample database, the aiconfigurator H200 GEMM table and the
  * generated 100 k-row table:
@@ -752,7 +752,7 @@ print_targets (const e2e_ctx *c, const e2e_set *sets, size_t n_sets, double rss_
   const e2e_set *aic = &sets[1];
   char what[128];
 
-  printf ("\nTargets (issue 15; per-line costs from CPU time of --jobs 1 runs, differences of "
+  printf ("\nTargets end to end (per-line costs from CPU time of --jobs 1 runs, differences of "
           "N and 1 lines; load average now %.2f)\n", load_average ());
   for (size_t k = 0; k < 2; k++)
     {

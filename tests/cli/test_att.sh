@@ -126,10 +126,10 @@ t_brc_bind() {
     contains "$tmp/cmd.out" "branch NLast/NlastWrap3D/BrcNlastLessThanVLUnaligned3D"
 }
 # [8,16,128] float16: NlastWrap3D, 128 <= VF: LessUnaligned3D, UM 1, 128 stores (5), Post 5.
-# --bind folds into the shapes before the enumeration (issue 16): the static model.
+# --bind folds into the shapes before the enumeration: the static model.
 ok "att broadcast --bind s0=128 folds to the static model, value 669" t_brc_bind
 
-# ---------------------------------------------------------------- issue 16 repros
+# ---------------------------------------------------------------- reproducers of past wrong answers
 t_brc_repro() {  # t_brc_repro STATUS VALUE|MESSAGE BRANCH ARGS…
   r_status=$1 r_want=$2 r_branch=$3; shift 3
   status_is "$r_status" att broadcast "$@" --format json || return 1
@@ -217,6 +217,48 @@ t_estimate_bad() {
     contains "$tmp/cmd.err" "att_bad.jsonl:3: att broadcast_extend: src_shapes\[1\] = 3"
 }
 ok "estimate rejects a refused Broadcast line and answers the others" t_estimate_bad
+
+# Bound symbols of a trace line meet the domain checks `msperf att --bind` applies, with the
+# same reason (msperf_att_bind_check on every path): no negative or huge latency answered.
+t_estimate_bind_domain() {
+  status_is 1 "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" estimate \
+    --ops "$data/att_bind_domain.jsonl" --format jsonl || return 1
+  [ "$(grep -c '"source": "REJECTED"' "$tmp/cmd.out")" -eq 6 ] || { cat "$tmp/cmd.out"; return 1; }
+  grep -q '"cycles": 29[,}]' "$tmp/cmd.out" || { echo "the good line is not answered"; return 1; }
+  cp "$tmp/cmd.err" "$tmp/trace.err"
+  check_same() {  # check_same LINE REASON-PATTERN ATT-ARGS...
+    line=$1; pat=$2; shift 2
+    contains "$tmp/trace.err" "att_bind_domain.jsonl:$line: $pat" || return 1
+    status_is 1 att "$@" || return 1
+    reason=$(sed -n "s/^.*att_bind_domain.jsonl:$line: //p" "$tmp/trace.err")
+    grep -qF -- ": $reason" "$tmp/cmd.err" ||
+      { echo "trace reason '$reason' differs from the att command's:"; cat "$tmp/cmd.err"; return 1; }
+  }
+  check_same 5 "att duplicate: att.bind.n = -9223372036854775808 is out of the parameter's domain" \
+    duplicate --dtype float16 --count n --bind n=-9223372036854775808 &&
+  check_same 6 "att duplicate: att.bind.n = 2147483648 is out of the parameter's domain: count of a Duplicate" \
+    duplicate --dtype float16 --count n --bind n=2147483648 &&
+  check_same 7 "att broadcast_extend: att.bind.d = 0 is out of the parameter's domain: att.dst_shapes\[1\] is 0" \
+    broadcast --dtype float16 --dst-shape 8,d --src-shape 8,1 --bind d=0 &&
+  check_same 8 "att broadcast_extend: att.bind.s0 = 1.5 is out of the parameter's domain" \
+    broadcast --dtype float16 --dst-shape 8,s0 --src-shape 8,1 --bind s0=1.5 &&
+  check_same 10 "att cast: att.bind.s = -1 is out of the parameter's domain" \
+    cast --in-dtype float32 --out-dtype float16 --shape s,4 --bind s=-1 &&
+  contains "$tmp/trace.err" "att_bind_domain.jsonl:9: att duplicate: att.bind.n: expected a finite number"
+}
+ok "estimate rejects ATT lines whose bound symbols leave the domain, with the att command's reason" \
+  t_estimate_bind_domain
+
+# Every --bind error names its symbol.
+t_bind_names_symbol() {
+  status_is 1 att broadcast --dtype float16 --dst-shape 8,s0 --src-shape 8,1 --bind s0=1.5 &&
+    contains "$tmp/cmd.err" "att.bind.s0 = 1.5" &&
+  status_is 2 att duplicate --dtype float16 --count n --bind n=1e400 &&
+    contains "$tmp/cmd.err" "the value of n, '1e400', is not a finite number" &&
+  status_is 1 att broadcast --dtype float16 --dst-shape 8,a --src-shape 8,b --bind a=4 --bind b=3 &&
+    contains "$tmp/cmd.err" "att.bind.b = 3 is out of the parameter's domain"
+}
+ok "--bind s0=1.5 and the other bind errors name the symbol" t_bind_names_symbol
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# CLI tests of the opt-in interpolation axes of issue 13 on the shipped sample database, through
+# CLI tests of the opt-in interpolation axes on the shipped sample database, through
 # --policy: the MHA heads axis (interpolation.attention.mha_heads_axis) for MHA prefill with 24
 # and 48 heads (the table has 8, 16, 32, 64), and the BatchMatMul H axis (kernel_overrides
 # BatchMatMulV2.axes listing H) for H 24 (the table has 8, 16, 32, 64); without the keys all

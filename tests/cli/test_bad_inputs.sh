@@ -76,7 +76,7 @@ run_case() {  # run_case NAME KIND VALIDATE_EXIT ESTIMATE_EXIT MEASURED FRAGMENT
 
 [ -f "$bad/CASES" ] || { echo "1..0 # SKIP no $bad/CASES"; exit 0; }
 total=$(grep -c '^[^#]' "$bad/CASES")
-echo "1..$((total + 5))"
+echo "1..$((total + 8))"
 
 grep '^[^#]' "$bad/CASES" | {
   while IFS='|' read -r name kind vexit eexit measured fragment todo; do
@@ -150,3 +150,48 @@ t_root() {
   [ ! -s "$tmp/why" ]
 }
 t_root; report $? "files outside --database-root are refused"
+
+# ---- over-long strings of policies and device profiles: cut, with the file and line
+big=$(head -c 10485760 /dev/zero | tr '\0' x)
+t_policy_long_device() {
+  fresh_db
+  : >"$tmp/why"
+  printf 'analytic:\n  device_profile: "%s"\n' "$big" >"$tmp/case/long-device.yaml"
+  estimate ops.jsonl "--policy=long-device.yaml" ""
+  [ $? = 2 ] || echo "estimate did not refuse the policy with exit 2" >>"$tmp/why"
+  grep -qF "long-device.yaml:2: key 'analytic.device_profile': a string of 10485760 bytes is too long (at most 4096)" \
+    "$tmp/case/e.err" || { echo "no file:line message:"; cut -c1-200 "$tmp/case/e.err"; } >>"$tmp/why"
+  [ "$(wc -c <"$tmp/case/e.err")" -lt 4096 ] || echo "the message echoes the value" >>"$tmp/why"
+  [ ! -s "$tmp/why" ]
+}
+t_policy_long_device; report $? "a 10 MB device name in a policy is refused naming the policy file and line"
+
+t_profile_long_name() {
+  fresh_db
+  : >"$tmp/why"
+  { printf 'name: "%s"\n' "$big"
+    grep -v '^name:' "$MSPERF_TOP_SRCDIR/policies/devices/nvidia-h200.yaml"; } \
+    >"$tmp/case/long-name.yaml"
+  line=1
+  estimate ops.jsonl "" "--device-profile=long-name.yaml"
+  [ $? = 2 ] || echo "estimate did not refuse the profile with exit 2" >>"$tmp/why"
+  grep -qF "long-name.yaml:$line: key 'name': a string of 10485760 bytes is too long" \
+    "$tmp/case/e.err" || { echo "no file:line message:"; cut -c1-200 "$tmp/case/e.err"; } >>"$tmp/why"
+  [ "$(wc -c <"$tmp/case/e.err")" -lt 4096 ] || echo "the message echoes the value" >>"$tmp/why"
+  [ ! -s "$tmp/why" ]
+}
+t_profile_long_name; report $? "a 10 MB name in a device profile is refused naming the file and line"
+
+t_policy_long_key() {
+  fresh_db
+  : >"$tmp/why"
+  printf 'interpolation:\n  kernel_overrides:\n    ? "%s"\n    : {allow_extrapolation: true}\n' \
+    "$big" >"$tmp/case/long-key.yaml"
+  estimate ops.jsonl "--policy=long-key.yaml" ""
+  [ $? = 2 ] || echo "estimate did not refuse the policy with exit 2" >>"$tmp/why"
+  grep -qF "long-key.yaml:4: a key of 10485760 bytes in 'interpolation.kernel_overrides' is too long" \
+    "$tmp/case/e.err" || { echo "no file:line message:"; cut -c1-200 "$tmp/case/e.err"; } >>"$tmp/why"
+  [ "$(wc -c <"$tmp/case/e.err")" -lt 4096 ] || echo "the message echoes the key" >>"$tmp/why"
+  [ ! -s "$tmp/why" ]
+}
+t_policy_long_key; report $? "a 10 MB key in a policy is refused naming the file and line, not echoed"

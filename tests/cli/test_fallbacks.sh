@@ -1,16 +1,18 @@
 #!/bin/sh
-# Issue 13, "fallbacks that respect physics", on the four upstream TensorCast op summaries
+# Fallbacks that respect physics, on the four upstream TensorCast op summaries
 # (tests/data/models/tc_op_summaries, msmodeling commit 84fec853: DeepSeek-V3 W8A8 tp 8 dp 2,
 # Qwen3-32B tp 16) against the shipped H200 sample database, analytic-only, and the real
-# Ascend mapping when /work/shared has it: every record has a latency, the ops the summary
-# flags zero_cost are charged 0, collectives are > 0 with their group size in details. TAP.
+# Ascend mapping when the shared data set is present (MSPERF_ASCEND_DB, else ../shared beside
+# the source tree; skipped with a message when absent): every record has a latency, the ops
+# the summary flags zero_cost are charged 0, collectives are > 0 with their group size in
+# details. TAP.
 set -u
 
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 sums=$src/tests/data/models/tc_op_summaries
-asc=${MSPERF_ASCEND_DB:-/work/shared/data/msmodeling/ATLAS_800_A3_752T_128G_DIE/vllm_ascend/vllm0.18.0_torch2.9.0_cann8.5}
+asc=${MSPERF_ASCEND_DB:-$src/../shared/data/msmodeling/ATLAS_800_A3_752T_128G_DIE/vllm_ascend/vllm0.18.0_torch2.9.0_cann8.5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15, memory bounded by distinct ops: a streamed estimate (--format jsonl / csv) keeps
+# Memory bounded by distinct ops: a streamed estimate (--format jsonl / csv) keeps
 # one digest per distinct op instead of its records; its headline, summary and metrics file
 # must be those of msperf summarize over its full JSON Lines and of the table run (which keeps
 # every record). Traces with far-apart repeats, rejected lines, unmapped ops, interpolations

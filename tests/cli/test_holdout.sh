@@ -95,7 +95,7 @@ ok "usage errors exit 2" t_usage
 t_help() { "$bin" holdout --help | grep -q -- --leave-one-out && "$bin" --help | grep -q holdout; }
 ok "holdout --help and the command list" t_help
 
-# Golden numbers: today's `msperf holdout --leave-one-out` on doc/examples/h200-db (main at
+# Golden numbers: `msperf holdout --leave-one-out` on doc/examples/h200-db (as of
 # 61a9f42): BatchMatMulV2 all 1264/1302 at 3.11 % / 11.13 % / 26.91 %, of them 1-D 1258 at
 # 3.08 % / 11.00 % / 26.91 % and 2-D 6 at 21.79 % / 22.77 % / 23.05 %.
 t_methods() {
@@ -105,7 +105,7 @@ t_methods() {
   contains "$tmp/cmd.out" "BatchMatMulV2                griddata_2d              1302         6     0.46%    21.79%    22.77%    23.05%       0.65" &&
   contains "$tmp/cmd.out" "confidence table: linear_1d 0.70, griddata_2d 0.65, griddata_3d 0.60"
 }
-ok "per kernel and method with the confidence label (today's numbers)" t_methods
+ok "per kernel and method with the confidence label (the golden numbers)" t_methods
 
 t_compare() {
   status_is 0 holdout --profiling-database "$db" --kernel BatchMatMulV2 --compare dim1,dim3 || return 1

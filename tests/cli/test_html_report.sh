@@ -1,7 +1,7 @@
 #!/bin/sh
 # The HTML report (`msperf estimate --report out.html`) rendered by a real headless Chromium:
 # the assertions read the DOM Chromium dumps after the report's own layout check ran
-# (core/app/report_doc.c: <body data-clipped-labels=N>), not the file msperf wrote.
+# (core/app/report/report_doc.c: <body data-clipped-labels=N>), not the file msperf wrote.
 #   - at 700 px no label is clipped, the page does not scroll sideways;
 #   - counts are integers; the legend has one entry per source; the headline box has the
 #     facts of the text headline; "top ops" and the ops table show input shapes;

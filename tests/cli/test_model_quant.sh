@@ -46,11 +46,11 @@ ok "trace: --quant bf16 is the default trace" t_bf16_default
 # Per-tensor FP8: a quantize before each linear, the FP8 GEMM with its two [1] float32 scales,
 # and the fused all-reduce split off.
 t_fp8() {
-  $bin trace --model "$llama" --tp 2 --quant fp8 >"$tmp/o" || return 1
+  $bin trace --model "$llama" --tp 2 --quant fp8 >"$tmp/o" 2>"$tmp/h" || return 1
   contains "$tmp/o" '"op": "tensor_cast.fp8_quantize.default", "args": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}\], "out": \[{"shape": \[1024, 4096\], "dtype": "float8_e4m3fn"}\]' &&
   contains "$tmp/o" '"op": "tensor_cast.fp8_matmul.default", "args": \[{"shape": \[1024, 4096\], "dtype": "float8_e4m3fn"}, {"shape": \[4096, 3072\], "dtype": "float8_e4m3fn"}, {"shape": \[1\], "dtype": "float32"}, {"shape": \[1\], "dtype": "float32"}\], "out": \[{"shape": \[1024, 3072\], "dtype": "bfloat16"}\]' &&
   lacks "$tmp/o" matmul_all_reduce &&
-  contains "$tmp/o" 'gemm fp8 moe fp8'
+  contains "$tmp/h" 'gemm fp8 moe fp8'
 }
 ok "trace: --quant fp8 gives fp8_quantize + fp8_matmul" t_fp8
 
@@ -117,8 +117,8 @@ fi
 
 # quantization_config selects the default; the newer architectures generate their own ops.
 t_config_quant() {
-  $bin trace --model "$M/Qwen--Qwen3-235B-A22B-FP8.json" --tp 4 >"$tmp/o" || return 1
-  contains "$tmp/o" 'gemm fp8_block moe fp8_block' &&
+  $bin trace --model "$M/Qwen--Qwen3-235B-A22B-FP8.json" --tp 4 >"$tmp/o" 2>"$tmp/h" || return 1
+  contains "$tmp/h" 'gemm fp8_block moe fp8_block' &&
   contains "$tmp/o" '"op": "tensor_cast.fused_moe.default", "args": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}, {"shape": \[128, 768, 4096\], "dtype": "float8_e4m3fn"}, {"shape": \[128, 4096, 384\], "dtype": "float8_e4m3fn"}, {"shape": \[1024, 8\], "dtype": "int32"}\], "out": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}\], "kwargs": {"num_experts": 128, "moe_tp": 4, "moe_ep": 1, "quant": "fp8_block"}' || return 1
   $bin trace --model "$M/Qwen--Qwen3-235B-A22B-FP8.json" --tp 4 --quant bf16 >"$tmp/o" || return 1
   lacks "$tmp/o" fused_moe
@@ -134,8 +134,8 @@ t_gpt_oss() {
 ok "trace: gpt-oss has 18 sliding-window layers and MXFP4 experts" t_gpt_oss
 
 t_kimi() {
-  $bin trace --model "$M/moonshotai--Kimi-K2.5.json" --tp 8 --phase decode --batch 4 >"$tmp/o" || return 1
-  contains "$tmp/o" 'KimiK25ForConditionalGeneration, template mla_moe' &&
+  $bin trace --model "$M/moonshotai--Kimi-K2.5.json" --tp 8 --phase decode --batch 4 >"$tmp/o" 2>"$tmp/h" || return 1
+  contains "$tmp/h" 'KimiK25ForConditionalGeneration, template mla_moe' &&
   contains "$tmp/o" '"op": "tensor_cast.int4_wo_matmul.default", "args": \[{"shape": \[6, 7168\], "dtype": "bfloat16"}, {"shape": \[7168, 512\], "dtype": "int4"}, {"shape": \[56, 512\], "dtype": "bfloat16"}'
 }
 ok "trace: Kimi-K2.5 (text_config) has int4 experts" t_kimi

@@ -47,6 +47,28 @@ t_trace() {
 }
 ok "trace: Qwen3-32B tp16 decode has the captured qkv GEMM" t_trace
 
+# stdout is JSON Lines only, so `msperf trace … | jq` works: the header (model, pass, layout)
+# is on stderr; a file written with -o keeps it as '#' lines, which the trace reader skips.
+t_trace_stdout_is_jsonl() {
+  status_is 0 $bin trace --model "$llama" --tp 2 || return 1
+  contains "$tmp/cmd.err" '^# msperf trace: meta-llama' || return 1
+  if grep -v '^{"op": ".*}$' "$tmp/cmd.out" | grep -q .; then
+    echo "stdout has a line that is not an op object:"; grep -v '^{"op": ".*}$' "$tmp/cmd.out" | head -n 3
+    return 1
+  fi
+  if command -v jq >/dev/null 2>&1; then
+    jq -e 'has("op")' "$tmp/cmd.out" >/dev/null || { echo "jq refused the trace"; return 1; }
+  fi
+  cp "$tmp/cmd.out" "$tmp/stdout.jsonl"
+  $bin trace --model "$llama" --tp 2 -o "$tmp/t.jsonl" 2>"$tmp/o.err" || return 1
+  head -n 1 "$tmp/t.jsonl" | grep -q '^# msperf trace: meta-llama' || { echo "-o file lost its header"; return 1; }
+  [ ! -s "$tmp/o.err" ] || { echo "-o wrote the header to stderr too"; return 1; }
+  grep -v '^#' "$tmp/t.jsonl" | cmp - "$tmp/stdout.jsonl" || return 1
+  status_is 0 $bin estimate --no-cache --ops - --format jsonl <"$tmp/stdout.jsonl" || return 1
+  ! grep -q REJECTED "$tmp/cmd.out" || { echo "estimate rejected a line of the trace"; return 1; }
+}
+ok "trace: stdout is JSON Lines only (header on stderr), -o keeps the header" t_trace_stdout_is_jsonl
+
 # The defaults the help texts and doc/msperf.1 state are the ones used: spelled out, the same
 # output (e2e without its "computed in" timing line).
 t_trace_defaults() {
@@ -145,7 +167,7 @@ ok "--jobs outside 1..256 exits 2" t_bad_jobs
 t_new_family() {
   status_is 0 $bin trace --model "$data/toy-config.json" --templates-dir "$data/templates" \
     --tp 2 --batch 1 --seq 8 &&
-  contains "$tmp/cmd.out" "template toy_mlp"
+  contains "$tmp/cmd.err" "template toy_mlp"
 }
 ok "a new family is one template file (toy_mlp)" t_new_family
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15, speed and scale: estimate --jobs N gives the bytes of --jobs 1; --shard I/N parts
+# Speed and scale: estimate --jobs N gives the bytes of --jobs 1; --shard I/N parts
 # merge (msperf merge, msperf summarize) to the single run; the GNU parallel form of
 # doc/scale-out.md run locally. TAP output.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15, warm starts: the on-disk triangulation cache through the binary. The second run
+# Warm starts: the on-disk triangulation cache through the binary. The second run
 # loads the triangulation the first wrote (a --verbose debug line says so); stdout is the
 # same bytes with the cache cold, warm, off (--no-cache) and after a damaged file (one
 # warning naming it, then rebuilt); the default directory is $XDG_CACHE_HOME/msperf; an

@@ -48,7 +48,7 @@ assert_part_missed (const msperf_result *r)
   assert_string_equal (r->miss_reason, "shape_mismatch");
 }
 
-/* Default: today's rule, a composite's compute part is interpolated. */
+/* Default: without part_modes, a composite's compute part is interpolated. */
 static void
 test_default_interpolates_composite_parts (void **state)
 {

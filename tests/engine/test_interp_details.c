@@ -1,6 +1,6 @@
 /* cmocka tests of an interpolated answer's compact details (core/engine/interp_details.c):
- * the record gives the tree fill_result built node by node before issue 15 (rebuilt here the
- * old way, key by key, as the reference), and printing it straight to JSON gives that tree's
+ * the record gives the tree a node-by-node builder gives (rebuilt here key by key, as the
+ * reference), and printing it straight to JSON gives that tree's
  * bytes. Every optional key is switched on and off. */
 #include <config.h>
 #include <math.h>
@@ -42,7 +42,7 @@ is_selected (const msperf_interp_details *d, size_t a)
   return FALSE;
 }
 
-/* fill_result's details before issue 15, in its order (kernel_type came from set_hit). */
+/* The details built node by node, in the record's order (kernel_type came from set_hit). */
 static msperf_value *
 old_layout (const msperf_interp_details *d)
 {

@@ -13,7 +13,7 @@
  *   collective  memory_us = f · bytes(x) / (tier bandwidth_gbps · 1e3), f = 2(n−1)/n for
  *               all_reduce, (n−1)/n otherwise; latency = memory_us + tier latency_us (no
  *               launch overhead); tier = the outermost comm-grid dim where the ranks differ
- *   without a rank group (op summaries, issue 13): ring alpha-beta over p ranks from the
+ *   without a rank group (op summaries): ring alpha-beta over p ranks from the
  *               shapes (all_gather / reduce_scatter ratio) or tp/ep/world size:
  *               all_reduce 2(p−1)/p·B/bw + 2(p−1)α, others (p−1)/p·B/bw + (p−1)α
  *   fused matmul+collective = matmul roofline + all_reduce of the [M, N] output
@@ -363,7 +363,7 @@ test_roofline_collective_tiers_a3 (void **state)
   assert_rel (one.latency_us, 5.5, "single-rank latency_us");
 }
 
-/* ------------------------------------------------------------------ fallbacks (issue 13) */
+/* ------------------------------------------------------------------ fallbacks that respect physics */
 
 /* Ring / alpha-beta: all_reduce 2(p−1)/p·bytes/bw + 2(p−1)α, the others (p−1)/p·bytes/bw +
  * (p−1)α. 1e6 B over 4 ranks at 100 GB/s, α 1 µs: all_reduce 1.5·1e6/1e5 + 6 = 21;

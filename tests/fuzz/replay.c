@@ -25,6 +25,7 @@ DECLARE_HARNESS (trace)
 DECLARE_HARNESS (perf_table)
 DECLARE_HARNESS (att_params)
 DECLARE_HARNESS (tri_cache)
+DECLARE_HARNESS (model_config)
 
 #define LLVMFuzzerInitialize replay_csv_init
 #define LLVMFuzzerTestOneInput replay_csv_one
@@ -66,6 +67,11 @@ DECLARE_HARNESS (tri_cache)
 #include "fuzz_tri_cache.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize replay_model_config_init
+#define LLVMFuzzerTestOneInput replay_model_config_one
+#include "fuzz_model_config.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
 
 typedef struct {
   const char *name;
@@ -77,6 +83,7 @@ static const harness harnesses[] = {
   { "policy", replay_policy_one },     { "device", replay_device_one },
   { "trace", replay_trace_one },       { "perf_table", replay_perf_table_one },
   { "att_params", replay_att_params_one }, { "tri_cache", replay_tri_cache_one },
+  { "model_config", replay_model_config_one },
 };
 
 static int

@@ -1,4 +1,4 @@
-/* msperf tests — the candidate index and the interpolation stage (issue 4/8; seed 000 §11.1–
+/* msperf tests — the candidate index and the interpolation stage (seed 000 §11.1–
  * §11.3 as far as they concern compute): golden values on the sample H200 database, every
  * per-group status on small fixtures (tests/data/index/basic), the group order, the policy
  * knobs, the index cache and its invalidation, the disable switch, and the compute axes. */
@@ -582,7 +582,7 @@ test_composite_part_interpolated (void **state)
   (void) state;
   assert_int_equal (r->source, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, 9.0, 1e-12);
-  /* the upstream wrapper's composite confidence (reference §2.12; issue 4/8) */
+  /* the upstream wrapper's composite confidence (reference §2.12) */
   assert_float_equal (r->confidence, 0.5, 1e-12);
   /* the hook itself, on a part that misses exactly */
   tu_tensor (&t, BF16, "80,64");

@@ -1,4 +1,4 @@
-/* msperf tests — the opt-in interpolation policy keys of issue 13 through the whole stage:
+/* msperf tests — the opt-in interpolation policy keys through the whole stage:
  * space: log (global, per kernel, with sqrt_seq), max_interpolation_dim 4 and seq_block. The
  * bit-exact scipy comparison of log space is test_log_space.c; here the engine's answers and
  * their details. */

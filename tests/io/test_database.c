@@ -1,6 +1,6 @@
 /* Tests of core/database.c (op_mapping.yaml, path rules, CSV resolution), core/device.c
  * (device profiles) and core/cli_validate.c (msperf validate). */
-#define _XOPEN_SOURCE 700   /* symlink, dup, dup2, fileno */
+#define _XOPEN_SOURCE 700   /* symlink, fdopen */
 #include <config.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -369,6 +369,72 @@ test_database_communication_data_ref_resolution (void **state)
   }
 }
 
+/* Without --database-root, communication_data_ref is confined to the database directory as
+ * kernel CSVs are: '../hccl/' (a real directory with a CSV) is refused at its line, and the
+ * lookup through it fails with a path error instead of answering from the foreign file; a
+ * reference inside the database that is a symlink out is refused the same way. */
+static void
+test_database_communication_data_ref_stays_inside_the_database (void **state)
+{
+  g_autofree char *dir = tu_data_path ("database/comm-ref/db");
+  g_autofree char *hccl = tu_data_path ("database/comm-ref/hccl");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autofree char *tmp = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *inner = NULL;
+  g_autofree char *inner_csv = NULL;
+
+  (void) state;
+  {
+    g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
+    assert_non_null (db);
+    assert_true (warnings_contain (db, "op_mapping.yaml:5: communication_data_ref '../hccl/' "
+                                       "resolves outside the database directory"));
+    assert_null (msperf_database_table (db, "hcom_allReduce_", &e1));
+    assert_true (g_error_matches (e1, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
+    assert_non_null (strstr (e1->message, "resolves outside the database directory"));
+    /* as with an absolute reference, every collective lookup names the refused reference
+     * (the one it would have looked in first) rather than answering past it */
+    assert_null (msperf_database_table (db, "hcom_allGather_", &error));
+    assert_true (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
+    g_clear_error (&error);
+  }
+  tmp = g_dir_make_tmp ("msperf-db-XXXXXX", &error);
+  assert_non_null (tmp);
+  write_file (tmp, "op_mapping.yaml", "communication_data_ref: comm\noperator_mappings: {}\n");
+  link = g_build_filename (tmp, "comm", NULL);
+  assert_int_equal (symlink (hccl, link), 0);
+  {
+    g_autoptr (msperf_database) db = msperf_database_open (tmp, NULL, &error);
+    assert_non_null (db);
+    assert_true (warnings_contain (db, "op_mapping.yaml:1: communication_data_ref 'comm' "
+                                       "resolves outside the database directory"));
+    assert_null (msperf_database_table (db, "hcom_allReduce_", &e2));
+    assert_true (g_error_matches (e2, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
+  }
+  /* a real subdirectory is fine, and so is its CSV */
+  assert_int_equal (unlink (link), 0);
+  inner = g_build_filename (tmp, "comm", NULL);
+  assert_int_equal (g_mkdir (inner, 0700), 0);
+  inner_csv = g_build_filename (hccl, "hcom_allReduce_.csv", NULL);
+  {
+    g_autofree char *text = NULL;
+    g_autoptr (msperf_database) db = NULL;
+    g_autoptr (GError) e3 = NULL;
+
+    assert_true (g_file_get_contents (inner_csv, &text, NULL, NULL));
+    write_file (inner, "hcom_allReduce_.csv", text);
+    db = msperf_database_open (tmp, NULL, &error);
+    assert_non_null (db);
+    assert_int_equal (msperf_database_warnings (db)->len, 0);
+    if (msperf_database_table (db, "hcom_allReduce_", &e3) == NULL)
+      fail_msg ("%s", e3->message);
+  }
+  tu_rm_tree (tmp);
+}
+
 static void
 test_database_load_warnings_for_q15_absolute_ref_and_bad_fields (void **state)
 {
@@ -553,7 +619,8 @@ test_device_errors_name_file_line_and_key (void **state)
 
 /* ------------------------------------------------------------------ msperf validate */
 
-/* Runs msperf_cli_validate with stdout captured into *out. */
+/* Runs msperf_cli_validate with its standard output (the run's stream) written to a temporary
+ * file, read back into *out. */
 static int
 run_validate (const char *dir, char **out)
 {
@@ -562,17 +629,13 @@ run_validate (const char *dir, char **out)
   g_autoptr (GError) error = NULL;
   g_autofree char *tmp = NULL;
   int fd = g_file_open_tmp ("msperf-validate-XXXXXX", &tmp, &error);
-  int saved, status;
+  int status;
 
   assert_true (fd >= 0);
-  fflush (stdout);
-  saved = dup (fileno (stdout));
-  dup2 (fd, fileno (stdout));
+  g.out = fdopen (fd, "w");
+  assert_non_null (g.out);
   status = msperf_cli_validate (&g, 3, argv);
-  fflush (stdout);
-  dup2 (saved, fileno (stdout));
-  close (saved);
-  close (fd);
+  assert_int_equal (fclose (g.out), 0);
   assert_true (g_file_get_contents (tmp, out, NULL, NULL));
   g_unlink (tmp);
   return status;
@@ -649,6 +712,7 @@ main (void)
     cmocka_unit_test (test_kernel_type_is_plain_rules),
     cmocka_unit_test (test_database_symlink_escape_is_refused),
     cmocka_unit_test (test_database_communication_data_ref_resolution),
+    cmocka_unit_test (test_database_communication_data_ref_stays_inside_the_database),
     cmocka_unit_test (test_database_load_warnings_for_q15_absolute_ref_and_bad_fields),
     cmocka_unit_test (test_database_open_errors),
     cmocka_unit_test (test_device_shipped_profiles_load_with_their_figures),

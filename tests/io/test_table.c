@@ -685,7 +685,7 @@ check_bounds_against_every_row (const msperf_table *t, size_t stride)
     }
 }
 
-/* Issue 15: the bounds form of the exact-key index returns exactly the rows a scan of every
+/* The bounds form of the exact-key index returns exactly the rows a scan of every
  * row keeps, on the sample database's 2-D and 3-D matmul grids and on an NZ fixture. */
 static void
 test_table_bounds_form_equals_a_filter_of_every_row (void **state)

@@ -1054,7 +1054,7 @@ test_h200_decode_2d_equals_scipy_griddata (void **state)
   assert_int_equal (detail_int (r, "target.batch"), 8);
 }
 
-/* MHA heads axis (policy interpolation.attention.mha_heads_axis, issue 13): an MHA prefill
+/* MHA heads axis (policy interpolation.attention.mha_heads_axis): an MHA prefill
  * (2048, 24, 128) over 24 KV heads, seq_lens [2048], is a miss without the key (no row has
  * kv_heads 24) and interpolates along heads between the MHA rows 16 (53.2622) and 32 (82.7558)
  * with it; 48 heads between 32 and 64 (144.5262). Expected: numpy.interp(24, [16, 32],

@@ -520,7 +520,7 @@ test_ledger_rows_dtypes_and_prelude (void **state)
   assert_string_equal (row (F, "BrcLastLessThanVLUnaligned2D.BrcLoad")->mode, "DIST_BRC_B16");
 }
 
-/* Issue 16: one ledger row per source slot (seed FR5 「每个源码 slot 独立成行，禁止跨 call_site 合并」,
+/* One ledger row per source slot (seed FR5 「每个源码 slot 独立成行，禁止跨 call_site 合并」,
  * the test list's 「循环内/外、main/tail、复用 load 逐 slot 断言」): straight-line repeats are
  * numbered slots, b8 index halves Low/High, main-loop and tail calls apart. Splitting a row never
  * changes a cost (the same components, the same Σ); each case's cost is the leaf table's. */
@@ -622,7 +622,7 @@ test_ledger_one_row_per_source_slot (void **state)
   assert_int_equal (count (F, "BrcNlastGatherBTwo.StoreAlign"), -1);
 }
 
-/* Issue 16: the b8 template instances — CreateMask<IndexT> in the 2-D gathers, CreateMask<uint16_t>
+/* The b8 template instances — CreateMask<IndexT> in the 2-D gathers, CreateMask<uint16_t>
  * in VfGatherBrcB8 and the uint16 view of the 3-D wrapper's source address are uint16, not uint8;
  * the data calls stay uint8. */
 static void
@@ -850,7 +850,7 @@ test_domain_limits_edge_and_one_past (void **state)
         fail_msg ("case %zu: expected a refusal with '%s', got %s", i, cases[i].refusal,
                   ok ? "a model" : error->message);
     }
-  /* issue 16 repro: E(2) B(2) E(2) B(2) E(8192) int8 is dim 5 → NlastMoreDimDynamic, outer
+  /* reproducer: E(2) B(2) E(2) B(2) E(8192) int8 is dim 5 → NlastMoreDimDynamic, outer
    * 2, sizeI (2, 2, 2, 8192) large aligned → WithBlock4D: f = 32, UM 2·32·2 = 128, Store
    * 2·32·2·2·2 = 512 (5 each) → 20 + 3 + 128 + 2560 = 2711 */
   ext (F, "int8", "[2, 2, 2, 2, 8192]", "[2, 1, 2, 1, 8192]");
@@ -928,7 +928,7 @@ compare_models (fx *sym, fx *st, GHashTable *bindings)
 
 /* The bindings of a bind object text in f's context, parsed as the module parses att.bind. The
  * property tests pass them to the evaluation only: put into att.bind they would fold into the
- * shapes before the enumeration (issue 16) and the model would be static. */
+ * shapes before the enumeration and the model would be static. */
 static GHashTable *
 bindings_of (fx *f, const char *bind_json)
 {
@@ -1032,8 +1032,8 @@ property_once (GRand *rand, int rank, int n_sym_max, gboolean distinct, property
   fx_free (st);
 }
 
-/* The issue's formerly capped shape: rank 9 with nine symbols, src 1, s1, 1, s3, … (2^5 B/E
- * states, 508–736 branches by dtype, above the former 512-branch cap): one symbolic model per
+/* The seed's large shape: rank 9 with nine symbols, src 1, s1, 1, s3, … (2^5 B/E
+ * states, 508–736 branches by dtype, above a 512-branch cap): one symbolic model per
  * dtype, specialised at random sizes against the static model of each. */
 static void
 formerly_capped (GRand *rand, property_stats *ps)
@@ -1090,8 +1090,8 @@ formerly_capped (GRand *rand, property_stats *ps)
 
 /* The property the seed demands (§验收标准): for random shapes, binding the symbols of the
  * symbolic model gives exactly the ledger and the cost of the static model. Ranks 1..9 with a
- * few symbols, then fully symbolic rank 6..9 shapes — refused by the former 512-branch cap
- * (issue 16) and now inside the work bound. */
+ * few symbols, then fully symbolic rank 6..9 shapes — refused by a 512-branch cap
+ * and inside the work bound. */
 static void
 test_symbolic_model_specialises_to_static_model (void **state)
 {
@@ -1206,8 +1206,8 @@ test_symbolic_rank4_skip_and_rank9_kinds (void **state)
   assert_non_null (strstr (branch (F), "SkipLeading1"));
 }
 
-/* Issue 16: the real B/E space is enumerated (one decision per axis) under a measured work
- * bound instead of the 512-branch cap. The seed's rank-9 example with 2^5 unknown B/E states is
+/* The real B/E space is enumerated (one decision per axis) under a measured work
+ * bound, not a fixed branch cap. The seed's rank-9 example with 2^5 unknown B/E states is
  * modelled; eighteen free symbols (2^9 B/E states) exceed the bound and are refused with a
  * message; att.bind folds before the enumeration, so binding them gives the static model. */
 static void
@@ -1225,7 +1225,7 @@ test_symbolic_branch_limit_is_refused (void **state)
   fx *st = fx_new ();
   g_autofree char *diff = NULL;
 
-  /* formerly refused at 512: 736 static branches for float16 */
+  /* above a 512-branch cap: 736 static branches for float16 */
   att (F, "{\"kind\": \"broadcast_extend\", \"dtype\": \"float16\", "
           "\"dst_shapes\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"], "
           "\"src_shapes\": [1, \"b\", 1, \"d\", 1, \"f\", 1, \"h\", 1]}");
@@ -1247,7 +1247,7 @@ test_symbolic_branch_limit_is_refused (void **state)
   fx_free (st);
 }
 
-/* Issue 16 repro: [a, 2, 2, 2, 8192] / [1, 1, 2, 1, 8192] int8. For a = 1 the axes are
+/* Reproducer: [a, 2, 2, 2, 8192] / [1, 1, 2, 1, 8192] int8. For a = 1 the axes are
  * E(1) B(2) E(2) B(2) E(8192): dim 5 → NlastMoreDimDynamic / WithBlock4D, 1367 (f = 32, UM
  * 2·32 = 64, Store 256·5: 20 + 3 + 64 + 1280); its outer dstStride 65536 is a uint32 and no
  * longer drops the arm (which left only the a ≠ 1 arm, NlastWrap4D/WithVL, 1300). */

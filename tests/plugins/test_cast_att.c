@@ -418,7 +418,7 @@ test_cast_refuses_bad_parameters (void **state)
     }
 }
 
-/* Issue 16 (seed 004 FR1 「缺失或无效时…回退」): parameters that disagree — list lengths, or an
+/* Seed 004 FR1 (「缺失或无效时…回退」): parameters that disagree — list lengths, or an
  * output_dims product that is not the shape's element count — fall back to the shape-product
  * path with a warning; only a missing shape (nothing to fall back to) is refused. */
 static void

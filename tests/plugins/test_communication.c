@@ -394,7 +394,7 @@ test_comm_non_list_last_arg_is_invalid_args (void **state)
 }
 
 /* The sample database maps all_reduce without a CSV: the op is answered by the analytic
- * model with miss reason csv_not_found (issue 4/8 "Must have"). */
+ * model with miss reason csv_not_found. */
 static void
 test_comm_sample_database_all_reduce_is_analytic_csv_not_found (void **state)
 {

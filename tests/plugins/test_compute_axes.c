@@ -1,5 +1,5 @@
 /* Tests of the "compute" module's interpolation coordinates (compute_axes.c) through the
- * engine, with and without the opt-in keys of issue 13: the BatchMatMul H axis (policy `axes`
+ * engine, with and without the opt-in keys: the BatchMatMul H axis (policy `axes`
  * listing "H") on the sample H200 database, and the FP8 scale sub-cases (`scale_subcase`) on
  * tests/data/compute/fp8scale. Expected values are 1-D linear interpolations between two rows:
  * numpy.interp (/usr/bin/python3, numpy), quoted at each test. */

@@ -1,4 +1,4 @@
-/* Tests of the compute module's exact-key candidates (plugins/compute/compute_keys.c, issue 7/8):
+/* Tests of the compute module's exact-key candidates (plugins/compute/compute_keys.c):
  * the keys may only skip rows that cannot match, so the exact lookup selects what the full scan
  * of reference §2.3 selects. Proven two ways: (1) for every row of the sample database's matmul
  * tables and of every rule fixture, used as a query as written and rewritten (transposed weight,
@@ -27,7 +27,7 @@ contains (const GArray *rows, size_t row)
   return FALSE;
 }
 
-/* No row twice (the ANY candidates come in index order, not row order: issue 15). */
+/* No row twice (the ANY candidates come in index order, not row order). */
 static gboolean
 distinct (const GArray *rows)
 {
@@ -197,7 +197,7 @@ test_keys_cover_every_match_of_the_sample_matmul_tables (void **state)
   assert_true (check_table (bmm, -1, 13) >= 1302);
 }
 
-/* msperf_table_rows_by_input_numels (perf2, doc/performance.md) against a filter of every row:
+/* msperf_table_rows_by_input_numels (doc/performance.md, P4) against a filter of every row:
  * the same rows, ascending, for the (key0, key1) of every two-slot row of the sample tables. */
 static void
 test_two_key_runs_equal_a_filter_of_every_row (void **state)
@@ -368,7 +368,7 @@ test_keyed_lookup_equals_full_scan_on_the_sample_matmuls (void **state)
   assert_true (misses > 0);
 }
 
-/* Issue 15: a query that matches only through padding still finds its row among the
+/* A query that matches only through padding still finds its row among the
  * bounded ANY candidates, and those candidates all fit the dim bounds (their largest ND dim
  * is at most the query's): the bounds skip rows, never a match. */
 static void

@@ -56,6 +56,8 @@ msperf_model_free (msperf_model *m)
     g_ptr_array_free (m->fields, TRUE);
   if (m->config)
     g_hash_table_destroy (m->config);
+  if (m->config_kinds)
+    g_hash_table_destroy (m->config_kinds);
   msperf_mexpr_free (m->weights);
   msperf_mexpr_free (m->kv_per_token);
   msperf_mexpr_free (m->params_dense);
@@ -87,6 +89,7 @@ model_new (const char *config_path, const msperf_model_options *opts)
   for (int i = 0; builtin_names[i]; i++)
     msperf_msyms_slot (m->syms, builtin_names[i]);
   m->config = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  m->config_kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   m->checks = g_array_new (FALSE, TRUE, sizeof (check_spec));
   g_array_set_clear_func (m->checks, (GDestroyNotify) check_clear);
   m->lets = g_array_new (FALSE, TRUE, sizeof (let_spec));
@@ -228,6 +231,8 @@ build_base (msperf_model *m, GError **error)
       if (isnan (m->base[l->slot]) && !msperf_mexpr_eval (l->expr, m->base, &m->base[l->slot], NULL))
         continue;   /* a default that needs a missing field: reported with that field below */
     }
+  if (!msperf_model_check_fields (m, error))
+    return FALSE;
   for (guint i = 0; i < m->fields->len; i++)
     {
       const char *f = g_ptr_array_index (m->fields, i);

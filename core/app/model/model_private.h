@@ -70,6 +70,7 @@ struct msperf_model {
   msperf_mexpr *kv_window_per_token, *kv_window, *state_per_seq, *act_per_token;
   msperf_mexpr *params_embedding;
   GHashTable *config;      /* config field -> double*, until the template is compiled */
+  GHashTable *config_kinds; /* config field that is not a number -> what it is ("a string") */
   GArray *defaults;        /* let_spec: evaluated at load for names the config lacks */
   GPtrArray *fields;       /* char*: config fields the template needs */
   int act_dtype;           /* index in msperf_model_dtype_names */
@@ -93,5 +94,13 @@ gboolean msperf_model_compile_template (msperf_model *m, const char *path, GErro
  * cannot be read. */
 gboolean msperf_model_template_matches (const char *path, const char *arch, GError **error);
 gboolean msperf_model_read_config (msperf_model *m, const char *path, GError **error);
+/* Every field the template needs is a JSON number, an integer from 1 (0 where a count of
+ * layers may be none) to MSPERF_MODEL_MAX_FIELD; else "CONFIG:LINE: field 'NAME': problem". */
+gboolean msperf_model_check_fields (const msperf_model *m, GError **error);
+
+/* The largest value of a config field: far above any model (2^31 - 1 layers, heads, experts
+ * or elements of a dimension), small enough that every count and shape derived from it stays
+ * exact in a double and within int64. */
+#define MSPERF_MODEL_MAX_FIELD 2147483647.0
 
 #endif

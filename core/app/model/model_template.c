@@ -2,6 +2,7 @@
  * its `architectures` selects, compiled to expressions (doc/models.md §2). */
 #include <config.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
@@ -65,6 +66,8 @@ config_put (msperf_model *m, const char *name, double v)
 
   *p = v;
   g_hash_table_replace (m->config, g_strdup (name), p);
+  /* a number read later (text_config) replaces what an earlier mistyped value said */
+  g_hash_table_remove (m->config_kinds, name);
 }
 
 /* A list of strings (layer_types) also gives name_VALUE: how many items are VALUE. */
@@ -113,16 +116,29 @@ config_object (msperf_model *m, JsonObject *obj, const char *prefix)
           if (t == G_TYPE_INT64 || t == G_TYPE_DOUBLE)
             config_put (m, name, json_node_get_double (n));
           else if (t == G_TYPE_BOOLEAN)
-            config_put (m, name, json_node_get_boolean (n) ? 1 : 0);
+            {
+              /* a flag for the expressions, but never a size (checked per field) */
+              config_put (m, name, json_node_get_boolean (n) ? 1 : 0);
+              g_hash_table_replace (m->config_kinds, g_strdup (name), (gpointer) "a boolean");
+            }
+          else
+            g_hash_table_replace (m->config_kinds, g_strdup (name), (gpointer) "a string");
         }
+      else if (JSON_NODE_HOLDS_NULL (n))
+        g_hash_table_replace (m->config_kinds, g_strdup (name), (gpointer) "null");
       else if (JSON_NODE_HOLDS_ARRAY (n))
         {
           g_autofree char *len = g_strdup_printf ("%s_len", name);
           config_put (m, len, json_array_get_length (json_node_get_array (n)));
           config_string_counts (m, json_node_get_array (n), name);
+          g_hash_table_replace (m->config_kinds, g_strdup (name), (gpointer) "a list");
         }
-      else if (JSON_NODE_HOLDS_OBJECT (n) && prefix == NULL)
-        config_object (m, json_node_get_object (n), key);
+      else if (JSON_NODE_HOLDS_OBJECT (n))
+        {
+          g_hash_table_replace (m->config_kinds, g_strdup (name), (gpointer) "an object");
+          if (prefix == NULL)
+            config_object (m, json_node_get_object (n), key);
+        }
     }
 }
 
@@ -187,15 +203,183 @@ config_quant (msperf_model *m, JsonObject *q)
     {
       g_autoptr (GList) names = json_object_get_members (groups);
       JsonObject *w = names ? object_member (object_member (groups, names->data), "weights") : NULL;
+      /* num_bits as the config writes it: any other JSON type ([4], "4") is not 4 bits (and
+       * json_object_get_int_member would be a caller error on a list) */
+      JsonNode *bits = w && json_object_has_member (w, "num_bits")
+                         ? json_object_get_member (w, "num_bits") : NULL;
 
-      if (w && json_object_has_member (w, "num_bits")
-          && json_object_get_int_member (w, "num_bits") == 4
+      if (bits && JSON_NODE_HOLDS_VALUE (bits) && json_node_get_value_type (bits) == G_TYPE_INT64
+          && json_node_get_int (bits) == 4
           && g_strcmp0 (string_member (w, "type"), "int") == 0)
         {
           m->cfg_moe_quant = QUANT_INT4_WO;
           m->cfg_gemm_quant = list_mentions (q, "ignore", "self_attn") ? QUANT_NONE : QUANT_INT4_WO;
         }
     }
+}
+
+/* A config.json is a few kB; anything past this bound is not one. */
+#define CONFIG_MAX_BYTES (16u << 20)
+/* json-glib parses recursively without a depth limit (a million '[' overflows the stack);
+ * a config nests two or three levels (text_config, rope_scaling, quantization_config). */
+#define CONFIG_MAX_DEPTH 64
+
+/* The line of byte offset in text (1-based). */
+static guint
+line_at (const char *text, gsize offset)
+{
+  guint line = 1;
+
+  for (gsize k = 0; k < offset && text[k] != '\0'; k++)
+    line += text[k] == '\n';
+  return line;
+}
+
+/* What json-glib must not see: control bytes, text that is not UTF-8, a root that is not an
+ * object, nesting past CONFIG_MAX_DEPTH, content after the object (json-glib reads several
+ * values and leaks the extra ones). FALSE + "CONFIG:LINE: problem". */
+static gboolean
+config_text_ok (const char *path, const char *text, gsize len, GError **error)
+{
+  const char *bad_utf8 = NULL;
+  guint depth = 0;
+  gboolean in_string = FALSE, closed = FALSE, started = FALSE;
+
+  if (!g_utf8_validate (text, (gssize) len, &bad_utf8) && *bad_utf8 != '\0')
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                   "%s:%u: not UTF-8 (byte 0x%02x)", path, line_at (text, bad_utf8 - text),
+                   (guchar) *bad_utf8);
+      return FALSE;
+    }
+  for (gsize k = 0; k < len; k++)
+    {
+      guchar c = (guchar) text[k];
+
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: binary content (control byte 0x%02x)", path, line_at (text, k), c);
+          return FALSE;
+        }
+      if (g_ascii_isspace (c) && !in_string)
+        continue;
+      if (!started)
+        {
+          started = TRUE;
+          if (c != '{')
+            return bad (error, path, line_at (text, k), "a config.json must be a JSON object");
+        }
+      if (closed)
+        return bad (error, path, line_at (text, k), "unexpected content after the JSON object");
+      if (in_string)
+        {
+          if (c == '\\' && k + 1 < len)
+            k++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if ((c == '[' || c == '{') && ++depth > CONFIG_MAX_DEPTH)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "%s:%u: JSON nesting deeper than %d levels", path, line_at (text, k),
+                       CONFIG_MAX_DEPTH);
+          return FALSE;
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        closed = --depth == 0;
+    }
+  if (!started)
+    return bad (error, path, 1, "a config.json must be a JSON object");
+  return TRUE;
+}
+
+/* The line of the first "name" key in the config text, 0 when it cannot be found (a field
+ * of text_config is looked up by its own name). For messages only. */
+static guint
+field_line (const char *path, const char *name)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint line = 0;
+
+  if (!g_file_get_contents (path, &text, &len, NULL) || len > CONFIG_MAX_BYTES)
+    return 0;
+  for (const char *n = name; line == 0 && n != NULL;
+       n = g_str_has_prefix (n, "text_config_") && n == name ? name + strlen ("text_config_")
+                                                              : NULL)
+    {
+      g_autofree char *quoted = g_strdup_printf ("\"%s\"", n);
+      const char *at = strstr (text, quoted);
+
+      if (at != NULL)
+        line = line_at (text, (gsize) (at - text));
+    }
+  return line;
+}
+
+static gboolean
+field_error (GError **error, const msperf_model *m, const char *name, const char *fmt, ...)
+  G_GNUC_PRINTF (4, 5);
+
+static gboolean
+field_error (GError **error, const msperf_model *m, const char *name, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+  guint line = field_line (m->config_path, name);
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (line > 0)
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s:%u: field '%s': %s",
+                 m->config_path, line, name, msg);
+  else
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: field '%s': %s",
+                 m->config_path, name, msg);
+  return FALSE;
+}
+
+/* Fields that count layers of a kind a model may have none of. */
+static gboolean
+may_be_zero (const char *name)
+{
+  return g_str_has_prefix (name, "first_k_") || strstr (name, "num_nextn") != NULL;
+}
+
+gboolean
+msperf_model_check_fields (const msperf_model *m, GError **error)
+{
+  for (guint i = 0; i < m->fields->len; i++)
+    {
+      const char *f = g_ptr_array_index (m->fields, i);
+      const char *kind = g_hash_table_lookup (m->config_kinds, f);
+      int slot = msperf_msyms_find (m->syms, f);
+      double v = slot >= 0 ? m->base[slot] : NAN;
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+      /* a mistyped field ("32", true, null) is named as such, not as missing; a default the
+       * template computes for an absent one is checked like a written value */
+      if (kind != NULL && (isnan (v) || strcmp (kind, "a boolean") == 0))
+        return field_error (error, m, f, "expected a number, got %s", kind);
+      if (isnan (v))
+        continue;   /* missing: reported with the template that needs it */
+      g_ascii_dtostr (buf, sizeof buf, v);
+      if (!isfinite (v))
+        return field_error (error, m, f, "%s is not a finite number", buf);
+      if (v != floor (v))
+        return field_error (error, m, f, "%s is not an integer", buf);
+      if (v < (may_be_zero (f) ? 0.0 : 1.0))
+        return field_error (error, m, f, "is %s; it must be at least %d", buf,
+                            may_be_zero (f) ? 0 : 1);
+      if (v > MSPERF_MODEL_MAX_FIELD)
+        return field_error (error, m, f, "%.0f is above %.0f, the largest value a model config "
+                            "field may hold", v, MSPERF_MODEL_MAX_FIELD);
+    }
+  return TRUE;
 }
 
 /* How deep text_config may nest (a multimodal wrapper around a text model). */
@@ -206,12 +390,28 @@ msperf_model_read_config (msperf_model *m, const char *path, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local = NULL;
+  g_autofree char *content = NULL;
+  gsize len = 0;
   JsonObject *root, *text;
   JsonArray *arch;
   const char *dt;
   int depth = 0;
 
-  if (!json_parser_load_from_file (parser, path, &local))
+  if (!g_file_get_contents (path, &content, &len, &local))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s", local->message);
+      return FALSE;
+    }
+  if (len > CONFIG_MAX_BYTES)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: %" G_GSIZE_FORMAT " bytes is too large for a config.json (at most %u)",
+                   path, len, CONFIG_MAX_BYTES);
+      return FALSE;
+    }
+  if (!config_text_ok (path, content, len, error))
+    return FALSE;
+  if (!json_parser_load_from_data (parser, content, (gssize) len, &local))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: %s", path,
                    local->message);

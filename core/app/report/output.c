@@ -1,4 +1,4 @@
-/* msperf — checked writing of outputs (issue 14: a full disk must not leave a truncated file
+/* msperf — checked writing of outputs (a full disk must not leave a truncated file
  * behind an exit status 0, and an output must never turn a device node or a symlink into a
  * regular file). */
 #define _GNU_SOURCE  /* fopencookie; realpath, lstat, fchmod, fsync, O_CLOEXEC (POSIX) */
@@ -304,34 +304,58 @@ msperf_outfile_close (msperf_outfile *of, GError **error)
   return TRUE;
 }
 
-static fd_cookie *stdout_cookie;
+struct msperf_stdout {
+  FILE *f;            /* the checked stream, or stdout itself when none could be made */
+  fd_cookie *cookie;  /* NULL with plain stdout */
+};
 
-void
-msperf_output_wrap_stdout (void)
+msperf_stdout *
+msperf_stdout_open (void)
 {
-  FILE *f;
+  msperf_stdout *o = g_new0 (msperf_stdout, 1);
 
-  if (stdout_cookie != NULL)
-    return;
-  f = fd_stream (STDOUT_FILENO, FALSE, &stdout_cookie);
-  if (f == NULL)
-    return;  /* plain stdout: a failure is then reported as EIO */
-  /* glibc's stdout is an assignable variable; the original stream stays open, unused. */
+  o->f = fd_stream (STDOUT_FILENO, FALSE, &o->cookie);
+  if (o->f == NULL)
+    {
+      o->f = stdout;  /* plain stdout: a failure is then reported as EIO */
+      return o;
+    }
   if (isatty (STDOUT_FILENO))
-    setvbuf (f, NULL, _IOLBF, 0);
+    setvbuf (o->f, NULL, _IOLBF, 0);
+  /* Whatever stdio's own stdout holds goes first. */
   fflush (stdout);
-  stdout = f;
+  return o;
+}
+
+FILE *
+msperf_stdout_stream (msperf_stdout *o)
+{
+  g_return_val_if_fail (o != NULL, stdout);
+  return o->f;
 }
 
 gboolean
-msperf_output_stdout_ok (GError **error)
+msperf_stdout_ok (msperf_stdout *o, GError **error)
 {
   int err = 0;
 
-  if (fflush (stdout) != 0 || ferror (stdout))
-    err = stream_errno (stdout_cookie) ? stream_errno (stdout_cookie) : EIO;
+  g_return_val_if_fail (o != NULL, FALSE);
+  if (fflush (o->f) != 0 || ferror (o->f))
+    err = stream_errno (o->cookie) ? stream_errno (o->cookie) : EIO;
   if (err == 0)
     return TRUE;
   g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "stdout: %s", g_strerror (err));
   return FALSE;
+}
+
+void
+msperf_stdout_free (msperf_stdout *o)
+{
+  if (o == NULL)
+    return;
+  /* The stream over descriptor 1 is closed; the descriptor stays open (close_fd FALSE). */
+  if (o->cookie != NULL)
+    fclose (o->f);
+  g_free (o->cookie);
+  g_free (o);
 }

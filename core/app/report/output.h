@@ -22,10 +22,19 @@ gboolean msperf_outfile_close (msperf_outfile *of, GError **error);
 /* Drops a partial output (the temporary file is removed). */
 void msperf_outfile_abort (msperf_outfile *of);
 
-/* Makes stdout a stream that remembers why its first write failed (call first in main). */
-void msperf_output_wrap_stdout (void);
-/* Flushes stdout and reports a failed write ("stdout: <strerror>"); EPIPE counts as failed
+/* The standard output of one command run: a stream over descriptor 1 that remembers why its
+ * first write failed (stdio keeps only a flag). Everything the command prints goes to its
+ * stream; stdio's stdout is left as it is. Transfer full. */
+typedef struct msperf_stdout msperf_stdout;
+msperf_stdout *msperf_stdout_open (void);
+/* The stream to write to (stdout itself when no checked stream could be made). Transfer
+ * none. */
+FILE *msperf_stdout_stream (msperf_stdout *o);
+/* Flushes the stream and reports a failed write ("stdout: <strerror>"); EPIPE counts as failed
  * too (SIGPIPE, when not ignored, has ended the process quietly before this). */
-gboolean msperf_output_stdout_ok (GError **error);
+gboolean msperf_stdout_ok (msperf_stdout *o, GError **error);
+/* Closes the stream (descriptor 1 stays open). */
+void msperf_stdout_free (msperf_stdout *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_stdout, msperf_stdout_free)
 
 #endif

@@ -25,7 +25,7 @@ void msperf_report_csv (const msperf_run *run, FILE *out);
  * msperf_report_csv writes, for outputs streamed record by record. */
 void msperf_report_csv_header (GString *s);
 void msperf_report_csv_write (GString *s, const msperf_record *record);
-/* The headline (issue 14): trace, database with its version and device, device profile,
+/* The headline: trace, database with its version and device, device profile,
  * policy hash, total in ms, the share of each source, the largest contributors with their
  * shapes. Printed before the table, on stderr for other formats, first in every report. */
 char *msperf_report_headline_text (const msperf_run *run);

@@ -282,12 +282,7 @@ render_json (const msperf_run *run, GArray *rows)
   msperf_value_map_set (root, "database_device", msperf_value_new_string (run->database_device));
   msperf_value_map_set (root, "total_ms", msperf_value_new_double (summary->total_us / 1000.0));
   msperf_value_map_set (root, "headline", msperf_value_new_string (headline));
-  {
-    msperf_value *w = msperf_value_new (MSPERF_VALUE_LIST);
-    for (guint k = 0; k < run->warnings->len; k++)
-      msperf_value_list_append (w, msperf_value_new_string (g_ptr_array_index (run->warnings, k)));
-    msperf_value_map_set (root, "warnings", w);
-  }
+  msperf_value_map_set (root, "warnings", msperf_value_new_string_list (run->warnings));
   msperf_value_map_set (root, "summary", msperf_summary_to_value (summary, metrics));
   msperf_value_map_set (root, "metrics", msperf_metrics_to_value (metrics, TRUE));
   for (guint k = 0; k < rows->len; k++)
@@ -319,7 +314,14 @@ static const msperf_source html_sources[] = {
 static void
 esc (GString *s, const char *text)
 {
-  g_autofree char *e = g_markup_escape_text (text ? text : "", -1);
+  g_autofree char *shown = NULL;
+  g_autofree char *e = NULL;
+
+  /* a path's stray byte as the text outputs write it (\xNN): the page stays UTF-8 */
+  text = text ? text : "";
+  if (!g_utf8_validate (text, -1, NULL))
+    text = shown = msperf_fmt_printable (text);
+  e = g_markup_escape_text (text, -1);
   g_string_append (s, e);
 }
 

@@ -10,8 +10,8 @@
 #include <msperf/format.h>
 #include <msperf/error.h>
 
-/* The op's top-level tensor inputs as [[dims], …] (issue 14: five aten.mm.default records
- * could not be told apart). Transfer full. */
+/* The op's top-level tensor inputs as [[dims], …] (without them, five aten.mm.default
+ * records could not be told apart). Transfer full. */
 static msperf_value *
 input_shapes_value (const msperf_op *op)
 {

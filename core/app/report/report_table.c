@@ -149,7 +149,7 @@ msperf_report_table (const msperf_run *run, FILE *out)
 
   g_return_if_fail (run != NULL && out != NULL);
   both = run->use_analytic && run->use_profiling;
-  /* Always: rows of one op name differ only by their shapes (issue 14). */
+  /* Always: rows of one op name differ only by their shapes. */
   shapes = TRUE;
 #define COL(name, r) (headers[n] = (name), right[n++] = (r))
   COL ("op", FALSE);
@@ -224,7 +224,7 @@ cmp_contributor (gconstpointer a, gconstpointer b)
 
 #define HEADLINE_TOP 3
 
-/* Ops without a latency drop out of the total (issue 13): the headline says how many and
+/* Ops without a latency drop out of the total: the headline says how many and
  * what their roofline estimate would have added, so a total is never silently short. */
 static void
 headline_unknown (const msperf_run *run, const msperf_summary *s, GString *out)

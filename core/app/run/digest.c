@@ -1,4 +1,4 @@
-/* msperf — the digest of a distinct op (app/digest.h) and the folding of a streamed run.
+/* msperf — the digest of a distinct op (app/run/digest.h) and the folding of a streamed run.
  *
  * Why one block: a 1 M-line trace has ~210 k distinct ops, and the record a streamed run used
  * to keep for each (its op tree, its signature, a slimmed answer: ~3.5 KB) was most of the

@@ -11,7 +11,7 @@
 /* One upstream metrics record (EmpiricalOpRecord): one per distinct signature (Q12). */
 typedef struct msperf_metric_record {
   const msperf_record *record;  /* first occurrence (transfer none); NULL in a folded run */
-  const msperf_digest *digest;  /* the op: name, top-level shapes (app/digest.h; transfer none) */
+  const msperf_digest *digest;  /* the op: name, top-level shapes (app/run/digest.h; transfer none) */
   int64_t invocations;          /* Σ count over every record with this signature */
   gboolean hit;                 /* MEASURED or INTERPOLATED */
   const char *metric_kernel_type; /* hits: "zero_cost", "accepted_miss", kernel type or "?" */

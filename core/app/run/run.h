@@ -24,7 +24,7 @@ typedef struct msperf_record {
   double analytic_us;        /* roofline estimate per call (NAN when unknown) */
   char *signature;           /* owned msperf_op_signature, NULL when rejected */
   msperf_digest *digest;     /* owned; set by msperf_record_digest, which drops op, result
-                              * and signature (a streamed run's record, app/digest.h) */
+                              * and signature (a streamed run's record, app/run/digest.h) */
 } msperf_record;
 
 typedef struct msperf_run {

@@ -1,4 +1,4 @@
-/* msperf — warnings about a run's inputs that a user can act on (issue 14): an op-name typo,
+/* msperf — warnings about a run's inputs that a user can act on: an op-name typo,
  * a mapped kernel whose CSV is missing or a Git LFS pointer, rows skipped as invalid. Without
  * them such runs were answered analytically, or with fewer rows, without a word. */
 #include <config.h>

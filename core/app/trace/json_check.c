@@ -37,7 +37,7 @@ unicode_escape_ok (const char *text, gsize len, gsize k, GError **error)
   if (u == 0)
     {
       msperf_jpath_error (error, NULL, "escaped NUL (\\u0000) in a string at byte %" G_GSIZE_FORMAT,
-                  k + 1);
+                          k + 1);
       return FALSE;
     }
   if (u >= 0xD800 && u <= 0xDBFF)
@@ -57,7 +57,7 @@ unicode_escape_ok (const char *text, gsize len, gsize k, GError **error)
   if (u >= 0xD800 && u <= 0xDFFF)
     {
       msperf_jpath_error (error, NULL, "lone UTF-16 surrogate (\\u%04lx) in a string at byte %"
-                  G_GSIZE_FORMAT, (unsigned long) u, k + 1);
+                          G_GSIZE_FORMAT, (unsigned long) u, k + 1);
       return FALSE;
     }
   return TRUE;
@@ -76,7 +76,7 @@ msperf_json_text_ok (const char *text, gsize len, GError **error)
       if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
         {
           msperf_jpath_error (error, NULL, "binary content (control byte 0x%02x at byte %" G_GSIZE_FORMAT
-                      ")", c, k + 1);
+                              ")", c, k + 1);
           return FALSE;
         }
       /* An op line or summary is an object (or a list): a bare scalar first would let
@@ -88,13 +88,13 @@ msperf_json_text_ok (const char *text, gsize len, GError **error)
             {
               /* a UTF-16 BOM, Latin-1 or any non-JSON first byte */
               msperf_jpath_error (error, NULL, "binary content (byte 0x%02x at byte %" G_GSIZE_FORMAT
-                          ": not UTF-8 JSON)", c, k + 1);
+                                  ": not UTF-8 JSON)", c, k + 1);
               return FALSE;
             }
           if (c != '{' && c != '[')
             {
               msperf_jpath_error (error, NULL, "expected a JSON object, got '%c' at byte %"
-                          G_GSIZE_FORMAT, c, k + 1);
+                                  G_GSIZE_FORMAT, c, k + 1);
               return FALSE;
             }
         }
@@ -103,7 +103,7 @@ msperf_json_text_ok (const char *text, gsize len, GError **error)
       if (closed && !g_ascii_isspace (c))
         {
           msperf_jpath_error (error, NULL, "unexpected content after the JSON value at byte %"
-                      G_GSIZE_FORMAT, k + 1);
+                              G_GSIZE_FORMAT, k + 1);
           return FALSE;
         }
       if (in_string)
@@ -130,4 +130,33 @@ msperf_json_text_ok (const char *text, gsize len, GError **error)
         closed = --depth == 0;
     }
   return TRUE;
+}
+
+gsize
+msperf_json_value_end (const char *text, gsize len)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+
+  g_return_val_if_fail (text != NULL || len == 0, 0);
+
+  for (gsize k = 0; k < len; k++)
+    {
+      char c = text[k];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            k++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        depth++;
+      else if ((c == ']' || c == '}') && depth > 0 && --depth == 0)
+        return k + 1;
+    }
+  return len;
 }

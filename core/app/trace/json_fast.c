@@ -1,5 +1,5 @@
 /* msperf — a strict recursive-descent reader of trace lines into json-glib trees
- * (app/json_fast.h).
+ * (app/trace/json_fast.h).
  *
  * Why: json_parser_load_from_data tokenizes through GScanner, ~11 µs a GEMM line and the largest
  * single cost of parsing a trace. Trace lines are machine-written and nearly always plain:

@@ -217,7 +217,7 @@ msperf_json_tensor (JsonObject *obj, msperf_tensor *t, const msperf_jpath *p, GE
       if ((int64_t) n_values != numel)
         {
           msperf_jpath_error (error, &values_p, "has %u entries but the shape holds %" G_GINT64_FORMAT,
-                      n_values, numel);
+                              n_values, numel);
           return FALSE;
         }
       t->values = g_steal_pointer (&values);
@@ -239,7 +239,7 @@ msperf_json_map (JsonObject *obj, gboolean tensors, const msperf_jpath *p, GErro
     {
       msperf_jpath child = { p, l->data, 0 };
       msperf_value *item = msperf_json_value (json_object_get_member (obj, l->data), tensors,
-                                            &child, error);
+                                              &child, error);
       if (item == NULL)
         ok = FALSE;
       else
@@ -271,7 +271,7 @@ msperf_json_value (JsonNode *node, gboolean tensors, const msperf_jpath *p, GErr
           {
             msperf_jpath child = { p, NULL, k };
             msperf_value *item = msperf_json_value (json_array_get_element (a, k), tensors,
-                                                  &child, error);
+                                                    &child, error);
             if (item == NULL)
               return NULL;
             msperf_value_list_append (v, item);

@@ -1,4 +1,4 @@
-/* msperf — the op of a plain trace line, straight from its text (app/op_plain.h).
+/* msperf — the op of a plain trace line, straight from its text (app/trace/op_plain.h).
  *
  * The rules are trace.c's (FORMATS §2): in args and kwargs an object with "shape" is a tensor
  * {shape, dtype, format, stride, values}, any other object a map; in att every object is a map;

@@ -35,7 +35,7 @@ summary_tensor (JsonNode *node, msperf_tensor *t, const msperf_jpath *p, GError 
   if (!msperf_json_is_string (node))
     {
       msperf_jpath_error (error, p, "a shape must be a string such as \"(16, 5120)\", got %s",
-                  msperf_json_kind_name (node));
+                          msperf_json_kind_name (node));
       return FALSE;
     }
   s = json_node_get_string (node);
@@ -72,7 +72,7 @@ summary_tensor (JsonNode *node, msperf_tensor *t, const msperf_jpath *p, GError 
       if (!g_ascii_string_to_signed (part, 10, 0, G_MAXINT64, &d, &num_error))
         {
           msperf_jpath_error (error, p, "shape \"%s\": dimension \"%s\" is not an integer in int64", s,
-                      part);
+                              part);
           return FALSE;
         }
       dims[n++] = d;
@@ -182,13 +182,114 @@ object_line (const object_lines *ol, JsonObject *obj)
   return GPOINTER_TO_UINT (g_hash_table_lookup (ol->lines, obj));
 }
 
+/* json-glib keeps no position of a scalar: the lines of the "ops" list's elements are found by
+ * a scan of the text, which json-glib has parsed (so it is valid JSON). */
+
+/* The offset after the value at text[k] (a string, a scalar or a container). */
+static gsize
+skip_value (const char *text, gsize len, gsize k)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+
+  for (; k < len; k++)
+    {
+      char c = text[k];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            k++;
+          else if (c == '"')
+            {
+              in_string = FALSE;
+              if (depth == 0)
+                return k + 1;
+            }
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        depth++;
+      else if (c == ']' || c == '}')
+        {
+          if (depth == 0)
+            return k;
+          if (--depth == 0)
+            return k + 1;
+        }
+      else if (depth == 0 && (c == ',' || g_ascii_isspace (c)))
+        return k;
+    }
+  return len;
+}
+
+static gsize
+skip_space (const char *text, gsize len, gsize k)
+{
+  while (k < len && g_ascii_isspace (text[k]))
+    k++;
+  return k;
+}
+
+/* The 1-based line of each element of the root object's "ops" list (of its last "ops" member,
+ * the one json-glib keeps), in order. Transfer full (guint). */
+static GArray *
+ops_element_lines (const char *text, gsize len)
+{
+  GArray *lines = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
+  gsize k = skip_space (text, len, 0), at = 0;
+  guint line = 1;
+
+  if (k >= len || text[k] != '{')
+    return lines;
+  for (k = skip_space (text, len, k + 1); k < len && text[k] == '"';)
+    {
+      gsize key = k + 1, key_end = skip_value (text, len, k) - 1;
+      gboolean is_ops = key_end - key == 3 && memcmp (text + key, "ops", 3) == 0;
+
+      k = skip_space (text, len, key_end + 1);
+      if (k >= len || text[k] != ':')
+        break;
+      k = skip_space (text, len, k + 1);
+      if (is_ops && k < len && text[k] == '[')
+        {
+          g_array_set_size (offsets, 0);
+          for (k = skip_space (text, len, k + 1); k < len && text[k] != ']';)
+            {
+              g_array_append_val (offsets, k);
+              k = skip_space (text, len, skip_value (text, len, k));
+              if (k < len && text[k] == ',')
+                k = skip_space (text, len, k + 1);
+            }
+          k++;
+        }
+      else
+        k = skip_value (text, len, k);
+      k = skip_space (text, len, k);
+      if (k >= len || text[k] != ',')
+        break;
+      k = skip_space (text, len, k + 1);
+    }
+  for (guint e = 0; e < offsets->len; e++)
+    {
+      gsize off = g_array_index (offsets, gsize, e);
+
+      for (; at < off; at++)
+        line += text[at] == '\n';
+      g_array_append_val (lines, line);
+    }
+  return lines;
+}
+
 static void
 summary_add_error (msperf_trace_reader *r, GError *err, const char *op_name, guint line)
 {
   msperf_trace_item *item = g_new0 (msperf_trace_item, 1);
 
-  /* json-glib gives no position for a non-object entry: its JSON path (in the message) says
-   * where it is, a "line 0" would not. */
+  /* Without a position (an entry whose line the scan could not find), the JSON path in the
+   * message says where it is; a "line 0" would not. */
   if (line > 0)
     item->error = g_strdup_printf ("%s:%u: %s", r->name, line, err->message);
   else
@@ -212,7 +313,8 @@ summary_zero_cost (JsonObject *obj)
 /* One op entry of the summary: one item per shape variant, the op's count split across them as
  * integers with the remainder going to the first variants (10 over 3 → 4, 3, 3). */
 static void
-summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines *ol)
+summary_op (msperf_trace_reader *r, JsonNode *node, guint k, guint node_line,
+            const object_lines *ol)
 {
   msperf_jpath ops = { NULL, "ops", 0 };
   msperf_jpath entry = { &ops, NULL, k };
@@ -228,7 +330,7 @@ summary_op (msperf_trace_reader *r, JsonNode *node, guint k, const object_lines 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       msperf_jpath_error (&err, &entry, "must be an object, got %s", msperf_json_kind_name (node));
-      summary_add_error (r, err, NULL, 0);
+      summary_add_error (r, err, NULL, node_line);
       return;
     }
   obj = json_node_get_object (node);
@@ -343,15 +445,16 @@ item_free (gpointer p)
 /* Parses text as a whole document. Returns TRUE with the summary's items when it is an
  * op-summary; FALSE with *error (a whole-document error) otherwise, *parsed telling whether it
  * was valid JSON at all. */
-gboolean
-msperf_trace_summary_load (msperf_trace_reader *r, const char *text, gsize len, gboolean *parsed,
-              GError **error)
+static gboolean
+load_document (msperf_trace_reader *r, const char *text, gsize len, gboolean *parsed,
+               GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) json_error = NULL;
   object_lines ol;
   JsonNode *root, *ops_node;
   JsonArray *ops;
+  g_autoptr (GArray) element_lines = NULL;
   gboolean ok;
 
   ol.starts = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -397,12 +500,47 @@ msperf_trace_summary_load (msperf_trace_reader *r, const char *text, gsize len, 
       goto out;
     }
   ops = json_node_get_array (ops_node);
+  element_lines = ops_element_lines (text, len);
   r->items = g_ptr_array_new_with_free_func (item_free);
   for (guint k = 0; k < json_array_get_length (ops); k++)
-    summary_op (r, json_array_get_element (ops, k), k, &ol);
+    summary_op (r, json_array_get_element (ops, k), k,
+                k < element_lines->len ? g_array_index (element_lines, guint, k) : 0, &ol);
 
 out:
   g_array_unref (ol.starts);
   g_hash_table_unref (ol.lines);
   return ok;
+}
+
+/* A document followed by something else (a stray line, a second document) is answered, and
+ * what follows is one rejected item at its line: refusing the whole input, or reading it as
+ * JSON Lines, would bury that one line under a rejection of every other. */
+gboolean
+msperf_trace_summary_load (msperf_trace_reader *r, const char *text, gsize len, gboolean *parsed,
+                           GError **error)
+{
+  gsize end = msperf_json_value_end (text, len), rest = end;
+  gboolean doc_parsed = FALSE;
+  msperf_trace_item *item;
+  guint end_line = 1, rest_line;
+
+  g_return_val_if_fail (r != NULL && parsed != NULL, FALSE);
+
+  while (rest < len && g_ascii_isspace (text[rest]))
+    rest++;
+  if (rest == len || !load_document (r, text, end, &doc_parsed, NULL))
+    return load_document (r, text, len, parsed, error);
+  for (gsize k = 0; k < end; k++)
+    end_line += text[k] == '\n';
+  rest_line = end_line;
+  for (gsize k = end; k < rest; k++)
+    rest_line += text[k] == '\n';
+  item = g_new0 (msperf_trace_item, 1);
+  item->error = g_strdup_printf ("%s:%u: unexpected content after the op-summary document, "
+                                 "which ends on line %u", r->name, rest_line, end_line);
+  item->index = r->index++;
+  item->line = rest_line;
+  g_ptr_array_add (r->items, item);
+  *parsed = TRUE;
+  return TRUE;
 }

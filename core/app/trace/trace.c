@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <json-glib/json-glib.h>
 #include <msperf/error.h>
+#include "base/file_kind.h"
 #include "app/trace/trace_private.h"
 #include "app/trace/json_check.h"
 
@@ -153,20 +154,6 @@ reader_new (const char *name)
   return r;
 }
 
-static const char *
-file_kind (mode_t mode)
-{
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISCHR (mode))
-    return "a character device";
-  if (S_ISBLK (mode))
-    return "a block device";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 static gboolean
 is_regular (FILE *f)
 {
@@ -194,7 +181,7 @@ open_input (const char *path, GError **error)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
                    "%s: cannot read: not a regular file (%s)", path,
-                   file_kind (st.st_mode));
+                   msperf_file_kind_name (st.st_mode));
       fclose (f);
       return NULL;
     }

@@ -84,7 +84,7 @@ out_tensor (msperf_op *op, JsonNode *node, const msperf_jpath *p, GError **error
                                                                  "shape"))
     {
       msperf_jpath_error (error, p, "must be a tensor (an object with 'shape'), got %s",
-                  msperf_json_kind_name (node));
+                          msperf_json_kind_name (node));
       return FALSE;
     }
   t = g_new0 (msperf_tensor, 1);
@@ -106,7 +106,7 @@ op_from_node (JsonNode *root, char **op_name, GError **error)
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       msperf_jpath_error (error, NULL, "a trace line must be a JSON object, got %s",
-                  msperf_json_kind_name (root));
+                          msperf_json_kind_name (root));
       return NULL;
     }
   obj = json_node_get_object (root);
@@ -192,14 +192,14 @@ op_from_node (JsonNode *root, char **op_name, GError **error)
       if (!msperf_json_is_int (node))
         {
           msperf_jpath_error (error, NULL, "'count' must be an integer >= 1, got %s",
-                      msperf_json_kind_name (node));
+                              msperf_json_kind_name (node));
           return NULL;
         }
       op->count = json_node_get_int (node);
       if (op->count < 1)
         {
           msperf_jpath_error (error, NULL, "'count' must be an integer >= 1, got %" G_GINT64_FORMAT,
-                      op->count);
+                              op->count);
           return NULL;
         }
     }
@@ -251,7 +251,7 @@ set_json_error (GError **error, const GError *json_error)
 }
 
 /* The root of a line's text (a new reference), or NULL + error. The fast reader takes the plain
- * lines (app/json_fast.h); whatever it declines goes to json-glib exactly as before, so every
+ * lines (app/trace/json_fast.h); whatever it declines goes to json-glib exactly as before, so every
  * message stays json-glib's. */
 static JsonNode *
 root_from_text (JsonParser *parser, const char *text, GError **error)
@@ -277,7 +277,7 @@ root_from_text (JsonParser *parser, const char *text, GError **error)
   return json_node_ref (json_parser_get_root (parser));
 }
 
-/* An op from a line's text: a plain line straight from its text (app/op_plain.h, *root left
+/* An op from a line's text: a plain line straight from its text (app/trace/op_plain.h, *root left
  * NULL: such a line has no unknown key), any other through a tree. When root is not NULL and
  * the op is made from a tree, *root is the line's tree (a new reference): the parser's own root
  * is not it when the fast reader took the line. */

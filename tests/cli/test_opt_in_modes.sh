@@ -1,5 +1,5 @@
 #!/bin/sh
-# CLI tests of the phase-2 interpolation paths (elementwise, moe_fused, composite parts): opt-in
+# CLI tests of the opt-in interpolation paths (elementwise, moe_fused, composite parts): opt-in
 # by policy on the shipped sample database and demo trace; without the policy the answers are
 # the exact ones. TAP output for automake's tap-driver.
 set -u

@@ -1,0 +1,215 @@
+/* msperf (internal) — the serving simulation (doc/serving.md): a discrete-event simulation of
+ * one deployment (aggregated, or disaggregated prefill/decode pools) under a workload, with the
+ * runtime's scheduler as a policy (vLLM, SGLang, TensorRT-LLM presets) and every step's latency
+ * answered op by op through the engine from the model template. */
+#ifndef MSPERF_APP_SERVE_H
+#define MSPERF_APP_SERVE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+#include <msperf/msperf.h>
+#include "app/model/model.h"
+
+/* ---------------------------------------------------------------- scheduler policy */
+
+/* One runtime's scheduler, every knob a key of policies/serving/NAME.yaml and a flag
+ * (--KEY with '_' as '-'). */
+typedef struct msperf_serve_policy {
+  char *name;                      /* vllm, sglang, trtllm, static, or the file's stem */
+  int64_t block_size;              /* KV cache block (tokens) */
+  int64_t max_num_batched_tokens;  /* token budget of one step */
+  int64_t max_num_seqs;            /* sequences in one step */
+  gboolean chunked_prefill;        /* a prompt may be split over steps */
+  gboolean mixed_batch;            /* prefill chunks ride in the decode steps */
+  double reserve_ratio_init;       /* share of a request's remaining output reserved in the
+                                      KV cache at admission (SGLang new_token_ratio,
+                                      TRT-LLM GUARANTEED_NO_EVICT = 1, vLLM 0) */
+  double reserve_ratio_min;
+  double reserve_ratio_decay;      /* subtracted per decode step, down to the min */
+  gboolean preempt;                /* recompute preemption when the cache is full */
+  double step_overhead_us;         /* host time per step (scheduling, launch) */
+  double seq_overhead_us;          /* host time per sequence of a step (sampling, detokenise) */
+  double gpu_memory_utilization;   /* share of device memory for weights + KV cache */
+  double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
+  double kv_transfer_latency_us;   /* disaggregated: per transfer */
+} msperf_serve_policy;
+
+/* Knob descriptors, for the preset reader and the CLI flags. */
+typedef enum { MSPERF_SERVE_KNOB_INT, MSPERF_SERVE_KNOB_BOOL, MSPERF_SERVE_KNOB_DOUBLE } msperf_serve_knob_kind;
+typedef struct {
+  const char *key;
+  msperf_serve_knob_kind kind;
+  gsize offset;
+  const char *help;
+} msperf_serve_knob;
+const msperf_serve_knob *msperf_serve_knobs (guint *n);
+/* Sets a knob from its text ("8192", "true", "0.9"); FALSE with the reason. */
+gboolean msperf_serve_policy_set (msperf_serve_policy *p, const char *key, const char *value,
+                                  GError **error);
+/* Loads a preset file (flat map of knobs; unknown keys are errors, FILE:LINE). */
+gboolean msperf_serve_policy_load (msperf_serve_policy *p, const char *path, GError **error);
+/* The built-in values a preset starts from (vLLM's), name NULL. */
+void msperf_serve_policy_init (msperf_serve_policy *p);
+void msperf_serve_policy_clear (msperf_serve_policy *p);
+
+/* ---------------------------------------------------------------- workload */
+
+typedef enum {
+  MSPERF_SERVE_CLOSED,             /* concurrency clients, next request when one finishes */
+  MSPERF_SERVE_POISSON,
+  MSPERF_SERVE_GAMMA,
+  MSPERF_SERVE_TRACE               /* requests from a JSON Lines file */
+} msperf_serve_arrival;
+
+/* Length distribution: fixed, or uniform in [n(1-r), n(1+r)] (vLLM's random range ratio). */
+typedef struct {
+  double range_ratio;              /* 0 = fixed */
+} msperf_serve_len_dist;
+
+typedef struct msperf_serve_workload {
+  msperf_serve_arrival arrival;
+  int64_t concurrency;             /* closed loop */
+  double rate;                     /* open loop, requests/s */
+  double gamma_cv;                 /* gamma arrivals: coefficient of variation */
+  int64_t isl, osl;
+  msperf_serve_len_dist isl_dist, osl_dist;
+  int64_t num_requests;
+  guint32 seed;
+  int64_t warmup, cooldown;        /* first/last requests (issue order) left out of the figures */
+  gboolean staggered;              /* closed loop: clients start spread over one request's
+                                      estimated latency (the steady state), not all at once */
+  GArray *trace;                   /* msperf_serve_req_spec, for MSPERF_SERVE_TRACE */
+} msperf_serve_workload;
+
+typedef struct {
+  double arrival_s;
+  int64_t isl, osl;
+} msperf_serve_req_spec;
+
+/* Parses "poisson", "gamma:CV"; "fixed", "uniform:R". */
+gboolean msperf_serve_parse_arrival (const char *text, msperf_serve_workload *w, GError **error);
+gboolean msperf_serve_parse_len_dist (const char *text, msperf_serve_len_dist *d, GError **error);
+/* Reads {"arrival_s"|"arrival_ms", "input_tokens", "output_tokens"} per line. */
+GArray *msperf_serve_read_requests (const char *path, GError **error);
+
+/* The request specs of a workload in issue order (closed loop: arrival 0, the loop times
+ * them). One RNG seeded with w->seed. Transfer full. */
+GArray *msperf_serve_make_requests (const msperf_serve_workload *w);
+
+/* ---------------------------------------------------------------- step latency */
+
+/* Latency of a mixed step on one rank of a layout, from the template answered through the
+ * engine; memoised on a bucketed grid (doc/serving.md §3). */
+typedef struct msperf_serve_steps msperf_serve_steps;
+typedef struct msperf_serve_answers msperf_serve_answers;
+
+/* Op answers by op body, for one engine handle (one thread). */
+msperf_serve_answers *msperf_serve_answers_new (msperf_engine *engine);
+void msperf_serve_answers_free (msperf_serve_answers *a);
+msperf_engine *msperf_serve_answers_engine (msperf_serve_answers *a);
+guint64 msperf_serve_answers_distinct (const msperf_serve_answers *a);
+
+msperf_serve_steps *msperf_serve_steps_new (msperf_serve_answers *answers,
+                                            const msperf_model *model,
+                                            const msperf_model_layout *layout, int64_t nextn);
+void msperf_serve_steps_free (msperf_serve_steps *s);
+
+/* One step: n_pre prefill chunks (chunk[i] new tokens after ctx[i] cached ones) and n_dec
+ * decode sequences with kv_sum tokens of context in total. µs of the forward pass on the
+ * rank (pp stages in turn), and the part of it answered from data. */
+gboolean msperf_serve_step_latency (msperf_serve_steps *s, guint n_pre, const int64_t *chunk,
+                                    const int64_t *ctx, int64_t n_dec, double kv_sum,
+                                    double *us, double *data_us, GError **error);
+/* Grid points asked so far (distinct step questions). */
+guint64 msperf_serve_steps_points (const msperf_serve_steps *s);
+
+/* Grid of the memo: exact up to 16, then 8 points per octave. */
+int64_t msperf_serve_grid_value (int64_t i);
+int64_t msperf_serve_grid_index (int64_t x);   /* largest i with value(i) <= x (x >= 1) */
+
+/* ---------------------------------------------------------------- the simulation */
+
+typedef enum { MSPERF_SERVE_AGG, MSPERF_SERVE_DISAGG } msperf_serve_mode;
+
+typedef struct msperf_serve_deployment {
+  msperf_serve_mode mode;
+  msperf_model_layout layout;            /* agg: one replica */
+  int64_t replicas;                      /* agg replicas (default 1) */
+  msperf_model_layout prefill, decode;   /* disagg pools */
+  int64_t prefill_workers, decode_workers;
+  int64_t nextn;
+  double accept;
+  double device_bytes;                   /* memory per device; <= 0: unknown (no KV bound) */
+  int64_t kv_capacity_tokens;            /* > 0: given (overrides the memory model) */
+} msperf_serve_deployment;
+
+typedef struct {
+  double mean, p50, p90, p99;
+} msperf_serve_dist;
+
+typedef struct msperf_serve_result {
+  int64_t requests, measured, devices;
+  msperf_serve_dist ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  double duration_s, req_per_s, in_tok_per_s, out_tok_per_s, tok_per_s_gpu, tok_per_s_user;
+  double kv_use_mean, kv_use_max;        /* share of the KV cache in use, over steps */
+  int64_t kv_capacity_tokens;            /* per rank (agg, or the decode pool) */
+  int64_t preemptions, steps;
+  double mean_batch, data_share;
+  guint64 step_points;                   /* distinct step questions */
+} msperf_serve_result;
+
+/* Outputs a run can record. */
+typedef struct {
+  gboolean want_itl;                     /* keep every gap for ITL percentiles */
+  GString *timeline;                     /* Chrome trace JSON, or NULL */
+  GArray *samples;                       /* msperf_serve_sample per step, or NULL */
+  GArray *ttfts, *tpots, *e2es;          /* per measured request (ms), or NULL */
+} msperf_serve_record;
+
+typedef struct {
+  double t_s;
+  guint worker;
+  int32_t batch;
+  double kv_use;
+} msperf_serve_sample;
+
+/* KV capacity in tokens of one rank of layout: (memory × utilisation − weights) / KV bytes per
+ * token of the template's memory section. 0 when it does not fit; -1 when memory is unknown. */
+int64_t msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *layout,
+                                  double device_bytes, double utilisation, GError **error);
+
+gboolean msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
+                           const msperf_serve_deployment *dep, const msperf_serve_policy *pol,
+                           const msperf_serve_workload *w, msperf_serve_record *rec,
+                           msperf_serve_result *out, GError **error);
+
+/* Nearest-rank percentile (q in 0..100) of v[0..n-1], sorted in place. NAN when n = 0. */
+double msperf_serve_percentile (double *v, gsize n, double q);
+void msperf_serve_dist_of (double *v, gsize n, msperf_serve_dist *d);
+
+/* Outputs. */
+void msperf_serve_print_table (const msperf_serve_result *r, FILE *out);
+void msperf_serve_print_json (const msperf_serve_result *r, FILE *out);
+void msperf_serve_print_csv (const msperf_serve_result *r, gboolean header, FILE *out);
+gboolean msperf_serve_write_report (const msperf_serve_record *rec, const char *dir,
+                                    const char *title, GError **error);
+
+/* ---------------------------------------------------------------- accuracy */
+
+typedef struct msperf_serve_accuracy_opts {
+  const char *silicon;                   /* aiconfigurator silicon_sample.csv */
+  const char *models_dir;                /* Hugging Face configs */
+  const char *templates_dir;
+  const char *policies_dir;              /* policies/serving */
+  const char *format;                    /* csv | table | json */
+  const char *report_dir;                /* SVG scatter, per-row csv, summary */
+  int64_t requests_per_client;           /* requests = clients × this */
+  guint jobs;
+  double device_bytes;
+} msperf_serve_accuracy_opts;
+
+gboolean msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o,
+                                FILE *out, GError **error);
+
+#endif

@@ -1,0 +1,637 @@
+/* msperf — `accuracy --silicon FILE`: serving predictions against measured deployments, on
+ * aiconfigurator's silicon_sample.csv schema (doc/serving.md §6). Each row becomes one
+ * simulation (agg or disagg, the backend's scheduler preset, the row's layout, closed loop at
+ * the row's concurrency); the rows run on --jobs threads, each with its own engine session, and
+ * the output is the same for any number of jobs. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include "app/serve/serve.h"
+
+typedef struct {
+  char *id, *model_path, *backend, *mode, *quant, *config;
+  int64_t isl, osl, concurrency;
+  msperf_model_layout agg, prefill, decode;
+  int64_t prefill_workers, decode_workers;
+  double ttft, tpot;          /* measured, ms */
+  /* results */
+  double p_ttft, p_tpot, share;
+  char *status;               /* "ok", "ok: …" or the reason it was not mapped */
+  gboolean ran;
+} row;
+
+static void
+row_clear (row *r)
+{
+  g_free (r->id);
+  g_free (r->model_path);
+  g_free (r->backend);
+  g_free (r->mode);
+  g_free (r->quant);
+  g_free (r->config);
+  g_free (r->status);
+}
+
+/* One CSV record (RFC 4180 quotes) from *p; NULL at the end. */
+static GPtrArray *
+csv_record (const char **p)
+{
+  GPtrArray *f;
+  GString *cur;
+  gboolean q = FALSE;
+
+  if (**p == '\0')
+    return NULL;
+  f = g_ptr_array_new_with_free_func (g_free);
+  cur = g_string_new (NULL);
+  for (; **p; (*p)++)
+    {
+      char c = **p;
+
+      if (q)
+        {
+          if (c == '"' && (*p)[1] == '"')
+            {
+              g_string_append_c (cur, '"');
+              (*p)++;
+            }
+          else if (c == '"')
+            q = FALSE;
+          else
+            g_string_append_c (cur, c);
+        }
+      else if (c == '"')
+        q = TRUE;
+      else if (c == ',')
+        {
+          g_ptr_array_add (f, g_string_free (cur, FALSE));
+          cur = g_string_new (NULL);
+        }
+      else if (c == '\n' || c == '\r')
+        {
+          while (**p == '\r' || **p == '\n')
+            (*p)++;
+          break;
+        }
+      else
+        g_string_append_c (cur, c);
+    }
+  g_ptr_array_add (f, g_string_free (cur, FALSE));
+  return f;
+}
+
+static const char *
+field (GPtrArray *rec, GHashTable *cols, const char *name)
+{
+  gpointer v;
+
+  if (!g_hash_table_lookup_extended (cols, name, NULL, &v))
+    return "";
+  return GPOINTER_TO_UINT (v) < rec->len ? g_ptr_array_index (rec, GPOINTER_TO_UINT (v)) : "";
+}
+
+static int64_t
+int_field (GPtrArray *rec, GHashTable *cols, const char *name, int64_t fallback)
+{
+  const char *s = field (rec, cols, name);
+  char *end;
+  double v;
+
+  if (*s == '\0')
+    return fallback;
+  v = g_ascii_strtod (s, &end);
+  return end != s && *end == '\0' && v >= 1 && v == floor (v) ? (int64_t) v : -1;
+}
+
+/* "Org/Meta-Llama-3.1-8B-Instruct-FP8" -> "llama-3.1-8b": lower case, no organisation, no
+ * "meta-" prefix, no "-instruct" and quantisation suffixes. */
+static char *
+normalise (const char *name)
+{
+  const char *slash = strrchr (name, '/');
+  char *s = g_ascii_strdown (slash ? slash + 1 : name, -1);
+  const char *suffixes[] = { "-instruct", "-fp8", "-fp4", "-int4", "-awq", "-gptq" };
+  gboolean again = TRUE;
+
+  if (g_str_has_prefix (s, "meta-"))
+    memmove (s, s + 5, strlen (s + 5) + 1);
+  while (again)
+    {
+      again = FALSE;
+      for (gsize i = 0; i < G_N_ELEMENTS (suffixes); i++)
+        if (g_str_has_suffix (s, suffixes[i]))
+          {
+            s[strlen (s) - strlen (suffixes[i])] = '\0';
+            again = TRUE;
+          }
+    }
+  return s;
+}
+
+/* The config of a Hugging Face name in dir: ORG--NAME.json exactly, else the one whose
+ * normalised name is equal. NULL when none. */
+static char *
+find_config (const char *dir, const char *hf)
+{
+  g_autofree char *flat = g_strdup (hf);
+  g_autofree char *exact = NULL, *want = normalise (hf);
+  g_autoptr (GDir) d = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  char *found = NULL;
+
+  g_strdelimit (flat, "/", '\001');
+  {
+    g_auto (GStrv) parts = g_strsplit (flat, "\001", -1);
+    g_autofree char *joined = g_strjoinv ("--", parts);
+    exact = g_strdup_printf ("%s/%s.json", dir, joined);
+  }
+  if (g_file_test (exact, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&exact);
+  if ((d = g_dir_open (dir, 0, NULL)) == NULL)
+    return NULL;
+  while ((n = g_dir_read_name (d)))
+    if (g_str_has_suffix (n, ".json"))
+      g_ptr_array_add (names, g_strdup (n));
+  g_ptr_array_sort (names, (GCompareFunc) (void (*) (void)) g_strcmp0);
+  for (guint i = 0; i < names->len && !found; i++)
+    {
+      const char *file = g_ptr_array_index (names, i);
+      g_autofree char *stem = g_strndup (file, strlen (file) - 5);
+      char *sep = strstr (stem, "--");
+      g_autofree char *norm = normalise (sep ? sep + 2 : stem);
+
+      if (strcmp (norm, want) == 0)
+        found = g_build_filename (dir, file, NULL);
+    }
+  return found;
+}
+
+static gboolean
+layout_valid (const msperf_model_layout *l)
+{
+  return l->tp >= 1 && l->dp >= 1 && l->ep >= 1 && l->pp >= 1;
+}
+
+static gboolean
+parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GHashTable) cols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *p;
+  GPtrArray *hdr;
+  const char *need[] = { "id", "silicon_data_source", "backend", "model_path", "mode", "isl",
+                         "osl", "silicon_ttft_ms", "silicon_tpot_ms" };
+  guint line = 1;
+
+  if (!g_file_get_contents (o->silicon, &text, NULL, error))
+    return FALSE;
+  p = text;
+  if ((hdr = csv_record (&p)) == NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: empty file", o->silicon);
+      return FALSE;
+    }
+  for (guint i = 0; i < hdr->len; i++)
+    g_hash_table_insert (cols, g_strdup (g_ptr_array_index (hdr, i)), GUINT_TO_POINTER (i));
+  g_ptr_array_free (hdr, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (need); i++)
+    if (!g_hash_table_contains (cols, need[i]))
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:1: no column '%s' (aiconfigurator's silicon_sample.csv schema)",
+                     o->silicon, need[i]);
+        return FALSE;
+      }
+  for (GPtrArray *rec; (rec = csv_record (&p)) != NULL; g_ptr_array_free (rec, TRUE))
+    {
+      row r = { 0 };
+      const char *src = field (rec, cols, "silicon_data_source"), *c;
+      char *end;
+
+      line++;
+      if (rec->len == 1 && *(char *) g_ptr_array_index (rec, 0) == '\0')
+        continue;
+      r.id = g_strdup (field (rec, cols, "id"));
+      r.model_path = g_strdup (field (rec, cols, "model_path"));
+      r.backend = g_strdup (field (rec, cols, "backend"));
+      r.mode = g_strdup (field (rec, cols, "mode"));
+      r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
+      r.isl = int_field (rec, cols, "isl", -1);
+      r.osl = int_field (rec, cols, "osl", -1);
+      r.ttft = g_ascii_strtod (field (rec, cols, "silicon_ttft_ms"), &end);
+      r.tpot = g_ascii_strtod (field (rec, cols, "silicon_tpot_ms"), &end);
+      r.concurrency = -1;
+      if ((c = strstr (src, "silicon_concurrency=")) != NULL)
+        r.concurrency = g_ascii_strtoll (c + 20, NULL, 10);
+      if (r.concurrency < 1)
+        r.concurrency = int_field (rec, cols, "batch_size", -1);
+      r.agg = (msperf_model_layout){ int_field (rec, cols, "tp_size", 1),
+                                     int_field (rec, cols, "moe_ep_size", 1),
+                                     int_field (rec, cols, "attention_dp_size", 1),
+                                     int_field (rec, cols, "pp_size", 1), FALSE };
+      r.prefill = (msperf_model_layout){ int_field (rec, cols, "prefill_tp_size", 1),
+                                         int_field (rec, cols, "prefill_moe_ep_size", 1),
+                                         int_field (rec, cols, "prefill_attention_dp_size", 1),
+                                         int_field (rec, cols, "prefill_pp_size", 1), FALSE };
+      r.decode = (msperf_model_layout){ int_field (rec, cols, "decode_tp_size", 1),
+                                        int_field (rec, cols, "decode_moe_ep_size", 1),
+                                        int_field (rec, cols, "decode_attention_dp_size", 1),
+                                        int_field (rec, cols, "decode_pp_size", 1), FALSE };
+      r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
+      r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
+      r.p_ttft = r.p_tpot = r.share = NAN;
+      if (r.isl < 1 || r.osl < 1)
+        r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
+      else if (r.concurrency < 1)
+        r.status = g_strdup ("unmapped: no silicon_concurrency in silicon_data_source and no "
+                             "batch_size");
+      else if (strcmp (r.mode, "agg") != 0 && strcmp (r.mode, "disagg") != 0)
+        r.status = g_strdup_printf ("unmapped: mode '%s' is not agg or disagg", r.mode);
+      else if (strcmp (r.mode, "agg") == 0 ? !layout_valid (&r.agg)
+               : !layout_valid (&r.prefill) || !layout_valid (&r.decode)
+                   || r.prefill_workers < 1 || r.decode_workers < 1)
+        r.status = g_strdup ("unmapped: a parallel size is not an integer >= 1");
+      else if ((r.config = find_config (o->models_dir, r.model_path)) == NULL)
+        r.status = g_strdup_printf ("unmapped: no config for %s in the models directory",
+                                    r.model_path);
+      g_array_append_val (rows, r);
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- running rows */
+
+typedef struct {
+  const msperf_serve_accuracy_opts *o;
+  msperf_engine *engine;
+  GArray *rows;
+  gint next;
+} acc_run;
+
+typedef struct {
+  msperf_model *model;
+  int fallback;             /* 1: run in bf16, 2: as w8a8 (the templates lack the mode) */
+} loaded;
+
+static void
+loaded_free (gpointer p)
+{
+  loaded *l = p;
+
+  msperf_model_free (l->model);
+  g_free (l);
+}
+
+static void
+run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
+         GHashTable *models, row *r)
+{
+  g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
+  g_autofree char *key = g_strdup_printf ("%s\n%s", r->config, r->quant);
+  msperf_serve_policy pol;
+  msperf_serve_deployment dep = { 0 };
+  msperf_serve_workload w = { 0 };
+  msperf_serve_result res;
+  loaded *lm = g_hash_table_lookup (models, key);
+  msperf_model *m = lm ? lm->model : NULL;
+  const char *note = "";
+  GError *e = NULL;
+
+  msperf_serve_policy_init (&pol);
+  if (!g_file_test (preset, G_FILE_TEST_EXISTS) || strcmp (r->backend, "static") == 0)
+    {
+      r->status = g_strdup_printf ("unmapped: no scheduler preset for backend '%s'", r->backend);
+      return;
+    }
+  if (!msperf_serve_policy_load (&pol, preset, &e))
+    goto fail;
+  if (m == NULL)
+    {
+      msperf_model_options mo;
+      int fallback = 0;
+
+      memset (&mo, 0, sizeof mo);
+      mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
+
+      m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+      if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
+                                    || g_str_has_prefix (mo.quant, "int8")))
+        {
+          /* An 8-bit mode the templates do not know: their 8-bit linear layers (w8a8) carry
+           * the same bytes and the same tensor-core rate. */
+          g_clear_error (&e);
+          mo.quant = "w8a8";
+          m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+          fallback = m != NULL ? 2 : 0;
+        }
+      if (m == NULL && mo.quant)
+        {
+          /* The templates do not know this quantisation yet: the bf16 figures, said so. */
+          g_clear_error (&e);
+          mo.quant = NULL;
+          m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+          fallback = 1;
+        }
+      if (m == NULL)
+        goto fail;
+      lm = g_new0 (loaded, 1);
+      lm->model = m;
+      lm->fallback = fallback;
+      g_hash_table_insert (models, g_strdup (key), lm);
+    }
+  if (lm->fallback)
+    note = lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
+                             : "; bf16 (the templates have no quant mode for it)";
+  /* Without chunked prefill a prompt needs its whole length in one step beside the running
+   * requests' decode tokens; a deployment serving this workload is configured for it, so the
+   * budget is at least isl + concurrency (the preset's otherwise). */
+  if (!pol.chunked_prefill)
+    pol.max_num_batched_tokens = MAX (pol.max_num_batched_tokens, r->isl + r->concurrency);
+  dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
+  dep.layout = r->agg;
+  dep.replicas = 1;
+  dep.prefill = r->prefill;
+  dep.decode = r->decode;
+  dep.prefill_workers = r->prefill_workers;
+  dep.decode_workers = r->decode_workers;
+  dep.accept = 0.7;
+  dep.device_bytes = o->device_bytes;
+  w.arrival = MSPERF_SERVE_CLOSED;
+  w.concurrency = r->concurrency;
+  w.isl = r->isl;
+  w.osl = r->osl;
+  /* The measurements are of a benchmark in its steady state: clients staggered, the first
+   * and last `concurrency` requests (ramp-up, ramp-down) left out. */
+  w.staggered = TRUE;
+  w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
+  w.warmup = w.cooldown = r->concurrency;
+  w.seed = 1;
+  if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
+    goto fail;
+  r->p_ttft = res.ttft_ms.mean;
+  r->p_tpot = res.tpot_ms.mean;
+  r->share = res.data_share;
+  r->ran = TRUE;
+  r->status = g_strdup_printf ("ok%s", note);
+  msperf_serve_policy_clear (&pol);
+  return;
+fail:
+  r->status = g_strdup_printf ("unmapped: %s", e->message);
+  g_error_free (e);
+  msperf_serve_policy_clear (&pol);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  acc_run *a = data;
+  msperf_engine *session = msperf_engine_new_session (a->engine);
+  msperf_serve_answers *answers = msperf_serve_answers_new (session);
+  GHashTable *models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                              loaded_free);
+
+  for (;;)
+    {
+      guint k = (guint) g_atomic_int_add (&a->next, 1);
+
+      if (k >= a->rows->len)
+        break;
+      if (g_array_index (a->rows, row, k).status == NULL)
+        run_row (a->o, answers, models, &g_array_index (a->rows, row, k));
+    }
+  g_hash_table_destroy (models);
+  msperf_serve_answers_free (answers);
+  msperf_engine_free (session);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static int
+cmp_d (const void *x, const void *y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+
+  return (a > b) - (a < b);
+}
+
+typedef struct {
+  char *key;
+  GArray *ttft, *tpot;        /* APE, % */
+} group;
+
+static void
+group_add (GPtrArray *groups, const char *key, double ttft_ape, double tpot_ape)
+{
+  group *g = NULL;
+
+  for (guint i = 0; i < groups->len && !g; i++)
+    if (strcmp (((group *) g_ptr_array_index (groups, i))->key, key) == 0)
+      g = g_ptr_array_index (groups, i);
+  if (g == NULL)
+    {
+      g = g_new0 (group, 1);
+      g->key = g_strdup (key);
+      g->ttft = g_array_new (FALSE, FALSE, sizeof (double));
+      g->tpot = g_array_new (FALSE, FALSE, sizeof (double));
+      g_ptr_array_add (groups, g);
+    }
+  g_array_append_val (g->ttft, ttft_ape);
+  g_array_append_val (g->tpot, tpot_ape);
+}
+
+static void
+group_free (gpointer p)
+{
+  group *g = p;
+
+  g_free (g->key);
+  g_array_free (g->ttft, TRUE);
+  g_array_free (g->tpot, TRUE);
+  g_free (g);
+}
+
+static void
+stats (GArray *v, double *mape, double *median)
+{
+  double *x = (double *) (void *) v->data, sum = 0;
+
+  qsort (x, v->len, sizeof *x, cmp_d);
+  for (guint i = 0; i < v->len; i++)
+    sum += x[i];
+  *mape = v->len ? sum / v->len : NAN;
+  *median = v->len ? (v->len % 2 ? x[v->len / 2] : (x[v->len / 2 - 1] + x[v->len / 2]) / 2) : NAN;
+}
+
+static void
+write_rows (GArray *rows, FILE *out)
+{
+  fputs ("id,predicted_ttft_ms,predicted_tpot_ms,data_share,status\n", out);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const row *r = &g_array_index (rows, row, i);
+      g_autofree char *st = g_strdup (r->status);
+
+      g_strdelimit (st, ",\n\"", ';');
+      if (r->ran)
+        fprintf (out, "%s,%.4f,%.4f,%.4f,%s\n", r->id, r->p_ttft, r->p_tpot, r->share, st);
+      else
+        fprintf (out, "%s,,,,%s\n", r->id, st);
+    }
+}
+
+static void
+write_summary (GPtrArray *groups, guint unmapped, FILE *out)
+{
+  fprintf (out, "%-52s %5s %10s %10s %10s %10s\n", "model / backend / mode", "rows",
+           "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE");
+  for (guint i = 0; i < groups->len; i++)
+    {
+      group *g = g_ptr_array_index (groups, i);
+      double a, b, c, d;
+
+      stats (g->ttft, &a, &b);
+      stats (g->tpot, &c, &d);
+      fprintf (out, "%-52s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", g->key, g->ttft->len, a, b, c,
+               d);
+    }
+  fprintf (out, "rows not mapped: %u\n", unmapped);
+}
+
+static double
+lx (double v, double lo, double hi, double px0, double px1)
+{
+  return px0 + (log10 (v) - log10 (lo)) / (log10 (hi) - log10 (lo)) * (px1 - px0);
+}
+
+static gboolean
+write_scatter (GArray *rows, const char *path, GError **error)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_string_append (s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"460\" "
+                      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" "
+                      "height=\"100%\" fill=\"white\"/>\n");
+  for (int panel = 0; panel < 2; panel++)
+    {
+      double lo = INFINITY, hi = 0, x0 = 60 + panel * 440, x1 = x0 + 360, y0 = 400, y1 = 40;
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const row *r = &g_array_index (rows, row, i);
+          double m = panel ? r->tpot : r->ttft, p = panel ? r->p_tpot : r->p_ttft;
+
+          if (!r->ran || !(m > 0) || !(p > 0))
+            continue;
+          lo = MIN (lo, MIN (m, p));
+          hi = MAX (hi, MAX (m, p));
+        }
+      if (!(hi > lo))
+        lo = 1, hi = 10;
+      lo /= 1.2;
+      hi *= 1.2;
+      g_string_append_printf (s, "<text x=\"%.0f\" y=\"25\" font-size=\"14\">%s (ms, log-log)"
+                              "</text>\n<rect x=\"%.0f\" y=\"%.0f\" width=\"360\" height=\"360\" "
+                              "fill=\"none\" stroke=\"black\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" "
+                              "x2=\"%.0f\" y2=\"%.0f\" stroke=\"#999\" stroke-dasharray=\"4\"/>\n"
+                              "<text x=\"%.0f\" y=\"430\">measured %.3g .. %.3g</text>\n"
+                              "<text x=\"%.0f\" y=\"%.0f\" transform=\"rotate(-90 %.0f %.0f)\">"
+                              "predicted</text>\n", x0, panel ? "TPOT" : "TTFT", x0, y1, x0, y0,
+                              x1, y1, x0, lo, hi, x0 - 10, 260.0, x0 - 10, 260.0);
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const row *r = &g_array_index (rows, row, i);
+          double m = panel ? r->tpot : r->ttft, p = panel ? r->p_tpot : r->p_ttft;
+
+          if (!r->ran || !(m > 0) || !(p > 0))
+            continue;
+          g_string_append_printf (s, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                                  lx (m, lo, hi, x0, x1), lx (p, lo, hi, y0, y1),
+                                  strcmp (r->mode, "agg") == 0 ? "#1f77b4" : "#d62728");
+        }
+    }
+  g_string_append (s, "<text x=\"60\" y=\"452\" fill=\"#1f77b4\">agg</text><text x=\"100\" "
+                      "y=\"452\" fill=\"#d62728\">disagg</text>\n</svg>\n");
+  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+}
+
+gboolean
+msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o, FILE *out,
+                       GError **error)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (row));
+  g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func (group_free);
+  acc_run a = { o, engine, rows, 0 };
+  guint workers, unmapped = 0;
+  g_autofree GThread **threads = NULL;
+  gboolean ok = FALSE;
+
+  g_array_set_clear_func (rows, (GDestroyNotify) row_clear);
+  if (!parse_rows (o, rows, error))
+    return FALSE;
+  workers = CLAMP (rows->len, 1, MAX (o->jobs, 1));
+  threads = g_new0 (GThread *, workers);
+  for (guint w = 1; w < workers; w++)
+    threads[w] = g_thread_new ("msperf-accuracy", worker_main, &a);
+  worker_main (&a);
+  for (guint w = 1; w < workers; w++)
+    g_thread_join (threads[w]);
+  group_add (groups, "all", 0, 0);
+  g_array_set_size (((group *) g_ptr_array_index (groups, 0))->ttft, 0);
+  g_array_set_size (((group *) g_ptr_array_index (groups, 0))->tpot, 0);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const row *r = &g_array_index (rows, row, i);
+      g_autofree char *key = NULL;
+      double ea, eb;
+
+      if (!r->ran)
+        {
+          unmapped++;
+          continue;
+        }
+      ea = 100 * fabs (r->p_ttft - r->ttft) / r->ttft;
+      eb = 100 * fabs (r->p_tpot - r->tpot) / r->tpot;
+      key = g_strdup_printf ("%s / %s / %s", r->model_path, r->backend, r->mode);
+      group_add (groups, key, ea, eb);
+      group_add (groups, "all", ea, eb);
+    }
+  if (o->format && strcmp (o->format, "csv") == 0)
+    write_rows (rows, out);
+  else
+    write_summary (groups, unmapped, out);
+  if (o->report_dir)
+    {
+      g_autofree char *p1 = g_build_filename (o->report_dir, "rows.csv", NULL);
+      g_autofree char *p2 = g_build_filename (o->report_dir, "summary.txt", NULL);
+      g_autofree char *p3 = g_build_filename (o->report_dir, "scatter.svg", NULL);
+      FILE *f;
+
+      if (g_mkdir_with_parents (o->report_dir, 0755) != 0)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
+                       "%s: cannot create the directory", o->report_dir);
+          goto out;
+        }
+      if ((f = g_fopen (p1, "w")) == NULL)
+        goto io;
+      write_rows (rows, f);
+      fclose (f);
+      if ((f = g_fopen (p2, "w")) == NULL)
+        goto io;
+      write_summary (groups, unmapped, f);
+      fclose (f);
+      if (!write_scatter (rows, p3, error))
+        goto out;
+    }
+  ok = TRUE;
+  goto out;
+io:
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot write the report",
+               o->report_dir);
+out:
+  return ok;
+}

@@ -1,0 +1,148 @@
+/* msperf — scheduler policies of the serving simulation (doc/serving.md §2): the knobs, their
+ * built-in values and the preset files policies/serving/NAME.yaml. */
+#include <config.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app/serve/serve.h"
+#include "app/model/model_yaml.h"
+
+#define KNOB(k, kind, help) { #k, MSPERF_SERVE_KNOB_##kind, offsetof (msperf_serve_policy, k), help }
+
+static const msperf_serve_knob knobs[] = {
+  KNOB (block_size, INT, "KV cache block, tokens"),
+  KNOB (max_num_batched_tokens, INT, "Token budget of one step"),
+  KNOB (max_num_seqs, INT, "Sequences in one step"),
+  KNOB (chunked_prefill, BOOL, "Split prompts over steps (true/false)"),
+  KNOB (mixed_batch, BOOL, "Prefill chunks ride in decode steps (true/false)"),
+  KNOB (reserve_ratio_init, DOUBLE, "Share of remaining output reserved at admission"),
+  KNOB (reserve_ratio_min, DOUBLE, "Floor of the reserve ratio"),
+  KNOB (reserve_ratio_decay, DOUBLE, "Reserve ratio decrease per decode step"),
+  KNOB (preempt, BOOL, "Recompute preemption when the KV cache is full (true/false)"),
+  KNOB (step_overhead_us, DOUBLE, "Host time per step, us"),
+  KNOB (seq_overhead_us, DOUBLE, "Host time per sequence of a step, us"),
+  KNOB (gpu_memory_utilization, DOUBLE, "Share of device memory for weights and KV cache"),
+  KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
+  KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
+};
+
+const msperf_serve_knob *
+msperf_serve_knobs (guint *n)
+{
+  *n = G_N_ELEMENTS (knobs);
+  return knobs;
+}
+
+void
+msperf_serve_policy_init (msperf_serve_policy *p)
+{
+  memset (p, 0, sizeof *p);
+  p->block_size = 16;
+  p->max_num_batched_tokens = 8192;
+  p->max_num_seqs = 256;
+  p->chunked_prefill = TRUE;
+  p->mixed_batch = TRUE;
+  p->preempt = TRUE;
+  p->gpu_memory_utilization = 0.9;
+  p->kv_transfer_gbps = 50;
+  p->kv_transfer_latency_us = 100;
+}
+
+void
+msperf_serve_policy_clear (msperf_serve_policy *p)
+{
+  g_clear_pointer (&p->name, g_free);
+}
+
+gboolean
+msperf_serve_policy_set (msperf_serve_policy *p, const char *key, const char *value,
+                         GError **error)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (knobs); k++)
+    {
+      const msperf_serve_knob *kn = &knobs[k];
+      char *end = NULL;
+      void *slot = (char *) p + kn->offset;
+
+      if (strcmp (kn->key, key) != 0)
+        continue;
+      errno = 0;
+      switch (kn->kind)
+        {
+        case MSPERF_SERVE_KNOB_INT:
+          {
+            long long v = strtoll (value, &end, 10);
+            if (errno || end == value || *end || v < 1)
+              goto bad;
+            *(int64_t *) slot = v;
+            return TRUE;
+          }
+        case MSPERF_SERVE_KNOB_BOOL:
+          if (strcmp (value, "true") == 0 || strcmp (value, "1") == 0)
+            *(gboolean *) slot = TRUE;
+          else if (strcmp (value, "false") == 0 || strcmp (value, "0") == 0)
+            *(gboolean *) slot = FALSE;
+          else
+            goto bad;
+          return TRUE;
+        case MSPERF_SERVE_KNOB_DOUBLE:
+          {
+            double v = g_ascii_strtod (value, &end);
+            if (errno || end == value || *end || !isfinite (v) || v < 0)
+              goto bad;
+            *(double *) slot = v;
+            return TRUE;
+          }
+        }
+    bad:
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: bad value '%s' (%s)",
+                   key, value,
+                   kn->kind == MSPERF_SERVE_KNOB_INT ? "an integer >= 1"
+                   : kn->kind == MSPERF_SERVE_KNOB_BOOL ? "true or false" : "a number >= 0");
+      return FALSE;
+    }
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unknown scheduler key '%s'",
+               key);
+  return FALSE;
+}
+
+gboolean
+msperf_serve_policy_load (msperf_serve_policy *p, const char *path, GError **error)
+{
+  msperf_ynode *doc = msperf_ynode_load (path, error);
+  gboolean ok = FALSE;
+
+  if (doc == NULL)
+    return FALSE;
+  if (doc->kind != MSPERF_YNODE_MAP)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: expected a map of "
+                   "scheduler keys", path, doc->line);
+      goto out;
+    }
+  for (guint i = 0; i < msperf_ynode_len (doc); i++)
+    {
+      const msperf_ynode *k = msperf_ynode_key (doc, i), *v = msperf_ynode_value (doc, i);
+      GError *e = NULL;
+
+      if (strcmp (k->text, "name") == 0 && v->kind == MSPERF_YNODE_SCALAR)
+        {
+          g_free (p->name);
+          p->name = g_strdup (v->text);
+          continue;
+        }
+      if (v->kind != MSPERF_YNODE_SCALAR || !msperf_serve_policy_set (p, k->text, v->text, &e))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, k->line,
+                       e ? e->message : "expected a scalar");
+          g_clear_error (&e);
+          goto out;
+        }
+    }
+  ok = TRUE;
+out:
+  msperf_ynode_free (doc);
+  return ok;
+}

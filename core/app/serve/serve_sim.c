@@ -1,0 +1,973 @@
+/* msperf — the serving simulation (doc/serving.md §1-§4).
+ *
+ * A discrete-event simulation: a binary heap of (time, sequence number) events, the sequence
+ * number breaking ties in the order events were made, so a run is a pure function of its inputs
+ * and seed. Workers are scheduler instances — one per attention-DP rank of each replica (agg),
+ * or of each prefill and decode worker (disagg) — each with its own KV cache in blocks, its
+ * waiting queue and running list. A worker runs one step at a time: it builds the step with the
+ * policy's one admission/batching loop, asks the step's latency (serve_step.c), and applies the
+ * step when the STEP event fires. */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "app/serve/serve.h"
+#include "app/model/model_e2e.h"
+#include "app/model/model_memory.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+typedef enum { EV_ARRIVE, EV_STEP, EV_KV_READY } ev_kind;
+
+typedef struct {
+  double t;
+  guint64 seq;
+  ev_kind kind;
+  guint arg;
+} event;
+
+typedef struct {
+  GArray *items;              /* event, heap-ordered by (t, seq) */
+  guint64 next_seq;
+} heap;
+
+static gboolean
+ev_before (const event *a, const event *b)
+{
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void
+heap_push (heap *h, double t, ev_kind kind, guint arg)
+{
+  event e = { t, h->next_seq++, kind, arg };
+  event *v;
+  guint i;
+
+  g_array_append_val (h->items, e);
+  v = (event *) (void *) h->items->data;
+  for (i = h->items->len - 1; i > 0;)
+    {
+      guint parent = (i - 1) / 2;
+
+      if (!ev_before (&v[i], &v[parent]))
+        break;
+      e = v[i];
+      v[i] = v[parent];
+      v[parent] = e;
+      i = parent;
+    }
+}
+
+static gboolean
+heap_pop (heap *h, event *out)
+{
+  event *v = (event *) (void *) h->items->data;
+  guint n = h->items->len, i = 0;
+
+  if (n == 0)
+    return FALSE;
+  *out = v[0];
+  v[0] = v[n - 1];
+  g_array_set_size (h->items, --n);
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      event t;
+
+      if (l < n && ev_before (&v[l], &v[m]))
+        m = l;
+      if (r < n && ev_before (&v[r], &v[m]))
+        m = r;
+      if (m == i)
+        break;
+      t = v[i];
+      v[i] = v[m];
+      v[m] = t;
+      i = m;
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- state */
+
+typedef enum { R_NEW, R_WAITING, R_RUNNING, R_TRANSFER, R_DONE } req_state;
+typedef enum { W_AGG, W_PREFILL, W_DECODE } worker_role;
+
+typedef struct {
+  int64_t isl, osl;
+  int64_t prompt;             /* tokens to prefill: isl, or isl + output after a recompute */
+  int64_t computed;           /* of prompt */
+  double generated;           /* output tokens so far */
+  int64_t blocks;             /* KV blocks held */
+  double arrival, first_token, last_token, finish;
+  gboolean has_first;
+  req_state state;
+  guint worker;
+} req;
+
+typedef struct {
+  guint req;
+  int64_t chunk;              /* prefill tokens this step; 0 = a decode entry */
+  int64_t ctx;
+} entry;
+
+typedef struct {
+  worker_role role;
+  msperf_serve_steps *steps;
+  GQueue waiting;             /* req index + 1 */
+  GArray *running;            /* guint req index, admission order */
+  int64_t total_blocks, used_blocks;
+  double rem_out;             /* remaining output tokens of the running requests */
+  double ratio;
+  gboolean busy;
+  GArray *batch;              /* entry: the step in flight */
+  double step_start;
+  double kv_time, busy_time;  /* ∫ KV use dt, ∫ dt over steps */
+  double batch_time;
+} worker;
+
+typedef struct {
+  const msperf_serve_policy *pol;
+  const msperf_serve_deployment *dep;
+  msperf_serve_record *rec;
+  GArray *specs;
+  req *reqs;
+  guint n_reqs, next_issue;
+  worker *w;
+  guint n_workers, n_prefill;  /* disagg: workers [0, n_prefill) prefill, the rest decode */
+  heap h;
+  double now, tau;
+  int64_t q;
+  double kv_bytes_token;      /* decode pool, per device */
+  int64_t preemptions, steps;
+  double data_us, total_us;
+  GArray *gaps;
+  int64_t warmup, cooldown;
+  int64_t rec_capacity;
+} sim;
+
+int64_t
+msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *layout,
+                          double device_bytes, double utilisation, GError **error)
+{
+  msperf_model_runtime rt;
+  msperf_model_kv_capacity cap;
+
+  if (device_bytes <= 0)
+    {
+      if (!msperf_model_check_layout (model, layout, error))
+        return 0;
+      return -1;
+    }
+  msperf_model_runtime_init (&rt, device_bytes);
+  rt.gpu_memory_utilization = utilisation;
+  if (!msperf_model_kv_capacity_tokens (model, layout, &rt, &cap, error))
+    return 0;
+  return cap.tokens;
+}
+
+static int64_t
+cdiv (int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+static int64_t
+blocks_for (const sim *s, double tokens)
+{
+  return tokens <= 0 ? 0 : cdiv ((int64_t) ceil (tokens), s->pol->block_size);
+}
+
+static double
+remaining_out (const req *r)
+{
+  return MAX (0.0, (double) r->osl - r->generated);
+}
+
+/* Least loaded worker of [lo, hi) (waiting + running), the first on ties. */
+static guint
+route (const sim *s, guint lo, guint hi)
+{
+  guint best = lo;
+  guint best_load = G_MAXUINT;
+
+  for (guint i = lo; i < hi; i++)
+    {
+      guint load = s->w[i].waiting.length + s->w[i].running->len + (s->w[i].busy ? 0 : 0);
+
+      if (load < best_load)
+        {
+          best = i;
+          best_load = load;
+        }
+    }
+  return best;
+}
+
+static gboolean start_step (sim *s, guint wi, GError **error);
+
+static void
+enqueue (sim *s, guint ri, guint wi)
+{
+  s->reqs[ri].state = R_WAITING;
+  s->reqs[ri].worker = wi;
+  g_queue_push_tail (&s->w[wi].waiting, GUINT_TO_POINTER (ri + 1));
+}
+
+static void
+issue (sim *s, double t)
+{
+  const msperf_serve_req_spec *sp;
+  req *r;
+
+  if (s->next_issue >= s->n_reqs)
+    return;
+  sp = &g_array_index (s->specs, msperf_serve_req_spec, s->next_issue);
+  r = &s->reqs[s->next_issue];
+  r->isl = sp->isl;
+  r->osl = sp->osl;
+  r->prompt = sp->isl;
+  heap_push (&s->h, t, EV_ARRIVE, s->next_issue);
+  s->next_issue++;
+}
+
+static void
+free_blocks (worker *w, req *r)
+{
+  w->used_blocks -= r->blocks;
+  r->blocks = 0;
+}
+
+/* Grows r's cache to tokens; FALSE when the blocks are not free. */
+static gboolean
+grow (sim *s, worker *w, req *r, double tokens)
+{
+  int64_t need = blocks_for (s, tokens) - r->blocks;
+
+  if (need <= 0)
+    return TRUE;
+  if (w->used_blocks + need > w->total_blocks)
+    return FALSE;
+  w->used_blocks += need;
+  r->blocks += need;
+  return TRUE;
+}
+
+/* Recompute preemption of the last running request (vLLM's and SGLang's victim): its cache
+ * is dropped, it goes back to the head of the queue and will prefill its prompt and the
+ * output so far again. */
+static void
+preempt_last (sim *s, worker *w)
+{
+  guint ri = g_array_index (w->running, guint, w->running->len - 1);
+  req *r = &s->reqs[ri];
+
+  g_array_set_size (w->running, w->running->len - 1);
+  free_blocks (w, r);
+  w->rem_out -= remaining_out (r);
+  if (r->has_first)
+    r->prompt = r->isl + (int64_t) floor (r->generated);
+  r->computed = 0;
+  r->state = R_WAITING;
+  g_queue_push_head (&w->waiting, GUINT_TO_POINTER (ri + 1));
+  s->preemptions++;
+  w->ratio = s->pol->reserve_ratio_init;
+}
+
+/* Adds the running requests' work to the step: decodes (when decode is TRUE) and continuing
+ * prefill chunks (when prefill is TRUE), within the budget; preempts on a full cache. */
+static void
+add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budget, int64_t *nseq)
+{
+  const msperf_serve_policy *pol = s->pol;
+
+  for (guint i = 0; i < w->running->len && *budget > 0 && *nseq < pol->max_num_seqs; i++)
+    {
+      guint ri = g_array_index (w->running, guint, i);
+      req *r = &s->reqs[ri];
+      entry e = { ri, 0, r->computed };
+
+      if (r->computed < r->prompt)
+        {
+          int64_t left = r->prompt - r->computed;
+
+          if (!prefill)
+            continue;
+          e.chunk = pol->chunked_prefill ? MIN (left, *budget) : left;
+          if (e.chunk > *budget && *nseq > 0)
+            continue;
+          if (!grow (s, w, r, (double) (r->computed + e.chunk)))
+            continue;               /* waits for blocks */
+          *budget -= e.chunk;
+        }
+      else
+        {
+          if (!decode)
+            continue;
+          while (!grow (s, w, r, (double) r->computed + r->generated + (double) s->q))
+            {
+              if (!pol->preempt || w->running->len == 0)
+                break;
+              preempt_last (s, w);
+              if (r->state != R_RUNNING)
+                break;
+            }
+          if (r->state != R_RUNNING)
+            break;
+          if (r->blocks < blocks_for (s, (double) r->computed + r->generated + (double) s->q))
+            continue;               /* no preemption: stalls this step */
+          *budget -= s->q;
+        }
+      g_array_append_val (w->batch, e);
+      (*nseq)++;
+    }
+}
+
+/* Admits waiting requests FCFS while the budget, the sequence limit and the KV cache allow. */
+static void
+admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
+{
+  const msperf_serve_policy *pol = s->pol;
+
+  while (w->waiting.length > 0 && *nseq < pol->max_num_seqs && (gint64) w->running->len
+         < pol->max_num_seqs)
+    {
+      guint ri = GPOINTER_TO_UINT (g_queue_peek_head (&w->waiting)) - 1;
+      req *r = &s->reqs[ri];
+      int64_t left = r->prompt - r->computed;
+      entry e = { ri, 0, r->computed };
+      double reserve = w->ratio * w->rem_out, own = w->ratio * remaining_out (r);
+      int64_t need;
+
+      if (left > 0)
+        {
+          if (*budget <= 0)
+            break;
+          e.chunk = pol->chunked_prefill ? MIN (left, *budget) : left;
+          if (e.chunk > *budget && *nseq > 0)
+            break;
+        }
+      else if (*budget < s->q)
+        break;
+      need = blocks_for (s, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q))
+             + blocks_for (s, own) + blocks_for (s, reserve);
+      if (w->used_blocks + need > w->total_blocks)
+        break;
+      g_queue_pop_head (&w->waiting);
+      grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
+      r->state = R_RUNNING;
+      g_array_append_val (w->running, ri);
+      w->rem_out += remaining_out (r);
+      *budget -= left > 0 ? e.chunk : s->q;
+      g_array_append_val (w->batch, e);
+      (*nseq)++;
+    }
+}
+
+static void
+build_step (sim *s, worker *w)
+{
+  const msperf_serve_policy *pol = s->pol;
+  int64_t budget = pol->max_num_batched_tokens, nseq = 0;
+
+  g_array_set_size (w->batch, 0);
+  if (w->role == W_PREFILL)
+    {
+      add_running (s, w, FALSE, TRUE, &budget, &nseq);
+      admit (s, w, &budget, &nseq);
+      return;
+    }
+  if (pol->mixed_batch)
+    {
+      add_running (s, w, TRUE, TRUE, &budget, &nseq);
+      admit (s, w, &budget, &nseq);
+      return;
+    }
+  /* Prefill first, not mixed (SGLang): a prefill batch when one can be formed, else a decode
+   * step of the running requests. */
+  add_running (s, w, FALSE, TRUE, &budget, &nseq);
+  admit (s, w, &budget, &nseq);
+  if (w->batch->len > 0)
+    return;
+  budget = G_MAXINT64;
+  add_running (s, w, TRUE, FALSE, &budget, &nseq);
+  if (w->batch->len > 0)
+    w->ratio = MAX (pol->reserve_ratio_min, w->ratio - pol->reserve_ratio_decay);
+}
+
+static gboolean
+start_step (sim *s, guint wi, GError **error)
+{
+  worker *w = &s->w[wi];
+  g_autofree int64_t *chunk = NULL, *ctx = NULL;
+  guint n_pre = 0;
+  int64_t n_dec = 0;
+  double kv_sum = 0, us, data_us, dur;
+
+  if (w->busy)
+    return TRUE;
+  build_step (s, w);
+  if (w->batch->len == 0)
+    return TRUE;
+  chunk = g_new (int64_t, w->batch->len);
+  ctx = g_new (int64_t, w->batch->len);
+  for (guint i = 0; i < w->batch->len; i++)
+    {
+      const entry *e = &g_array_index (w->batch, entry, i);
+      const req *r = &s->reqs[e->req];
+
+      if (e->chunk > 0)
+        {
+          chunk[n_pre] = e->chunk;
+          ctx[n_pre++] = e->ctx;
+        }
+      else
+        {
+          n_dec++;
+          kv_sum += (double) r->computed + r->generated;
+        }
+    }
+  if (!msperf_serve_step_latency (w->steps, n_pre, chunk, ctx, n_dec, kv_sum, &us, &data_us,
+                                  error))
+    return FALSE;
+  dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->batch->len;
+  s->data_us += data_us;
+  s->total_us += us;
+  s->steps++;
+  w->busy = TRUE;
+  w->step_start = s->now;
+  dur /= 1e6;
+  w->kv_time += dur * (w->total_blocks > 0 ? (double) w->used_blocks / (double) w->total_blocks : 0);
+  w->busy_time += dur;
+  w->batch_time += dur * (double) w->batch->len;
+  if (s->rec && s->rec->samples)
+    {
+      msperf_serve_sample smp = { s->now, wi, (int32_t) w->batch->len,
+                                  w->total_blocks > 0 ? (double) w->used_blocks
+                                                            / (double) w->total_blocks : 0 };
+      g_array_append_val (s->rec->samples, smp);
+    }
+  if (s->rec && s->rec->timeline)
+    g_string_append_printf (s->rec->timeline,
+                            ",\n{\"name\":\"step\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"
+                            "\"dur\":%.3f,\"args\":{\"prefill\":%u,\"decode\":%" G_GINT64_FORMAT
+                            ",\"kv_blocks\":%" G_GINT64_FORMAT "}}", wi, s->now * 1e6, dur * 1e6,
+                            n_pre, n_dec, w->used_blocks);
+  heap_push (&s->h, s->now + dur, EV_STEP, wi);
+  return TRUE;
+}
+
+static void
+finish (sim *s, worker *w, guint ri)
+{
+  req *r = &s->reqs[ri];
+
+  r->finish = s->now;
+  r->state = R_DONE;
+  free_blocks (w, r);
+  if (s->rec && s->rec->timeline)
+    g_string_append_printf (s->rec->timeline,
+                            ",\n{\"name\":\"request %u\",\"ph\":\"X\",\"pid\":2,\"tid\":%u,"
+                            "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"isl\":%" G_GINT64_FORMAT
+                            ",\"osl\":%" G_GINT64_FORMAT ",\"ttft_ms\":%.3f}}", ri, ri,
+                            r->arrival * 1e6, (r->finish - r->arrival) * 1e6, r->isl, r->osl,
+                            (r->first_token - r->arrival) * 1e3);
+  if (s->dep->mode == MSPERF_SERVE_AGG || w->role == W_DECODE)
+    issue (s, s->now);          /* closed loop: that client's next request (no-op when open) */
+}
+
+static double
+transfer_s (const sim *s, const req *r)
+{
+  return s->pol->kv_transfer_latency_us / 1e6
+         + s->kv_bytes_token * (double) r->isl / (s->pol->kv_transfer_gbps * 1e9);
+}
+
+static gboolean
+apply_step (sim *s, guint wi, GError **error)
+{
+  worker *w = &s->w[wi];
+  gboolean any_done = FALSE;
+
+  w->busy = FALSE;
+  for (guint i = 0; i < w->batch->len; i++)
+    {
+      const entry *e = &g_array_index (w->batch, entry, i);
+      req *r = &s->reqs[e->req];
+
+      if (r->state != R_RUNNING)
+        continue;               /* preempted after it was scheduled: the step's work is lost */
+      if (e->chunk > 0)
+        {
+          r->computed += e->chunk;
+          if (r->computed < r->prompt)
+            continue;
+          if (!r->has_first)
+            {
+              r->has_first = TRUE;
+              r->generated = 1;
+              r->first_token = r->last_token = s->now;
+              w->rem_out -= 1;
+            }
+          if (w->role == W_PREFILL)
+            {
+              free_blocks (w, r);
+              w->rem_out -= remaining_out (r);
+              r->state = R_TRANSFER;
+              any_done = TRUE;
+              heap_push (&s->h, s->now + transfer_s (s, r), EV_KV_READY, e->req);
+              continue;
+            }
+        }
+      else
+        {
+          double add = MIN (s->tau, remaining_out (r));
+
+          if (s->gaps)
+            g_array_append_vals (s->gaps, &(double){ (s->now - r->last_token) * 1e3 }, 1);
+          r->generated += add;
+          w->rem_out -= add;
+          r->last_token = s->now;
+        }
+      if (r->generated >= (double) r->osl - 1e-9)
+        {
+          w->rem_out -= remaining_out (r);
+          finish (s, w, e->req);
+          any_done = TRUE;
+        }
+    }
+  if (any_done)
+    {
+      guint k = 0;
+
+      for (guint i = 0; i < w->running->len; i++)
+        {
+          guint ri = g_array_index (w->running, guint, i);
+
+          if (s->reqs[ri].state == R_RUNNING)
+            g_array_index (w->running, guint, k++) = ri;
+        }
+      g_array_set_size (w->running, k);
+    }
+  if (w->running->len == 0)
+    w->rem_out = 0;             /* no drift from the fractional MTP tokens */
+  return TRUE;
+  (void) error;
+}
+
+/* ---------------------------------------------------------------- results */
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least q % of the values at or below it. */
+static double
+rank_of (const double *sorted, gsize n, double q)
+{
+  gsize k = (gsize) ceil (q / 100.0 * (double) n);
+
+  return sorted[MAX (k, (gsize) 1) - 1];
+}
+
+double
+msperf_serve_percentile (double *v, gsize n, double q)
+{
+  if (n == 0)
+    return NAN;
+  qsort (v, n, sizeof *v, cmp_double);
+  return rank_of (v, n, q);
+}
+
+void
+msperf_serve_dist_of (double *v, gsize n, msperf_serve_dist *d)
+{
+  double sum = 0;
+
+  if (n == 0)
+    {
+      d->mean = d->p50 = d->p90 = d->p99 = NAN;
+      return;
+    }
+  qsort (v, n, sizeof *v, cmp_double);
+  for (gsize i = 0; i < n; i++)
+    sum += v[i];
+  d->mean = sum / (double) n;
+  d->p50 = rank_of (v, n, 50);
+  d->p90 = rank_of (v, n, 90);
+  d->p99 = rank_of (v, n, 99);
+}
+
+static void
+collect (sim *s, msperf_serve_result *out)
+{
+  g_autoptr (GArray) ttft = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) tpot = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) e2e = g_array_new (FALSE, FALSE, sizeof (double));
+  double t0 = INFINITY, t1 = -INFINITY, in_tok = 0, out_tok = 0, user = 0, kv = 0, busy = 0,
+         batch = 0, kv_max = 0;
+  int64_t n_user = 0;
+
+  for (guint i = 0; i < s->n_reqs; i++)
+    {
+      const req *r = &s->reqs[i];
+      double v;
+
+      if (r->state != R_DONE || (int64_t) i < s->warmup
+          || (int64_t) i >= (int64_t) s->n_reqs - s->cooldown)
+        continue;
+      v = (r->first_token - r->arrival) * 1e3;
+      g_array_append_val (ttft, v);
+      v = (r->finish - r->arrival) * 1e3;
+      g_array_append_val (e2e, v);
+      if (r->osl > 1)
+        {
+          /* vLLM benchmark_serving.py / genai-perf: (e2e - TTFT) / (output tokens - 1). */
+          v = (r->finish - r->first_token) * 1e3 / (double) (r->osl - 1);
+          g_array_append_val (tpot, v);
+          if (v > 0)
+            {
+              user += 1e3 / v;
+              n_user++;
+            }
+        }
+      t0 = MIN (t0, r->arrival);
+      t1 = MAX (t1, r->finish);
+      in_tok += (double) r->isl;
+      out_tok += (double) r->osl;
+    }
+  out->measured = ttft->len;
+  if (s->rec)
+    {
+      if (s->rec->ttfts)
+        g_array_append_vals (s->rec->ttfts, ttft->data, ttft->len);
+      if (s->rec->tpots)
+        g_array_append_vals (s->rec->tpots, tpot->data, tpot->len);
+      if (s->rec->e2es)
+        g_array_append_vals (s->rec->e2es, e2e->data, e2e->len);
+    }
+  msperf_serve_dist_of ((double *) (void *) ttft->data, ttft->len, &out->ttft_ms);
+  msperf_serve_dist_of ((double *) (void *) tpot->data, tpot->len, &out->tpot_ms);
+  msperf_serve_dist_of ((double *) (void *) e2e->data, e2e->len, &out->e2e_ms);
+  if (s->gaps)
+    msperf_serve_dist_of ((double *) (void *) s->gaps->data, s->gaps->len, &out->itl_ms);
+  else
+    out->itl_ms = out->tpot_ms;
+  out->duration_s = t1 > t0 ? t1 - t0 : NAN;
+  out->req_per_s = (double) out->measured / out->duration_s;
+  out->in_tok_per_s = in_tok / out->duration_s;
+  out->out_tok_per_s = out_tok / out->duration_s;
+  out->tok_per_s_gpu = out->out_tok_per_s / (double) out->devices;
+  out->tok_per_s_user = n_user ? user / (double) n_user : NAN;
+  for (guint i = 0; i < s->n_workers; i++)
+    {
+      const worker *w = &s->w[i];
+
+      if (w->role == W_PREFILL)
+        continue;
+      kv += w->kv_time;
+      busy += w->busy_time;
+      batch += w->batch_time;
+    }
+  if (s->rec && s->rec->samples)
+    for (guint i = 0; i < s->rec->samples->len; i++)
+      kv_max = MAX (kv_max, g_array_index (s->rec->samples, msperf_serve_sample, i).kv_use);
+  out->kv_use_mean = busy > 0 ? kv / busy : NAN;
+  out->kv_use_max = s->rec && s->rec->samples ? kv_max : NAN;
+  out->mean_batch = busy > 0 ? batch / busy : NAN;
+  out->preemptions = s->preemptions;
+  out->steps = s->steps;
+  out->data_share = s->total_us > 0 ? s->data_us / s->total_us : NAN;
+}
+
+/* ---------------------------------------------------------------- static batching */
+
+static gboolean
+run_static (msperf_serve_answers *answers, const msperf_model *model,
+            const msperf_serve_deployment *dep, const msperf_serve_workload *w,
+            msperf_serve_result *out, GError **error)
+{
+  msperf_e2e_request er;
+  msperf_e2e_point pt;
+  msperf_model_eval *ev;
+  gboolean ok;
+
+  /* e2e's request with its defaults (decode sampled every 32 tokens, the plain memory check). */
+  memset (&er, 0, sizeof er);
+  er.isl = w->isl;
+  er.osl = w->osl;
+  er.nextn = dep->nextn;
+  er.accept = dep->accept;
+  er.stride = 32;
+  er.device_bytes = dep->device_bytes;
+
+  if (dep->mode != MSPERF_SERVE_AGG || w->arrival != MSPERF_SERVE_CLOSED)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--backend static is aggregated serving under a closed loop (--concurrency)");
+      return FALSE;
+    }
+  er.batch = MAX (1, cdiv (w->concurrency, dep->layout.dp * dep->replicas));
+  ev = msperf_model_eval_new (msperf_serve_answers_engine (answers));
+  ok = msperf_e2e_point_compute (ev, model, &dep->layout, &er, &pt, error);
+  msperf_model_eval_free (ev);
+  if (!ok)
+    return FALSE;
+  if (!pt.fits)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "weights %.2f GiB + KV cache %.2f GiB do not fit in %.1f GiB per device",
+                   pt.weight_gib, pt.kv_gib, pt.device_gib);
+      return FALSE;
+    }
+  out->requests = out->measured = er.batch * dep->layout.dp * dep->replicas;
+  out->ttft_ms = (msperf_serve_dist){ pt.ttft_ms, pt.ttft_ms, pt.ttft_ms, pt.ttft_ms };
+  out->tpot_ms = (msperf_serve_dist){ pt.tpot_ms, pt.tpot_ms, pt.tpot_ms, pt.tpot_ms };
+  out->itl_ms = out->tpot_ms;
+  out->e2e_ms = (msperf_serve_dist){ pt.latency_ms, pt.latency_ms, pt.latency_ms, pt.latency_ms };
+  out->duration_s = pt.latency_ms / 1e3;
+  out->req_per_s = (double) out->requests / out->duration_s;
+  out->in_tok_per_s = out->req_per_s * (double) w->isl;
+  out->out_tok_per_s = out->req_per_s * (double) w->osl;
+  out->tok_per_s_gpu = pt.tps_device;
+  out->tok_per_s_user = pt.tps_user;
+  out->kv_use_mean = out->kv_use_max = NAN;
+  out->mean_batch = (double) er.batch;
+  out->steps = msperf_e2e_n_passes (&er);
+  out->data_share = pt.data_share;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+typedef struct {
+  worker_role role;
+  const msperf_model_layout *layout;
+  int64_t count;
+} pool_spec;
+
+static gboolean
+make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
+              GPtrArray *owned, GError **error)
+{
+  const msperf_serve_deployment *dep = s->dep;
+  pool_spec pools[2];
+  guint n_pools = 0, wi = 0;
+
+  if (dep->mode == MSPERF_SERVE_AGG)
+    pools[n_pools++] = (pool_spec){ W_AGG, &dep->layout, dep->replicas };
+  else
+    {
+      pools[n_pools++] = (pool_spec){ W_PREFILL, &dep->prefill, dep->prefill_workers };
+      pools[n_pools++] = (pool_spec){ W_DECODE, &dep->decode, dep->decode_workers };
+    }
+  s->n_workers = 0;
+  for (guint p = 0; p < n_pools; p++)
+    s->n_workers += (guint) (pools[p].count * pools[p].layout->dp);
+  s->w = g_new0 (worker, s->n_workers);
+  for (guint p = 0; p < n_pools; p++)
+    {
+      const msperf_model_layout *l = pools[p].layout;
+      msperf_serve_steps *steps;
+      int64_t cap;
+      double wb, kvb;
+
+      if (!msperf_model_check_layout (model, l, error)
+          || !msperf_model_memory (model, l, &wb, &kvb, error))
+        return FALSE;
+      if (dep->kv_capacity_tokens > 0)
+        cap = dep->kv_capacity_tokens;
+      else
+        {
+          GError *e = NULL;
+
+          cap = msperf_serve_kv_capacity (model, l, dep->device_bytes,
+                                          s->pol->gpu_memory_utilization, &e);
+          if (e)
+            {
+              g_propagate_error (error, e);
+              return FALSE;
+            }
+        }
+      if (cap == 0)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "the weights (%.2f GiB per device) and the runtime's reserves leave no KV "
+                       "cache in %.1f GiB × %.2f", wb / GIB, dep->device_bytes / GIB,
+                       s->pol->gpu_memory_utilization);
+          return FALSE;
+        }
+      if (pools[p].role != W_PREFILL)
+        s->kv_bytes_token = kvb;
+      if (pools[p].role == W_DECODE || pools[p].role == W_AGG)
+        s->rec_capacity = cap;
+      steps = msperf_serve_steps_new (answers, model, l,
+                                      pools[p].role == W_PREFILL ? 0 : dep->nextn);
+      g_ptr_array_add (owned, steps);
+      if (pools[p].role == W_PREFILL)
+        s->n_prefill = (guint) (pools[p].count * l->dp);
+      for (int64_t k = 0; k < pools[p].count * l->dp; k++, wi++)
+        {
+          worker *w = &s->w[wi];
+
+          w->role = pools[p].role;
+          w->steps = steps;
+          g_queue_init (&w->waiting);
+          w->running = g_array_new (FALSE, FALSE, sizeof (guint));
+          w->batch = g_array_new (FALSE, FALSE, sizeof (entry));
+          w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
+          w->ratio = s->pol->reserve_ratio_init;
+        }
+    }
+  return TRUE;
+}
+
+static double
+tokens_per_step (int64_t nextn, double accept)
+{
+  double tau = 1, p = 1;
+
+  for (int64_t k = 0; k < nextn; k++)
+    tau += (p *= accept);
+  return tau;
+}
+
+/* One request's latency when the closed loop runs steadily: its prefill alone, then osl
+ * decode steps among `concurrency` sequences at its mean context (on the first worker).
+ * Staggered clients start spread over it, so the run begins near its steady state instead of
+ * with every client's prompt in one burst that a deterministic simulation never forgets. */
+static gboolean
+estimate_request (sim *s, const msperf_serve_workload *wl, double *out, GError **error)
+{
+  worker *w = &s->w[s->dep->mode == MSPERF_SERVE_AGG ? 0 : s->n_prefill];
+  worker *p = &s->w[0];
+  int64_t isl = wl->isl, ctx = 0, per_rank = MAX (1, wl->concurrency / (int64_t) s->n_workers);
+  double pre, dec, data, kv = (double) per_rank * ((double) wl->isl + (double) wl->osl / 2);
+
+  if (!msperf_serve_step_latency (p->steps, 1, &isl, &ctx, 0, 0, &pre, &data, error)
+      || !msperf_serve_step_latency (w->steps, 0, NULL, NULL, per_rank, kv, &dec, &data, error))
+    return FALSE;
+  dec += s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) per_rank;
+  *out = (pre + s->pol->step_overhead_us + dec * (double) wl->osl / s->tau) / 1e6;
+  return TRUE;
+}
+
+gboolean
+msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
+                  const msperf_serve_deployment *dep, const msperf_serve_policy *pol,
+                  const msperf_serve_workload *wl, msperf_serve_record *rec,
+                  msperf_serve_result *out, GError **error)
+{
+  sim s;
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_serve_steps_free);
+  gboolean ok = FALSE;
+  event ev;
+
+  g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
+  memset (out, 0, sizeof *out);
+  out->devices = dep->mode == MSPERF_SERVE_AGG
+                   ? dep->replicas * dep->layout.tp * dep->layout.dp * dep->layout.pp
+                   : dep->prefill_workers * dep->prefill.tp * dep->prefill.dp * dep->prefill.pp
+                       + dep->decode_workers * dep->decode.tp * dep->decode.dp * dep->decode.pp;
+  if (pol->name && strcmp (pol->name, "static") == 0)
+    return run_static (answers, model, dep, wl, out, error);
+  memset (&s, 0, sizeof s);
+  s.pol = pol;
+  s.dep = dep;
+  s.rec = rec;
+  s.q = 1 + dep->nextn;
+  s.tau = tokens_per_step (dep->nextn, dep->accept);
+  s.h.items = g_array_new (FALSE, FALSE, sizeof (event));
+  s.specs = msperf_serve_make_requests (wl);
+  s.n_reqs = s.specs->len;
+  s.reqs = g_new0 (req, s.n_reqs);
+  s.warmup = wl->warmup;
+  s.cooldown = wl->cooldown;
+  s.gaps = rec && rec->want_itl ? g_array_new (FALSE, FALSE, sizeof (double)) : NULL;
+  if (!make_workers (&s, answers, model, owned, error))
+    goto out;
+  if (wl->arrival == MSPERF_SERVE_CLOSED)
+    {
+      double spread = 0;
+
+      if (wl->staggered && !estimate_request (&s, wl, &spread, error))
+        goto out;
+      for (int64_t c = 0; c < wl->concurrency; c++)
+        issue (&s, spread * (double) c / (double) wl->concurrency);
+    }
+  else
+    {
+      while (s.next_issue < s.n_reqs)
+        issue (&s, g_array_index (s.specs, msperf_serve_req_spec, s.next_issue).arrival_s);
+    }
+  while (heap_pop (&s.h, &ev))
+    {
+      guint wi;
+
+      s.now = ev.t;
+      switch (ev.kind)
+        {
+        case EV_ARRIVE:
+          s.reqs[ev.arg].arrival = s.now;
+          wi = dep->mode == MSPERF_SERVE_AGG ? route (&s, 0, s.n_workers)
+                                             : route (&s, 0, s.n_prefill);
+          enqueue (&s, ev.arg, wi);
+          if (!start_step (&s, wi, error))
+            goto out;
+          break;
+        case EV_KV_READY:
+          wi = route (&s, s.n_prefill, s.n_workers);
+          s.reqs[ev.arg].first_token = s.reqs[ev.arg].last_token = s.now;
+          s.reqs[ev.arg].computed = s.reqs[ev.arg].prompt;
+          enqueue (&s, ev.arg, wi);
+          if (!start_step (&s, wi, error))
+            goto out;
+          break;
+        case EV_STEP:
+          if (!apply_step (&s, ev.arg, error))
+            goto out;
+          /* Finished requests may have issued new arrivals at this instant; they are events
+           * of their own. Every idle worker with work starts its next step. */
+          for (guint i = 0; i < s.n_workers; i++)
+            if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
+              if (!start_step (&s, i, error))
+                goto out;
+          break;
+        }
+    }
+  for (guint i = 0; i < s.n_reqs; i++)
+    if (s.reqs[i].state != R_DONE)
+      {
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                     "request %u (isl %" G_GINT64_FORMAT ") can never be scheduled: the KV cache "
+                     "(%" G_GINT64_FORMAT " tokens per rank) or the step limits are too small",
+                     i, s.reqs[i].isl, s.rec_capacity);
+        goto out;
+      }
+  out->requests = s.n_reqs;
+  out->kv_capacity_tokens = s.rec_capacity;
+  for (guint i = 0; i < owned->len; i++)
+    out->step_points += msperf_serve_steps_points (g_ptr_array_index (owned, i));
+  collect (&s, out);
+  ok = TRUE;
+out:
+  for (guint i = 0; i < s.n_workers && s.w; i++)
+    {
+      g_queue_clear (&s.w[i].waiting);
+      if (s.w[i].running)
+        g_array_free (s.w[i].running, TRUE);
+      if (s.w[i].batch)
+        g_array_free (s.w[i].batch, TRUE);
+    }
+  g_free (s.w);
+  g_free (s.reqs);
+  g_array_free (s.specs, TRUE);
+  g_array_free (s.h.items, TRUE);
+  if (s.gaps)
+    g_array_free (s.gaps, TRUE);
+  return ok;
+}

@@ -1,0 +1,118 @@
+/* msperf — `accuracy --silicon FILE`: the serving simulation against measured TTFT/TPOT
+ * (doc/serving.md §6). */
+#include <config.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <msperf/msperf.h>
+#include <msperf/paths.h>
+#include "cli/cli.h"
+#include "cli/cli_serve.h"
+#include "cli/options.h"
+#include "cli/estimate_jobs.h"
+#include "app/serve/serve.h"
+
+int
+msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
+{
+  msperf_cli_serve_engine eo = { 0 };
+  char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
+       *report = NULL;
+  int jobs = INT_MIN, per_client = INT_MIN;
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
+                                                         "measurements");
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_engine) e = NULL;
+  g_autofree char *models_default = NULL, *templates_default = NULL, *policies_default = NULL;
+  msperf_serve_accuracy_opts o = { 0 };
+  char **args = g_strdupv (argv);
+  int status = MSPERF_EXIT_USAGE;
+  double device_bytes = 0;
+  const GOptionEntry entries[] = {
+    { "silicon", 0, 0, G_OPTION_ARG_FILENAME, &silicon,
+      "Measured rows, aiconfigurator's silicon_sample.csv schema", "FILE" },
+    { "models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models,
+      "Hugging Face configs, ORG--NAME.json (default: FILE's ../models)", "DIR" },
+    { "templates-dir", 0, 0, G_OPTION_ARG_FILENAME, &templates,
+      "Directory of templates (default: the shipped policies/models)", "DIR" },
+    { "schedulers-dir", 0, 0, G_OPTION_ARG_FILENAME, &policies,
+      "Scheduler presets NAME.yaml (default: the shipped policies/serving)", "DIR" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "table (summary, default) or csv (one line per row)", "F" },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
+      "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg", "DIR" },
+    { "requests-per-client", 0, 0, G_OPTION_ARG_INT, &per_client,
+      "Requests simulated per concurrent client (default 3, the least: ramp-up, measured, ramp-down)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      "Worker threads (default: the cores); the output does not depend on it", "N" },
+  };
+
+  (void) argc;
+  g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
+  msperf_cli_serve_engine_entries (all, &eo);
+  if (!msperf_cli_check_options ("msperf accuracy", (const GOptionEntry *) (void *) all->data,
+                                 args, &error))
+    goto out;
+  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) all->data, NULL);
+  if (!g_option_context_parse_strv (ctx, &args, &error))
+    goto out;
+  if (g_strv_length (args) > 1)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   args[1]);
+      goto out;
+    }
+  if (silicon == NULL)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--silicon FILE is required");
+      goto out;
+    }
+  if (format && strcmp (format, "table") && strcmp (format, "csv"))
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--format must be table or csv, not '%s'", format);
+      goto out;
+    }
+  if ((jobs != INT_MIN && (jobs < 1 || jobs > 256)) || (per_client != INT_MIN && per_client < 1))
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--jobs must be 1..256 and --requests-per-client >= 1");
+      goto out;
+    }
+  if (models == NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (silicon);
+      models_default = g_build_filename (dir, "..", "models", NULL);
+    }
+  templates_default = msperf_paths_data_file ("policies/models", "policies/models");
+  policies_default = msperf_cli_serving_dir ();
+  if ((e = msperf_cli_serve_engine_start (g, &eo, &device_bytes, &error)) == NULL)
+    {
+      status = MSPERF_EXIT_USAGE;
+      goto out;
+    }
+  o.silicon = silicon;
+  o.models_dir = models ? models : models_default;
+  o.templates_dir = templates ? templates : templates_default;
+  o.policies_dir = policies ? policies : policies_default;
+  o.format = format;
+  o.report_dir = report;
+  o.requests_per_client = per_client == INT_MIN ? 3 : per_client;
+  o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
+  o.device_bytes = device_bytes;
+  status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;
+out:
+  if (error)
+    fprintf (stderr, "msperf accuracy: %s\n", error->message);
+  g_free (silicon);
+  g_free (models);
+  g_free (templates);
+  g_free (policies);
+  g_free (format);
+  g_free (report);
+  msperf_cli_serve_engine_clear (&eo);
+  g_strfreev (args);
+  return status;
+}

@@ -1,0 +1,491 @@
+/* msperf — `serve`: the serving simulation of one deployment (doc/serving.md). */
+#include <config.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msperf/msperf.h>
+#include <msperf/paths.h>
+#include "cli/cli.h"
+#include "cli/cli_serve.h"
+#include "cli/options.h"
+#include "app/model/model.h"
+#include "app/serve/serve.h"
+
+#define UNSET INT_MIN
+
+void
+msperf_cli_serve_engine_entries (GArray *out, msperf_cli_serve_engine *eo)
+{
+  const GOptionEntry entries[] = {
+    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
+      "Profiling database directory (default: the model commands' default)", "DIR" },
+    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
+      "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
+    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
+      "Device memory (default: the device profile's memory_gib)", "GIB" },
+    MSPERF_CLI_CACHE_ENTRIES (&eo->cache),
+  };
+  eo->memory_gib = NAN;
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
+msperf_engine *
+msperf_cli_serve_engine_start (const msperf_cli_global *g, const msperf_cli_serve_engine *eo,
+                               double *device_bytes, GError **error)
+{
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  g_autofree char *sample = NULL;
+  double gib;
+
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
+    return NULL;
+  if (eo->database == NULL)
+    {
+      /* The model commands' default: the imported H200 database where the tree ships one,
+       * else the sample database. */
+      g_autofree char *h200 = msperf_paths_data_file ("databases/nvidia-h200", "data/nvidia-h200");
+      g_autofree char *mapping = g_build_filename (h200, "op_mapping.yaml", NULL);
+
+      sample = g_file_test (mapping, G_FILE_TEST_IS_REGULAR)
+                 ? g_steal_pointer (&h200)
+                 : msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+    }
+  if (!isnan (eo->memory_gib) && !(eo->memory_gib > 0))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--memory-gib must be > 0, not %g", eo->memory_gib);
+      return NULL;
+    }
+  if (!msperf_cli_cache_apply (&eo->cache, e, error))
+    return NULL;
+  if (!msperf_engine_open_database (e, eo->database ? eo->database : sample, NULL, error)
+      || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
+      || !msperf_engine_start (e, error))
+    return NULL;
+  gib = !isnan (eo->memory_gib) ? eo->memory_gib : msperf_engine_device_memory_gib (e);
+  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
+  return g_steal_pointer (&e);
+}
+
+void
+msperf_cli_serve_engine_clear (msperf_cli_serve_engine *eo)
+{
+  g_free (eo->database);
+  g_free (eo->device);
+  msperf_cli_cache_clear (&eo->cache);
+}
+
+char *
+msperf_cli_serving_dir (void)
+{
+  return msperf_paths_data_file ("policies/serving", "policies/serving");
+}
+
+/* ---------------------------------------------------------------- options */
+
+typedef struct {
+  char *config, *template_path, *templates_dir, *dtype, *quant;
+  int tp, ep, dp, pp, replicas;
+  char *mode;
+  int p_workers, p_tp, p_ep, p_dp, p_pp, d_workers, d_tp, d_ep, d_dp, d_pp;
+  int nextn;
+  double accept;
+  char *backend, *scheduler;
+  char **knob_values;         /* one per knob */
+  int concurrency, isl, osl, num_requests, seed, warmup, cooldown, kv_capacity;
+  double rate;
+  char *arrival, *requests, *isl_dist, *osl_dist;
+  char *format, *timeline, *report;
+  int jobs;
+  gboolean stagger;
+} serve_opts;
+
+static gboolean
+check_min (const char *flag, int v, int min, GError **error)
+{
+  if (v == UNSET || v >= min)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s must be an integer >= %d, not %d", flag, min, v);
+  return FALSE;
+}
+
+static int
+or_ (int v, int fallback)
+{
+  return v == UNSET ? fallback : v;
+}
+
+static gboolean
+load_policy (const char *backend, const char *scheduler, msperf_serve_policy *pol,
+             GError **error)
+{
+  g_autofree char *dir = msperf_cli_serving_dir ();
+  g_autofree char *file = NULL;
+  const char *name = backend ? backend : "vllm";
+
+  msperf_serve_policy_init (pol);
+  if (scheduler)
+    return msperf_serve_policy_load (pol, scheduler, error);
+  if (strchr (name, '/') || strchr (name, '.'))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--backend is a preset name (vllm, sglang, trtllm, static); a file is "
+                   "--scheduler FILE");
+      return FALSE;
+    }
+  file = g_strdup_printf ("%s/%s.yaml", dir, name);
+  if (!g_file_test (file, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--backend must be vllm, sglang, trtllm or static, not '%s'", name);
+      return FALSE;
+    }
+  return msperf_serve_policy_load (pol, file, error);
+}
+
+static gboolean
+layout_ok (const char *what, const msperf_model_layout *l, GError **error)
+{
+  if (l->tp >= 1 && l->ep >= 1 && l->dp >= 1 && l->pp >= 1)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s sizes must be >= 1", what);
+  return FALSE;
+}
+
+static gboolean
+build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
+       msperf_serve_workload *w, GError **error)
+{
+  guint n_knobs;
+  const msperf_serve_knob *knobs = msperf_serve_knobs (&n_knobs);
+  const struct { const char *f; int v, min; } ints[] = {
+    { "--tp", o->tp, 1 }, { "--ep", o->ep, 1 }, { "--dp", o->dp, 1 }, { "--pp", o->pp, 1 },
+    { "--replicas", o->replicas, 1 }, { "--prefill-workers", o->p_workers, 1 },
+    { "--prefill-tp", o->p_tp, 1 }, { "--prefill-ep", o->p_ep, 1 },
+    { "--prefill-dp", o->p_dp, 1 }, { "--prefill-pp", o->p_pp, 1 },
+    { "--decode-workers", o->d_workers, 1 }, { "--decode-tp", o->d_tp, 1 },
+    { "--decode-ep", o->d_ep, 1 }, { "--decode-dp", o->d_dp, 1 }, { "--decode-pp", o->d_pp, 1 },
+    { "--nextn", o->nextn, 0 }, { "--concurrency", o->concurrency, 1 }, { "--isl", o->isl, 1 },
+    { "--osl", o->osl, 1 }, { "--num-requests", o->num_requests, 1 }, { "--seed", o->seed, 0 },
+    { "--warmup", o->warmup, 0 }, { "--cooldown", o->cooldown, 0 },
+    { "--kv-capacity-tokens", o->kv_capacity, 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (ints); i++)
+    if (!check_min (ints[i].f, ints[i].v, ints[i].min, error))
+      return FALSE;
+  if (!isnan (o->accept) && !(o->accept >= 0 && o->accept <= 1))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--nextn-accept must be in 0..1, not %g", o->accept);
+      return FALSE;
+    }
+  if (!load_policy (o->backend, o->scheduler, pol, error))
+    return FALSE;
+  for (guint k = 0; k < n_knobs; k++)
+    if (o->knob_values[k] && !msperf_serve_policy_set (pol, knobs[k].key, o->knob_values[k], error))
+      return FALSE;
+  memset (dep, 0, sizeof *dep);
+  dep->layout = (msperf_model_layout){ or_ (o->tp, 1), or_ (o->ep, 1), or_ (o->dp, 1),
+                                       or_ (o->pp, 1), FALSE };
+  dep->replicas = or_ (o->replicas, 1);
+  dep->prefill = (msperf_model_layout){ or_ (o->p_tp, dep->layout.tp), or_ (o->p_ep, dep->layout.ep),
+                                        or_ (o->p_dp, 1), or_ (o->p_pp, 1), FALSE };
+  dep->decode = (msperf_model_layout){ or_ (o->d_tp, dep->layout.tp), or_ (o->d_ep, dep->layout.ep),
+                                       or_ (o->d_dp, dep->layout.dp), or_ (o->d_pp, 1), FALSE };
+  dep->prefill_workers = or_ (o->p_workers, 1);
+  dep->decode_workers = or_ (o->d_workers, 1);
+  dep->nextn = or_ (o->nextn, 0);
+  dep->accept = isnan (o->accept) ? 0.7 : o->accept;
+  dep->kv_capacity_tokens = o->kv_capacity == UNSET ? 0 : o->kv_capacity;
+  if (o->mode == NULL || strcmp (o->mode, "agg") == 0)
+    dep->mode = MSPERF_SERVE_AGG;
+  else if (strcmp (o->mode, "disagg") == 0)
+    dep->mode = MSPERF_SERVE_DISAGG;
+  else
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--mode must be agg or disagg, not '%s'", o->mode);
+      return FALSE;
+    }
+  if (!layout_ok ("--tp/--ep/--dp/--pp", &dep->layout, error))
+    return FALSE;
+  memset (w, 0, sizeof *w);
+  w->isl = or_ (o->isl, 1024);
+  w->osl = or_ (o->osl, 128);
+  w->seed = (guint32) or_ (o->seed, 1);
+  w->warmup = or_ (o->warmup, 0);
+  w->cooldown = or_ (o->cooldown, 0);
+  if ((o->isl_dist && !msperf_serve_parse_len_dist (o->isl_dist, &w->isl_dist, error))
+      || (o->osl_dist && !msperf_serve_parse_len_dist (o->osl_dist, &w->osl_dist, error)))
+    return FALSE;
+  if ((o->rate > 0) + (o->concurrency != UNSET) + (o->requests != NULL) > 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "give one of --concurrency, --rate and --requests");
+      return FALSE;
+    }
+  if (!isnan (o->rate) && !(o->rate > 0))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--rate must be > 0, not %g", o->rate);
+      return FALSE;
+    }
+  if (o->requests)
+    {
+      if ((w->trace = msperf_serve_read_requests (o->requests, error)) == NULL)
+        return FALSE;
+      w->arrival = MSPERF_SERVE_TRACE;
+      w->num_requests = w->trace->len;
+    }
+  else if (o->rate > 0)
+    {
+      w->rate = o->rate;
+      w->arrival = MSPERF_SERVE_POISSON;
+      if (o->arrival && !msperf_serve_parse_arrival (o->arrival, w, error))
+        return FALSE;
+      w->num_requests = or_ (o->num_requests, 1000);
+    }
+  else
+    {
+      if (o->arrival)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "--arrival is for the open loop (--rate R)");
+          return FALSE;
+        }
+      w->arrival = MSPERF_SERVE_CLOSED;
+      w->staggered = o->stagger;
+      w->concurrency = or_ (o->concurrency, 1);
+      w->num_requests = or_ (o->num_requests, (int) MAX (100, 10 * w->concurrency));
+    }
+  if (w->warmup + w->cooldown >= w->num_requests)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--warmup + --cooldown (%" G_GINT64_FORMAT ") leave no request of %"
+                   G_GINT64_FORMAT, w->warmup + w->cooldown, w->num_requests);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
+{
+  serve_opts o;
+  msperf_cli_serve_engine eo = { 0 };
+  guint n_knobs;
+  const msperf_serve_knob *knobs = msperf_serve_knobs (&n_knobs);
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving simulation of a deployment");
+  g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = NULL;
+  g_autoptr (msperf_engine) e = NULL;
+  msperf_serve_answers *answers = NULL;
+  msperf_serve_policy pol = { 0 };
+  msperf_serve_deployment dep;
+  msperf_serve_workload w = { 0 };
+  msperf_serve_result res;
+  msperf_serve_record rec = { 0 };
+  char **args = g_strdupv (argv);
+  int status = MSPERF_EXIT_USAGE;
+  double device_bytes = 0;
+
+  memset (&o, 0, sizeof o);
+  o.tp = o.ep = o.dp = o.pp = o.replicas = UNSET;
+  o.p_workers = o.p_tp = o.p_ep = o.p_dp = o.p_pp = UNSET;
+  o.d_workers = o.d_tp = o.d_ep = o.d_dp = o.d_pp = UNSET;
+  o.nextn = o.concurrency = o.isl = o.osl = o.num_requests = o.seed = UNSET;
+  o.warmup = o.cooldown = o.kv_capacity = o.jobs = UNSET;
+  o.accept = o.rate = NAN;
+  o.knob_values = g_new0 (char *, n_knobs + 1);
+  {
+    const GOptionEntry entries[] = {
+      { "model", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Hugging Face config.json", "CONFIG" },
+      { "template", 0, 0, G_OPTION_ARG_FILENAME, &o.template_path, "Architecture template", "FILE" },
+      { "templates-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.templates_dir,
+        "Directory of templates (default: the shipped policies/models)", "DIR" },
+      { "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "Activation and weight dtype", "DTYPE" },
+      { "quant", 0, 0, G_OPTION_ARG_STRING, &o.quant, "Quantisation mode of the templates", "MODE" },
+      { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor-parallel size (default 1)", "N" },
+      { "ep", 0, 0, G_OPTION_ARG_INT, &o.ep, "Expert-parallel size (default 1)", "N" },
+      { "dp", 0, 0, G_OPTION_ARG_INT, &o.dp, "Attention data-parallel size (default 1)", "N" },
+      { "pp", 0, 0, G_OPTION_ARG_INT, &o.pp, "Pipeline-parallel size (default 1)", "N" },
+      { "replicas", 0, 0, G_OPTION_ARG_INT, &o.replicas, "Aggregated replicas (default 1)", "N" },
+      { "mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "agg (default) or disagg", "MODE" },
+      { "prefill-workers", 0, 0, G_OPTION_ARG_INT, &o.p_workers, "Disagg: prefill workers", "N" },
+      { "prefill-tp", 0, 0, G_OPTION_ARG_INT, &o.p_tp, "Disagg: prefill TP (default --tp)", "N" },
+      { "prefill-ep", 0, 0, G_OPTION_ARG_INT, &o.p_ep, "Disagg: prefill EP (default --ep)", "N" },
+      { "prefill-dp", 0, 0, G_OPTION_ARG_INT, &o.p_dp, "Disagg: prefill attention DP", "N" },
+      { "prefill-pp", 0, 0, G_OPTION_ARG_INT, &o.p_pp, "Disagg: prefill PP", "N" },
+      { "decode-workers", 0, 0, G_OPTION_ARG_INT, &o.d_workers, "Disagg: decode workers", "N" },
+      { "decode-tp", 0, 0, G_OPTION_ARG_INT, &o.d_tp, "Disagg: decode TP (default --tp)", "N" },
+      { "decode-ep", 0, 0, G_OPTION_ARG_INT, &o.d_ep, "Disagg: decode EP (default --ep)", "N" },
+      { "decode-dp", 0, 0, G_OPTION_ARG_INT, &o.d_dp, "Disagg: decode attention DP", "N" },
+      { "decode-pp", 0, 0, G_OPTION_ARG_INT, &o.d_pp, "Disagg: decode PP", "N" },
+      { "nextn", 0, 0, G_OPTION_ARG_INT, &o.nextn, "MTP draft tokens per decode step", "K" },
+      { "nextn-accept", 0, 0, G_OPTION_ARG_DOUBLE, &o.accept,
+        "Acceptance probability of each draft token (default 0.7)", "P" },
+      { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend,
+        "Scheduler preset: vllm (default), sglang, trtllm, static", "NAME" },
+      { "scheduler", 0, 0, G_OPTION_ARG_FILENAME, &o.scheduler, "Scheduler preset file", "FILE" },
+      { "concurrency", 0, 0, G_OPTION_ARG_INT, &o.concurrency,
+        "Closed loop: concurrent clients (default 1)", "C" },
+      { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &o.rate, "Open loop: requests per second", "R" },
+      { "arrival", 0, 0, G_OPTION_ARG_STRING, &o.arrival, "poisson (default) or gamma:CV",
+        "DIST" },
+      { "requests", 0, 0, G_OPTION_ARG_FILENAME, &o.requests,
+        "JSON Lines: arrival_s, input_tokens, output_tokens per request", "FILE" },
+      { "isl", 0, 0, G_OPTION_ARG_INT, &o.isl, "Input tokens per request (default 1024)", "N" },
+      { "osl", 0, 0, G_OPTION_ARG_INT, &o.osl, "Output tokens per request (default 128)", "N" },
+      { "isl-dist", 0, 0, G_OPTION_ARG_STRING, &o.isl_dist, "fixed (default) or uniform:R", "D" },
+      { "osl-dist", 0, 0, G_OPTION_ARG_STRING, &o.osl_dist, "fixed (default) or uniform:R", "D" },
+      { "num-requests", 0, 0, G_OPTION_ARG_INT, &o.num_requests,
+        "Requests (default max(100, 10 x concurrency); 1000 open loop)", "N" },
+      { "stagger", 0, 0, G_OPTION_ARG_NONE, &o.stagger,
+        "Closed loop: clients start spread over one request's estimated latency", NULL },
+      { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "Seed of the run's RNG (default 1)", "N" },
+      { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "First requests left out (default 0)", "N" },
+      { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Last requests left out (default 0)", "N" },
+      { "kv-capacity-tokens", 0, 0, G_OPTION_ARG_INT, &o.kv_capacity,
+        "KV cache per rank in tokens (default: from the memory model)", "N" },
+      { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table (default), json or csv", "F" },
+      { "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline, "Chrome trace of steps and requests",
+        "FILE" },
+      { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "SVG plots into DIR", "DIR" },
+      { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs,
+        "Worker threads; the output does not depend on it", "N" },
+    };
+    g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
+  }
+  msperf_cli_serve_engine_entries (all, &eo);
+  for (guint k = 0; k < n_knobs; k++)
+    {
+      char *name = g_strdup (knobs[k].key);
+      GOptionEntry en = { name, 0, 0, G_OPTION_ARG_STRING, &o.knob_values[k], knobs[k].help,
+                          "V" };
+
+      g_strdelimit (name, "_", '-');
+      g_ptr_array_add (names, name);
+      g_array_append_val (all, en);
+    }
+  (void) argc;
+  if (!msperf_cli_check_options ("msperf serve", (const GOptionEntry *) (void *) all->data, args,
+                                 &error))
+    goto out;
+  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) all->data, NULL);
+  if (!g_option_context_parse_strv (ctx, &args, &error))
+    goto out;
+  if (g_strv_length (args) > 1)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   args[1]);
+      goto out;
+    }
+  if (o.format && strcmp (o.format, "table") && strcmp (o.format, "json")
+      && strcmp (o.format, "csv"))
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--format must be table, json or csv, not '%s'", o.format);
+      goto out;
+    }
+  if (!check_min ("--jobs", o.jobs, 1, &error) || !build (&o, &dep, &pol, &w, &error))
+    goto out;
+  if (o.config == NULL)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--model CONFIG is required");
+      goto out;
+    }
+  {
+    msperf_model_options mo;
+
+    memset (&mo, 0, sizeof mo);
+    mo.dtype = o.dtype;
+    mo.quant = o.quant;
+    g_autofree char *dir = o.templates_dir ? g_strdup (o.templates_dir)
+                                           : msperf_paths_data_file ("policies/models",
+                                                                     "policies/models");
+    if ((m = msperf_model_load (o.config, o.template_path, dir, &mo, &error)) == NULL)
+      goto out;
+  }
+  if ((e = msperf_cli_serve_engine_start (g, &eo, &device_bytes, &error)) == NULL)
+    goto out;
+  dep.device_bytes = device_bytes;
+  answers = msperf_serve_answers_new (e);
+  rec.want_itl = TRUE;
+  if (o.timeline)
+    rec.timeline = g_string_new ("{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\","
+                                 "\"pid\":1,\"args\":{\"name\":\"steps\"}},\n{\"name\":"
+                                 "\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":"
+                                 "\"requests\"}}");
+  if (o.report)
+    {
+      rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
+      rec.ttfts = g_array_new (FALSE, FALSE, sizeof (double));
+      rec.tpots = g_array_new (FALSE, FALSE, sizeof (double));
+      rec.e2es = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+  if (!msperf_serve_run (answers, m, &dep, &pol, &w, &rec, &res, &error))
+    {
+      status = MSPERF_EXIT_PROBLEMS;
+      goto out;
+    }
+  if (o.format && strcmp (o.format, "json") == 0)
+    msperf_serve_print_json (&res, stdout);
+  else if (o.format && strcmp (o.format, "csv") == 0)
+    msperf_serve_print_csv (&res, TRUE, stdout);
+  else
+    {
+      printf ("model              %s (%s, template %s)\n", msperf_model_name (m),
+              msperf_model_architecture (m), msperf_model_family (m));
+      printf ("scheduler          %s, %s\n", pol.name ? pol.name : "custom",
+              dep.mode == MSPERF_SERVE_AGG ? "aggregated" : "disaggregated");
+      msperf_serve_print_table (&res, stdout);
+    }
+  if (rec.timeline)
+    {
+      g_string_append (rec.timeline, "\n]}\n");
+      if (!g_file_set_contents (o.timeline, rec.timeline->str, (gssize) rec.timeline->len,
+                                &error))
+        {
+          status = MSPERF_EXIT_PROBLEMS;
+          goto out;
+        }
+    }
+  if (o.report && !msperf_serve_write_report (&rec, o.report, msperf_model_name (m), &error))
+    {
+      status = MSPERF_EXIT_PROBLEMS;
+      goto out;
+    }
+  status = MSPERF_EXIT_OK;
+out:
+  if (error)
+    fprintf (stderr, "msperf serve: %s\n", error->message);
+  msperf_serve_answers_free (answers);
+  msperf_serve_policy_clear (&pol);
+  if (w.trace)
+    g_array_free (w.trace, TRUE);
+  if (rec.timeline)
+    g_string_free (rec.timeline, TRUE);
+  if (rec.samples)
+    {
+      g_array_free (rec.samples, TRUE);
+      g_array_free (rec.ttfts, TRUE);
+      g_array_free (rec.tpots, TRUE);
+      g_array_free (rec.e2es, TRUE);
+    }
+  g_free (o.config); g_free (o.template_path); g_free (o.templates_dir); g_free (o.dtype);
+  g_free (o.quant); g_free (o.mode); g_free (o.backend); g_free (o.scheduler);
+  g_free (o.arrival); g_free (o.requests); g_free (o.isl_dist); g_free (o.osl_dist);
+  g_free (o.format); g_free (o.timeline); g_free (o.report);
+  g_strfreev (o.knob_values);
+  msperf_cli_serve_engine_clear (&eo);
+  g_strfreev (args);
+  return status;
+}

@@ -1,0 +1,535 @@
+/* Tests of core/app/serve: the memo grid, percentiles, workloads, scheduler presets, and the
+ * event loop with each scheduler (admission, chunking, preemption on a tiny KV cache,
+ * disaggregated transfer, static = e2e), on the shipped H200 sample database. */
+#include <config.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "app/model/model.h"
+#include "app/model/model_e2e.h"
+#include "app/serve/serve.h"
+#include "common/test_util.h"
+
+#define CONFIGS MSPERF_SRCDIR "/tests/data/models/configs/"
+#define TEMPLATES MSPERF_SRCDIR "/policies/models"
+#define SERVING MSPERF_SRCDIR "/policies/serving/"
+#define SAMPLE_DB MSPERF_SRCDIR "/doc/examples/h200-db"
+
+static void
+test_grid (void **state)
+{
+  (void) state;
+  for (int64_t i = 1; i < 200; i++)
+    {
+      assert_true (msperf_serve_grid_value (i + 1) > msperf_serve_grid_value (i));
+      assert_int_equal (msperf_serve_grid_index (msperf_serve_grid_value (i)), i);
+    }
+  for (int64_t x = 1; x < 100000; x += 37)
+    {
+      int64_t i = msperf_serve_grid_index (x);
+      assert_true (msperf_serve_grid_value (i) <= x && x < msperf_serve_grid_value (i + 1));
+    }
+  /* 8 points per octave above 16: neighbours within 10 %. */
+  assert_true ((double) msperf_serve_grid_value (101) / (double) msperf_serve_grid_value (100)
+               < 1.1);
+}
+
+static void
+test_percentiles (void **state)
+{
+  double v[100];
+  msperf_serve_dist d;
+
+  (void) state;
+  for (int i = 0; i < 100; i++)
+    v[i] = 100 - i;     /* unsorted on purpose */
+  msperf_serve_dist_of (v, 100, &d);
+  assert_float_equal (d.mean, 50.5, 1e-12);
+  assert_float_equal (d.p50, 50, 0);
+  assert_float_equal (d.p90, 90, 0);
+  assert_float_equal (d.p99, 99, 0);
+  msperf_serve_dist_of (v, 0, &d);
+  assert_true (isnan (d.mean) && isnan (d.p99));
+  v[0] = 7;
+  assert_float_equal (msperf_serve_percentile (v, 1, 99), 7, 0);
+}
+
+static void
+test_workloads (void **state)
+{
+  msperf_serve_workload w = { 0 };
+  g_autoptr (GError) e = NULL;
+  GArray *a, *b;
+  double gaps = 0;
+
+  (void) state;
+  w.arrival = MSPERF_SERVE_CLOSED;
+  w.isl = 1000;
+  w.osl = 100;
+  w.num_requests = 50;
+  w.seed = 3;
+  a = msperf_serve_make_requests (&w);
+  assert_int_equal (a->len, 50);
+  for (guint i = 0; i < a->len; i++)
+    {
+      const msperf_serve_req_spec *r = &g_array_index (a, msperf_serve_req_spec, i);
+      assert_true (r->arrival_s == 0 && r->isl == 1000 && r->osl == 100);
+    }
+  g_array_free (a, TRUE);
+
+  /* Poisson at 10/s: mean gap 0.1 s; uniform:0.5 lengths within ±50 %; same seed, same run. */
+  assert_true (msperf_serve_parse_arrival ("poisson", &w, &e));
+  assert_true (msperf_serve_parse_len_dist ("uniform:0.5", &w.isl_dist, &e));
+  w.rate = 10;
+  w.num_requests = 4000;
+  a = msperf_serve_make_requests (&w);
+  b = msperf_serve_make_requests (&w);
+  assert_memory_equal (a->data, b->data, a->len * sizeof (msperf_serve_req_spec));
+  for (guint i = 0; i < a->len; i++)
+    {
+      const msperf_serve_req_spec *r = &g_array_index (a, msperf_serve_req_spec, i);
+      assert_true (r->isl >= 500 && r->isl <= 1500 && r->osl == 100);
+    }
+  gaps = g_array_index (a, msperf_serve_req_spec, a->len - 1).arrival_s / a->len;
+  assert_true (fabs (gaps - 0.1) < 0.01);
+  g_array_free (a, TRUE);
+  g_array_free (b, TRUE);
+
+  /* Gamma with CV 2: the same mean rate, burstier. */
+  assert_true (msperf_serve_parse_arrival ("gamma:2", &w, &e));
+  assert_int_equal (w.arrival, MSPERF_SERVE_GAMMA);
+  a = msperf_serve_make_requests (&w);
+  gaps = g_array_index (a, msperf_serve_req_spec, a->len - 1).arrival_s / a->len;
+  assert_true (fabs (gaps - 0.1) < 0.02);
+  g_array_free (a, TRUE);
+
+  assert_false (msperf_serve_parse_arrival ("gamma:-1", &w, &e));
+  g_clear_error (&e);
+  assert_false (msperf_serve_parse_arrival ("uniform", &w, &e));
+  g_clear_error (&e);
+  assert_false (msperf_serve_parse_len_dist ("uniform:1.5", &w.isl_dist, &e));
+  g_clear_error (&e);
+}
+
+static void
+test_requests_file (void **state)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (GError) e = NULL;
+  GArray *a;
+  int fd = g_file_open_tmp ("serve-XXXXXX.jsonl", &path, NULL);
+
+  (void) state;
+  close (fd);
+  g_file_set_contents (path, "{\"arrival_ms\": 0, \"input_tokens\": 10, \"output_tokens\": 5}\n"
+                             "# a comment\n"
+                             "{\"arrival_s\": 0.5, \"input_tokens\": 20, \"output_tokens\": 1}\n",
+                       -1, NULL);
+  a = msperf_serve_read_requests (path, &e);
+  assert_non_null (a);
+  assert_int_equal (a->len, 2);
+  assert_float_equal (g_array_index (a, msperf_serve_req_spec, 1).arrival_s, 0.5, 0);
+  g_array_free (a, TRUE);
+  g_file_set_contents (path, "{\"arrival_s\": 1, \"input_tokens\": 10, \"output_tokens\": 5}\n"
+                             "{\"arrival_s\": 0, \"input_tokens\": 0, \"output_tokens\": 5}\n",
+                       -1, NULL);
+  assert_null (msperf_serve_read_requests (path, &e));
+  assert_non_null (strstr (e->message, ":2: "));
+  g_unlink (path);
+}
+
+static void
+test_policies (void **state)
+{
+  msperf_serve_policy p;
+  g_autoptr (GError) e = NULL;
+
+  (void) state;
+  msperf_serve_policy_init (&p);
+  assert_true (msperf_serve_policy_load (&p, SERVING "vllm.yaml", &e));
+  assert_string_equal (p.name, "vllm");
+  assert_int_equal (p.block_size, 16);
+  assert_int_equal (p.max_num_batched_tokens, 8192);
+  assert_true (p.chunked_prefill && p.mixed_batch && p.preempt);
+  assert_true (msperf_serve_policy_load (&p, SERVING "trtllm.yaml", &e));
+  assert_int_equal (p.block_size, 32);
+  assert_false (p.chunked_prefill || p.preempt);
+  assert_float_equal (p.reserve_ratio_init, 1, 0);
+  assert_true (msperf_serve_policy_load (&p, SERVING "sglang.yaml", &e));
+  assert_false (p.mixed_batch);
+  assert_float_equal (p.reserve_ratio_init, 0.7, 0);
+  assert_true (msperf_serve_policy_set (&p, "max_num_seqs", "12", &e));
+  assert_int_equal (p.max_num_seqs, 12);
+  assert_false (msperf_serve_policy_set (&p, "max_num_seqs", "0", &e));
+  g_clear_error (&e);
+  assert_false (msperf_serve_policy_set (&p, "preempt", "maybe", &e));
+  g_clear_error (&e);
+  assert_false (msperf_serve_policy_set (&p, "no_such_knob", "1", &e));
+  assert_non_null (strstr (e->message, "no_such_knob"));
+  msperf_serve_policy_clear (&p);
+}
+
+/* ---------------------------------------------------------------- the event loop */
+
+typedef struct {
+  msperf_engine *engine;
+  msperf_model *model;
+  msperf_serve_answers *answers;
+} fixture;
+
+static int
+setup (void **state)
+{
+  fixture *f = g_new0 (fixture, 1);
+  msperf_model_options mo;
+
+  memset (&mo, 0, sizeof mo);
+
+  f->engine = tu_engine_new (SAMPLE_DB, NULL);
+  f->model = msperf_model_load (CONFIGS "meta-llama--Meta-Llama-3.1-8B.json", NULL, TEMPLATES,
+                                &mo, NULL);
+  assert_non_null (f->model);
+  f->answers = msperf_serve_answers_new (f->engine);
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  fixture *f = *state;
+
+  msperf_serve_answers_free (f->answers);
+  msperf_model_free (f->model);
+  msperf_engine_free (f->engine);
+  g_free (f);
+  return 0;
+}
+
+static void
+deployment (msperf_serve_deployment *d)
+{
+  memset (d, 0, sizeof *d);
+  d->mode = MSPERF_SERVE_AGG;
+  d->layout = (msperf_model_layout){ 1, 1, 1, 1, FALSE };
+  d->replicas = 1;
+  d->prefill = d->decode = d->layout;
+  d->prefill_workers = d->decode_workers = 1;
+  d->accept = 0.7;
+  d->device_bytes = 131.3 * 1024.0 * 1024.0 * 1024.0;
+}
+
+static void
+closed (msperf_serve_workload *w, int64_t c, int64_t isl, int64_t osl, int64_t n)
+{
+  memset (w, 0, sizeof *w);
+  w->arrival = MSPERF_SERVE_CLOSED;
+  w->concurrency = c;
+  w->isl = isl;
+  w->osl = osl;
+  w->num_requests = n;
+  w->seed = 1;
+}
+
+static void
+preset (msperf_serve_policy *p, const char *name)
+{
+  g_autofree char *path = g_strdup_printf (SERVING "%s.yaml", name);
+
+  msperf_serve_policy_init (p);
+  assert_true (msperf_serve_policy_load (p, path, NULL));
+}
+
+static void
+run_ok (fixture *f, const msperf_serve_deployment *d, const msperf_serve_policy *p,
+        const msperf_serve_workload *w, msperf_serve_result *r)
+{
+  g_autoptr (GError) e = NULL;
+  gboolean ok = msperf_serve_run (f->answers, f->model, d, p, w, NULL, r, &e);
+
+  if (!ok)
+    fail_msg ("%s", e->message);
+}
+
+static void
+test_deterministic (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result a, b;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  closed (&w, 16, 512, 64, 100);
+  w.isl_dist.range_ratio = 0.3;
+  run_ok (f, &d, &p, &w, &a);
+  run_ok (f, &d, &p, &w, &b);
+  assert_memory_equal (&a, &b, sizeof a);
+  assert_int_equal (a.measured, 100);
+  assert_true (a.ttft_ms.mean > 0 && a.tpot_ms.mean > 0 && a.e2e_ms.mean > a.ttft_ms.mean);
+  assert_true (a.ttft_ms.p50 <= a.ttft_ms.p90 && a.ttft_ms.p90 <= a.ttft_ms.p99);
+  /* Every step shape answered once: far fewer questions than steps. */
+  assert_true (a.step_points < (guint64) a.steps);
+  /* Warm-up and cool-down leave requests out of the figures. */
+  w.warmup = 10;
+  w.cooldown = 5;
+  run_ok (f, &d, &p, &w, &b);
+  assert_int_equal (b.measured, 85);
+  /* Staggered clients: no burst of C prompts at once, so a shorter TTFT tail. */
+  w.warmup = w.cooldown = 0;
+  w.isl_dist.range_ratio = 0;
+  run_ok (f, &d, &p, &w, &a);
+  w.staggered = TRUE;
+  run_ok (f, &d, &p, &w, &b);
+  assert_true (b.ttft_ms.p99 < a.ttft_ms.p99);
+  msperf_serve_policy_clear (&p);
+}
+
+static void
+test_static_is_e2e (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result r;
+  msperf_e2e_request req;
+  msperf_e2e_point pt;
+  msperf_model_eval *ev = msperf_model_eval_new (f->engine);
+
+  memset (&req, 0, sizeof req);
+  req.isl = 1024;
+  req.osl = 128;
+  req.batch = 8;
+  req.accept = 0.7;
+  req.stride = 32;
+
+  deployment (&d);
+  preset (&p, "static");
+  closed (&w, 8, 1024, 128, 8);
+  req.device_bytes = d.device_bytes;
+  run_ok (f, &d, &p, &w, &r);
+  assert_true (msperf_e2e_point_compute (ev, f->model, &d.layout, &req, &pt, NULL));
+  assert_memory_equal (&r.ttft_ms.mean, &pt.ttft_ms, sizeof (double));
+  assert_memory_equal (&r.tpot_ms.mean, &pt.tpot_ms, sizeof (double));
+  assert_memory_equal (&r.e2e_ms.mean, &pt.latency_ms, sizeof (double));
+  assert_memory_equal (&r.tok_per_s_gpu, &pt.tps_device, sizeof (double));
+  msperf_model_eval_free (ev);
+  msperf_serve_policy_clear (&p);
+}
+
+/* Chunked prefill splits a 1024-token prompt in a 256-token budget over 4 steps; without
+ * chunking (and a budget that holds it) it is one step. */
+static void
+test_chunking (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result r;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  closed (&w, 1, 1024, 2, 1);
+  p.max_num_batched_tokens = 256;
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.steps, 5);
+  p.chunked_prefill = FALSE;
+  p.max_num_batched_tokens = 2048;
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.steps, 2);
+  /* A prompt longer than the budget without chunking still runs, alone. */
+  p.max_num_batched_tokens = 512;
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.steps, 2);
+  msperf_serve_policy_clear (&p);
+}
+
+/* A tiny KV cache: vLLM admits on the prompt and preempts (recompute) when decode runs out of
+ * blocks; TRT-LLM's GUARANTEED_NO_EVICT reserves the whole output and never preempts. Both
+ * finish every request. */
+static void
+test_tiny_kv (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result r;
+
+  deployment (&d);
+  d.kv_capacity_tokens = 4096;
+  closed (&w, 16, 512, 256, 48);
+  preset (&p, "vllm");
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.measured, 48);
+  assert_true (r.preemptions > 0);
+  assert_true (r.kv_use_mean > 0.5 && r.kv_use_mean <= 1.0);
+  msperf_serve_policy_clear (&p);
+  preset (&p, "trtllm");
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.measured, 48);
+  assert_int_equal (r.preemptions, 0);
+  /* 4096 / (512 + 256) = 5 requests at most at once. */
+  assert_true (r.mean_batch <= 5.0 + 1e-9);
+  msperf_serve_policy_clear (&p);
+  /* SGLang: prefill batches apart from decode, admission with new_token_ratio. */
+  preset (&p, "sglang");
+  run_ok (f, &d, &p, &w, &r);
+  assert_int_equal (r.measured, 48);
+  msperf_serve_policy_clear (&p);
+  /* A prompt that can never fit is an error naming the capacity. */
+  {
+    g_autoptr (GError) e = NULL;
+    preset (&p, "trtllm");
+    closed (&w, 1, 8000, 10, 1);
+    assert_false (msperf_serve_run (f->answers, f->model, &d, &p, &w, NULL, &r, &e));
+    assert_non_null (strstr (e->message, "4096 tokens"));
+    msperf_serve_policy_clear (&p);
+  }
+}
+
+static void
+test_max_num_seqs (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result r;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  p.max_num_seqs = 2;
+  closed (&w, 8, 256, 32, 24);
+  run_ok (f, &d, &p, &w, &r);
+  assert_true (r.mean_batch <= 2.0 + 1e-9);
+  assert_int_equal (r.measured, 24);
+  msperf_serve_policy_clear (&p);
+}
+
+/* Disaggregated: TTFT includes the KV transfer. */
+static void
+test_disagg (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result a, b;
+
+  deployment (&d);
+  d.mode = MSPERF_SERVE_DISAGG;
+  d.decode_workers = 2;
+  preset (&p, "vllm");
+  closed (&w, 1, 1024, 64, 4);
+  run_ok (f, &d, &p, &w, &a);
+  assert_int_equal (a.devices, 3);
+  p.kv_transfer_latency_us += 1e6;
+  run_ok (f, &d, &p, &w, &b);
+  assert_float_equal (b.ttft_ms.mean - a.ttft_ms.mean, 1000, 1e-6);
+  assert_float_equal (b.tpot_ms.mean, a.tpot_ms.mean, 1e-9);
+  /* Under load the pools run concurrently. */
+  closed (&w, 8, 1024, 64, 32);
+  run_ok (f, &d, &p, &w, &a);
+  assert_int_equal (a.measured, 32);
+  msperf_serve_policy_clear (&p);
+}
+
+static void
+test_open_loop (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result lo, hi;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  closed (&w, 1, 512, 32, 200);
+  w.arrival = MSPERF_SERVE_POISSON;
+  w.rate = 1;
+  run_ok (f, &d, &p, &w, &lo);
+  w.rate = 200;
+  run_ok (f, &d, &p, &w, &hi);
+  /* Higher load: bigger batches and longer queues. */
+  assert_true (hi.mean_batch > lo.mean_batch);
+  assert_true (hi.ttft_ms.mean > lo.ttft_ms.mean);
+  msperf_serve_policy_clear (&p);
+}
+
+/* The memo's interpolation against the exact pass: a decode-only step of n sequences at
+ * context k is the template's decode pass, a one-chunk prompt its prefill pass. */
+static void
+test_bucketing_error (void **state)
+{
+  fixture *f = *state;
+  msperf_model_layout l = { 1, 1, 1, 1, FALSE };
+  msperf_serve_steps *st = msperf_serve_steps_new (f->answers, f->model, &l, 0);
+  msperf_model_eval *ev = msperf_model_eval_new (f->engine);
+  g_autoptr (GRand) rng = g_rand_new_with_seed (11);
+  double worst = 0, errs[200];
+
+  for (int i = 0; i < 200; i++)
+    {
+      gboolean decode = i % 2;
+      int64_t n = g_rand_int_range (rng, 1, 512), k = g_rand_int_range (rng, 16, 8192);
+      int64_t c = g_rand_int_range (rng, 1, 8192), ctx = 0;
+      msperf_model_pass pass = { decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL,
+                                 decode ? n : 1, decode ? 0 : c, decode ? k : 0, 0 };
+      double us, data, exact, edata;
+
+      assert_true (decode ? msperf_serve_step_latency (st, 0, NULL, NULL, n, (double) (n * k),
+                                                       &us, &data, NULL)
+                          : msperf_serve_step_latency (st, 1, &c, &ctx, 0, 0, &us, &data,
+                                                       NULL));
+      assert_true (msperf_model_eval_pass (ev, f->model, &l, &pass, &exact, &edata, NULL));
+      errs[i] = fabs (us - exact) / exact;
+      if (errs[i] > 0.02)
+        print_message ("# %s n %ld k %ld c %ld: %.1f vs %.1f\n", decode ? "decode" : "prefill",
+                       (long) n, (long) k, (long) c, us, exact);
+      worst = MAX (worst, errs[i]);
+    }
+  print_message ("# bucketing: worst %.2f %%, p95 %.3f %%, median %.3f %% over 200 shapes\n",
+                 100 * worst, 100 * msperf_serve_percentile (errs, 200, 95),
+                 100 * msperf_serve_percentile (errs, 200, 50));
+  /* The worst case straddles a step in the engine's answers (a database edge), which no
+   * interpolation follows; the bulk must be tight. */
+  assert_true (msperf_serve_percentile (errs, 200, 50) < 0.005);
+  assert_true (msperf_serve_percentile (errs, 200, 95) < 0.02);
+  msperf_model_eval_free (ev);
+  msperf_serve_steps_free (st);
+}
+
+#define SIM(t) cmocka_unit_test_setup_teardown (t, setup, teardown)
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_grid),
+    cmocka_unit_test (test_percentiles),
+    cmocka_unit_test (test_workloads),
+    cmocka_unit_test (test_requests_file),
+    cmocka_unit_test (test_policies),
+    SIM (test_deterministic),
+    SIM (test_static_is_e2e),
+    SIM (test_chunking),
+    SIM (test_tiny_kv),
+    SIM (test_max_num_seqs),
+    SIM (test_disagg),
+    SIM (test_open_loop),
+    SIM (test_bucketing_error),
+  };
+
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,200 @@
+#!/bin/sh
+# CLI tests of the serving simulation (doc/serving.md): serve on the sample database (table,
+# JSON, CSV, timeline, report), static = e2e, same seed same bytes for any --jobs, usage errors,
+# the Ascend A3 profile with an msmodeling database, and accuracy on a few measured rows
+# (skipped with a message when the shared data is absent). TAP output.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
+src=$MSPERF_TOP_SRCDIR
+data=$src/tests/data/models
+shared=${MSPERF_SHARED_DATA:-$src/../shared/data}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+
+llama=$data/configs/meta-llama--Meta-Llama-3.1-8B.json
+
+t_table() {
+  status_is 0 $bin serve --model "$llama" --concurrency 8 --num-requests 40 --isl 512 --osl 64 \
+    || return 1
+  for k in "scheduler          vllm" "TTFT " "TPOT " "ITL " "e2e latency" "tokens/s/device" \
+           "tokens/s/user" "KV cache" "preemptions" "answered from data"; do
+    contains "$tmp/cmd.out" "$k" || return 1
+  done
+}
+ok "serve prints TTFT/TPOT/ITL/e2e percentiles, throughputs, KV use, preemptions" t_table
+
+t_formats() {
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --format json || return 1
+  contains "$tmp/cmd.out" '"ttft_ms": {"mean": ' || return 1
+  contains "$tmp/cmd.out" '"preemptions": 0' || return 1
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --format csv || return 1
+  [ "$(wc -l < "$tmp/cmd.out")" -eq 2 ] || return 1
+  head -n 1 "$tmp/cmd.out" | grep -q '^requests,measured,devices,ttft_ms_mean' || return 1
+}
+ok "serve --format json and csv" t_formats
+
+t_backends() {
+  for b in vllm sglang trtllm; do
+    status_is 0 $bin serve --model "$llama" --backend $b --concurrency 16 --num-requests 48 \
+      --format json || return 1
+    contains "$tmp/cmd.out" '"measured": 48' || return 1
+  done
+}
+ok "serve runs each backend's scheduler preset" t_backends
+
+t_static_is_e2e() {
+  status_is 0 $bin e2e --model "$llama" --batch 8 --isl 1024 --osl 128 || return 1
+  ttft=$(sed -n 's/^TTFT *\([0-9.]*\) ms/\1/p' "$tmp/cmd.out")
+  tpot=$(sed -n 's/^TPOT *\([0-9.]*\) ms/\1/p' "$tmp/cmd.out")
+  status_is 0 $bin serve --model "$llama" --backend static --concurrency 8 --isl 1024 --osl 128 \
+    || return 1
+  contains "$tmp/cmd.out" "^TTFT *mean *$ttft " || return 1
+  contains "$tmp/cmd.out" "^TPOT *mean *$tpot " || return 1
+}
+ok "serve --backend static gives e2e's TTFT and TPOT" t_static_is_e2e
+
+t_same_bytes() {
+  $bin serve --model "$llama" --rate 20 --arrival gamma:2 --isl-dist uniform:0.5 \
+    --num-requests 60 --seed 7 --format json --jobs 1 > "$tmp/a" || return 1
+  $bin serve --model "$llama" --rate 20 --arrival gamma:2 --isl-dist uniform:0.5 \
+    --num-requests 60 --seed 7 --format json --jobs 2 > "$tmp/b" || return 1
+  cmp "$tmp/a" "$tmp/b" || return 1
+  $bin serve --model "$llama" --rate 20 --arrival gamma:2 --isl-dist uniform:0.5 \
+    --num-requests 60 --seed 8 --format json > "$tmp/c" || return 1
+  ! cmp -s "$tmp/a" "$tmp/c"
+}
+ok "same seed, same bytes for any --jobs; another seed, another run" t_same_bytes
+
+t_outputs() {
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 12 --timeline \
+    "$tmp/t.json" --report "$tmp/rep" || return 1
+  contains "$tmp/t.json" '"traceEvents"' || return 1
+  contains "$tmp/t.json" '"name":"step","ph":"X"' || return 1
+  contains "$tmp/t.json" '"name":"request 11"' || return 1
+  for f in ttft_cdf tpot_cdf e2e_cdf batch kv_use; do
+    contains "$tmp/rep/$f.svg" '<svg' || return 1
+  done
+}
+ok "serve --timeline (Chrome trace) and --report (SVG plots)" t_outputs
+
+t_requests_file() {
+  printf '{"arrival_s": 0, "input_tokens": 100, "output_tokens": 10}\n{"arrival_ms": 5, "input_tokens": 300, "output_tokens": 3}\n' > "$tmp/r.jsonl"
+  status_is 0 $bin serve --model "$llama" --requests "$tmp/r.jsonl" --format json || return 1
+  contains "$tmp/cmd.out" '"measured": 2' || return 1
+  printf '{"arrival_s": 0, "input_tokens": 100}\n' > "$tmp/bad.jsonl"
+  status_is 2 $bin serve --model "$llama" --requests "$tmp/bad.jsonl" || return 1
+  contains "$tmp/cmd.err" "bad.jsonl:1: " || return 1
+}
+ok "serve --requests FILE.jsonl; a bad line is FILE:LINE" t_requests_file
+
+t_disagg() {
+  status_is 0 $bin serve --model "$llama" --mode disagg --prefill-workers 1 --decode-workers 2 \
+    --decode-tp 2 --concurrency 16 --num-requests 48 --format json || return 1
+  contains "$tmp/cmd.out" '"devices": 5' || return 1
+}
+ok "serve --mode disagg with prefill and decode pools" t_disagg
+
+t_knobs() {
+  status_is 0 $bin serve --model "$llama" --concurrency 16 --num-requests 32 --max-num-seqs 2 \
+    --kv-capacity-tokens 4096 --block-size 16 --format json || return 1
+  contains "$tmp/cmd.out" '"mean_batch": [12][,.]' || return 1
+}
+ok "every scheduler knob is a flag (--max-num-seqs 2 caps the batch)" t_knobs
+
+t_usage() {
+  status_is 2 $bin serve --model "$llama" --backend tgi || return 1
+  contains "$tmp/cmd.err" "vllm, sglang, trtllm or static" || return 1
+  status_is 2 $bin serve --model "$llama" --rate 1 --concurrency 2 || return 1
+  status_is 2 $bin serve --model "$llama" --rate 1 --arrival weibull || return 1
+  status_is 2 $bin serve --model "$llama" --max-num-seqs 0 || return 1
+  status_is 2 $bin serve --model "$llama" --mode both || return 1
+  status_is 2 $bin serve --concurrency 2 || return 1
+  contains "$tmp/cmd.err" "model CONFIG is required" || return 1
+}
+ok "serve usage errors exit 2 with the reason" t_usage
+
+asc=${MSPERF_ASCEND_DB:-$shared/msmodeling/ATLAS_800_A3_752T_128G_DIE/vllm_ascend/vllm0.18.0_torch2.9.0_cann8.5}
+t_ascend() {
+  status_is 0 $bin serve --model "$llama" --tp 2 --profiling-database "$asc" \
+    --device-profile ascend-a3 --concurrency 8 --num-requests 24 --format json || return 1
+  contains "$tmp/cmd.out" '"measured": 24' || return 1
+}
+if [ -f "$asc/op_mapping.yaml" ]; then
+  ok "serve runs unchanged on the Ascend A3 profile with an msmodeling database" t_ascend
+else
+  skip "no msmodeling Ascend database at $asc"
+fi
+
+sil=$shared/silicon-h200-dev/silicon_dev.csv
+t_accuracy() {
+  # The header, one row of each (model, backend, mode), and a row of an unknown model.
+  { head -n 1 "$sil"
+    grep ',sglang,.*Qwen3-235B' "$sil" | head -n 1
+    grep ',sglang,.*meta-llama/Llama-3.1-8B' "$sil" | head -n 1
+    grep ',vllm,' "$sil" | head -n 1
+    grep ',trtllm,.*,agg,' "$sil" | head -n 1
+    grep ',trtllm,.*,disagg,' "$sil" | head -n 1
+    grep ',sglang,.*meta-llama/Llama-3.1-8B' "$sil" | head -n 1 | sed 's|meta-llama/Llama-3.1-8B-Instruct|acme/Nonexistent-7B|; s|^[^,]*,|unknown_row,|'
+  } > "$tmp/rows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$shared/models" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  cp "$tmp/cmd.out" "$tmp/acc1"
+  head -n 1 "$tmp/acc1" | grep -q '^id,predicted_ttft_ms,predicted_tpot_ms,data_share,status$' \
+    || return 1
+  [ "$(wc -l < "$tmp/acc1")" -eq 7 ] || return 1
+  contains "$tmp/acc1" '^unknown_row,,,,unmapped: no config for acme/Nonexistent-7B' || return 1
+  grep -c ',ok' "$tmp/acc1" | grep -q '^[1-9]' || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$shared/models" --format csv \
+    --jobs 2 --requests-per-client 2 || return 1
+  cmp "$tmp/acc1" "$tmp/cmd.out" || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$shared/models" \
+    --requests-per-client 2 --report "$tmp/accrep" || return 1
+  contains "$tmp/cmd.out" "TTFT MAPE" || return 1
+  contains "$tmp/cmd.out" "rows not mapped: " || return 1
+  contains "$tmp/accrep/scatter.svg" "<svg" || return 1
+  contains "$tmp/accrep/rows.csv" "^id," || return 1
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  ok "accuracy on measured rows: per-row csv, unmapped rows say why, summary, scatter, any --jobs" t_accuracy
+else
+  skip "no measured rows at $sil"
+fi
+
+t_accuracy_usage() {
+  status_is 2 $bin accuracy || return 1
+  contains "$tmp/cmd.err" "silicon FILE is required" || return 1
+  printf 'a,b\n1,2\n' > "$tmp/bad.csv"
+  status_is 1 $bin accuracy --silicon "$tmp/bad.csv" || return 1
+  contains "$tmp/cmd.err" "bad.csv:1: no column 'id'" || return 1
+}
+ok "accuracy usage errors" t_accuracy_usage
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
