@@ -809,10 +809,9 @@ write_report (const sweep_opts *so, const msperf_model *m, const GArray *pts, GE
       if (p->pareto)
         msperf_e2e_csv_row (p, f[1]);
     }
-  title = g_strdup_printf ("%s on %d devices: Pareto front (red)", msperf_model_name (m),
-                           so->devices);
-  ok = msperf_e2e_pareto_svg ((const msperf_e2e_point *) (void *) pts->data, pts->len, title, svg,
-                              error);
+  title = g_strdup_printf ("%s on %d devices: Pareto front", msperf_model_name (m), so->devices);
+  ok = msperf_e2e_pareto_svg ((const msperf_e2e_point *) (void *) pts->data, pts->len, title,
+                              so->ttft_max, so->tpot_max, svg, error);
 out:
   for (int i = 0; i < 2; i++)
     if (f[i])

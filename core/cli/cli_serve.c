@@ -120,9 +120,9 @@ or_ (int v, int fallback)
   return v == UNSET ? fallback : v;
 }
 
-static gboolean
-load_policy (const char *backend, const char *scheduler, msperf_serve_policy *pol,
-             GError **error)
+gboolean
+msperf_cli_serve_load_policy (const char *backend, const char *scheduler,
+                              msperf_serve_policy *pol, GError **error)
 {
   g_autofree char *dir = msperf_cli_serving_dir ();
   g_autofree char *file = NULL;
@@ -185,7 +185,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                    "--nextn-accept must be in 0..1, not %g", o->accept);
       return FALSE;
     }
-  if (!load_policy (o->backend, o->scheduler, pol, error))
+  if (!msperf_cli_serve_load_policy (o->backend, o->scheduler, pol, error))
     return FALSE;
   for (guint k = 0; k < n_knobs; k++)
     if (o->knob_values[k] && !msperf_serve_policy_set (pol, knobs[k].key, o->knob_values[k], error))

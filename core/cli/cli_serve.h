@@ -6,6 +6,7 @@
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include "cli/cache_option.h"
+#include "app/serve/serve.h"
 
 int msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv);
@@ -24,6 +25,10 @@ msperf_engine *msperf_cli_serve_engine_start (const msperf_cli_global *g,
                                               const msperf_cli_serve_engine *eo,
                                               double *device_bytes, GError **error);
 void msperf_cli_serve_engine_clear (msperf_cli_serve_engine *eo);
+/* The scheduler preset of a backend (policies/serving/NAME.yaml), or the file scheduler
+ * when given; NULL-free errors name the backend. */
+gboolean msperf_cli_serve_load_policy (const char *backend, const char *scheduler,
+                                       msperf_serve_policy *pol, GError **error);
 /* policies/serving (installed or in the source tree). Transfer full. */
 char *msperf_cli_serving_dir (void);
 

@@ -11,6 +11,7 @@
 #include "cli/logging.h"
 #include "cli/cli_serve.h"
 #include "app/report/output.h"
+#include "cli/cli_recommend.h"
 
 static const char commands_help[] =
   "Commands:\n"
@@ -27,6 +28,7 @@ static const char commands_help[] =
   "  serve      serving simulation of a deployment (vLLM, SGLang, TensorRT-LLM schedulers)\n"
   "  accuracy   serving predictions against measured TTFT/TPOT (aiconfigurator's CSV)\n"
   "  sweep      layouts x batch sizes on N devices, with the Pareto front\n"
+  "  recommend  the best deployment on N GPUs under an SLA, and how to launch it\n"
   "\n"
   "Run 'msperf COMMAND --help' for the options of a command.";
 
@@ -133,6 +135,8 @@ main (int argc, char **argv)
     status = msperf_cli_e2e (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "sweep") == 0)
     status = msperf_cli_sweep (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "recommend") == 0)
+    status = msperf_cli_recommend (&g, argc - 1, argv + 1);
   else
     fprintf (stderr, "msperf: unknown command '%s'\nRun 'msperf --help' for usage.\n", cmd);
 out:

@@ -15,8 +15,9 @@ import os
 from msperf._msperf import (Error, FileError, ParseError, ConfigError, PluginError,
                             Result, version, uninstalled, default_database)
 from msperf._msperf import Engine as _Engine
+from msperf.serving import serve, recommend, ServeResult, Recommendation
 
-__all__ = ["Engine", "Result", "Summary", "Error", "FileError", "ParseError", "ConfigError",
+__all__ = ["Engine", "Result", "Summary", "serve", "recommend", "ServeResult", "Recommendation", "Error", "FileError", "ParseError", "ConfigError",
            "PluginError", "version", "__version__"]
 __version__ = version
 

@@ -109,7 +109,22 @@ module_data_file (PyObject *self, PyObject *args)
   return PyUnicode_DecodeFSDefault (path);
 }
 
+/* The msperf program of this build: the build tree's when the package runs from there. */
+static PyObject *
+module_program (PyObject *self, PyObject *unused)
+{
+  g_autofree char *path = NULL;
+
+  (void) self;
+  (void) unused;
+  path = g_build_filename (mpy_uninstalled () ? MSPERF_PY_BUILDDIR : MSPERF_PY_BINDIR, "msperf",
+                           NULL);
+  return PyUnicode_DecodeFSDefault (path);
+}
+
 static PyMethodDef module_methods[] = {
+  { "program", module_program, METH_NOARGS,
+    "program() -> str: the msperf program serve() and recommend() run." },
   { "uninstalled", module_uninstalled, METH_NOARGS,
     "uninstalled() -> bool: the module runs from the build tree." },
   { "default_database", module_default_database, METH_NOARGS,

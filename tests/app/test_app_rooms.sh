@@ -1,12 +1,12 @@
 #!/bin/sh
 # core/app is one folder per concern, stacked (doc/design.md §5): a folder includes only its own
-# headers and those of the folders below it — trace and run at the bottom, then report, then
-# model; a folder not in that list (a new command's) may include all of them but not another
+# headers and those of the folders below it — trace and run at the bottom, then report, model,
+# import, serve and recommend; a folder not in that list (a new command's) may include all of them but not another
 # such folder. No app file includes a CLI header. TAP output.
 set -u
 : "${MSPERF_TOP_SRCDIR:?}"
 app=$MSPERF_TOP_SRCDIR/core/app
-order="trace run report model"
+order="trace run report model import serve recommend"
 n=0
 failed=0
 

@@ -72,8 +72,10 @@ void msperf_e2e_pareto (msperf_e2e_point *points, const gboolean *keep, guint n)
 void msperf_e2e_csv_header (FILE *out);
 void msperf_e2e_csv_row (const msperf_e2e_point *p, FILE *out);
 void msperf_e2e_jsonl_row (const msperf_e2e_point *p, FILE *out);
-/* The Pareto plot as a self-contained SVG. */
+/* The Pareto plot as a self-contained SVG: every estimated point, the front joined and each
+ * front point labelled by its layout and batch, the TPOT limit as a line (NAN: none). */
 gboolean msperf_e2e_pareto_svg (const msperf_e2e_point *points, guint n, const char *title,
-                                const char *path, GError **error);
+                                double ttft_max_ms, double tpot_max_ms, const char *path,
+                                GError **error);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <msperf/error.h>
 #include "app/model/model_e2e.h"
+#include "app/report/plot_svg.h"
 #include <msperf/format.h>
 
 static gboolean
@@ -99,87 +100,38 @@ msperf_e2e_jsonl_row (const msperf_e2e_point *p, FILE *out)
 
 /* ---------------------------------------------------------------- SVG */
 
-#define W 720.0
-#define HGT 480.0
-#define M 60.0
-
-static void
-svg_text (GString *s, double x, double y, const char *anchor, const char *text)
-{
-  g_autofree char *esc = g_markup_escape_text (text, -1);
-
-  g_string_append_printf (s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", x, y,
-                          anchor, esc);
-}
-
-static int
-by_user (gconstpointer a, gconstpointer b)
-{
-  const msperf_e2e_point *p = *(msperf_e2e_point *const *) a, *q = *(msperf_e2e_point *const *) b;
-  return (p->tps_user > q->tps_user) - (p->tps_user < q->tps_user);
-}
-
-static void
-svg_front (GString *s, const msperf_e2e_point *pts, guint n, double xmax, double ymax)
-{
-  g_autoptr (GPtrArray) front = g_ptr_array_new ();
-
-  for (guint i = 0; i < n; i++)
-    if (pts[i].pareto)
-      g_ptr_array_add (front, (gpointer) &pts[i]);
-  g_ptr_array_sort (front, by_user);
-  g_string_append (s, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"");
-  for (guint i = 0; i < front->len; i++)
-    {
-      const msperf_e2e_point *p = g_ptr_array_index (front, i);
-      g_string_append_printf (s, "%.1f,%.1f ", M + p->tps_user / xmax * (W - 2 * M),
-                              HGT - M - p->tps_device / ymax * (HGT - 2 * M));
-    }
-  g_string_append (s, "\"/>\n");
-}
-
 gboolean
-msperf_e2e_pareto_svg (const msperf_e2e_point *pts, guint n, const char *title, const char *path,
-                       GError **error)
+msperf_e2e_pareto_svg (const msperf_e2e_point *pts, guint n, const char *title,
+                       double ttft_max_ms, double tpot_max_ms, const char *path, GError **error)
 {
-  g_autoptr (GString) s = g_string_new (NULL);
-  double xmax = 0, ymax = 0;
-  char buf[64];
+  g_autoptr (GArray) points = g_array_sized_new (FALSE, TRUE, sizeof (msperf_plot_point), n);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *tpot_label = NULL, *full_title = NULL;
+  msperf_plot plot = { .x_title = "tokens/s/user", .y_title = "tokens/s/device",
+                       .series = { "layouts and batch sizes", NULL } };
 
   for (guint i = 0; i < n; i++)
     if (usable (&pts[i]))
       {
-        xmax = MAX (xmax, pts[i].tps_user);
-        ymax = MAX (ymax, pts[i].tps_device);
+        char *label = g_strdup_printf ("tp%" G_GINT64_FORMAT " pp%" G_GINT64_FORMAT " ep%"
+                                       G_GINT64_FORMAT " dp%" G_GINT64_FORMAT " b%"
+                                       G_GINT64_FORMAT, pts[i].layout.tp, pts[i].layout.pp,
+                                       pts[i].layout.ep, pts[i].layout.dp, pts[i].batch);
+        msperf_plot_point p = { pts[i].tps_user, pts[i].tps_device, 0, pts[i].pareto, label };
+
+        g_ptr_array_add (labels, label);
+        g_array_append_val (points, p);
       }
-  xmax = xmax > 0 ? xmax * 1.05 : 1;
-  ymax = ymax > 0 ? ymax * 1.05 : 1;
-  g_string_append_printf (s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-                          "height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, HGT);
-  g_string_append_printf (s, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, HGT);
-  svg_text (s, W / 2, 20, "middle", title);
-  g_string_append_printf (s, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
-                          "stroke=\"black\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
-                          "y2=\"%.0f\" stroke=\"black\"/>\n", M, HGT - M, W - M, HGT - M, M, M,
-                          M, HGT - M);
-  svg_text (s, W / 2, HGT - 15, "middle", "tokens/s/user");
-  svg_text (s, 15, HGT / 2, "middle", "tokens/s/device");
-  g_snprintf (buf, sizeof buf, "%.0f", xmax);
-  svg_text (s, W - M, HGT - M + 15, "end", buf);
-  g_snprintf (buf, sizeof buf, "%.0f", ymax);
-  svg_text (s, M - 5, M, "end", buf);
-  for (guint i = 0; i < n; i++)
-    if (usable (&pts[i]))
-      g_string_append_printf (s, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>"
-                              "tp %" G_GINT64_FORMAT " pp %" G_GINT64_FORMAT " ep %"
-                              G_GINT64_FORMAT " dp %" G_GINT64_FORMAT " batch %" G_GINT64_FORMAT
-                              "</title></circle>\n",
-                              M + pts[i].tps_user / xmax * (W - 2 * M),
-                              HGT - M - pts[i].tps_device / ymax * (HGT - 2 * M),
-                              pts[i].pareto ? "4" : "2.5", pts[i].pareto ? "#c0392b" : "#7f8c8d",
-                              pts[i].layout.tp, pts[i].layout.pp, pts[i].layout.ep,
-                              pts[i].layout.dp, pts[i].batch);
-  svg_front (s, pts, n, xmax, ymax);
-  g_string_append (s, "</svg>\n");
-  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+  if (isfinite (tpot_max_ms) && tpot_max_ms > 0)
+    {
+      /* tokens/s/user = 1000 / TPOT: the TPOT limit is a vertical line */
+      tpot_label = g_strdup_printf ("TPOT \u2264 %g ms", tpot_max_ms);
+      plot.lines[plot.n_lines++] = (msperf_plot_line) { TRUE, 1000.0 / tpot_max_ms, tpot_label };
+    }
+  full_title = isfinite (ttft_max_ms) && ttft_max_ms > 0
+                 ? g_strdup_printf ("%s (front under TTFT \u2264 %g ms)", title, ttft_max_ms)
+                 : g_strdup (title);
+  plot.title = full_title;
+  return msperf_plot_svg_file (path, &plot, (const msperf_plot_point *) (void *) points->data,
+                               points->len, error);
 }

@@ -1,0 +1,540 @@
+/* msperf — the deployment search (recommend.h, doc/recommend.md).
+ *
+ * Candidates come in groups: one group is a deployment shape (aggregated layout and replica
+ * count, or disaggregated prefill/decode layouts and worker counts) with one quantisation mode.
+ * Within a group the clients are a ladder (1, 2, 4, … per engine) climbed until the SLA fails
+ * or the KV cache cannot hold the batch: latency grows with the batch, so every rung after the
+ * first failing one would fail too and is not simulated. With --concurrency or --rate the
+ * traffic is given and each group is one point. Groups are independent and are simulated on
+ * --jobs threads, each with its own engine session; every point keeps its candidate number,
+ * so the ranking, the output and a merge of --shard runs do not depend on the threads. */
+#include <config.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <msperf/error.h>
+#include "app/recommend/recommend.h"
+
+#define LADDER_MAX 1024     /* clients per engine at the top of the ladder */
+
+typedef struct {
+  msperf_serve_deployment dep;
+  guint quant;
+  guint first_index;        /* candidate number of its first rung */
+  int64_t engines;          /* schedulers the clients spread over (replicas × DP ranks) */
+} group;
+
+typedef struct {
+  msperf_engine *engine;
+  const msperf_recommend_opts *o;
+  GArray *groups;
+  GPtrArray *points;        /* one slot per candidate number, filled by the workers */
+  pthread_mutex_t lock;
+  guint next;
+  guint64 simulated;
+  GError *error;
+} search;
+
+static int64_t
+layout_devices (const msperf_model_layout *l)
+{
+  return l->tp * l->dp * l->pp;
+}
+
+gboolean
+msperf_recommend_has_experts (const msperf_model *m)
+{
+  /* Dense templates refuse any expert parallelism (doc/models.md); MoE ones take ep 2. */
+  msperf_model_layout probe = { .tp = 1, .dp = 2, .ep = 2, .pp = 1 };
+
+  return msperf_model_check_layout (m, &probe, NULL);
+}
+
+/* Engine layouts on at most `gpus` devices: TP and PP in powers of two; MoE models also with
+ * attention DP and with the experts either split over every rank (EP = TP × DP) or kept whole
+ * on each (EP 1, moe_tp = TP × DP). */
+static GArray *
+engine_layouts (const msperf_model *m, int64_t gpus)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (msperf_model_layout));
+  gboolean moe = msperf_recommend_has_experts (m);
+
+  for (int64_t pp = 1; pp <= 4; pp *= 2)
+    for (int64_t tp = 1; tp <= 16; tp *= 2)
+      for (int64_t dp = 1; dp <= (moe ? 16 : 1); dp *= 2)
+        for (int k = 0; k < (moe ? 2 : 1); k++)
+          {
+            msperf_model_layout l = { .tp = tp, .dp = dp, .pp = pp, .ep = k ? tp * dp : 1 };
+
+            if (layout_devices (&l) > gpus || (k == 1 && tp * dp == 1))
+              continue;
+            if (pp > 1 && tp * dp < 8 && layout_devices (&l) < gpus)
+              continue;   /* pipeline stages only once a node's worth of TP is used */
+            g_array_append_val (out, l);
+          }
+  return out;
+}
+
+static void
+add_group (GArray *groups, const msperf_serve_deployment *dep, guint quant, int64_t engines)
+{
+  group g = { *dep, quant, 0, engines };
+
+  g_array_append_val (groups, g);
+}
+
+static void
+agg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArray *groups)
+{
+  for (guint i = 0; i < layouts->len; i++)
+    {
+      const msperf_model_layout *l = &g_array_index (layouts, msperf_model_layout, i);
+      int64_t d = layout_devices (l);
+      msperf_serve_deployment dep = { 0 };
+
+      if (o->gpus % d != 0)
+        continue;
+      dep.mode = MSPERF_SERVE_AGG;
+      dep.layout = *l;
+      dep.replicas = o->gpus / d;
+      add_group (groups, &dep, q, dep.replicas * l->dp);
+    }
+}
+
+/* Prefill and decode pools filling exactly the GPUs, PP 1 (the runtimes' disaggregated
+ * workers), at most 8 workers a pool. */
+static void
+disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArray *groups)
+{
+  for (guint i = 0; i < layouts->len; i++)
+    for (guint j = 0; j < layouts->len; j++)
+      {
+        const msperf_model_layout *p = &g_array_index (layouts, msperf_model_layout, i);
+        const msperf_model_layout *d = &g_array_index (layouts, msperf_model_layout, j);
+        int64_t dp_dev = layout_devices (p), dd_dev = layout_devices (d);
+
+        if (p->pp != 1 || d->pp != 1)
+          continue;
+        for (int64_t x = 1; x <= 8 && x * dp_dev < o->gpus; x++)
+          {
+            int64_t rest = o->gpus - x * dp_dev, y = rest / dd_dev;
+            msperf_serve_deployment dep = { 0 };
+
+            if (rest % dd_dev != 0 || y < 1 || y > 8)
+              continue;
+            dep.mode = MSPERF_SERVE_DISAGG;
+            dep.prefill = *p, dep.decode = *d;
+            dep.prefill_workers = x, dep.decode_workers = y;
+            add_group (groups, &dep, q, y * d->dp);
+          }
+      }
+}
+
+static guint
+rungs (const msperf_recommend_opts *o)
+{
+  guint n = 0;
+
+  if (o->concurrency > 0 || o->rate > 0)
+    return 1;
+  for (int64_t c = 1; c <= LADDER_MAX; c *= 2)
+    n++;
+  return n;
+}
+
+static GArray *
+make_groups (const msperf_recommend_opts *o)
+{
+  GArray *groups = g_array_new (FALSE, FALSE, sizeof (group));
+  guint per = rungs (o), next = 0;
+
+  for (guint q = 0; q < o->n_quants; q++)
+    {
+      g_autoptr (GArray) layouts = engine_layouts (o->models[q], o->gpus);
+
+      if (o->agg)
+        agg_groups (o, layouts, q, groups);
+      if (o->disagg)
+        disagg_groups (o, layouts, q, groups);
+    }
+  for (guint i = 0; i < groups->len; i++, next += per)
+    g_array_index (groups, group, i).first_index = next;
+  return groups;
+}
+
+static void
+point_free (gpointer data)
+{
+  msperf_recommend_point *p = data;
+
+  if (p != NULL)
+    g_free (p->reason);
+  g_free (p);
+}
+
+static msperf_recommend_point *
+point_new (const group *g, guint rung, int64_t clients)
+{
+  msperf_recommend_point *p = g_new0 (msperf_recommend_point, 1);
+
+  p->index = g->first_index + rung;
+  p->dep = g->dep;
+  p->quant = g->quant;
+  p->concurrency = clients;
+  return p;
+}
+
+static gboolean
+meets_sla (const msperf_recommend_opts *o, const msperf_serve_result *r, char **why)
+{
+  if (!isnan (o->ttft_max_ms) && !(r->ttft_ms.mean <= o->ttft_max_ms))
+    *why = g_strdup_printf ("SLA: TTFT %.1f ms > %g ms", r->ttft_ms.mean, o->ttft_max_ms);
+  else if (!isnan (o->tpot_max_ms) && !(r->tpot_ms.mean <= o->tpot_max_ms))
+    *why = g_strdup_printf ("SLA: TPOT %.2f ms > %g ms", r->tpot_ms.mean, o->tpot_max_ms);
+  else if (!isnan (o->latency_max_ms) && !(r->e2e_ms.mean <= o->latency_max_ms))
+    *why = g_strdup_printf ("SLA: request latency %.1f ms > %g ms", r->e2e_ms.mean,
+                            o->latency_max_ms);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* The layout and memory checks of a group, before any simulation: NULL when it can run. */
+static char *
+group_refusal (const msperf_recommend_opts *o, const group *g, msperf_recommend_status *st)
+{
+  const msperf_model *m = o->models[g->quant];
+  const msperf_model_layout *ls[2] = { g->dep.mode == MSPERF_SERVE_AGG ? &g->dep.layout
+                                                                        : &g->dep.prefill,
+                                       g->dep.mode == MSPERF_SERVE_AGG ? NULL : &g->dep.decode };
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (GError) err = NULL;
+      int64_t cap;
+
+      if (ls[k] == NULL)
+        continue;
+      if (!msperf_model_check_layout (m, ls[k], &err))
+        {
+          *st = MSPERF_RECOMMEND_LAYOUT;
+          return g_strdup_printf ("layout: %s", err->message);
+        }
+      cap = msperf_serve_kv_capacity (m, ls[k], o->device_bytes,
+                                      o->policy->gpu_memory_utilization, &err);
+      if (err != NULL || (cap >= 0 && cap < o->isl + o->osl))
+        {
+          *st = MSPERF_RECOMMEND_MEMORY;
+          return err != NULL ? g_strdup_printf ("memory: %s", err->message)
+                             : g_strdup_printf ("memory: room for %" G_GINT64_FORMAT
+                                                " KV tokens, one request needs %" G_GINT64_FORMAT,
+                                                cap, o->isl + o->osl);
+        }
+    }
+  return NULL;
+}
+
+static void
+workload (const msperf_recommend_opts *o, int64_t clients, msperf_serve_workload *w)
+{
+  memset (w, 0, sizeof *w);
+  w->isl = o->isl, w->osl = o->osl, w->seed = o->seed;
+  if (o->rate > 0)
+    {
+      w->arrival = MSPERF_SERVE_POISSON;
+      w->rate = o->rate;
+      w->num_requests = 400;
+      w->warmup = 40;
+      return;
+    }
+  /* Closed loop: three rounds of the clients after one round of warm-up, as a benchmark
+   * that sends 4 × C requests and drops the first C would. */
+  w->arrival = MSPERF_SERVE_CLOSED;
+  w->concurrency = clients;
+  w->num_requests = MAX (4 * clients, 16);
+  w->warmup = MIN (clients, w->num_requests / 4);
+}
+
+static int64_t
+pow2_ceil (int64_t v)
+{
+  int64_t p = 1;
+
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+/* One point of a group: FALSE when the ladder stops after it. */
+static gboolean
+simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recommend_point *p)
+{
+  const msperf_recommend_opts *o = s->o;
+  msperf_serve_policy pol = *o->policy;
+  msperf_serve_workload w;
+  msperf_serve_record rec = { 0 };
+  g_autoptr (GError) err = NULL;
+  gboolean ok;
+  int64_t per_engine = (p->concurrency + g->engines - 1) / g->engines;
+
+  /* The batch limit a deployment for this traffic would be launched with. */
+  p->max_num_seqs = o->concurrency > 0 || o->rate > 0 ? pol.max_num_seqs
+                                                      : MIN (pol.max_num_seqs,
+                                                             pow2_ceil (per_engine));
+  p->max_num_tokens = pol.max_num_batched_tokens;
+  pol.max_num_seqs = p->max_num_seqs;
+  p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
+  workload (o, p->concurrency, &w);
+  /* the step samples give the peak KV use, the headroom the table shows */
+  rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
+  ok = msperf_serve_run (answers, o->models[g->quant], &p->dep, &pol, &w, &rec, &p->res, &err);
+  g_array_free (rec.samples, TRUE);
+  if (!ok)
+    {
+      p->status = MSPERF_RECOMMEND_FAILED;
+      p->reason = g_strdup (err->message);
+      return FALSE;
+    }
+  p->kv_headroom = 1.0 - p->res.kv_use_max;
+  if (!meets_sla (o, &p->res, &p->reason))
+    {
+      p->status = MSPERF_RECOMMEND_SLA;
+      return FALSE;
+    }
+  p->status = MSPERF_RECOMMEND_OK;
+  /* more clients than the cache holds only queue: the next rung adds nothing */
+  return p->res.preemptions == 0 && per_engine <= p->max_num_seqs;
+}
+
+static void
+store (search *s, msperf_recommend_point *p)
+{
+  pthread_mutex_lock (&s->lock);
+  g_ptr_array_index (s->points, p->index) = p;
+  pthread_mutex_unlock (&s->lock);
+}
+
+static void
+run_group (search *s, msperf_serve_answers *answers, const group *g)
+{
+  const msperf_recommend_opts *o = s->o;
+  msperf_recommend_status st;
+  char *refusal = group_refusal (o, g, &st);
+  guint n = rungs (o);
+
+  for (guint k = 0; k < n; k++)
+    {
+      int64_t clients = o->concurrency > 0 ? o->concurrency : g->engines << k;
+      msperf_recommend_point *p = point_new (g, k, o->rate > 0 ? 0 : clients);
+
+      if (refusal != NULL)
+        {
+          p->status = st;
+          p->reason = g_strdup (refusal);
+          store (s, p);
+          break;   /* one line says why the whole group was left out */
+        }
+      gboolean more = simulate (s, answers, g, p);
+      store (s, p);
+      pthread_mutex_lock (&s->lock);
+      s->simulated++;
+      pthread_mutex_unlock (&s->lock);
+      if (!more)
+        break;
+    }
+  g_free (refusal);
+}
+
+static gpointer
+worker (gpointer data)
+{
+  search *s = data;
+  msperf_engine *session = msperf_engine_new_session (s->engine);
+  msperf_serve_answers *answers = msperf_serve_answers_new (session);
+
+  for (;;)
+    {
+      guint i;
+
+      pthread_mutex_lock (&s->lock);
+      i = s->next++;
+      pthread_mutex_unlock (&s->lock);
+      if (i >= s->groups->len)
+        break;
+      if (i % s->o->shard_count == s->o->shard_index)
+        run_group (s, answers, &g_array_index (s->groups, group, i));
+    }
+  msperf_serve_answers_free (answers);
+  msperf_engine_free (session);
+  return NULL;
+}
+
+static gboolean
+check_opts (const msperf_recommend_opts *o, guint64 bound, GError **error)
+{
+  if (o->gpus < 1 || o->isl < 1 || o->osl < 1 || o->n_quants < 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "recommend needs --gpus, --isl and --osl of at least 1");
+      return FALSE;
+    }
+  if (o->max_points > 0 && bound > (guint64) o->max_points)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "the search has up to %" G_GUINT64_FORMAT " points, more than --max-points %"
+                   G_GINT64_FORMAT ": narrow it (--mode, --quant) or raise the bound", bound,
+                   o->max_points);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+msperf_recommend *
+msperf_recommend_run (msperf_engine *engine, const msperf_recommend_opts *o, GError **error)
+{
+  search s = { .engine = engine, .o = o };
+  msperf_recommend *r = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  guint jobs;
+  pthread_t *threads;
+
+  g_return_val_if_fail (engine != NULL && o != NULL && o->policy != NULL, NULL);
+  g_return_val_if_fail (o->shard_count >= 1 && o->shard_index < o->shard_count, NULL);
+  s.groups = make_groups (o);
+  if (!check_opts (o, (guint64) s.groups->len * rungs (o), error))
+    goto out;
+  s.points = g_ptr_array_new_with_free_func (point_free);
+  g_ptr_array_set_size (s.points, s.groups->len * rungs (o));
+  pthread_mutex_init (&s.lock, NULL);
+  jobs = CLAMP (o->jobs, 1, MAX (1u, s.groups->len));
+  threads = g_new (pthread_t, jobs);
+  for (guint t = 0; t < jobs; t++)
+    pthread_create (&threads[t], NULL, worker, &s);
+  for (guint t = 0; t < jobs; t++)
+    pthread_join (threads[t], NULL);
+  g_free (threads);
+  pthread_mutex_destroy (&s.lock);
+  for (guint i = s.points->len; i-- > 0;)   /* rungs above a group's last one stay empty */
+    if (g_ptr_array_index (s.points, i) == NULL)
+      g_ptr_array_remove_index (s.points, i);
+  msperf_recommend_rank (s.points);
+  r = g_new0 (msperf_recommend, 1);
+  r->points = g_steal_pointer (&s.points);
+  r->simulated = s.simulated;
+  r->seconds = (double) (g_get_monotonic_time () - t0) / 1e6;
+out:
+  g_array_free (s.groups, TRUE);
+  return r;
+}
+
+void
+msperf_recommend_free (msperf_recommend *r)
+{
+  if (r == NULL)
+    return;
+  g_ptr_array_unref (r->points);
+  g_free (r);
+}
+
+static int
+by_rank (gconstpointer a, gconstpointer b)
+{
+  const msperf_recommend_point *p = *(msperf_recommend_point *const *) a;
+  const msperf_recommend_point *q = *(msperf_recommend_point *const *) b;
+  double dp = p->res.tok_per_s_gpu, dq = q->res.tok_per_s_gpu;
+
+  if (dp != dq)
+    return dp > dq ? -1 : 1;
+  if (p->res.tok_per_s_user != q->res.tok_per_s_user)
+    return p->res.tok_per_s_user > q->res.tok_per_s_user ? -1 : 1;
+  return (p->index > q->index) - (p->index < q->index);
+}
+
+static gboolean
+simulated (const msperf_recommend_point *p)
+{
+  return p->status == MSPERF_RECOMMEND_OK || p->status == MSPERF_RECOMMEND_SLA;
+}
+
+void
+msperf_recommend_rank (GPtrArray *points)
+{
+  g_autoptr (GPtrArray) ok = g_ptr_array_new ();
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      msperf_recommend_point *p = g_ptr_array_index (points, i);
+
+      p->rank = 0;
+      p->pareto = simulated (p);
+      if (p->status == MSPERF_RECOMMEND_OK)
+        g_ptr_array_add (ok, p);
+    }
+  g_ptr_array_sort (ok, by_rank);
+  for (guint i = 0; i < ok->len; i++)
+    ((msperf_recommend_point *) g_ptr_array_index (ok, i))->rank = i + 1;
+  /* the front of the simulated points: none better in both throughputs */
+  for (guint i = 0; i < points->len; i++)
+    {
+      msperf_recommend_point *p = g_ptr_array_index (points, i);
+
+      for (guint j = 0; p->pareto && j < points->len; j++)
+        {
+          const msperf_recommend_point *q = g_ptr_array_index (points, j);
+
+          if (q != p && simulated (q) && q->res.tok_per_s_gpu >= p->res.tok_per_s_gpu
+              && q->res.tok_per_s_user >= p->res.tok_per_s_user
+              && (q->res.tok_per_s_gpu > p->res.tok_per_s_gpu
+                  || q->res.tok_per_s_user > p->res.tok_per_s_user))
+            p->pareto = FALSE;
+        }
+    }
+}
+
+const msperf_recommend_point *
+msperf_recommend_best (const msperf_recommend *r)
+{
+  for (guint i = 0; i < r->points->len; i++)
+    {
+      const msperf_recommend_point *p = g_ptr_array_index (r->points, i);
+
+      if (p->rank == 1)
+        return p;
+    }
+  return NULL;
+}
+
+static void
+layout_text (GString *s, const msperf_model_layout *l)
+{
+  g_string_append_printf (s, "tp%" G_GINT64_FORMAT, l->tp);
+  if (l->pp > 1)
+    g_string_append_printf (s, " pp%" G_GINT64_FORMAT, l->pp);
+  if (l->dp > 1)
+    g_string_append_printf (s, " dp%" G_GINT64_FORMAT, l->dp);
+  if (l->ep > 1)
+    g_string_append_printf (s, " ep%" G_GINT64_FORMAT, l->ep);
+}
+
+char *
+msperf_recommend_layout_text (const msperf_recommend_point *p)
+{
+  GString *s = g_string_new (NULL);
+
+  if (p->dep.mode == MSPERF_SERVE_AGG)
+    {
+      g_string_append (s, "agg ");
+      layout_text (s, &p->dep.layout);
+      if (p->dep.replicas > 1)
+        g_string_append_printf (s, " x%" G_GINT64_FORMAT, p->dep.replicas);
+    }
+  else
+    {
+      g_string_append_printf (s, "disagg %" G_GINT64_FORMAT "P(", p->dep.prefill_workers);
+      layout_text (s, &p->dep.prefill);
+      g_string_append_printf (s, ") + %" G_GINT64_FORMAT "D(", p->dep.decode_workers);
+      layout_text (s, &p->dep.decode);
+      g_string_append_c (s, ')');
+    }
+  return g_string_free (s, FALSE);
+}

@@ -1,0 +1,173 @@
+/* msperf — the deployment-choice check against measured rows (recommend_check.h). */
+#include <config.h>
+#include <math.h>
+#include <string.h>
+#include "app/recommend/recommend_check.h"
+
+double
+msperf_recommend_check_tps_gpu (double ttft_ms, double tpot_ms, double clients, double gpus,
+                                double osl)
+{
+  double latency_s = (ttft_ms + (osl - 1.0) * tpot_ms) / 1000.0;
+
+  if (!(latency_s > 0) || !(gpus > 0))
+    return NAN;
+  return clients * osl / latency_s / gpus;
+}
+
+static int
+by_value (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const double *v = data;
+  double x = v[*(const guint *) a], y = v[*(const guint *) b];
+
+  return (x > y) - (x < y);
+}
+
+/* Average ranks (1-based), ties sharing the mean of their positions. */
+static void
+ranks (const double *v, guint n, double *out)
+{
+  g_autofree guint *order = g_new (guint, n);
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), by_value, (gpointer) v);
+  for (guint i = 0; i < n;)
+    {
+      guint j = i;
+
+      while (j + 1 < n && v[order[j + 1]] == v[order[i]])
+        j++;
+      for (guint k = i; k <= j; k++)
+        out[order[k]] = (double) (i + j) / 2.0 + 1.0;
+      i = j + 1;
+    }
+}
+
+double
+msperf_recommend_spearman (const double *a, const double *b, guint n)
+{
+  g_autofree double *ra = NULL, *rb = NULL;
+  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+
+  if (n < 3)
+    return NAN;
+  ra = g_new (double, n), rb = g_new (double, n);
+  ranks (a, n, ra);
+  ranks (b, n, rb);
+  for (guint i = 0; i < n; i++)
+    ma += ra[i] / n, mb += rb[i] / n;
+  for (guint i = 0; i < n; i++)
+    {
+      sab += (ra[i] - ma) * (rb[i] - mb);
+      saa += (ra[i] - ma) * (ra[i] - ma);
+      sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+  return saa > 0 && sbb > 0 ? sab / sqrt (saa * sbb) : NAN;
+}
+
+static double
+median (double *v, guint n)
+{
+  g_autofree double *c = g_memdup2 (v, n * sizeof (double));
+
+  for (guint i = 1; i < n; i++)   /* a group is a handful of rows */
+    for (guint j = i; j > 0 && c[j - 1] > c[j]; j--)
+      {
+        double t = c[j];
+        c[j] = c[j - 1], c[j - 1] = t;
+      }
+  return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+}
+
+static void
+check_group (const msperf_recommend_check_row *const *rows, guint n,
+             msperf_recommend_check_group *g)
+{
+  g_autofree double *mt = g_new (double, n), *mp = g_new (double, n);
+  g_autofree double *meas = g_new (double, n), *pred = g_new (double, n);
+  double best_pred = -1;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const msperf_recommend_check_row *r = rows[i];
+
+      mt[i] = r->measured_ttft_ms, mp[i] = r->measured_tpot_ms;
+      meas[i] = msperf_recommend_check_tps_gpu (r->measured_ttft_ms, r->measured_tpot_ms,
+                                                r->clients, r->gpus, r->osl);
+      pred[i] = msperf_recommend_check_tps_gpu (r->predicted_ttft_ms, r->predicted_tpot_ms,
+                                                r->clients, r->gpus, r->osl);
+    }
+  g->rows = n;
+  g->sla_ttft_ms = median (mt, n), g->sla_tpot_ms = median (mp, n);
+  g->best_measured = -1, g->picked_measured = NAN, g->ratio = NAN;
+  for (guint i = 0; i < n; i++)
+    {
+      const msperf_recommend_check_row *r = rows[i];
+
+      if (r->measured_ttft_ms <= g->sla_ttft_ms && r->measured_tpot_ms <= g->sla_tpot_ms
+          && meas[i] > g->best_measured)
+        g->best_measured = meas[i], g->best_id = r->id;
+      if (r->predicted_ttft_ms <= g->sla_ttft_ms && r->predicted_tpot_ms <= g->sla_tpot_ms
+          && pred[i] > best_pred)
+        best_pred = pred[i], g->picked_id = r->id, g->picked_measured = meas[i];
+    }
+  if (g->picked_id != NULL && g->best_measured > 0)
+    g->ratio = g->picked_measured / g->best_measured;
+  g->pass = g->ratio >= 0.9;
+  g->spearman = msperf_recommend_spearman (pred, meas, n);
+}
+
+GArray *
+msperf_recommend_check (const msperf_recommend_check_row *rows, guint n)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (msperf_recommend_check_group));
+  g_autoptr (GPtrArray) members = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < n; i++)
+    {
+      msperf_recommend_check_group g = { 0 };
+
+      if (g_hash_table_contains (seen, rows[i].group))
+        continue;
+      g_hash_table_add (seen, (gpointer) rows[i].group);
+      g_ptr_array_set_size (members, 0);
+      for (guint j = i; j < n; j++)
+        if (strcmp (rows[j].group, rows[i].group) == 0)
+          g_ptr_array_add (members, (gpointer) &rows[j]);
+      g.group = g_strdup (rows[i].group);
+      check_group ((const msperf_recommend_check_row *const *) members->pdata, members->len, &g);
+      g_array_append_val (out, g);
+    }
+  return out;
+}
+
+void
+msperf_recommend_check_group_clear (msperf_recommend_check_group *g)
+{
+  g_free (g->group);
+  g->group = NULL;
+}
+
+void
+msperf_recommend_check_print (const GArray *groups, guint min_rows, FILE *out)
+{
+  guint checked = 0, passed = 0;
+
+  fprintf (out, "%-58s %4s %9s %9s %8s %6s %8s\n", "group (model|backend|isl|osl)", "rows",
+           "SLA TTFT", "SLA TPOT", "picked", "ratio", "spearman");
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, i);
+
+      fprintf (out, "%-58s %4u %9.1f %9.2f %8s %6.3f %8.3f\n", g->group, g->rows, g->sla_ttft_ms,
+               g->sla_tpot_ms, g->picked_id == NULL ? "none" : g->pass ? "ok" : "MISS", g->ratio,
+               g->spearman);
+      if (g->rows >= min_rows)
+        checked++, passed += g->pass;
+    }
+  fprintf (out, "groups of >= %u rows: %u of %u pick a configuration within 10 %% of the best "
+           "measured tokens/s/GPU\n", min_rows, passed, checked);
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# CLI tests of `msperf recommend` (doc/recommend.md): the ranked table and the launch command,
+# the reasons points are left out (SLA, memory, layout), the point bound, --shard runs merged
+# by `msperf merge` into one run's bytes, the same bytes for any --jobs, the report, and the
+# usage errors (exit 2). TAP output.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
+src=$MSPERF_TOP_SRCDIR
+configs=$src/tests/data/models/configs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 40 "$1"; return 1; }; }
+
+l8=$configs/meta-llama--Meta-Llama-3.1-8B.json
+l70=$configs/meta-llama--Meta-Llama-3.1-70B.json
+small="--isl 512 --osl 64 --no-cache"
+
+# ---- the table, the winner's launch command, the reasons of the others
+t_table() {
+  $bin recommend --model "$l70" --gpus 8 --isl 1024 --osl 1024 --ttft-max 500 --tpot-max 20 \
+    --mode agg --no-cache -j 2 >"$tmp/t.txt" 2>"$tmp/t.err" || { cat "$tmp/t.err"; return 1; }
+  contains "$tmp/t.txt" "^rank  layout" && contains "$tmp/t.txt" "^   1  agg tp" &&
+  contains "$tmp/t.txt" "^Launch (vllm)" && contains "$tmp/t.txt" "^vllm serve meta-llama/Meta-Llama-3.1-70B --tensor-parallel-size " &&
+  contains "$tmp/t.txt" "^Left out" && contains "$tmp/t.txt" "  sla "
+}
+ok "70B on 8 GPUs under TTFT 500 ms / TPOT 20 ms: ranked table, exclusions, vllm serve command" t_table
+
+t_memory() {
+  $bin recommend --model "$l70" --gpus 1 $small --mode agg >"$tmp/m.txt" 2>&1
+  contains "$tmp/m.txt" "  memory " && contains "$tmp/m.txt" "no point meets the SLA"
+}
+ok "70B bf16 on one GPU: every point left out for memory" t_memory
+
+t_layout() {   # 24 attention heads: tp 16 does not divide them -> layout
+  $bin recommend --model "$src/tests/data/recommend/llama-3b-24-heads.json" --gpus 16 $small \
+    --mode agg --format jsonl -j 2 >"$tmp/l.jsonl" 2>&1
+  grep -q '"status": "layout"' "$tmp/l.jsonl" && grep -q '"status": "ok"' "$tmp/l.jsonl"
+}
+ok "a layout the model cannot take is reported as such, the others ranked" t_layout
+
+t_backends() {
+  for b in sglang trtllm; do
+    $bin recommend --model "$l8" --gpus 2 $small --mode agg --backend $b >"$tmp/$b.txt" 2>&1 || return 1
+  done
+  contains "$tmp/sglang.txt" "^python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B --tp-size " &&
+  contains "$tmp/trtllm.txt" "^trtllm-serve meta-llama/Meta-Llama-3.1-8B --backend pytorch --tp_size "
+}
+ok "SGLang and TensorRT-LLM launch commands" t_backends
+
+t_disagg() {
+  $bin recommend --model "$l8" --gpus 4 $small --mode disagg --format jsonl -j 2 >"$tmp/d.jsonl" 2>&1 &&
+  grep -q '"mode": "disagg", "layout": "disagg [0-9]P(tp[0-9]*) + [0-9]D(tp[0-9]*)"' "$tmp/d.jsonl" &&
+  ! grep -q '"mode": "agg"' "$tmp/d.jsonl" && grep -q '"launch": ".*--kv-transfer-config' "$tmp/d.jsonl"
+}
+ok "disaggregated search: prefill/decode pools filling the GPUs, launch with a KV connector" t_disagg
+
+# ---- determinism: any --jobs, and shards merged
+t_jobs() {
+  $bin recommend --model "$l8" --gpus 4 $small --format jsonl -j 1 >"$tmp/j1" 2>/dev/null &&
+  $bin recommend --model "$l8" --gpus 4 $small --format jsonl -j 3 >"$tmp/j3" 2>/dev/null &&
+  [ -s "$tmp/j1" ] && cmp "$tmp/j1" "$tmp/j3"
+}
+ok "the same points, byte for byte, at --jobs 1 and 3" t_jobs
+
+t_shards() {
+  for i in 1 2 3; do
+    $bin recommend --model "$l8" --gpus 4 $small --format jsonl --shard $i/3 >"$tmp/s$i" 2>/dev/null || return 1
+  done
+  $bin merge "$tmp/s1" "$tmp/s2" "$tmp/s3" >"$tmp/merged" || return 1
+  [ -s "$tmp/s1" ] && ! cmp -s "$tmp/s1" "$tmp/j1" && cmp "$tmp/merged" "$tmp/j1"
+}
+ok "--shard 1/3..3/3 merged by msperf merge = one run" t_shards
+
+t_report() {
+  $bin recommend --model "$l8" --gpus 4 $small --tpot-max 30 --report "$tmp/rep" >/dev/null 2>&1 &&
+  contains "$tmp/rep/pareto.svg" "<svg" && contains "$tmp/rep/pareto.svg" "TPOT ≤ 30 ms" &&
+  contains "$tmp/rep/pareto.svg" "disaggregated" && contains "$tmp/rep/points.csv" "^index,rank,status,"
+}
+ok "--report: the Pareto SVG (agg and disagg, the TPOT line) and points.csv" t_report
+
+# ---- bounds and usage errors (exit 2, the flag named)
+t_bound() {
+  status_is 1 $bin recommend --model "$l8" --gpus 8 $small --max-points 5 &&
+  contains "$tmp/cmd.err" "more than --max-points 5"
+}
+ok "a search past --max-points is refused, naming the bound" t_bound
+
+t_usage() {
+  status_is 2 $bin recommend --model "$l8" --gpus 0 && contains "$tmp/cmd.err" "--gpus" &&
+  status_is 2 $bin recommend --model "$l8" --mode both-ways && contains "$tmp/cmd.err" "--mode" &&
+  status_is 2 $bin recommend --model "$l8" --shard 3/2 --format jsonl && contains "$tmp/cmd.err" "--shard" &&
+  status_is 2 $bin recommend --model "$l8" --shard 1/2 && contains "$tmp/cmd.err" "jsonl" &&
+  status_is 2 $bin recommend --model "$l8" --ttft-max -1 && contains "$tmp/cmd.err" "--ttft-max" &&
+  status_is 2 $bin recommend --model "$l8" --concurrency 4 --rate 2 && contains "$tmp/cmd.err" "--rate" &&
+  status_is 2 $bin recommend --model "$l8" --backend static && contains "$tmp/cmd.err" "--backend" &&
+  status_is 2 $bin recommend --gpus 8 && contains "$tmp/cmd.err" "--model"
+}
+ok "usage errors exit 2 and name the flag" t_usage
+
+echo "1..$n"
+[ $failed -eq 0 ]
