@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <msperf/database.h>
+#include <msperf/engine.h>
 #include <msperf/error.h>
 #include <msperf/table.h>
 #include "cli/cli.h"
@@ -39,7 +40,8 @@ is_kernel_key (const char *key)
 }
 
 static void
-add_ref (GPtrArray *refs, GHashTable *seen, const char *kernel, const msperf_mapping_entry *e)
+add_ref (GPtrArray *refs, GHashTable *seen, const char *kernel, const msperf_mapping_entry *e,
+         const msperf_database *db)
 {
   kernel_ref *r;
 
@@ -48,7 +50,7 @@ add_ref (GPtrArray *refs, GHashTable *seen, const char *kernel, const msperf_map
   r = g_new0 (kernel_ref, 1);
   r->kernel = g_strdup (kernel);
   r->entry = e;
-  r->communication = msperf_kernel_is_collective (kernel)
+  r->communication = msperf_database_kernel_is_collective (db, kernel)
                      || g_strcmp0 (e->category, "communication") == 0;
   g_hash_table_add (seen, r->kernel);
   g_ptr_array_add (refs, r);
@@ -57,22 +59,22 @@ add_ref (GPtrArray *refs, GHashTable *seen, const char *kernel, const msperf_map
 /* Every string under a kernel key (strings, lists, the rank → list map). */
 static void
 collect_names (GPtrArray *refs, GHashTable *seen, const msperf_value *v,
-               const msperf_mapping_entry *e)
+               const msperf_mapping_entry *e, const msperf_database *db)
 {
   if (v->kind == MSPERF_VALUE_STRING)
-    add_ref (refs, seen, v->s, e);
+    add_ref (refs, seen, v->s, e, db);
   for (guint k = 0; (v->kind == MSPERF_VALUE_LIST || v->kind == MSPERF_VALUE_MAP)
                     && k < v->items->len; k++)
-    collect_names (refs, seen, g_ptr_array_index (v->items, k), e);
+    collect_names (refs, seen, g_ptr_array_index (v->items, k), e, db);
 }
 
 static void
 collect_refs (GPtrArray *refs, GHashTable *seen, const msperf_value *v,
-              const msperf_mapping_entry *e)
+              const msperf_mapping_entry *e, const msperf_database *db)
 {
   if (v->kind == MSPERF_VALUE_LIST)
     for (guint k = 0; k < v->items->len; k++)
-      collect_refs (refs, seen, g_ptr_array_index (v->items, k), e);
+      collect_refs (refs, seen, g_ptr_array_index (v->items, k), e, db);
   if (v->kind != MSPERF_VALUE_MAP)
     return;
   for (guint k = 0; k < v->keys->len; k++)
@@ -80,9 +82,9 @@ collect_refs (GPtrArray *refs, GHashTable *seen, const msperf_value *v,
       const char *key = g_ptr_array_index (v->keys, k);
       const msperf_value *item = g_ptr_array_index (v->items, k);
       if (is_kernel_key (key))
-        collect_names (refs, seen, item, e);
+        collect_names (refs, seen, item, e, db);
       else
-        collect_refs (refs, seen, item, e);
+        collect_refs (refs, seen, item, e, db);
     }
 }
 
@@ -209,6 +211,20 @@ check_kernel (msperf_database *db, const kernel_ref *ref, report *r)
                                                  ref->entry->op_name));
 }
 
+/* Which kernels are collectives is what the modules declare (the communication module: HCCL's
+ * hcom_*): an engine without database loads them to say, and the database looks those
+ * kernels' tables up in its communication_data_ref first. Without modules, none is. */
+static void
+declare_collectives (const msperf_cli_global *g, msperf_database *db)
+{
+  g_autoptr (msperf_engine) engine = msperf_engine_new ();
+
+  for (char **d = g->plugin_dirs; d != NULL && *d != NULL; d++)
+    msperf_engine_add_plugin_dir (engine, *d);
+  if (msperf_engine_start (engine, NULL))
+    msperf_database_set_collective_prefixes (db, msperf_engine_collective_prefixes (engine));
+}
+
 int
 msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
 {
@@ -256,6 +272,7 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
       fprintf (g->out, "%s: unreadable database\n", dir);
       return MSPERF_EXIT_USAGE;
     }
+  declare_collectives (g, db);
 
   r.errors = g_ptr_array_new_with_free_func (g_free);
   r.warnings = g_ptr_array_new_with_free_func (g_free);
@@ -277,7 +294,7 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
   for (guint k = 0; k < entries->len; k++)
     {
       const msperf_mapping_entry *e = g_ptr_array_index (entries, k);
-      collect_refs (refs, seen, e->raw, e);
+      collect_refs (refs, seen, e->raw, e, db);
     }
   for (guint k = 0; k < refs->len; k++)
     check_kernel (db, g_ptr_array_index (refs, k), &r);

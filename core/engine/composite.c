@@ -3,7 +3,7 @@
  * Two sources of parts:
  *  - a decomposer module (plugin->decompose, chosen by op name through op_names) turns the
  *    invocation into sub-queries; each is answered through msperf_engine_subquery and the parts
- *    are aggregated by the §2.8 table (PARTIAL when some non-attention parts miss);
+ *    are aggregated by the §2.8 table (PARTIAL when some shape-matched parts miss);
  *  - the entry's static `sub_kernels`: answered by the module declaring
  *    MSPERF_PLUGIN_STATIC_COMPOSITE (plugins/composite), through its lookup slot.
  *
@@ -133,23 +133,33 @@ parts_clear (parts *p)
   msperf_value_free (p->shapes);
 }
 
+/* The shape-match rule the module answering sq declares for semantic-key parts, or NULL
+ * (msperf_plugin.semantic_key_rule). */
+static const char *
+semantic_rule (msperf_engine *e, const msperf_subquery *sq)
+{
+  const char *mode = msperf_registry_canonical_mode (e->shared->registry, sq->mode);
+  const msperf_plugin *plugin = msperf_registry_lookup (e->shared->registry, mode, NULL);
+
+  return plugin != NULL ? plugin->semantic_key_rule : NULL;
+}
+
 static void
-parts_add_hit (parts *p, const msperf_subquery *sq, const msperf_result *sub)
+parts_add_hit (parts *p, const msperf_subquery *sq, const msperf_result *sub, const char *rule)
 {
   const char *k = sub->kernel_type ? sub->kernel_type : first_kernel (sq);
-  gboolean attention = sq->is_attention;
 
   p->total_us += sub->latency_us;
   p->any_interpolated |= sub->source == MSPERF_SOURCE_INTERPOLATED;
   p->any_wrapper |= sub->interpolation_dim > 0;
   g_ptr_array_add (p->hit_kernels, g_strdup (k));
   msperf_value_list_append (p->durations, msperf_sub_kernel_duration_new (k, sub->latency_us));
-  /* Attention parts (the decomposer marks them) are matched by semantic key, not shapes
-   * (upstream records none). */
+  /* Parts matched by semantic key (their module declares the rule) record no shapes, as
+   * upstream records none. */
   msperf_value_list_append (
     p->shapes,
-    attention ? msperf_sub_kernel_shape_new (k, msperf_value_new (MSPERF_VALUE_LIST),
-                             msperf_value_new (MSPERF_VALUE_LIST), "attention")
+    rule ? msperf_sub_kernel_shape_new (k, msperf_value_new (MSPERF_VALUE_LIST),
+                             msperf_value_new (MSPERF_VALUE_LIST), rule)
               : msperf_sub_kernel_shape_new (k, v_shapes ((const msperf_tensor *) (void *) sq->inputs->data,
                                           sq->inputs->len),
                              msperf_result_kernel_shapes_value (sub),
@@ -209,20 +219,22 @@ decomposed (msperf_engine *e, const msperf_op *op, const msperf_mapping_entry *e
   for (guint k = 0; k < specs->len; k++)
     {
       const msperf_subquery *sq = g_ptr_array_index (specs, k);
+      const char *rule = semantic_rule (e, sq);
       g_autoptr (msperf_result) sub = msperf_result_new ();
 
       if (msperf_engine_subquery (e, op, sq, sub) == MSPERF_HIT && source_is_answer (sub->source))
         {
-          parts_add_hit (&p, sq, sub);
+          parts_add_hit (&p, sq, sub, rule);
           continue;
         }
-      if (sq->is_attention)
+      if (rule != NULL)
         {
-          /* The attention kernel dominates the op: a PARTIAL sum without it would look like
-           * data while dropping most of the time, so the whole op goes to the fallback. */
+          /* A semantic-key part (attention) dominates the op: a PARTIAL sum without it would
+           * look like data while dropping most of the time, so the whole op goes to the
+           * fallback. */
           g_autofree char *key = semantic_key (sq);
-          msperf_result_set_miss (r, "attention_sub_kernel_miss:%s:%s;semantic_key=%s;dtype=%s",
-                                  first_kernel (sq),
+          msperf_result_set_miss (r, "%s_sub_kernel_miss:%s:%s;semantic_key=%s;dtype=%s",
+                                  rule, first_kernel (sq),
                                   sub->miss_reason ? sub->miss_reason : "unknown", key,
                                   subquery_dtype (sq));
           parts_clear (&p);

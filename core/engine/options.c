@@ -1,12 +1,14 @@
 /* msperf — module-owned options (doc/plugin-guide.md § Options): a module declares the keys of
  * its modules.<name> policy block (type, default); the engine checks the effective policy
  * against the declarations once the modules are loaded, as PulseAudio checks modargs, and
- * answers msperf_engine_module_option with the policy's value or the declared default. */
+ * answers msperf_engine_module_option with the policy's value or the declared default. The
+ * same step applies the modules' other declarations (declarations.c). */
 #include <config.h>
 #include <string.h>
 #include <msperf/error.h>
 #include "engine/shared.h"
 #include "engine/options.h"
+#include "engine/declarations.h"
 #include "io/yaml_doc.h"
 
 static const char *
@@ -167,7 +169,7 @@ msperf_engine_check_module_options (msperf_engine *e, GError **error)
       if (block != NULL && !check_block (m, policy_doc, p, block, error))
         return FALSE;
     }
-  return TRUE;
+  return msperf_engine_apply_declarations (e, error);
 }
 
 const msperf_value *

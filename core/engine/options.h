@@ -6,7 +6,7 @@
 #include "engine/shared.h"
 
 /* Checks modules.<name> blocks against the loaded modules' declarations and parses their
- * defaults (once, at start). */
+ * defaults (once, at start), then applies the modules' other declarations (declarations.h). */
 gboolean msperf_engine_check_module_options (msperf_engine *engine, GError **error);
 
 #endif

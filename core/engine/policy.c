@@ -11,22 +11,27 @@
 #include "engine/policy.h"
 #include "io/yaml_doc.h"
 
+typedef struct section section;
+
 struct msperf_policy {
   msperf_value *root;     /* MAP with the schema below */
   GPtrArray *warnings;    /* char* */
+  GPtrArray *sections;    /* section*: interpolation.<key> blocks modules declared */
+  GPtrArray *pending;     /* pending*: such blocks met before their declaration */
+  gboolean sealed;        /* every declaration is in: an undeclared block is an unknown key */
 };
 
-/* The built-in defaults. policies/default.yaml writes the same values out with comments, and
- * test_policy checks that both hash alike. ep_size stays null: "not configured" is not 1. */
+/* The built-in defaults of the core's own keys. policies/default.yaml writes them out with
+ * comments, and test_policy checks that both hash alike. ep_size stays null: "not configured"
+ * is not 1. interpolation.modes and the interpolation.<block>s a module owns are not here:
+ * their defaults are the modules' declarations (msperf_policy_declare, msperf_policy_seal). */
 static const char default_policy[] =
   "modules: {}\n"
   "interpolation:\n"
   "  enabled: true\n"
-  "  modes: [compute, attention_special]\n"
   "  max_interpolation_dim: 3\n"
   "  aggregate: median\n"
   "  allow_extrapolation: false\n"
-  "  attention: {query_length_rule: per_sequence, sparse_mode_default: null}\n"
   "  kernel_overrides: {}\n"
   "analytic: {device_profile: null}\n"
   "parallel: {tp_size: 1, ep_size: null, dp_size: 1, world_size: 1, sequence_parallel: false}\n";
@@ -60,8 +65,6 @@ static const schema s_dim = { .kind = S_INT, .min = 1, .max = 4 };
 static const schema s_count = { .kind = S_INT, .min = 1, .max = INT64_MAX };
 static const schema s_count_or_null = { .kind = S_INT, .nullable = TRUE, .min = 1,
                                         .max = INT64_MAX };
-static const schema s_sparse_mode = { .kind = S_INT, .nullable = TRUE, .min = 0,
-                                      .max = INT64_MAX };
 static const schema s_str_or_null = { .kind = S_STR, .nullable = TRUE };
 static const schema s_unit = { .kind = S_NUM, .num_min = 0.0, .num_max = 1.0 };
 
@@ -69,12 +72,10 @@ static const char *const aggregate_choices[] = { "median", "mean", NULL };
 static const char *const transform_choices[] = { "sqrt_seq", "linear", NULL };
 static const char *const space_choices[] = { "linear", "log", NULL };
 static const char *const gc_axis_choices[] = { "output_numel", "axis_0", NULL };
-static const char *const qlen_choices[] = { "per_sequence", "literal_tokens", NULL };
 static const schema s_aggregate = { .kind = S_ENUM, .choices = aggregate_choices };
 static const schema s_transform = { .kind = S_ENUM, .choices = transform_choices };
 static const schema s_space = { .kind = S_ENUM, .choices = space_choices };
 static const schema s_gc_axis = { .kind = S_ENUM, .choices = gc_axis_choices };
-static const schema s_qlen = { .kind = S_ENUM, .choices = qlen_choices };
 static const char *const scale_subcase_choices[] = { "compute_scale", "scale_matrix", NULL };
 static const schema s_scale_subcase = { .kind = S_ENUM, .choices = scale_subcase_choices };
 
@@ -115,15 +116,6 @@ static const field kernel_override_fields[] = {
 static const schema s_kernel_override = { .kind = S_MAP, .fields = kernel_override_fields };
 static const schema s_kernel_overrides = { .kind = S_DICT, .item = &s_kernel_override };
 
-static const field attention_fields[] = {
-  { "query_length_rule", &s_qlen },
-  { "sparse_mode_default", &s_sparse_mode },
-  /* optional, absent = FALSE (not in the built-in defaults: the policy hash stays) */
-  { "mha_heads_axis", &s_bool },
-  { NULL, NULL }
-};
-static const schema s_attention = { .kind = S_MAP, .fields = attention_fields };
-
 static const field interpolation_fields[] = {
   { "enabled", &s_bool },
   { "modes", &s_str_list },
@@ -133,7 +125,6 @@ static const field interpolation_fields[] = {
   { "space", &s_space },          /* optional, absent = linear (not in the defaults) */
   { "allow_extrapolation", &s_bool },
   { "extrapolation", &s_extrapolation },
-  { "attention", &s_attention },
   { "kernel_overrides", &s_kernel_overrides },
   { NULL, NULL }
 };
@@ -195,7 +186,63 @@ typedef struct {
   const char *file;
   gboolean lenient;       /* database layer: problems become warnings, the value is dropped */
   GPtrArray *warnings;    /* nullable */
+  msperf_policy *policy;  /* for the declared interpolation blocks; NULL: none */
 } vctx;
+
+/* A block interpolation.<key> a module declared (msperf_policy_declare). */
+struct section {
+  char *owner;            /* the module */
+  char *key;
+  schema *s;              /* S_MAP of the declared keys */
+  msperf_value *defaults; /* MAP: the declared defaults, validated */
+  GPtrArray *allocs;      /* what s points into */
+};
+
+/* A declared-looking block met before any module declared it: validated and merged by
+ * msperf_policy_seal, in the order the layers came. */
+typedef struct pending {
+  char *parent;           /* "interpolation" or "interpolation_policy" */
+  char *key;
+  msperf_value *value;
+  char *file;
+  gboolean lenient;
+} pending;
+
+static void
+section_free (gpointer data)
+{
+  section *sec = data;
+
+  g_free (sec->owner);
+  g_free (sec->key);
+  msperf_value_free (sec->defaults);
+  g_ptr_array_unref (sec->allocs);
+  g_free (sec);
+}
+
+static void
+pending_free (gpointer data)
+{
+  pending *pd = data;
+
+  g_free (pd->parent);
+  g_free (pd->key);
+  msperf_value_free (pd->value);
+  g_free (pd->file);
+  g_free (pd);
+}
+
+static const section *
+find_section (const msperf_policy *p, const char *key)
+{
+  for (guint k = 0; p != NULL && k < p->sections->len; k++)
+    {
+      const section *sec = g_ptr_array_index (p->sections, k);
+      if (strcmp (sec->key, key) == 0)
+        return sec;
+    }
+  return NULL;
+}
 
 static void
 add_warning (vctx *c, char *msg)
@@ -280,6 +327,27 @@ validate_map (vctx *c, const schema *s, const msperf_value *v, const char *path,
             }
           add_warning (c, msg);
           continue;
+        }
+      if (sub == NULL && s == &s_interpolation && c->policy != NULL)
+        {
+          const section *sec = find_section (c->policy, key);
+
+          if (sec != NULL)
+            sub = sec->s;
+          else if (!c->policy->sealed
+                   && (item->kind == MSPERF_VALUE_MAP || item->kind == MSPERF_VALUE_NONE))
+            {
+              /* A block a module may declare once loaded: checked then (msperf_policy_seal). */
+              pending *pd = g_new0 (pending, 1);
+
+              pd->parent = g_strdup (path);
+              pd->key = g_strdup (key);
+              pd->value = msperf_value_copy (item);
+              pd->file = g_strdup (c->file);
+              pd->lenient = c->lenient;
+              g_ptr_array_add (c->policy->pending, pd);
+              continue;
+            }
         }
       if (sub == NULL && s->open)
         {
@@ -440,6 +508,8 @@ msperf_policy_new_defaults (void)
   if (p->root == NULL)
     g_error ("built-in policy: %s", error->message);  /* a bug in this file, not input */
   p->warnings = g_ptr_array_new_with_free_func (g_free);
+  p->sections = g_ptr_array_new_with_free_func (section_free);
+  p->pending = g_ptr_array_new_with_free_func (pending_free);
   return p;
 }
 
@@ -450,13 +520,15 @@ msperf_policy_free (msperf_policy *p)
     return;
   msperf_value_free (p->root);
   g_ptr_array_unref (p->warnings);
+  g_ptr_array_unref (p->sections);
+  g_ptr_array_unref (p->pending);
   g_free (p);
 }
 
 static gboolean
 merge_tree (msperf_policy *p, const msperf_value *tree, const char *file, GError **error)
 {
-  vctx c = { file, FALSE, p->warnings };
+  vctx c = { file, FALSE, p->warnings, p };
   g_autoptr (msperf_value) checked = NULL;
 
   checked = validate (&c, &s_root, tree, "", error);
@@ -495,7 +567,7 @@ msperf_policy_merge_database (msperf_policy *p, const msperf_database *db, GPtrA
   g_autofree char *file = NULL;
   g_autoptr (msperf_value) checked = NULL;
   msperf_value *interp;
-  vctx c = { NULL, TRUE, warnings };
+  vctx c = { NULL, TRUE, warnings, p };
 
   g_return_val_if_fail (p != NULL && db != NULL, FALSE);
   block = msperf_database_top (db, "interpolation_policy");
@@ -518,6 +590,307 @@ msperf_policy_merge_database (msperf_policy *p, const msperf_database *db, GPtrA
   check_notices (&c, checked, "interpolation_policy");
   interp = (msperf_value *) msperf_value_lookup (p->root, "interpolation");
   merge_into (interp, checked);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ declared blocks */
+
+static char *
+keep (GPtrArray *allocs, const char *text)
+{
+  char *copy = g_strdup (text);
+
+  g_ptr_array_add (allocs, copy);
+  return copy;
+}
+
+/* One declared key ({type, choices, min, max, nullable, default}) into a schema node. */
+static schema *
+declared_node (section *sec, const char *file, const char *path, const msperf_value *spec,
+               GError **error)
+{
+  static const char *const spec_keys[] = { "type", "choices", "min", "max", "nullable",
+                                           "default", "help", NULL };
+  static const char *const types[] = { "bool", "integer", "number", "choice", "string",
+                                       "strings", NULL };
+  schema *node = g_new0 (schema, 1);
+  const char *type = NULL;
+  const msperf_value *v;
+  int64_t i;
+  double d;
+
+  g_ptr_array_add (sec->allocs, node);
+  if (spec->kind != MSPERF_VALUE_MAP)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, spec->line,
+                             "key '%s': expected a mapping {type: …}", path);
+      return NULL;
+    }
+  for (guint k = 0; k < spec->keys->len; k++)
+    if (!g_strv_contains (spec_keys, g_ptr_array_index (spec->keys, k)))
+      {
+        msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, spec->line,
+                               "unknown key '%s' in '%s'",
+                               (const char *) g_ptr_array_index (spec->keys, k), path);
+        return NULL;
+      }
+  v = msperf_value_lookup (spec, "type");
+  if (v == NULL || (type = msperf_value_get_string (v)) == NULL || !g_strv_contains (types, type))
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, spec->line,
+                             "key '%s.type': expected bool, integer, number, choice, string or "
+                             "strings", path);
+      return NULL;
+    }
+  v = msperf_value_lookup (spec, "nullable");
+  node->nullable = v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+  if (strcmp (type, "bool") == 0)
+    node->kind = S_BOOL;
+  else if (strcmp (type, "string") == 0)
+    node->kind = S_STR;
+  else if (strcmp (type, "strings") == 0)
+    node->kind = S_STR_LIST;
+  else if (strcmp (type, "integer") == 0)
+    {
+      node->kind = S_INT;
+      node->min = msperf_value_get_int (msperf_value_lookup (spec, "min"), &i) ? i : INT64_MIN;
+      node->max = msperf_value_get_int (msperf_value_lookup (spec, "max"), &i) ? i : INT64_MAX;
+    }
+  else if (strcmp (type, "number") == 0)
+    {
+      node->kind = S_NUM;
+      node->num_min = msperf_value_get_double (msperf_value_lookup (spec, "min"), &d) ? d : -DBL_MAX;
+      node->num_max = msperf_value_get_double (msperf_value_lookup (spec, "max"), &d) ? d : DBL_MAX;
+    }
+  else
+    {
+      const msperf_value *ch = msperf_value_lookup (spec, "choices");
+      const char **choices;
+
+      if (ch == NULL || ch->kind != MSPERF_VALUE_LIST || ch->items->len == 0)
+        {
+          msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, spec->line,
+                                 "key '%s.choices': expected a list of strings", path);
+          return NULL;
+        }
+      choices = g_new0 (const char *, ch->items->len + 1);
+      g_ptr_array_add (sec->allocs, choices);
+      for (guint k = 0; k < ch->items->len; k++)
+        {
+          const char *c = msperf_value_get_string (g_ptr_array_index (ch->items, k));
+          if (c == NULL)
+            {
+              msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, spec->line,
+                                     "key '%s.choices': expected a list of strings", path);
+              return NULL;
+            }
+          choices[k] = keep (sec->allocs, c);
+        }
+      node->kind = S_ENUM;
+      node->choices = choices;
+    }
+  return node;
+}
+
+/* One block "interpolation.<key>: {KEY: SPEC, …}" of a declaration. */
+static section *
+declared_section (msperf_policy *p, const char *owner, const char *file, const char *path,
+                  const msperf_value *block, GError **error)
+{
+  g_autoptr (GPtrArray) hold = g_ptr_array_new_with_free_func (section_free);
+  const char *key = path + strlen ("interpolation.");
+  const section *other;
+  section *sec;
+  field *fields;
+  vctx c = { file, FALSE, NULL, NULL };
+
+  if (!g_str_has_prefix (path, "interpolation.") || *key == '\0' || strchr (key, '.') != NULL)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, block->line,
+                             "block '%s': a module declares interpolation.<name> blocks only",
+                             path);
+      return NULL;
+    }
+  if (field_schema (&s_interpolation, key) != NULL || (other = find_section (p, key)) != NULL)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, block->line,
+                             "block '%s' is already declared by %s", path,
+                             field_schema (&s_interpolation, key) ? "the core" : other->owner);
+      return NULL;
+    }
+  if (block->kind != MSPERF_VALUE_MAP)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, block->line,
+                             "block '%s': expected a mapping of keys", path);
+      return NULL;
+    }
+  sec = g_new0 (section, 1);
+  g_ptr_array_add (hold, sec);
+  sec->owner = g_strdup (owner);
+  sec->key = g_strdup (key);
+  sec->allocs = g_ptr_array_new_with_free_func (g_free);
+  sec->defaults = msperf_value_new (MSPERF_VALUE_MAP);
+  sec->s = g_new0 (schema, 1);
+  g_ptr_array_add (sec->allocs, sec->s);
+  fields = g_new0 (field, block->keys->len + 1);
+  g_ptr_array_add (sec->allocs, fields);
+  sec->s->kind = S_MAP;
+  sec->s->fields = fields;
+  for (guint k = 0; k < block->keys->len; k++)
+    {
+      const char *name = g_ptr_array_index (block->keys, k);
+      const msperf_value *spec = g_ptr_array_index (block->items, k);
+      g_autofree char *sub = join_path (path, name);
+      const msperf_value *def;
+      schema *node = declared_node (sec, file, sub, spec, error);
+
+      if (node == NULL)
+        return NULL;
+      fields[k].name = keep (sec->allocs, name);
+      fields[k].s = node;
+      /* A key without default is absent until a policy sets it. */
+      def = msperf_value_lookup (spec, "default");
+      if (def != NULL)
+        {
+          msperf_value *checked = validate (&c, node, def, sub, error);
+          if (checked == NULL)
+            return NULL;
+          msperf_value_map_set (sec->defaults, name, checked);
+        }
+    }
+  return g_ptr_array_steal_index (hold, 0);
+}
+
+gboolean
+msperf_policy_declare (msperf_policy *p, const char *owner, const char *text, GError **error)
+{
+  g_autofree char *file = NULL;
+  g_autoptr (msperf_value) doc = NULL;
+  g_autoptr (GPtrArray) added = g_ptr_array_new_with_free_func (section_free);
+
+  g_return_val_if_fail (p != NULL && owner != NULL && text != NULL && !p->sealed, FALSE);
+  file = g_strdup_printf ("module %s: policy_schema", owner);
+  doc = msperf_yaml_load_data (text, strlen (text), file, error);
+  if (doc == NULL)
+    return FALSE;
+  if (doc->kind != MSPERF_VALUE_MAP)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, doc->line,
+                             "expected a mapping of interpolation.<name> blocks");
+      return FALSE;
+    }
+  for (guint k = 0; k < doc->keys->len; k++)
+    {
+      section *sec = declared_section (p, owner, file, g_ptr_array_index (doc->keys, k),
+                                       g_ptr_array_index (doc->items, k), error);
+      if (sec == NULL)
+        return FALSE;
+      g_ptr_array_add (added, sec);
+    }
+  /* All or nothing: a bad block leaves the policy as it was. */
+  while (added->len > 0)
+    g_ptr_array_add (p->sections, g_ptr_array_steal_index (added, 0));
+  return TRUE;
+}
+
+/* Validates one pending block against its declaration and merges it; FALSE (error set) when a
+ * strict layer has a problem. */
+static gboolean
+seal_pending (msperf_policy *p, const pending *pd, msperf_value *interp, GPtrArray *warnings,
+              GError **error)
+{
+  vctx c = { pd->file, pd->lenient, warnings, p };
+  const section *sec = find_section (p, pd->key);
+  g_autofree char *path = join_path (pd->parent, pd->key);
+  g_autoptr (msperf_value) checked = NULL;
+  GError *local = NULL;
+  msperf_value *cur;
+
+  if (sec == NULL)
+    {
+      char *msg = msperf_yaml_format_message (pd->file, pd->value->line,
+                                              "unknown key '%s' in '%s'", pd->key, pd->parent);
+      if (!pd->lenient)
+        {
+          g_set_error_literal (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, msg);
+          g_free (msg);
+          return FALSE;
+        }
+      add_warning (&c, msg);
+      return TRUE;
+    }
+  checked = validate (&c, sec->s, pd->value, path, &local);
+  if (checked == NULL)
+    {
+      if (!pd->lenient)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      add_warning (&c, g_strdup_printf ("%s (ignored)", local->message));
+      g_error_free (local);
+      return TRUE;
+    }
+  cur = (msperf_value *) msperf_value_lookup (interp, pd->key);
+  if (cur != NULL && cur->kind == MSPERF_VALUE_MAP)
+    merge_into (cur, checked);
+  else
+    msperf_value_map_set (interp, pd->key, g_steal_pointer (&checked));
+  return TRUE;
+}
+
+gboolean
+msperf_policy_seal (msperf_policy *p, GPtrArray *warnings, GError **error)
+{
+  msperf_value *interp;
+
+  g_return_val_if_fail (p != NULL && !p->sealed, FALSE);
+  interp = (msperf_value *) msperf_value_lookup (p->root, "interpolation");
+  for (guint k = 0; k < p->pending->len; k++)
+    if (!seal_pending (p, g_ptr_array_index (p->pending, k), interp, warnings, error))
+      return FALSE;
+  g_ptr_array_set_size (p->pending, 0);
+  /* The declared defaults, below every layer: only where no layer set the key. */
+  for (guint k = 0; k < p->sections->len; k++)
+    {
+      const section *sec = g_ptr_array_index (p->sections, k);
+      msperf_value *block;
+
+      if (sec->defaults->keys->len == 0)
+        continue;
+      block = (msperf_value *) msperf_value_lookup (interp, sec->key);
+      if (block == NULL || block->kind != MSPERF_VALUE_MAP)
+        {
+          msperf_value_map_set (interp, sec->key, msperf_value_new (MSPERF_VALUE_MAP));
+          block = (msperf_value *) msperf_value_lookup (interp, sec->key);
+        }
+      for (guint i = 0; i < sec->defaults->keys->len; i++)
+        if (msperf_value_lookup (block, g_ptr_array_index (sec->defaults->keys, i)) == NULL)
+          msperf_value_map_set (block, g_ptr_array_index (sec->defaults->keys, i),
+                                msperf_value_copy (g_ptr_array_index (sec->defaults->items, i)));
+    }
+  p->sealed = TRUE;
+  return TRUE;
+}
+
+gboolean
+msperf_policy_set_default (msperf_policy *p, const char *dotted_path, msperf_value *value)
+{
+  g_autofree char *parent_path = NULL;
+  const char *dot;
+  msperf_value *parent;
+
+  g_return_val_if_fail (p != NULL && dotted_path != NULL && value != NULL, FALSE);
+  dot = strrchr (dotted_path, '.');
+  parent_path = dot ? g_strndup (dotted_path, (gsize) (dot - dotted_path)) : g_strdup ("");
+  parent = (msperf_value *) msperf_policy_get (p, parent_path);
+  if (parent == NULL || parent->kind != MSPERF_VALUE_MAP
+      || msperf_value_lookup (parent, dot ? dot + 1 : dotted_path) != NULL)
+    {
+      msperf_value_free (value);
+      return FALSE;
+    }
+  msperf_value_map_set (parent, dot ? dot + 1 : dotted_path, value);
   return TRUE;
 }
 

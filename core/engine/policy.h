@@ -38,6 +38,23 @@ gboolean msperf_policy_merge_database (msperf_policy *p, const msperf_database *
 gboolean msperf_policy_set (msperf_policy *p, const char *dotted_key, const char *scalar,
                             GError **error);
 
+/* Declares the interpolation.<name> blocks a module owns, from its descriptor's policy_schema
+ * (plugin.h): a YAML mapping "interpolation.NAME: {KEY: {type, choices, min, max, nullable,
+ * default}, …}" (doc/plugin-guide.md § Policy blocks). Until msperf_policy_seal such blocks
+ * are kept aside as every layer is merged; a block the core or another module already
+ * defines, or a bad spec, is an error naming the owner, and adds nothing. */
+gboolean msperf_policy_declare (msperf_policy *p, const char *owner, const char *text,
+                                GError **error);
+/* Every declaration is in: the blocks kept aside are validated against them in the order
+ * their layers came (strict layers: the first problem is the error; the database layer:
+ * problems become warnings appended to warnings, nullable) and merged, and the declared
+ * defaults fill the keys no layer set. From now on an undeclared block is an unknown key. */
+gboolean msperf_policy_seal (msperf_policy *p, GPtrArray *warnings, GError **error);
+/* Sets dotted_path to value (transfer full) when no layer set it and its parent is a mapping;
+ * FALSE (value freed) otherwise. */
+gboolean msperf_policy_set_default (msperf_policy *p, const char *dotted_path,
+                                    msperf_value *value);
+
 /* A value by dotted path, or NULL when absent. Transfer none. */
 const msperf_value *msperf_policy_get (const msperf_policy *p, const char *dotted_path);
 /* The whole effective tree (a MAP). Transfer none. */

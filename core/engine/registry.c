@@ -61,6 +61,11 @@ struct msperf_registry {
   char *default_mode;       /* the first DEFAULT_MODE module, or NULL */
   char *static_composite;   /* the first STATIC_COMPOSITE module, or NULL */
   GHashTable *options;      /* name -> const msperf_option_spec* (loaded modules) */
+  /* Declarations of loaded and policy-disabled modules, copied (a disabled module is
+   * closed), in discovery order. */
+  GPtrArray *interpolated;  /* char*: names of MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT modules */
+  GPtrArray *schemas;       /* char*: module name, then its policy_schema, pairwise */
+  GPtrArray *prefixes;      /* char*: collective kernel prefixes, NULL-terminated */
 };
 
 const char *
@@ -127,6 +132,10 @@ msperf_registry_new (void)
   reg->by_att_kind = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   reg->by_alias = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   reg->by_category = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  reg->interpolated = g_ptr_array_new_with_free_func (g_free);
+  reg->schemas = g_ptr_array_new_with_free_func (g_free);
+  reg->prefixes = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (reg->prefixes, NULL);
   return reg;
 }
 
@@ -155,6 +164,9 @@ msperf_registry_free (msperf_registry *reg)
   g_hash_table_unref (reg->by_att_kind);
   g_hash_table_unref (reg->by_alias);
   g_hash_table_unref (reg->by_category);
+  g_ptr_array_unref (reg->interpolated);
+  g_ptr_array_unref (reg->schemas);
+  g_ptr_array_unref (reg->prefixes);
   g_free (reg->default_mode);
   g_free (reg->static_composite);
   if (reg->ltdl_ready)
@@ -372,6 +384,16 @@ claim_routes (msperf_registry *reg, const msperf_plugin *p, const char *file)
     reg->default_mode = g_strdup (p->name);
   if ((p->flags & MSPERF_PLUGIN_STATIC_COMPOSITE) && reg->static_composite == NULL)
     reg->static_composite = g_strdup (p->name);
+  if (p->flags & MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT)
+    g_ptr_array_add (reg->interpolated, g_strdup (p->name));
+  if (p->policy_schema != NULL)
+    {
+      g_ptr_array_add (reg->schemas, g_strdup (p->name));
+      g_ptr_array_add (reg->schemas, g_strdup (p->policy_schema));
+    }
+  for (const char *const *k = p->collective_prefixes; k != NULL && *k != NULL; k++)
+    if (**k != '\0')
+      g_ptr_array_insert (reg->prefixes, (gint) reg->prefixes->len - 1, g_strdup (*k));
 }
 
 static void
@@ -854,6 +876,27 @@ msperf_registry_canonical_mode (msperf_registry *reg, const char *mode)
   g_return_val_if_fail (reg != NULL && mode != NULL, NULL);
   name = g_hash_table_lookup (reg->by_alias, mode);
   return name != NULL ? name : mode;
+}
+
+const GPtrArray *
+msperf_registry_interpolated_by_default (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return reg->interpolated;
+}
+
+const GPtrArray *
+msperf_registry_policy_schemas (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return reg->schemas;
+}
+
+const char *const *
+msperf_registry_collective_prefixes (msperf_registry *reg)
+{
+  g_return_val_if_fail (reg != NULL, NULL);
+  return (const char *const *) reg->prefixes->pdata;
 }
 
 const char *

@@ -33,12 +33,18 @@ const GPtrArray *msperf_registry_infos (msperf_registry *reg);
 /* "lookup,interpolate,model,decompose" from the non-NULL slots ("" when none). Transfer full. */
 char *msperf_plugin_capabilities (const msperf_plugin *plugin);
 
-/* Routing declared by module descriptors (loaded or disabled by policy); module names, or
- * NULL when no module declares it. Transfer none. */
+/* Routing and defaults declared by module descriptors (loaded or disabled by policy); module
+ * names, or NULL when no module declares it. Transfer none. */
 const char *msperf_registry_att_module (msperf_registry *reg, const char *kind);
 const char *msperf_registry_category_module (msperf_registry *reg, const char *category);
 /* The module a query_mode names: itself, or the module declaring it as an alias. */
 const char *msperf_registry_canonical_mode (msperf_registry *reg, const char *mode);
+/* Names of the modules declaring MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT (char*). */
+const GPtrArray *msperf_registry_interpolated_by_default (msperf_registry *reg);
+/* The declared policy_schema texts: module name, then its schema, pairwise (char*). */
+const GPtrArray *msperf_registry_policy_schemas (msperf_registry *reg);
+/* The declared collective kernel prefixes, NULL-terminated. */
+const char *const *msperf_registry_collective_prefixes (msperf_registry *reg);
 /* The module of entries naming no query mode (MSPERF_PLUGIN_DEFAULT_MODE). */
 const char *msperf_registry_default_mode (msperf_registry *reg);
 /* The module answering composite entries no decomposer claims (MSPERF_PLUGIN_STATIC_COMPOSITE). */

@@ -25,15 +25,6 @@ io_bytes (const msperf_op *op)
   return bytes;
 }
 
-static gboolean
-name_has (const char *name, const char *const *parts)
-{
-  for (; *parts; parts++)
-    if (strstr (name, *parts))
-      return TRUE;
-  return FALSE;
-}
-
 /* 2·M·K·N per batch: K = lhs[-1]; N from whichever rhs dim is not K (weights may be [K,N]
  * or [N,K]); every leading dim of lhs multiplies M (batch and flattened tokens alike). */
 static gboolean
@@ -140,7 +131,8 @@ tier_for_group (const msperf_device *device, const msperf_value *group)
 }
 
 static gboolean
-collective_us (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
+collective_us (const msperf_device *device, const msperf_op *op,
+               msperf_collective_pattern pattern, msperf_roofline *out)
 {
   const msperf_value *x = msperf_op_arg (op, 0), *group = msperf_op_arg (op, -1);
   const msperf_comm_tier *tier;
@@ -153,7 +145,7 @@ collective_us (const msperf_device *device, const msperf_op *op, msperf_roofline
   if (!tier || n < 1.0 || !(tier->bandwidth_gbps > 0.0))
     return FALSE;
   out->bytes = tensor_bytes (&x->tensor);
-  factor = strstr (op->name, "all_reduce") ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+  factor = pattern == MSPERF_PATTERN_ALL_REDUCE ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
   out->memory_us = factor * out->bytes / (tier->bandwidth_gbps * 1e3);
   out->latency_us = out->memory_us + tier->latency_us;
   return TRUE;
@@ -173,46 +165,6 @@ dtype_is_integer (msperf_dtype d)
 {
   return d == MSPERF_DTYPE_INT32 || d == MSPERF_DTYPE_INT64 || d == MSPERF_DTYPE_UINT32
          || d == MSPERF_DTYPE_UINT64 || d == MSPERF_DTYPE_INT16 || d == MSPERF_DTYPE_UINT16;
-}
-
-/* The aten op's base name ("aten.view.default" → "view") into buf; FALSE for other namespaces. */
-static gboolean
-aten_base (const char *name, char *buf, size_t n)
-{
-  const char *p, *end;
-
-  if (!g_str_has_prefix (name, "aten."))
-    return FALSE;
-  p = name + strlen ("aten.");
-  end = strchr (p, '.');
-  if (end == NULL)
-    end = p + strlen (p);
-  if ((size_t) (end - p) >= n)
-    return FALSE;
-  memcpy (buf, p, (size_t) (end - p));
-  buf[end - p] = '\0';
-  return TRUE;
-}
-
-/* Ops that only rewrite a tensor's metadata (shape, strides, offset): no kernel, no bytes
- * moved. copy, contiguous, clone and the *_copy variants move data and are not here. */
-static gboolean
-is_metadata_op (const char *name)
-{
-  static const char *const views[] = {
-    "view", "_unsafe_view", "view_as", "alias", "reshape", "_reshape_alias", "expand",
-    "expand_as", "unsqueeze", "squeeze", "permute", "transpose", "t", "numpy_T", "slice",
-    "select", "split", "split_with_sizes", "unsafe_split", "unbind", "chunk", "narrow",
-    "as_strided", "detach", "unflatten", "flatten", "movedim", "diagonal", "lift_fresh", NULL
-  };
-  char base[64];
-
-  if (!aten_base (name, base, sizeof base))
-    return FALSE;
-  for (const char *const *v = views; *v; v++)
-    if (strcmp (base, *v) == 0)
-      return TRUE;
-  return FALSE;
 }
 
 /* The paged-KV block table: an integer rank-2 tensor arg after q and k (TensorCast's
@@ -349,17 +301,16 @@ embedding_bytes (const msperf_op *op, msperf_roofline *out)
 }
 
 double
-msperf_collective_ring_us (const char *op_name, double bytes, int64_t p, double bandwidth_gbps,
-                           double latency_us)
+msperf_collective_ring_us (msperf_collective_pattern pattern, double bytes, int64_t p,
+                           double bandwidth_gbps, double latency_us)
 {
   double n = (double) p, steps;
 
-  g_return_val_if_fail (op_name != NULL, NAN);
   if (p <= 1)
     return 0.0;
   if (!(bandwidth_gbps > 0.0))
     return NAN;
-  steps = strstr (op_name, "all_reduce") ? 2.0 * (n - 1.0) : n - 1.0;
+  steps = pattern == MSPERF_PATTERN_ALL_REDUCE ? 2.0 * (n - 1.0) : n - 1.0;
   return steps / n * bytes / (bandwidth_gbps * 1e3) + steps * latency_us;
 }
 
@@ -390,12 +341,13 @@ tier_for_size (const msperf_device *device, int64_t p)
  * (all_gather out/in, reduce_scatter in/out), else the upstream comm group: all_to_all over
  * ep_size (world_size when ep is not configured), the rest over tp_size. */
 static int64_t
-group_size (const msperf_op *op, const msperf_parallel *par, const char **source)
+group_size (const msperf_op *op, msperf_collective_pattern pattern, const msperf_parallel *par,
+            const char **source)
 {
   const msperf_tensor *x = tensor_arg (op, 0), *o = msperf_op_output (op);
   int64_t in = x ? msperf_tensor_numel (x) : -1, on = o ? msperf_tensor_numel (o) : -1;
-  gboolean gather = strstr (op->name, "all_gather") != NULL;
-  gboolean scatter = strstr (op->name, "reduce_scatter") != NULL;
+  gboolean gather = pattern == MSPERF_PATTERN_ALL_GATHER;
+  gboolean scatter = pattern == MSPERF_PATTERN_REDUCE_SCATTER;
 
   if (gather && in > 0 && on > in && on % in == 0)
     {
@@ -407,7 +359,7 @@ group_size (const msperf_op *op, const msperf_parallel *par, const char **source
       *source = "shapes";
       return in / on;
     }
-  if (strstr (op->name, "all_to_all") || strstr (op->name, "alltoall"))
+  if (pattern == MSPERF_PATTERN_ALL_TO_ALL)
     {
       if (par && par->ep_size > 0)
         {
@@ -425,10 +377,11 @@ group_size (const msperf_op *op, const msperf_parallel *par, const char **source
  * the gathered output) and the group size; one tier from the consecutive-rank group. */
 static gboolean
 collective_from_config (const msperf_device *device, const msperf_parallel *par,
-                        const msperf_op *op, double message_bytes, msperf_roofline *out)
+                        const msperf_op *op, msperf_collective_pattern pattern,
+                        double message_bytes, msperf_roofline *out)
 {
   const msperf_comm_tier *tier;
-  int64_t p = group_size (op, par, &out->group_source);
+  int64_t p = group_size (op, pattern, par, &out->group_source);
 
   out->group_size = p;
   if (p <= 1)
@@ -442,13 +395,13 @@ collective_from_config (const msperf_device *device, const msperf_parallel *par,
   tier = tier_for_size (device, p);
   if (!tier || !(tier->bandwidth_gbps > 0.0))
     return FALSE;
-  if (strstr (op->name, "all_gather"))
+  if (pattern == MSPERF_PATTERN_ALL_GATHER)
     {
       const msperf_tensor *o = msperf_op_output (op);
       message_bytes = o ? tensor_bytes (o) : message_bytes * (double) p;
     }
   out->bytes = message_bytes;
-  out->latency_us = msperf_collective_ring_us (op->name, message_bytes, p, tier->bandwidth_gbps,
+  out->latency_us = msperf_collective_ring_us (pattern, message_bytes, p, tier->bandwidth_gbps,
                                                tier->latency_us);
   out->memory_us = out->latency_us;
   g_snprintf (out->degraded, sizeof out->degraded,
@@ -516,8 +469,8 @@ fused_matmul_collective (const msperf_device *device, const msperf_parallel *par
   out->group_size = p;
   if (p > 1 && (!tier || !(tier->bandwidth_gbps > 0.0)))
     return FALSE;
-  comm = p > 1 ? msperf_collective_ring_us ("all_reduce", message, p, tier->bandwidth_gbps,
-                                            tier->latency_us)
+  comm = p > 1 ? msperf_collective_ring_us (MSPERF_PATTERN_ALL_REDUCE, message, p,
+                                            tier->bandwidth_gbps, tier->latency_us)
                : 0.0;
   out->collective_us = comm;
   out->latency_us += comm;
@@ -533,72 +486,96 @@ msperf_roofline_estimate (const msperf_device *device, const msperf_op *op, mspe
   msperf_roofline_estimate_parallel (device, NULL, op, out);
 }
 
-void
-msperf_roofline_estimate_parallel (const msperf_device *device, const msperf_parallel *parallel,
-                                   const msperf_op *op, msperf_roofline *out)
+/* A collective: FORMATS §4's formula with a rank group, else sized from the configuration. */
+static void
+collective (const msperf_device *device, const msperf_parallel *parallel, const msperf_op *op,
+            msperf_collective_pattern pattern, msperf_roofline *out)
 {
-  static const char *const collectives[] = { "all_reduce", "all_gather", "reduce_scatter",
-                                             "all_to_all", "alltoall", NULL };
-  static const char *const matmuls[] = { "mm", "matmul", "linear", NULL };
-  const msperf_value *group;
-  const msperf_tensor *x;
+  const msperf_value *group = msperf_op_arg (op, -1);
+  const msperf_tensor *x = tensor_arg (op, 0);
 
-  *out = (msperf_roofline){ .kind = "elementwise", .latency_us = NAN };
-  if (device == NULL || op == NULL)
-    return;
-  if (is_metadata_op (op->name))
+  out->kind = "collective";
+  if (group && group->kind == MSPERF_VALUE_LIST)
     {
+      if (!collective_us (device, op, pattern, out))
+        out->latency_us = NAN;
+    }
+  else if (!x || !collective_from_config (device, parallel, op, pattern, tensor_bytes (x), out))
+    out->latency_us = NAN;
+}
+
+/* Costs op with the model of family f. FALSE when the model cannot cost this op (the next
+ * family is tried); the collective models always answer, NAN when the device lacks a tier. */
+static gboolean
+cost_family (const msperf_device *device, const msperf_parallel *parallel, const msperf_op *op,
+             const msperf_op_family *f, msperf_roofline *out)
+{
+  switch (f->model)
+    {
+    case MSPERF_COST_METADATA:
       out->kind = "metadata";
       out->latency_us = 0.0;
       g_strlcpy (out->degraded, "metadata_only: a view, no kernel and no bytes moved",
                  sizeof out->degraded);
-      return;
-    }
-  if (name_has (op->name, collectives))
-    {
-      if (name_has (op->name, matmuls))
-        {
-          out->kind = "matmul_collective";
-          if (!fused_matmul_collective (device, parallel, op, out))
-            out->latency_us = NAN;
-          return;
-        }
-      out->kind = "collective";
-      group = msperf_op_arg (op, -1);
-      x = tensor_arg (op, 0);
-      /* With a rank group: FORMATS §4's formula, unchanged by the fallbacks. */
-      if (group && group->kind == MSPERF_VALUE_LIST)
-        {
-          if (!collective_us (device, op, out))
-            out->latency_us = NAN;
-        }
-      else if (!x || !collective_from_config (device, parallel, op, tensor_bytes (x), out))
+      return TRUE;
+    case MSPERF_COST_MATMUL_COLLECTIVE:
+      out->kind = "matmul_collective";
+      if (!fused_matmul_collective (device, parallel, op, out))
         out->latency_us = NAN;
-      return;
-    }
-  if (strstr (op->name, "attention") && find_int_values (op, 6) == NULL
-      && attention_from_shapes (op, out))
-    {
+      return TRUE;
+    case MSPERF_COST_COLLECTIVE:
+      collective (device, parallel, op, f->pattern, out);
+      return TRUE;
+    case MSPERF_COST_ATTENTION:
+      if (find_int_values (op, 6) == NULL && attention_from_shapes (op, out))
+        {
+          out->kind = "attention";
+          finish_compute (device, op, out);
+          return TRUE;
+        }
+      if (!attention_flops (op, &out->flops))
+        return FALSE;
       out->kind = "attention";
-      finish_compute (device, op, out);
-      return;
-    }
-  if (strstr (op->name, "attention") && attention_flops (op, &out->flops))
-    out->kind = "attention";
-  else if (strcmp (op->name, "aten.embedding.default") == 0 && embedding_bytes (op, out))
-    {
+      break;
+    case MSPERF_COST_GATHER:
+      if (!embedding_bytes (op, out))
+        return FALSE;
       out->kind = "gather";
       finish_compute (device, op, out);
+      return TRUE;
+    case MSPERF_COST_MATMUL:
+      if (!matmul_flops (op, &out->flops))
+        return FALSE;
+      out->kind = "matmul";
+      break;
+    default:
+      return FALSE;
+    }
+  out->bytes = io_bytes (op);
+  finish_compute (device, op, out);
+  return TRUE;
+}
+
+void
+msperf_roofline_estimate_parallel (const msperf_device *device, const msperf_parallel *parallel,
+                                   const msperf_op *op, msperf_roofline *out)
+{
+  const msperf_op_family *f;
+  const msperf_tensor *o;
+  int64_t n;
+  guint cursor = 0;
+
+  *out = (msperf_roofline){ .kind = "elementwise", .latency_us = NAN };
+  if (device == NULL || op == NULL)
+    return;
+  /* The op families (policies/roofline-families.yaml) name the model, in file order. */
+  while ((f = msperf_op_families_match (device->families, op->name, &cursor)) != NULL)
+    if (cost_family (device, parallel, op, f, out))
       return;
-    }
-  else if (name_has (op->name, matmuls) && matmul_flops (op, &out->flops))
-    out->kind = "matmul";
-  else
-    {
-      const msperf_tensor *o = msperf_op_output (op);
-      int64_t n = o ? msperf_tensor_numel (o) : 0;
-      out->flops = n > 0 ? (double) n : 0.0;
-    }
+  /* Elementwise: one FLOP per output element, every tensor read or written once. */
+  o = msperf_op_output (op);
+  n = o ? msperf_tensor_numel (o) : 0;
+  out->flops = n > 0 ? (double) n : 0.0;
   out->bytes = io_bytes (op);
   finish_compute (device, op, out);
 }

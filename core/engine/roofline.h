@@ -1,4 +1,5 @@
-/* msperf (internal) — the analytic roofline of FORMATS §4. */
+/* msperf (internal) — the analytic roofline of FORMATS §4. Which model costs an op is data:
+ * the device's op families (policies/roofline-families.yaml, doc/formats.md §4.1). */
 #ifndef MSPERF_CORE_ROOFLINE_H
 #define MSPERF_CORE_ROOFLINE_H
 
@@ -34,10 +35,10 @@ void msperf_roofline_estimate_parallel (const msperf_device *device,
 void msperf_roofline_estimate (const msperf_device *device, const msperf_op *op,
                                msperf_roofline *out);
 
-/* Ring / alpha-beta cost of one collective over p ranks of one tier: all_reduce
+/* Ring / alpha-beta cost of one collective over p ranks of one tier: MSPERF_PATTERN_ALL_REDUCE
  * 2(p−1)/p·bytes/bw + 2(p−1)·α; all_gather, reduce_scatter (bytes = the gathered total) and
  * all_to_all (p−1)/p·bytes/bw + (p−1)·α. 0 when p ≤ 1. bw in GB/s, α in µs. */
-double msperf_collective_ring_us (const char *op_name, double bytes, int64_t p,
+double msperf_collective_ring_us (msperf_collective_pattern pattern, double bytes, int64_t p,
                                   double bandwidth_gbps, double latency_us);
 
 #endif

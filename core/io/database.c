@@ -28,6 +28,7 @@ struct msperf_database {
   GPtrArray *warnings;     /* char* */
   GHashTable *tables;      /* kernel type → cached (a table or the error of the attempt) */
   guint generation;        /* msperf_database_clear_cache calls (atomic) */
+  char **collective_prefixes; /* kernel-type prefixes of collectives (declared by modules) */
 };
 
 typedef struct {
@@ -537,6 +538,7 @@ msperf_database_free (msperf_database *db)
   g_free (db->yaml_path);
   g_free (db->root);
   g_free (db->dir);
+  g_strfreev (db->collective_prefixes);
   g_free (db);
 }
 
@@ -646,9 +648,9 @@ resolve_table (msperf_database *db, const char *kernel_type)
   g_autofree char *file = g_strconcat (kernel_type, ".csv", NULL);
   g_autofree char *comm_dir = NULL;
 
-  /* reference §1.1: hcom_* kernels look in communication_data_ref first, then in the
-   * database directory. */
-  if (msperf_kernel_is_collective (kernel_type) && db->comm_ref != NULL)
+  /* reference §1.1: collective kernels (the prefixes the communication module declares) look
+   * in communication_data_ref first, then in the database directory. */
+  if (msperf_database_kernel_is_collective (db, kernel_type) && db->comm_ref != NULL)
     {
       if (db->comm_ref_absolute)
         {
@@ -746,6 +748,27 @@ msperf_database_generation (const msperf_database *db)
   return (guint) g_atomic_int_get ((const gint *) &db->generation);
 }
 
+void
+msperf_database_set_collective_prefixes (msperf_database *db, const char *const *prefixes)
+{
+  g_return_if_fail (db != NULL);
+  g_strfreev (db->collective_prefixes);
+  db->collective_prefixes = prefixes ? g_strdupv ((char **) prefixes) : NULL;
+  /* A table resolved before may have been looked up in the wrong directory. */
+  g_hash_table_remove_all (db->tables);
+}
+
+gboolean
+msperf_database_kernel_is_collective (const msperf_database *db, const char *kernel_type)
+{
+  g_return_val_if_fail (db != NULL, FALSE);
+  for (char **p = db->collective_prefixes; kernel_type != NULL && p && *p; p++)
+    if (g_str_has_prefix (kernel_type, *p))
+      return TRUE;
+  return FALSE;
+}
+
+/* The ABI 2.0/2.1 entry point: the shipped communication module's declaration, frozen. */
 gboolean
 msperf_kernel_is_collective (const char *kernel_type)
 {

@@ -26,6 +26,7 @@ msperf_device_free (msperf_device *d)
     g_array_unref (d->comm_grid);
   if (d->tiers)
     g_ptr_array_unref (d->tiers);
+  msperf_op_families_free (d->families);
   g_free (d);
 }
 
@@ -306,6 +307,9 @@ msperf_device_load (const char *path, GError **error)
     return NULL;
   v = msperf_value_lookup (doc, "comm");
   if (v != NULL && v->kind != MSPERF_VALUE_NONE && !load_comm (d, v, path, error))
+    return NULL;
+  d->families = msperf_op_families_load_default (error);
+  if (d->families == NULL)
     return NULL;
   return g_steal_pointer (&d);
 }

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <msperf/dtype.h>
+#include "io/op_families.h"
 
 G_BEGIN_DECLS
 
@@ -26,9 +27,11 @@ typedef struct msperf_device {
   char **aliases;                             /* NULL-terminated, never NULL */
   GArray *comm_grid;                          /* int64_t, outermost first; NULL when null */
   GPtrArray *tiers;                           /* msperf_comm_tier*, never NULL */
+  msperf_op_families *families;               /* the roofline's op families, never NULL */
 } msperf_device;
 
-/* Loads one profile. Strict: unknown keys, wrong types and out-of-range values are
+/* Loads one profile, with the shipped op families (policies/roofline-families.yaml) its
+ * roofline uses. Strict: unknown keys, wrong types and out-of-range values are
  * MSPERF_ERROR_INVALID "FILE:LINE: ...". peak_tflops keys: bf16, fp16, fp32, fp8 (both fp8
  * dtypes), int8 (also int4). Transfer full. */
 msperf_device *msperf_device_load (const char *path, GError **error);

@@ -57,8 +57,20 @@ MSPERF_API void msperf_database_clear_cache (msperf_database *db);
 
 /* TRUE when name is a plain file stem (no '/', '\\', "..", leading '.', control chars). */
 MSPERF_API gboolean msperf_kernel_type_is_plain (const char *name);
-/* TRUE for a collective's kernel type (HCCL's hcom_* names): the one place that rule lives. */
-MSPERF_API gboolean msperf_kernel_is_collective (const char *kernel_type);
+/* The kernel-type prefixes of collectives (NULL-terminated, copied; NULL: none), as the
+ * loaded modules declare them (msperf_engine_collective_prefixes; a started engine sets its
+ * own database's): their tables are looked up in communication_data_ref first (reference
+ * §1.1). Drops the cached tables. */
+MSPERF_API void msperf_database_set_collective_prefixes (msperf_database *db,
+                                                         const char *const *prefixes);
+/* TRUE when kernel_type starts with one of db's collective prefixes. */
+MSPERF_API gboolean msperf_database_kernel_is_collective (const msperf_database *db,
+                                                          const char *kernel_type);
+/* TRUE for HCCL's hcom_* kernel names. Kept for modules built against ABI 2.0 and 2.1: which
+ * kernels are collectives is what the loaded modules declare (msperf_plugin.
+ * collective_prefixes), asked with msperf_engine_kernel_is_collective. */
+MSPERF_API gboolean msperf_kernel_is_collective (const char *kernel_type)
+  G_GNUC_DEPRECATED_FOR (msperf_engine_kernel_is_collective);
 
 G_END_DECLS
 

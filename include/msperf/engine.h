@@ -78,6 +78,9 @@ MSPERF_API gboolean msperf_engine_start (msperf_engine *engine, GError **error);
 MSPERF_API const GPtrArray *msperf_engine_plugins (msperf_engine *engine);
 /* TRUE when a module of that name is loaded and enabled. */
 MSPERF_API gboolean msperf_engine_has_module (msperf_engine *engine, const char *name);
+/* The kernel-type prefixes of collectives the modules declare (loaded or disabled by policy;
+ * msperf_plugin.collective_prefixes), NULL-terminated; after start. Transfer none. */
+MSPERF_API const char *const *msperf_engine_collective_prefixes (msperf_engine *engine);
 
 /* Answers one op with every stage (exact, interpolation, model, roofline). Transfer full. */
 MSPERF_API msperf_result *msperf_engine_query (msperf_engine *engine, const msperf_op *op);

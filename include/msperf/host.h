@@ -24,6 +24,11 @@ G_BEGIN_DECLS
 MSPERF_API msperf_status msperf_engine_subquery (msperf_engine *engine, const msperf_op *parent,
                                       const msperf_subquery *sq, msperf_result *result);
 
+/* TRUE when kernel_type starts with a collective prefix a module declares
+ * (msperf_plugin.collective_prefixes; the communication module: HCCL's hcom_). */
+MSPERF_API gboolean msperf_engine_kernel_is_collective (msperf_engine *engine,
+                                                        const char *kernel_type);
+
 /* Services for modules. */
 MSPERF_API msperf_database *msperf_engine_database (msperf_engine *engine);
 /* Kernel table through the database cache; NULL + MSPERF_ERROR_NOT_FOUND when absent. */

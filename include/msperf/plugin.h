@@ -48,7 +48,7 @@
 G_BEGIN_DECLS
 
 #define MSPERF_PLUGIN_ABI_MAJOR 2u
-#define MSPERF_PLUGIN_ABI_MINOR 1u
+#define MSPERF_PLUGIN_ABI_MINOR 2u
 /* The major version, kept under its version-1 name. */
 #define MSPERF_PLUGIN_ABI MSPERF_PLUGIN_ABI_MAJOR
 
@@ -158,7 +158,24 @@ typedef struct msperf_plugin {
   msperf_status (*decompose) (msperf_engine *engine, void *state, const msperf_query *query,
                               msperf_plan *plan);
 
-  gpointer reserved[8];                /* must be NULL */
+  /* 2.2: the parts this module answers are matched by a semantic key (the sub-query's
+   * params), not by shapes. A composite records such a part with no shapes under this
+   * shape-match rule, and a miss of one fails the whole op ("<rule>_sub_kernel_miss:…")
+   * instead of a PARTIAL sum without the part. NULL: parts matched by shapes. */
+  const char *semantic_key_rule;
+  /* 2.2: kernel types starting with one of these are collectives (NULL-terminated, nullable):
+   * the database looks their tables up in its communication_data_ref first, and
+   * msperf_engine_kernel_is_collective says so. */
+  const char *const *collective_prefixes;
+  /* 2.2: the interpolation.<name> policy blocks this module owns, as YAML (or NULL):
+   *   "interpolation.NAME:\n  KEY: {type: choice, choices: [a, b], default: a}\n…"
+   * types bool, integer (min, max), number (min, max), choice (choices), string, strings;
+   * nullable; default (absent: the key stays absent until a policy sets it). The core
+   * validates every policy layer's block against it and puts the defaults in the effective
+   * policy (doc/plugin-guide.md § Policy blocks). */
+  const char *policy_schema;
+
+  gpointer reserved[5];                /* must be NULL */
 } msperf_plugin;
 
 /* Marks the descriptor for export (modules are also linked with

@@ -19,8 +19,9 @@ typedef struct msperf_subquery {
   GArray *inputs;          /* msperf_tensor, owned (values freed with the subquery) */
   msperf_value *params;    /* MAP or NULL, owned */
   int64_t tc_input_count;  /* -1 = none */
-  gboolean is_attention;   /* an attention part: matched by semantic key (no shapes in the
-                            * details), and its miss fails the whole op (no PARTIAL) */
+  /* Zero, ignored: how a part is matched is declared by the module answering it
+   * (msperf_plugin.semantic_key_rule). Kept so the layout of 2.0 and 2.1 holds. */
+  uint32_t reserved_flags;
   gpointer reserved[4];    /* zero (msperf_subquery_new); room for minor versions */
 } msperf_subquery;
 

@@ -974,6 +974,16 @@ MSPERF_PLUGIN_DEFINE (
                  "metadata",
   .flags = MSPERF_PLUGIN_INTERPOLATE_BY_DEFAULT,
   .no_table_reason = "attention_index_unavailable",
+  /* Its rows are found by semantic key (Q shape, avg_seq_len, runtime metadata): a composite
+   * op's attention part records no shapes, and its miss fails the op. */
+  .semantic_key_rule = "attention",
+  /* interpolation.attention: how an attention op's rows are filtered and interpolated. */
+  .policy_schema =
+    "interpolation.attention:\n"
+    "  query_length_rule: {type: choice, choices: [per_sequence, literal_tokens],\n"
+    "                      default: per_sequence}\n"
+    "  sparse_mode_default: {type: integer, min: 0, nullable: true, default: null}\n"
+    "  mha_heads_axis: {type: bool}\n",
   .lookup = attention_lookup,
   .describe_target = attention_describe_target,
   .describe_row = attention_describe_row,

@@ -440,12 +440,17 @@ comm_fini (void *state)
  * (reference §2.2); alpha-beta and bracket_linear are this module's own interpolation. */
 static const char *const comm_categories[] = { "communication", NULL };
 
+/* HCCL names its collective kernels hcom_* (reference §1.1): their tables may live in the
+ * database's communication_data_ref. */
+static const char *const comm_prefixes[] = { "hcom_", NULL };
+
 MSPERF_PLUGIN_DEFINE (
   .name = "communication",
   .version = PACKAGE_VERSION,
   .description = "collectives: exact and bracketed hcom_* CSV lookup (alpha-beta, bracket_linear)",
   .flags = MSPERF_PLUGIN_OWN_INTERPOLATION,
   .categories = comm_categories,
+  .collective_prefixes = comm_prefixes,
   .init = comm_init,
   .fini = comm_fini,
   .lookup = comm_lookup,

@@ -22,12 +22,6 @@ source_is_answer (msperf_source s)
 }
 
 
-static gboolean
-is_comm_kernel (const char *k)
-{
-  return msperf_kernel_is_collective (k);
-}
-
 /* `_find_compute_match` post-miss diagnosis (quirk Q18, reproduced): only the first row of the
  * primary CSV is consulted. */
 static const char *
@@ -300,7 +294,8 @@ static_composite (msperf_engine *e, const msperf_op *op, const msperf_mapping_en
     {
       const char *name = msperf_value_get_string (g_ptr_array_index (sub_kernels->items, k));
       if (name && *name)
-        g_ptr_array_add (is_comm_kernel (name) ? comm : compute, (gpointer) name);
+        g_ptr_array_add (msperf_engine_kernel_is_collective (e, name) ? comm : compute,
+                         (gpointer) name);
     }
   /* Upstream scans an empty kernel list and finds no CSV. */
   if (compute->len == 0)

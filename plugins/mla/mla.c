@@ -98,7 +98,6 @@ attention_spec (const char *kernel, msperf_dtype dtype, int64_t t, int64_t n, in
   msperf_subquery *sq = msperf_subquery_new ("attention_special", kernel);
   int64_t q3[3] = { t, n, d };
 
-  sq->is_attention = TRUE;
   add_input (sq, dtype, 3, t, n, d);
   sq->params = msperf_value_new (MSPERF_VALUE_MAP);
   msperf_value_map_set (sq->params, "q_shape_3d", v_int_list (q3, 3));

@@ -718,7 +718,7 @@ add_communication (const msperf_query *q, const GPtrArray *parts, double base,
   method = mv ? msperf_value_get_string (mv) : "alpha_beta";
   optional = msperf_value_lookup (spec, "optional");
   is_optional = optional && optional->kind == MSPERF_VALUE_BOOL && optional->b;
-  if (kernel == NULL || !msperf_kernel_is_collective (kernel) || method == NULL
+  if (kernel == NULL || !msperf_engine_kernel_is_collective (q->engine, kernel) || method == NULL
       || (strcmp (method, "alpha_beta") != 0 && strcmp (method, "bracket_linear") != 0))
     {
       msperf_result_reset (r);

@@ -39,11 +39,25 @@ test_headers_plugin_descriptor_layout_is_stable (void **state)
   assert_true (offsetof (msperf_plugin, options) < offsetof (msperf_plugin, init));
   assert_true (offsetof (msperf_plugin, init) < offsetof (msperf_plugin, lookup));
   assert_true (offsetof (msperf_plugin, decompose) < offsetof (msperf_plugin, reserved));
-  assert_int_equal (sizeof (((msperf_plugin *) 0)->reserved) / sizeof (gpointer), 8);
+  /* 2.2 gave three reserved slots a meaning, in place: the size is unchanged. */
+  assert_int_equal (offsetof (msperf_plugin, semantic_key_rule),
+                    offsetof (msperf_plugin, decompose) + sizeof (gpointer));
+  assert_int_equal (offsetof (msperf_plugin, collective_prefixes),
+                    offsetof (msperf_plugin, semantic_key_rule) + sizeof (gpointer));
+  assert_int_equal (offsetof (msperf_plugin, policy_schema),
+                    offsetof (msperf_plugin, collective_prefixes) + sizeof (gpointer));
+  assert_int_equal (offsetof (msperf_plugin, reserved),
+                    offsetof (msperf_plugin, policy_schema) + sizeof (gpointer));
+  assert_int_equal (sizeof (((msperf_plugin *) 0)->reserved) / sizeof (gpointer), 5);
+  assert_int_equal (sizeof (msperf_plugin),
+                    offsetof (msperf_plugin, decompose) + 9 * sizeof (gpointer));
+  /* msperf_subquery keeps the 2.1 layout: the retired flag's slot is reserved_flags. */
+  assert_int_equal (offsetof (msperf_subquery, reserved_flags),
+                    offsetof (msperf_subquery, tc_input_count) + sizeof (int64_t));
   assert_int_equal (sizeof (((msperf_query *) 0)->reserved) / sizeof (gpointer), 4);
   assert_int_equal (MSPERF_PLUGIN_ABI_MAJOR, 2);
   assert_int_equal (MSPERF_PLUGIN_ABI, MSPERF_PLUGIN_ABI_MAJOR);
-  assert_int_equal (MSPERF_PLUGIN_ABI_MINOR, 1);
+  assert_int_equal (MSPERF_PLUGIN_ABI_MINOR, 2);
   /* The generated version header agrees with the package. */
   assert_string_equal (MSPERF_VERSION_STRING, PACKAGE_VERSION);
   assert_true (MSPERF_CHECK_VERSION (0, 0, 0));

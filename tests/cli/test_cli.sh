@@ -36,7 +36,7 @@ db=$src/doc/examples/h200-db
 prefill=$src/doc/examples/traces/llama3-8b-prefill.jsonl
 decode=$src/doc/examples/traces/llama3-8b-decode.jsonl
 
-t_version() { status_is 0 "$bin" --version && contains "$tmp/cmd.out" "module ABI 2.1"; }
+t_version() { status_is 0 "$bin" --version && contains "$tmp/cmd.out" "module ABI 2.2"; }
 ok "--version exits 0 and names the module ABI" t_version
 ok "--version prints the version" sh -c "'$bin' --version | grep -q 'msperf [0-9]'"
 ok "--help lists the commands" sh -c "'$bin' --help | grep -q estimate"

@@ -367,7 +367,6 @@ subquery_copy (const msperf_subquery *sq)
     msperf_subquery_add_input (c, &g_array_index (sq->inputs, msperf_tensor, i));
   c->params = sq->params ? msperf_value_copy (sq->params) : NULL;
   c->tc_input_count = sq->tc_input_count;
-  c->is_attention = sq->is_attention;
   return c;
 }
 

@@ -207,14 +207,13 @@ test_yaml_missing_file_is_not_found (void **state)
 
 /* ------------------------------------------------------------------ policy */
 
-/* Expected canonical JSON of the built-in defaults: the values of the brief / FORMATS §3,
- * keys sorted, no whitespace (worked out by hand). */
+/* Expected canonical JSON of the core's built-in defaults: the values of the brief / FORMATS
+ * §3, keys sorted, no whitespace (worked out by hand). interpolation.modes and the attention
+ * block are the modules' declarations, added at start (tests/engine/test_declarations.c). */
 static const char defaults_json[] =
   "{\"analytic\":{\"device_profile\":null},"
   "\"interpolation\":{\"aggregate\":\"median\",\"allow_extrapolation\":false,"
-  "\"attention\":{\"query_length_rule\":\"per_sequence\",\"sparse_mode_default\":null},"
-  "\"enabled\":true,\"kernel_overrides\":{},\"max_interpolation_dim\":3,"
-  "\"modes\":[\"compute\",\"attention_special\"]},"
+  "\"enabled\":true,\"kernel_overrides\":{},\"max_interpolation_dim\":3},"
   "\"modules\":{},"
   "\"parallel\":{\"dp_size\":1,\"ep_size\":null,\"sequence_parallel\":false,\"tp_size\":1,"
   "\"world_size\":1}}";
@@ -362,8 +361,6 @@ test_policy_hash_equal_for_equal_policies_and_changes_with_any_field (void **sta
     { "interpolation.max_interpolation_dim", "2" },
     { "interpolation.aggregate", "mean" },
     { "interpolation.allow_extrapolation", "true" },
-    { "interpolation.attention.query_length_rule", "literal_tokens" },
-    { "interpolation.attention.sparse_mode_default", "3" },
     { "interpolation.kernel_overrides.MatMulV2.max_interpolation_dim", "1" },
     { "interpolation.kernel_overrides.MatMulV2.axis_transform", "linear" },
     { "interpolation.kernel_overrides.GatherV2.generic_compute.axis", "output_numel" },
@@ -574,6 +571,106 @@ test_canonical_json_numbers_and_strings (void **state)
                              "\"e\":-0,\"f\":123456789012345678,\"g\":0.30000000000000004}");
 }
 
+/* ------------------------------------------------------------------ declared blocks */
+
+/* A block a module declares (as its descriptor's policy_schema would): kept aside while the
+ * layers merge, validated and merged at seal, its defaults below every layer. */
+static const char fake_schema[] =
+  "interpolation.fake:\n"
+  "  level: {type: integer, min: 1, max: 5, default: 2}\n"
+  "  mode: {type: choice, choices: [a, b], default: a}\n"
+  "  ratio: {type: number, min: 0, max: 1, nullable: true}\n"
+  "  names: {type: strings}\n"
+  "  flag: {type: bool}\n";
+
+static void
+test_policy_declared_block_merges_over_its_defaults (void **state)
+{
+  g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
+  g_autoptr (GError) error = NULL;
+  int64_t level = 0;
+
+  (void) state;
+  assert_true (msperf_policy_merge_data (p, "interpolation:\n  fake: {level: 3}\n", "x.yaml",
+                                         &error));
+  assert_true (msperf_policy_set (p, "interpolation.fake.flag", "true", &error));
+  /* not merged until sealed: a block is checked against its declaration */
+  assert_null (msperf_policy_get (p, "interpolation.fake"));
+  assert_true (msperf_policy_declare (p, "fake_module", fake_schema, &error));
+  assert_true (msperf_policy_seal (p, NULL, &error));
+  assert_true (msperf_value_get_int (msperf_policy_get (p, "interpolation.fake.level"), &level));
+  assert_int_equal (level, 3);
+  assert_string_equal (msperf_value_get_string (msperf_policy_get (p, "interpolation.fake.mode")),
+                       "a");
+  assert_true (msperf_policy_get (p, "interpolation.fake.flag")->b);
+  assert_null (msperf_policy_get (p, "interpolation.fake.ratio"));
+  /* sealed: a value set now is validated at once */
+  assert_true (msperf_policy_set (p, "interpolation.fake.mode", "b", &error));
+  assert_false (msperf_policy_set (p, "interpolation.fake.level", "0", &error));
+  assert_string_equal (error->message, "command line: key 'interpolation.fake.level': expected "
+                                       "an integer from 1 to 5, got '0'");
+}
+
+static void
+test_policy_declared_block_errors_name_the_layer (void **state)
+{
+  g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
+  g_autoptr (msperf_policy) q = msperf_policy_new_defaults ();
+  g_autoptr (msperf_policy) r = msperf_policy_new_defaults ();
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  (void) state;
+  assert_true (msperf_policy_merge_data (p, "interpolation:\n  fake:\n    mode: c\n", "x.yaml",
+                                         &e1));
+  assert_true (msperf_policy_declare (p, "fake_module", fake_schema, &e1));
+  assert_false (msperf_policy_seal (p, NULL, &e1));
+  assert_string_equal (e1->message, "x.yaml:3: key 'interpolation.fake.mode': expected a or b, "
+                                    "got 'c'");
+  /* nobody declares it: an unknown key, as for the core's own keys */
+  assert_true (msperf_policy_merge_data (q, "interpolation:\n  other: {x: 1}\n", "y.yaml", &e2));
+  assert_true (msperf_policy_seal (q, warnings, &e2) == FALSE);
+  assert_string_equal (e2->message, "y.yaml:2: unknown key 'other' in 'interpolation'");
+  /* an unknown key inside the declared block */
+  assert_true (msperf_policy_merge_data (r, "interpolation: {fake: {colour: red}}\n", "z.yaml",
+                                         &e3));
+  assert_true (msperf_policy_declare (r, "fake_module", fake_schema, &e3));
+  assert_false (msperf_policy_seal (r, NULL, &e3));
+  assert_string_equal (e3->message, "z.yaml:1: unknown key 'colour' in 'interpolation.fake'");
+}
+
+static void
+test_policy_bad_declarations_are_refused (void **state)
+{
+  static const struct { const char *text; const char *want; } cases[] = {
+    { "interpolation.modes:\n  x: {type: bool}\n",
+      "module m: policy_schema:2: block 'interpolation.modes' is already declared by the core" },
+    { "interpolation.fake:\n  x: {type: bool}\n",
+      "module m: policy_schema:2: block 'interpolation.fake' is already declared by fake_module" },
+    { "parallel.fake:\n  x: {type: bool}\n",
+      "module m: policy_schema:2: block 'parallel.fake': a module declares interpolation.<name> "
+      "blocks only" },
+    { "interpolation.other:\n  x: {type: colour}\n",
+      "module m: policy_schema:2: key 'interpolation.other.x.type': expected bool, integer, "
+      "number, choice, string or strings" },
+    { "interpolation.other:\n  x: {type: integer, min: 1, default: 0}\n",
+      "module m: policy_schema:2: key 'interpolation.other.x': expected an integer >= 1, got '0'" },
+  };
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (msperf_policy) p = msperf_policy_new_defaults ();
+      g_autoptr (GError) error = NULL;
+
+      assert_true (msperf_policy_declare (p, "fake_module", fake_schema, &error));
+      assert_false (msperf_policy_declare (p, "m", cases[k].text, &error));
+      assert_string_equal (error->message, cases[k].want);
+    }
+}
+
 int
 main (void)
 {
@@ -600,6 +697,9 @@ main (void)
     cmocka_unit_test (test_policy_precedence_defaults_database_file_flags),
     cmocka_unit_test (test_policy_database_unknown_keys_are_warnings),
     cmocka_unit_test (test_canonical_json_numbers_and_strings),
+    cmocka_unit_test (test_policy_declared_block_merges_over_its_defaults),
+    cmocka_unit_test (test_policy_declared_block_errors_name_the_layer),
+    cmocka_unit_test (test_policy_bad_declarations_are_refused),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

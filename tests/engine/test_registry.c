@@ -281,18 +281,20 @@ test_registry_each_rejection_is_one_warning_naming_the_file (void **state)
   const GPtrArray *infos = msperf_registry_infos (reg);
 
   (void) state;
-  /* Six fakes: good, bad_abi, small, no_symbol, init_fail, newer_minor; five are rejected. */
-  assert_int_equal (infos->len, 6);
+  /* Seven fakes: good, bad_abi, small, no_symbol, init_fail, newer_minor, declares; five are
+   * rejected. */
+  assert_int_equal (infos->len, 7);
   assert_int_equal (captured->len, 5);
-  assert_true (captured_contains ("msperf_fake_newer_minor.la: module rejected: ABI 2.2 is newer "
-                                  "than this msperf's 2.1"));
+  assert_true (captured_contains ("msperf_fake_newer_minor.la: module rejected: ABI 2.3 is newer "
+                                  "than this msperf's 2.2"));
   assert_true (captured_contains ("msperf_fake_bad_abi.la: module rejected: ABI 43, expected 2"));
   assert_true (captured_contains ("msperf_fake_small.la: module rejected: descriptor size 16"));
   assert_true (captured_contains ("msperf_fake_no_symbol.la: module rejected: missing symbol"));
   assert_true (captured_contains ("msperf_fake_init_fail.la: module rejected: fake init failure"));
   /* Discovery order is sorted by file name. */
   assert_string_equal (info_at (reg, 0)->name, "fake_bad_abi");
-  assert_string_equal (info_at (reg, 1)->name, "fake_good");
+  assert_string_equal (info_at (reg, 1)->name, "fake_declares");
+  assert_string_equal (info_at (reg, 2)->name, "fake_good");
   msperf_registry_free (reg);
 }
 
@@ -499,7 +501,7 @@ test_registry_same_dir_twice_is_scanned_once (void **state)
   msperf_registry *reg = load_dirs (dirs, NULL);
 
   (void) state;
-  assert_int_equal (msperf_registry_infos (reg)->len, 6);
+  assert_int_equal (msperf_registry_infos (reg)->len, 7);
   assert_good_loaded (reg);
   msperf_registry_free (reg);
 }

@@ -372,11 +372,11 @@ static void
 test_collective_ring_formula (void **state)
 {
   (void) state;
-  assert_rel (msperf_collective_ring_us ("tensor_cast.all_reduce.default", 1e6, 4, 100.0, 1.0),
+  assert_rel (msperf_collective_ring_us (MSPERF_PATTERN_ALL_REDUCE, 1e6, 4, 100.0, 1.0),
               21.0, "all_reduce");
-  assert_rel (msperf_collective_ring_us ("tensor_cast.all_gather.default", 1e6, 4, 100.0, 1.0),
+  assert_rel (msperf_collective_ring_us (MSPERF_PATTERN_ALL_GATHER, 1e6, 4, 100.0, 1.0),
               10.5, "all_gather");
-  assert_true (msperf_collective_ring_us ("tensor_cast.all_to_all.default", 1e6, 1, 100.0, 1.0)
+  assert_true (msperf_collective_ring_us (MSPERF_PATTERN_ALL_TO_ALL, 1e6, 1, 100.0, 1.0)
                == 0.0);
 }
 
@@ -716,6 +716,88 @@ test_device_memory_gib (void **state)
   g_rmdir (dir);
 }
 
+/* ------------------------------------------------------------------ op families as data */
+
+/* An op family added in a table (tests/data/roofline/families-extra.yaml) is honoured with no
+ * core change: vendor.gem_kernel (no "mm" in its name) is costed as a matmul, where the
+ * shipped table costs it elementwise. */
+static void
+test_added_family_is_honoured (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = tu_data_path ("roofline/families-extra.yaml");
+  msperf_op_families *shipped = H200->families;
+  msperf_roofline r;
+
+  estimate (H200, binary ("vendor.gem_kernel.default", BF16, "4096,4096", "4096,4096",
+                          "4096,4096"), &r);
+  assert_string_equal (r.kind, "elementwise");
+  H200->families = msperf_op_families_load (path, &error);
+  if (H200->families == NULL)
+    fail_msg ("%s", error->message);
+  estimate (H200, binary ("vendor.gem_kernel.default", BF16, "4096,4096", "4096,4096",
+                          "4096,4096"), &r);
+  assert_roofline (&r, "matmul", 137438953472.0, 100663296.0, 137438953472.0 / 790e12 * 1e6,
+                   100663296.0 / 4300e3, 137438953472.0 / 790e12 * 1e6 + 2.0);
+  /* a family matched by name whose model cannot cost the op goes on to the next rules:
+   * rank-1 operands are no matmul, and no later rule matches: elementwise */
+  estimate (H200, binary ("vendor.gem_kernel.default", BF16, "16", "16", "16"), &r);
+  assert_string_equal (r.kind, "elementwise");
+  msperf_op_families_free (H200->families);
+  H200->families = shipped;
+}
+
+static void
+test_family_table_errors_name_file_and_line (void **state)
+{
+  static const struct { const char *file; const char *want; } cases[] = {
+    { "roofline/families-bad-model.yaml", ":3: key 'model': unknown value 'fft' (one of: "
+                                          "metadata, matmul_collective, collective, attention, "
+                                          "gather, matmul)" },
+    { "roofline/families-no-match.yaml", ":2: family 'x' matches no name (give names, contains "
+                                         "or namespace and base)" },
+    { "roofline/families-unknown-key.yaml", ":5: unknown key 'colour' in a family" },
+    { "roofline/families-base-alone.yaml", ":2: family 'x': 'base' and 'namespace' go together" },
+  };
+
+  (void) state;
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = tu_data_path (cases[k].file);
+      g_autofree char *want = g_strconcat (path, cases[k].want, NULL);
+
+      assert_null (msperf_op_families_load (path, &error));
+      assert_string_equal (error->message, want);
+    }
+}
+
+/* The shipped table (policies/roofline-families.yaml) loads with every device. */
+static void
+test_shipped_families_load (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_op_families) f = msperf_op_families_load_default (&error);
+  guint cursor = 0;
+  const msperf_op_family *rule;
+
+  (void) state;
+  if (f == NULL)
+    fail_msg ("%s", error->message);
+  assert_non_null (H200->families);
+  rule = msperf_op_families_match (f, "aten.view.default", &cursor);
+  assert_non_null (rule);
+  assert_string_equal (rule->name, "views");
+  assert_int_equal (rule->model, MSPERF_COST_METADATA);
+  assert_null (msperf_op_families_match (f, "aten.view.default", &cursor));
+  cursor = 0;
+  rule = msperf_op_families_match (f, "tensor_cast.matmul_all_reduce.default", &cursor);
+  assert_string_equal (rule->name, "matmul_collectives");
+  rule = msperf_op_families_match (f, "tensor_cast.matmul_all_reduce.default", &cursor);
+  assert_string_equal (rule->name, "all_reduce");
+  assert_int_equal (rule->pattern, MSPERF_PATTERN_ALL_REDUCE);
+}
+
 #define T(t) cmocka_unit_test (t)
 
 int
@@ -751,6 +833,9 @@ main (void)
     T (test_roofline_unknown_dtype_uses_bf16_peak_and_no_bytes),
     T (test_roofline_without_device_is_nan),
     T (test_device_memory_gib),
+    T (test_added_family_is_honoured),
+    T (test_family_table_errors_name_file_and_line),
+    T (test_shipped_families_load),
   };
   return cmocka_run_group_tests_name ("roofline", tests, setup, teardown);
 }

@@ -325,13 +325,26 @@ test_database_communication_data_ref_resolution (void **state)
   g_autoptr (GError) error = NULL;
   g_autoptr (GError) e2 = NULL;
   g_autoptr (GError) e3 = NULL;
+  g_autoptr (GError) e0 = NULL;
   const msperf_table *t;
+  static const char *const prefixes[] = { "hcom_", "nccl_", NULL };
 
   (void) state;
   {
     g_autoptr (msperf_database) db = msperf_database_open (dir, top, &error);
     assert_non_null (db);
     assert_int_equal (msperf_database_warnings (db)->len, 0);
+    /* No declared collective prefix: every kernel is looked up in the database directory
+     * alone (hcom_allReduce_ is only in ../hccl). */
+    assert_false (msperf_database_kernel_is_collective (db, "hcom_allReduce_"));
+    assert_null (msperf_database_table (db, "hcom_allReduce_", &e0));
+    assert_true (g_error_matches (e0, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND));
+    /* The communication module's declaration (collective_prefixes) as the engine hands it
+     * over; a made-up prefix declared alongside is honoured too. */
+    msperf_database_set_collective_prefixes (db, prefixes);
+    assert_true (msperf_database_kernel_is_collective (db, "hcom_allReduce_"));
+    assert_true (msperf_database_kernel_is_collective (db, "nccl_x"));
+    assert_false (msperf_database_kernel_is_collective (db, "MatMulV2"));
     /* reference §1.1: data_dir/communication_data_ref first ... */
     t = msperf_database_table (db, "hcom_allReduce_", &error);
     if (t == NULL)
@@ -349,6 +362,7 @@ test_database_communication_data_ref_resolution (void **state)
     /* a root of the database directory alone excludes ../hccl */
     g_autoptr (msperf_database) db = msperf_database_open (dir, dir, &error);
     assert_non_null (db);
+    msperf_database_set_collective_prefixes (db, prefixes);
     assert_null (msperf_database_table (db, "hcom_allReduce_", &e3));
     assert_true (g_error_matches (e3, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
     assert_non_null (strstr (e3->message, "resolves outside the database root"));
@@ -371,11 +385,14 @@ test_database_communication_data_ref_stays_inside_the_database (void **state)
   g_autofree char *link = NULL;
   g_autofree char *inner = NULL;
   g_autofree char *inner_csv = NULL;
+  /* the communication module's declaration, as a started engine hands it over */
+  static const char *const hcom[] = { "hcom_", NULL };
 
   (void) state;
   {
     g_autoptr (msperf_database) db = msperf_database_open (dir, NULL, &error);
     assert_non_null (db);
+    msperf_database_set_collective_prefixes (db, hcom);
     assert_true (warnings_contain (db, "op_mapping.yaml:5: communication_data_ref '../hccl/' "
                                        "resolves outside the database directory"));
     assert_null (msperf_database_table (db, "hcom_allReduce_", &e1));
@@ -395,6 +412,7 @@ test_database_communication_data_ref_stays_inside_the_database (void **state)
   {
     g_autoptr (msperf_database) db = msperf_database_open (tmp, NULL, &error);
     assert_non_null (db);
+    msperf_database_set_collective_prefixes (db, hcom);
     assert_true (warnings_contain (db, "op_mapping.yaml:1: communication_data_ref 'comm' "
                                        "resolves outside the database directory"));
     assert_null (msperf_database_table (db, "hcom_allReduce_", &e2));
@@ -414,6 +432,7 @@ test_database_communication_data_ref_stays_inside_the_database (void **state)
     write_file (inner, "hcom_allReduce_.csv", text);
     db = msperf_database_open (tmp, NULL, &error);
     assert_non_null (db);
+    msperf_database_set_collective_prefixes (db, hcom);
     assert_int_equal (msperf_database_warnings (db)->len, 0);
     if (msperf_database_table (db, "hcom_allReduce_", &e3) == NULL)
       fail_msg ("%s", e3->message);
@@ -460,6 +479,7 @@ test_database_load_warnings_for_q15_absolute_ref_and_bad_fields (void **state)
   assert_int_equal (g_strv_length (e->kernel_types), 2);
   assert_true (msperf_database_entry (db, "b.default")->composite);
   /* an absolute communication_data_ref makes communication lookups fail */
+  msperf_database_set_collective_prefixes (db, (const char *const[]){ "hcom_", NULL });
   assert_null (msperf_database_table (db, "hcom_allReduce_", &e1));
   assert_true (g_error_matches (e1, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PATH));
   tu_rm_tree (dir);

@@ -190,7 +190,6 @@ sub (msperf_engine *e, const char *kernel, msperf_value *params, msperf_status *
   msperf_result *r = msperf_result_new ();
 
   sq->params = params;
-  sq->is_attention = TRUE;
   *status = msperf_engine_subquery (e, parent, sq, r);
   msperf_subquery_free (sq);
   return r;
@@ -1121,7 +1120,6 @@ test_h200_params_subquery_interpolates (void **state)
   p_str (p, "input_layout", "TND");
   p_int (p, "batch_size", 1);
   sq->params = p;
-  sq->is_attention = TRUE;
   assert_int_equal (msperf_engine_subquery (*state, parent, sq, r), MSPERF_MISS);
   assert_string_equal (r->miss_reason, "shape_mismatch");
   assert_int_equal (msperf_interpolate_subquery (*state, parent, sq, r), MSPERF_HIT);

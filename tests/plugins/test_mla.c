@@ -203,13 +203,11 @@ test_mla_decode_specs (void **state)
   assert_input (bmm, 0, "16,4,128", BF16);
   assert_input (bmm, 1, "16,128,512", BF16);
   assert_int_equal (bmm->tc_input_count, 2);
-  assert_false (bmm->is_attention);
   assert_null (bmm->params);
 
   fia = spec (specs, 1);
   assert_string_equal (fia->mode, "attention_special");
   assert_kernels (fia, "FusedInferAttentionScore");
-  assert_true (fia->is_attention);
   assert_q_shape (fia, 4, 16, 512);
   assert_int_equal (param_int (fia, "avg_seq_len"), 1001);
   assert_int_equal (param_int (fia, "sparse_mode"), 0);
@@ -257,7 +255,6 @@ test_mla_prefill_specs (void **state)
   assert_input (mm, 1, "512,4096", BF16);
   assert_int_equal (mm->tc_input_count, 2);
   fia = spec (specs, 1);
-  assert_true (fia->is_attention);
   assert_q_shape (fia, 256, 16, 128);
   assert_int_equal (param_int (fia, "avg_seq_len"), 128);
   assert_int_equal (param_int (fia, "sparse_mode"), 3);
@@ -315,7 +312,6 @@ test_mla_sparse_decode_uses_sfa_runtime_params (void **state)
   assert_int_equal (specs->len, 3);
   sfa = spec (specs, 1);
   assert_kernels (sfa, "SparseFlashAttention");
-  assert_true (sfa->is_attention);
   assert_q_shape (sfa, 4, 16, 512);
   assert_int_equal (param_int (sfa, "sparse_mode"), 3);
   assert_int_equal (param_int (sfa, "num_kv_heads"), 1);
