@@ -33,6 +33,9 @@ typedef struct msperf_serve_policy {
   double gpu_memory_utilization;   /* share of device memory for weights + KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */
+  gboolean kv_fp8_with_fp8_weights; /* the runtime's recipes run FP8 checkpoints with an FP8
+                                       KV cache: `accuracy` sizes the cache so for rows with
+                                       8-bit float weights (the rows do not state the KV dtype) */
 } msperf_serve_policy;
 
 /* Knob descriptors, for the preset reader and the CLI flags. */
