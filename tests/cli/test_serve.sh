@@ -211,6 +211,30 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_burst() {
+  # A burst start queues the first wave of prompts: a higher mean TTFT than the steady state.
+  { head -n 1 "$sil"
+    grep ',vllm,' "$sil" | head -n 1
+  } > "$tmp/burstrows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 || return 1
+  steady=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 --burst --jobs 1 || return 1
+  burst=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  cp "$tmp/cmd.out" "$tmp/burst1"
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 --burst --jobs 2 || return 1
+  cmp "$tmp/burst1" "$tmp/cmd.out" || return 1
+  [ -n "$steady" ] && [ -n "$burst" ] || return 1
+  awk -v a="$steady" -v b="$burst" 'BEGIN { exit !(b > a) }' || return 1
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  ok "accuracy --burst: every client at once, every request measured" t_accuracy_burst
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_usage() {
   status_is 2 $bin accuracy || return 1
   contains "$tmp/cmd.err" "silicon FILE is required" || return 1

@@ -208,6 +208,9 @@ typedef struct msperf_serve_accuracy_opts {
   const char *format;                    /* csv | table | json */
   const char *report_dir;                /* SVG scatter, per-row csv, summary */
   int64_t requests_per_client;           /* requests = clients × this */
+  gboolean burst;                        /* every client starts at once and every request is
+                                            measured (benchmark_serving --max-concurrency C
+                                            --num-prompts C × rounds), not the steady state */
   guint jobs;
   double device_bytes;
 } msperf_serve_accuracy_opts;

@@ -375,6 +375,14 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   w.staggered = TRUE;
   w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
   w.warmup = w.cooldown = r->concurrency;
+  if (o->burst)
+    {
+      /* benchmark_serving with --max-concurrency C: the first C requests leave at once, and
+       * the reported means are over all --num-prompts requests, ramps included. */
+      w.staggered = FALSE;
+      w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
+      w.warmup = w.cooldown = 0;
+    }
   w.seed = 1;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
     goto fail;
