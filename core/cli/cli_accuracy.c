@@ -20,6 +20,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN;
+  gboolean burst = FALSE;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -45,6 +46,9 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg", "DIR" },
     { "requests-per-client", 0, 0, G_OPTION_ARG_INT, &per_client,
       "Requests simulated per concurrent client (default 3, the least: ramp-up, measured, ramp-down)", "N" },
+    { "burst", 0, 0, G_OPTION_ARG_NONE, &burst,
+      "Every client starts at once and every request is measured, as benchmark_serving runs "
+      "(default: the steady state)", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
   };
@@ -100,6 +104,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.format = format;
   o.report_dir = report;
   o.requests_per_client = per_client == INT_MIN ? 3 : per_client;
+  o.burst = burst;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
   status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;

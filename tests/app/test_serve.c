@@ -160,8 +160,11 @@ test_policies (void **state)
   assert_int_equal (p.block_size, 32);
   assert_false (p.chunked_prefill || p.preempt);
   assert_float_equal (p.reserve_ratio_init, 1, 0);
+  assert_true (p.kv_fp8_with_fp8_weights);
+  msperf_serve_policy_clear (&p);
+  msperf_serve_policy_init (&p);
   assert_true (msperf_serve_policy_load (&p, SERVING "sglang.yaml", &e));
-  assert_false (p.mixed_batch);
+  assert_false (p.mixed_batch || p.kv_fp8_with_fp8_weights);
   assert_float_equal (p.reserve_ratio_init, 0.7, 0);
   assert_true (msperf_serve_policy_set (&p, "max_num_seqs", "12", &e));
   assert_int_equal (p.max_num_seqs, 12);

@@ -187,6 +187,55 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_fp8_kv() {
+  # TensorRT-LLM's recipe runs FP8 checkpoints with an FP8 KV cache: a DeepSeek-R1 row whose
+  # clients (128 × 9216 tokens) do not fit a 16-bit cache queues for whole request lifetimes
+  # without it (the preset key turned off).
+  { head -n 1 "$sil"
+    grep ',trtllm,.*,agg,1024,8192,.*,128,8,1,1,1,8,' "$sil" | head -n 1
+  } > "$tmp/fp8rows.csv"
+  mkdir -p "$tmp/sched16"
+  sed 's/^kv_fp8_with_fp8_weights: true$/kv_fp8_with_fp8_weights: false/' \
+    "$src/policies/serving/trtllm.yaml" > "$tmp/sched16/trtllm.yaml"
+  status_is 0 $bin accuracy --silicon "$tmp/fp8rows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 2 || return 1
+  fp8=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  status_is 0 $bin accuracy --silicon "$tmp/fp8rows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 2 --schedulers-dir "$tmp/sched16" || return 1
+  b16=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  [ -n "$fp8" ] && [ -n "$b16" ] || return 1
+  awk -v a="$fp8" -v b="$b16" 'BEGIN { exit !(a * 2 < b) }' || return 1
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  ok "accuracy: FP8 KV cache for FP8 rows on TensorRT-LLM (preset key)" t_accuracy_fp8_kv
+else
+  skip "no measured rows at $sil"
+fi
+
+t_accuracy_burst() {
+  # A burst start queues the first wave of prompts: a higher mean TTFT than the steady state.
+  { head -n 1 "$sil"
+    grep ',vllm,' "$sil" | head -n 1
+  } > "$tmp/burstrows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 || return 1
+  steady=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 --burst --jobs 1 || return 1
+  burst=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f2)
+  cp "$tmp/cmd.out" "$tmp/burst1"
+  status_is 0 $bin accuracy --silicon "$tmp/burstrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 --burst --jobs 2 || return 1
+  cmp "$tmp/burst1" "$tmp/cmd.out" || return 1
+  [ -n "$steady" ] && [ -n "$burst" ] || return 1
+  awk -v a="$steady" -v b="$burst" 'BEGIN { exit !(b > a) }' || return 1
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  ok "accuracy --burst: every client at once, every request measured" t_accuracy_burst
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_usage() {
   status_is 2 $bin accuracy || return 1
   contains "$tmp/cmd.err" "silicon FILE is required" || return 1

@@ -33,6 +33,9 @@ typedef struct msperf_serve_policy {
   double gpu_memory_utilization;   /* share of device memory for weights + KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */
+  gboolean kv_fp8_with_fp8_weights; /* the runtime's recipes run FP8 checkpoints with an FP8
+                                       KV cache: `accuracy` sizes the cache so for rows with
+                                       8-bit float weights (the rows do not state the KV dtype) */
 } msperf_serve_policy;
 
 /* Knob descriptors, for the preset reader and the CLI flags. */
@@ -205,6 +208,9 @@ typedef struct msperf_serve_accuracy_opts {
   const char *format;                    /* csv | table | json */
   const char *report_dir;                /* SVG scatter, per-row csv, summary */
   int64_t requests_per_client;           /* requests = clients × this */
+  gboolean burst;                        /* every client starts at once and every request is
+                                            measured (benchmark_serving --max-concurrency C
+                                            --num-prompts C × rounds), not the steady state */
   guint jobs;
   double device_bytes;
 } msperf_serve_accuracy_opts;

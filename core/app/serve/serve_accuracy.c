@@ -290,13 +290,14 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r)
 {
   g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
-  g_autofree char *key = g_strdup_printf ("%s\n%s", r->config, r->quant);
+  g_autofree char *key = NULL;
   msperf_serve_policy pol;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
   msperf_serve_result res;
-  loaded *lm = g_hash_table_lookup (models, key);
-  msperf_model *m = lm ? lm->model : NULL;
+  loaded *lm = NULL;
+  msperf_model *m = NULL;
+  gboolean fp8_kv;
   const char *note = "";
   GError *e = NULL;
 
@@ -308,6 +309,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     }
   if (!msperf_serve_policy_load (&pol, preset, &e))
     goto fail;
+  /* The rows do not state the KV-cache dtype: the runtime's recipe decides (the preset). */
+  fp8_kv = pol.kv_fp8_with_fp8_weights && g_str_has_prefix (r->quant, "fp8");
+  key = g_strdup_printf ("%s\n%s\n%d", r->config, r->quant, fp8_kv);
+  lm = g_hash_table_lookup (models, key);
+  m = lm ? lm->model : NULL;
   if (m == NULL)
     {
       msperf_model_options mo;
@@ -315,6 +321,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
 
       memset (&mo, 0, sizeof mo);
       mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
+      mo.kv_dtype = fp8_kv ? "fp8" : NULL;
 
       m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
@@ -368,6 +375,14 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   w.staggered = TRUE;
   w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
   w.warmup = w.cooldown = r->concurrency;
+  if (o->burst)
+    {
+      /* benchmark_serving with --max-concurrency C: the first C requests leave at once, and
+       * the reported means are over all --num-prompts requests, ramps included. */
+      w.staggered = FALSE;
+      w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
+      w.warmup = w.cooldown = 0;
+    }
   w.seed = 1;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
     goto fail;

@@ -26,6 +26,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (gpu_memory_utilization, DOUBLE, "Share of device memory for weights and KV cache"),
   KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
+  KNOB (kv_fp8_with_fp8_weights, BOOL,
+        "accuracy: FP8 KV cache for rows with FP8 weights (true/false)"),
 };
 
 const msperf_serve_knob *
