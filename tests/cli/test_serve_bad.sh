@@ -138,6 +138,13 @@ t_request_files() {
   bad_file empty.jsonl ": no requests" || return 1
   req blank.jsonl '' '# only a comment' ''
   bad_file blank.jsonl ": no requests" || return 1
+  req two.jsonl "$good" '{"arrival_s": 1, "input_tokens": 8, "output_tokens": 2}{"x": 1}'
+  bad_file two.jsonl ":2: unexpected content after the JSON value" || return 1
+  req comment.jsonl "$good" '// a comment in the C style'
+  bad_file comment.jsonl ":2: expected a JSON object" || return 1
+  # json-glib recurses without a bound: a line of 100,000 '[' crashed serve before the check.
+  { echo "$good"; head -c 100000 /dev/zero | tr '\0' '['; echo; } > "$tmp/deep.jsonl"
+  bad_file deep.jsonl ":2: JSON nesting deeper than 64 levels" || return 1
   printf '{"arrival_s": 0, "input_tokens": 8, "output_tokens": 2}\n\377\n' > "$tmp/latin.jsonl"
   bad_file latin.jsonl ": not UTF-8 text" || return 1
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "app/serve/serve.h"
+#include "app/trace/json_check.h"
 
 gboolean
 msperf_serve_parse_arrival (const char *text, msperf_serve_workload *w, GError **error)
@@ -118,6 +119,15 @@ msperf_serve_parse_requests (const char *data, gsize len, const char *path, GErr
 
       if (*line == '\0' || *line == '#')
         continue;
+      /* Nesting, control bytes and a second value on the line are refused before json-glib
+       * (which recurses without a bound and leaks what follows the first value). */
+      if (!msperf_json_text_ok (line, strlen (line), &e))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
+                       e->message);
+          g_error_free (e);
+          return NULL;
+        }
       if (!json_parser_load_from_data (parser, line, -1, &e))
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
@@ -126,7 +136,7 @@ msperf_serve_parse_requests (const char *data, gsize len, const char *path, GErr
           return NULL;
         }
       root = json_parser_get_root (parser);
-      if (!JSON_NODE_HOLDS_OBJECT (root))
+      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
         goto bad;
       o = json_node_get_object (root);
       if (member_number (o, "arrival_s", &t))
