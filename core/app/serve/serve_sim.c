@@ -140,6 +140,7 @@ typedef struct {
   int64_t q;
   double kv_bytes_token;      /* decode pool, per device */
   int64_t preemptions, steps;
+  double kv_max;              /* peak share of a worker's KV blocks in use at a step */
   double data_us, total_us;
   GArray *gaps;
   int64_t warmup, cooldown;
@@ -440,6 +441,8 @@ start_step (sim *s, guint wi, GError **error)
   w->kv_time += dur * (w->total_blocks > 0 ? (double) w->used_blocks / (double) w->total_blocks : 0);
   w->busy_time += dur;
   w->batch_time += dur * (double) w->batch->len;
+  if (w->total_blocks > 0)
+    s->kv_max = MAX (s->kv_max, (double) w->used_blocks / (double) w->total_blocks);
   if (s->rec && s->rec->samples)
     {
       msperf_serve_sample smp = { s->now, wi, (int32_t) w->batch->len,
@@ -609,7 +612,7 @@ collect (sim *s, msperf_serve_result *out)
   g_autoptr (GArray) tpot = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) e2e = g_array_new (FALSE, FALSE, sizeof (double));
   double t0 = INFINITY, t1 = -INFINITY, in_tok = 0, out_tok = 0, user = 0, kv = 0, busy = 0,
-         batch = 0, kv_max = 0;
+         batch = 0;
   int64_t n_user = 0;
 
   for (guint i = 0; i < s->n_reqs; i++)
@@ -673,11 +676,8 @@ collect (sim *s, msperf_serve_result *out)
       busy += w->busy_time;
       batch += w->batch_time;
     }
-  if (s->rec && s->rec->samples)
-    for (guint i = 0; i < s->rec->samples->len; i++)
-      kv_max = MAX (kv_max, g_array_index (s->rec->samples, msperf_serve_sample, i).kv_use);
   out->kv_use_mean = busy > 0 ? kv / busy : NAN;
-  out->kv_use_max = s->rec && s->rec->samples ? kv_max : NAN;
+  out->kv_use_max = s->kv_max;
   out->mean_batch = busy > 0 ? batch / busy : NAN;
   out->preemptions = s->preemptions;
   out->steps = s->steps;
