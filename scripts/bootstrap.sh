@@ -16,6 +16,7 @@ cd "$top"
 packages=(
   build-essential autoconf automake libtool autoconf-archive pkgconf
   libltdl-dev libyaml-dev libqhull-dev libglib2.0-dev libjson-glib-dev libcsv-dev
+  zlib1g-dev  # gzip-compressed kernel tables, the importer's output (doc/dependencies.md)
   libdouble-conversion-dev  # shortest float digits (doc/dependencies.md); g++ for its C++ shim
   libmimalloc-dev  # the msperf program's allocator (doc/dependencies.md)
 )

@@ -30,6 +30,10 @@ int msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_plugins (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_att (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_holdout (const msperf_cli_global *g, int argc, char **argv);
+/* import: a profiling database from another tool's measured tables. */
+int msperf_cli_import (const msperf_cli_global *g, int argc, char **argv);
+/* mapping draft|check: authoring an op_mapping.yaml. */
+int msperf_cli_mapping (const msperf_cli_global *g, int argc, char **argv);
 /* Model-level commands (cli_model.c, doc/models.md). */
 int msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv);
 int msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv);

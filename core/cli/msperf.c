@@ -23,6 +23,8 @@ static const char commands_help[] =
   "  plugins    list the query-mode modules, or show one (plugins info NAME)\n"
   "  att        ATT vector-unit cost formulas: att cast | att broadcast | att duplicate\n"
   "  holdout    interpolation accuracy: leave coordinates out of the database, report the error\n"
+  "  mapping    draft or check an op_mapping.yaml against traces (mapping draft|check --database DIR --ops T)\n"
+  "  import     a profiling database from NVIDIA aiconfigurator's tables (import aiconfigurator DIR --out DB)\n"
   "  trace      the op trace of one forward pass of a model, from its Hugging Face config.json\n"
   "  e2e        TTFT, TPOT and throughput of a request on a model and layout\n"
   "  serve      serving simulation of a deployment (vLLM, SGLang, TensorRT-LLM schedulers)\n"
@@ -125,6 +127,10 @@ main (int argc, char **argv)
     status = msperf_cli_att (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "holdout") == 0)
     status = msperf_cli_holdout (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "mapping") == 0)
+    status = msperf_cli_mapping (&g, argc - 1, argv + 1);
+  else if (strcmp (cmd, "import") == 0)
+    status = msperf_cli_import (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "trace") == 0)
     status = msperf_cli_trace (&g, argc - 1, argv + 1);
   else if (strcmp (cmd, "serve") == 0)

@@ -668,20 +668,29 @@ resolve_table (msperf_database *db, const char *kernel_type)
       comm_dir = g_build_filename (db->dir, db->comm_ref, NULL);
       {
         g_autofree char *path = g_build_filename (comm_dir, file, NULL);
-        if (present (path))
+        g_autofree char *gz = g_strconcat (path, ".gz", NULL);
+        if (present (path) || present (gz))
           {
             /* confined to the database directory, not to comm_dir: a file of comm_dir that
              * links out is refused as a kernel CSV would be */
-            c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
+            c->table = load_confined (db, present (path) ? path : gz, db->dir, kernel_type,
+                                      &c->error);
             return c;
           }
       }
     }
   {
     g_autofree char *path = g_build_filename (db->dir, file, NULL);
+    g_autofree char *gz = g_strconcat (path, ".gz", NULL);
     if (present (path))
       {
         c->table = load_confined (db, path, db->dir, kernel_type, &c->error);
+        return c;
+      }
+    /* a shipped database keeps its tables gzip-compressed (KERNEL.csv.gz) */
+    if (present (gz))
+      {
+        c->table = load_confined (db, gz, db->dir, kernel_type, &c->error);
         return c;
       }
   }

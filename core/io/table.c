@@ -10,6 +10,7 @@
 #include <msperf/table.h>
 #include "io/csv_reader.h"
 #include "base/readfile.h"
+#include "io/gzip_data.h"
 
 /* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
 static const char *const latency_names[] = {
@@ -461,6 +462,8 @@ stem_of (const char *name)
 {
   g_autofree char *base = g_path_get_basename (name);
 
+  if (g_str_has_suffix (base, ".gz"))
+    base[strlen (base) - strlen (".gz")] = '\0';
   if (g_str_has_suffix (base, ".csv"))
     base[strlen (base) - strlen (".csv")] = '\0';
   return g_steal_pointer (&base);
@@ -774,6 +777,10 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
   return table;
 }
 
+/* A kernel table is tens of megabytes at most; a gzip file inflating past this is refused
+ * rather than allowed to exhaust memory. */
+#define MAX_INFLATED_BYTES ((size_t) 1 << 31)
+
 msperf_table *
 msperf_table_load (const char *path, const char *kernel_type, GError **error)
 {
@@ -801,6 +808,19 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO,
                    "%s: is a Git LFS pointer file, not the table (run 'git lfs pull')", path);
       return NULL;
+    }
+  /* KERNEL.csv.gz: inflated here, so the table (and its hash) is that of the plain CSV. */
+  if (msperf_gzip_is_compressed (contents, len))
+    {
+      size_t plain_len = 0;
+      char *plain = msperf_gzip_inflate (contents, len, path, MAX_INFLATED_BYTES, &plain_len,
+                                         error);
+
+      g_clear_pointer (&contents, g_free);
+      if (plain == NULL)
+        return NULL;
+      contents = plain;
+      len = plain_len;
     }
   table = parse_table (contents, len, path, kernel_type, error);
   g_clear_pointer (&contents, g_free);

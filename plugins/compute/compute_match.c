@@ -10,7 +10,10 @@
 
 static const char *const matmul_kernels[] = {
   "MatMulV2", "MatMulV3", "MatMulCommon", "MatMul", "QuantBatchMatmulV3", "BatchMatMulV2",
-  "TransposeBatchMatMul", "GroupedMatmul", "GroupedMatmulSwigluQuant", NULL
+  "TransposeBatchMatMul", "GroupedMatmul", "GroupedMatmulSwigluQuant",
+  /* the FP8 GEMMs of an imported aiconfigurator database (per-tensor and 128x128 block
+   * scales; doc/formats.md §1.3) */
+  "FP8MatMul", "FP8BlockMatMul", NULL
 };
 static const char *const flatten_batch_kernels[] = {
   "AscendQuantV2", "DynamicQuant", "RmsNorm", "AddRmsNormBias", "AddRmsNorm",

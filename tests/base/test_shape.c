@@ -337,13 +337,16 @@ test_dtype_sizes_and_upstream_map (void **state)
   assert_string_equal (msperf_dtype_torch_name (MSPERF_DTYPE_FLOAT4_E2M1), "float4_e2m1fn_x2");
   assert_int_equal (msperf_dtype_size (MSPERF_DTYPE_FLOAT4_E2M1), 1);
 
-  /* reference §1.3 DTYPE_MAP: bf16, fp16, int8, int32, int64, float32, bool */
+  /* reference §1.3 DTYPE_MAP: bf16, fp16, int8, int32, int64, float32, bool; and, a msperf
+   * extension (core/base/dtype.c), the two FP8 dtypes the imported aiconfigurator tables
+   * measure */
   for (int d = 0; d < MSPERF_DTYPE_N_TYPES; d++)
     {
       gboolean expected = d == MSPERF_DTYPE_BF16 || d == MSPERF_DTYPE_FLOAT16
                           || d == MSPERF_DTYPE_INT8 || d == MSPERF_DTYPE_INT32
                           || d == MSPERF_DTYPE_INT64 || d == MSPERF_DTYPE_FLOAT32
-                          || d == MSPERF_DTYPE_BOOL;
+                          || d == MSPERF_DTYPE_BOOL || d == MSPERF_DTYPE_FP8_E4M3
+                          || d == MSPERF_DTYPE_FP8_E5M2;
       assert_int_equal (msperf_dtype_is_mapped ((msperf_dtype) d), expected);
     }
 }
