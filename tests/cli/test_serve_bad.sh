@@ -70,11 +70,12 @@ t_huge() {
 ok "serve: concurrency 10^9 and huge --num-requests refused with the bound named" t_huge
 
 t_max_events() {
-  status_is 1 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --max-events 30 \
-    || return 1
+  # Small requests: the file stays quick under valgrind.
+  status_is 1 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --isl 64 --osl 4 \
+    --max-events 30 || return 1
   contains "$tmp/cmd.err" "passed the bound of 30 events (--max-events N raises it)" || return 1
-  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --max-events 100000 \
-    --format json || return 1
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --isl 64 --osl 4 \
+    --max-events 100000 --format json || return 1
   contains "$tmp/cmd.out" '"measured": 20' || return 1
 }
 ok "serve --max-events: refused past the bound, raised by the flag" t_max_events
