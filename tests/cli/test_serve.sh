@@ -55,7 +55,7 @@ t_table() {
     contains "$tmp/cmd.out" "$k" || return 1
   done
 }
-ok "serve prints TTFT/TPOT/ITL/e2e percentiles, throughputs, KV use, preemptions" t_table
+heavy "serve prints TTFT/TPOT/ITL/e2e percentiles, throughputs, KV use, preemptions" t_table
 
 t_formats() {
   status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --format json || return 1
