@@ -90,7 +90,7 @@ t_kv_small() {
   # Just short of the last step's KV on trtllm's no-evict policy (blocks of 32).
   status_is 1 $bin serve --model "$llama" --backend trtllm --kv-capacity-tokens 1100 --isl 1024 \
     --concurrency 2 --num-requests 4 || return 1
-  contains "$tmp/cmd.err" "holds 1088 (34 blocks of 32)" || return 1
+  contains "$tmp/cmd.err" "holds 1088 tokens (34 blocks of 32)" || return 1
   # A model whose weights leave no room at all.
   for b in vllm trtllm; do
     status_is 1 $bin serve --model "$llama" --backend $b --memory-gib 1 --concurrency 2 \

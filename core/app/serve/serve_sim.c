@@ -862,8 +862,8 @@ requests_fit (const sim *s, GError **error)
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                        "request %u needs %.0f tokens of KV cache (isl %" G_GINT64_FORMAT
                        ", osl %" G_GINT64_FORMAT ") but a %s rank holds %" G_GINT64_FORMAT
-                       " (%" G_GINT64_FORMAT " blocks of %" G_GINT64_FORMAT "): refused before "
-                       "simulating", i, tokens, sp->isl, sp->osl, k == 0 ? "prefill" : "decode",
+                       " tokens (%" G_GINT64_FORMAT " blocks of %" G_GINT64_FORMAT
+                       "): refused before simulating", i, tokens, sp->isl, sp->osl, k == 0 ? "prefill" : "decode",
                        least[k] * s->pol->block_size, least[k], s->pol->block_size);
           return FALSE;
         }
