@@ -520,7 +520,10 @@ out:
   g_free (o.quant); g_free (o.mode); g_free (o.backend); g_free (o.scheduler);
   g_free (o.arrival); g_free (o.requests); g_free (o.isl_dist); g_free (o.osl_dist);
   g_free (o.format); g_free (o.timeline); g_free (o.report); g_free (o.rate_text);
-  g_strfreev (o.knob_values);
+  /* Unset knobs are NULL among set ones: each is freed, not up to the first NULL. */
+  for (guint k = 0; k < n_knobs; k++)
+    g_free (o.knob_values[k]);
+  g_free (o.knob_values);
   msperf_cli_serve_engine_clear (&eo);
   g_strfreev (args);
   return status;
