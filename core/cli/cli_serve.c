@@ -98,6 +98,8 @@ typedef struct {
   char **knob_values;         /* one per knob */
   int concurrency, isl, osl, num_requests, seed, warmup, cooldown, kv_capacity;
   double rate;
+  char *rate_text;
+  gint64 max_events;
   char *arrival, *requests, *isl_dist, *osl_dist;
   char *format, *timeline, *report;
   int jobs;
@@ -230,10 +232,19 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                    "give one of --concurrency, --rate and --requests");
       return FALSE;
     }
-  if (!isnan (o->rate) && !(o->rate > 0))
+  if (o->max_events < 1)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--rate must be > 0, not %g", o->rate);
+                   "--max-events must be an integer >= 1, not %" G_GINT64_FORMAT, o->max_events);
+      return FALSE;
+    }
+  w->max_events = o->max_events;
+  if ((o->isl != UNSET && o->isl > MSPERF_SERVE_MAX_TOKENS)
+      || (o->osl != UNSET && o->osl > MSPERF_SERVE_MAX_TOKENS))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s must be at most %" G_GINT64_FORMAT, o->isl > MSPERF_SERVE_MAX_TOKENS
+                   ? "--isl" : "--osl", (gint64) MSPERF_SERVE_MAX_TOKENS);
       return FALSE;
     }
   if (o->requests)
@@ -262,7 +273,16 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
       w->arrival = MSPERF_SERVE_CLOSED;
       w->staggered = o->stagger;
       w->concurrency = or_ (o->concurrency, 1);
-      w->num_requests = or_ (o->num_requests, (int) MAX (100, 10 * w->concurrency));
+      w->num_requests = o->num_requests != UNSET ? o->num_requests
+                                                 : MAX (100, 10 * w->concurrency);
+    }
+  if (w->num_requests > w->max_events)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%" G_GINT64_FORMAT " requests exceed the bound of %" G_GINT64_FORMAT
+                   " events of one simulation (--max-events N raises it)", w->num_requests,
+                   w->max_events);
+      return FALSE;
     }
   if (w->warmup + w->cooldown >= w->num_requests)
     {
@@ -304,6 +324,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
   o.nextn = o.concurrency = o.isl = o.osl = o.num_requests = o.seed = UNSET;
   o.warmup = o.cooldown = o.kv_capacity = o.jobs = UNSET;
   o.accept = o.rate = NAN;
+  o.max_events = MSPERF_SERVE_MAX_EVENTS;
   o.knob_values = g_new0 (char *, n_knobs + 1);
   {
     const GOptionEntry entries[] = {
@@ -337,7 +358,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "scheduler", 0, 0, G_OPTION_ARG_FILENAME, &o.scheduler, "Scheduler preset file", "FILE" },
       { "concurrency", 0, 0, G_OPTION_ARG_INT, &o.concurrency,
         "Closed loop: concurrent clients (default 1)", "C" },
-      { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &o.rate, "Open loop: requests per second", "R" },
+      { "rate", 0, 0, G_OPTION_ARG_STRING, &o.rate_text, "Open loop: requests per second", "R" },
       { "arrival", 0, 0, G_OPTION_ARG_STRING, &o.arrival, "poisson (default) or gamma:CV",
         "DIST" },
       { "requests", 0, 0, G_OPTION_ARG_FILENAME, &o.requests,
@@ -353,6 +374,8 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "Seed of the run's RNG (default 1)", "N" },
       { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "First requests left out (default 0)", "N" },
       { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Last requests left out (default 0)", "N" },
+      { "max-events", 0, 0, G_OPTION_ARG_INT64, &o.max_events,
+        "Bound on the simulation's events (default 100000000)", "N" },
       { "kv-capacity-tokens", 0, 0, G_OPTION_ARG_INT, &o.kv_capacity,
         "KV cache per rank in tokens (default: from the memory model)", "N" },
       { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table (default), json or csv", "F" },
@@ -394,6 +417,19 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "--format must be table, json or csv, not '%s'", o.format);
       goto out;
+    }
+  if (o.rate_text)
+    {
+      char *end = NULL;
+
+      o.rate = g_ascii_strtod (o.rate_text, &end);
+      if (end == o.rate_text || *end != '\0' || !isfinite (o.rate) || !(o.rate > 0))
+        {
+          g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "--rate must be a finite number > 0 (requests per second), not '%s'",
+                       o.rate_text);
+          goto out;
+        }
     }
   if (!check_min ("--jobs", o.jobs, 1, &error) || !build (&o, &dep, &pol, &w, &error))
     goto out;
@@ -483,8 +519,11 @@ out:
   g_free (o.config); g_free (o.template_path); g_free (o.templates_dir); g_free (o.dtype);
   g_free (o.quant); g_free (o.mode); g_free (o.backend); g_free (o.scheduler);
   g_free (o.arrival); g_free (o.requests); g_free (o.isl_dist); g_free (o.osl_dist);
-  g_free (o.format); g_free (o.timeline); g_free (o.report);
-  g_strfreev (o.knob_values);
+  g_free (o.format); g_free (o.timeline); g_free (o.report); g_free (o.rate_text);
+  /* Unset knobs are NULL among set ones: each is freed, not up to the first NULL. */
+  for (guint k = 0; k < n_knobs; k++)
+    g_free (o.knob_values[k]);
+  g_free (o.knob_values);
   msperf_cli_serve_engine_clear (&eo);
   g_strfreev (args);
   return status;

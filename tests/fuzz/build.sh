@@ -14,7 +14,7 @@ CLANG=${CLANG:-clang}
 CLANGXX=${CLANGXX:-clang++}
 FUZZ_CFLAGS=${FUZZ_CFLAGS:--O1 -g}
 FUZZ_SANITIZE=${FUZZ_SANITIZE:-address,undefined}
-FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params fuzz_tri_cache fuzz_model_config"}
+FUZZERS=${FUZZERS:-"fuzz_csv fuzz_yaml_mapping fuzz_policy fuzz_device fuzz_trace fuzz_perf_table fuzz_att_params fuzz_tri_cache fuzz_model_config fuzz_requests"}
 out=$builddir/tests/fuzz/bin
 obj=$out/obj
 

@@ -26,6 +26,7 @@ DECLARE_HARNESS (perf_table)
 DECLARE_HARNESS (att_params)
 DECLARE_HARNESS (tri_cache)
 DECLARE_HARNESS (model_config)
+DECLARE_HARNESS (requests)
 
 #define LLVMFuzzerInitialize replay_csv_init
 #define LLVMFuzzerTestOneInput replay_csv_one
@@ -72,6 +73,11 @@ DECLARE_HARNESS (model_config)
 #include "fuzz_model_config.c"
 #undef LLVMFuzzerInitialize
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize replay_requests_init
+#define LLVMFuzzerTestOneInput replay_requests_one
+#include "fuzz_requests.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
 
 typedef struct {
   const char *name;
@@ -84,6 +90,7 @@ static const harness harnesses[] = {
   { "trace", replay_trace_one },       { "perf_table", replay_perf_table_one },
   { "att_params", replay_att_params_one }, { "tri_cache", replay_tri_cache_one },
   { "model_config", replay_model_config_one },
+  { "requests", replay_requests_one },
 };
 
 static int

@@ -83,6 +83,7 @@ typedef struct msperf_serve_workload {
   gboolean staggered;              /* closed loop: clients start spread over one request's
                                       estimated latency (the steady state), not all at once */
   GArray *trace;                   /* msperf_serve_req_spec, for MSPERF_SERVE_TRACE */
+  int64_t max_events;              /* bound on the simulation's events; 0 = the default */
 } msperf_serve_workload;
 
 typedef struct {
@@ -93,8 +94,18 @@ typedef struct {
 /* Parses "poisson", "gamma:CV"; "fixed", "uniform:R". */
 gboolean msperf_serve_parse_arrival (const char *text, msperf_serve_workload *w, GError **error);
 gboolean msperf_serve_parse_len_dist (const char *text, msperf_serve_len_dist *d, GError **error);
-/* Reads {"arrival_s"|"arrival_ms", "input_tokens", "output_tokens"} per line. */
+/* The largest input or output token count of one request (a request file's, --isl, --osl). */
+#define MSPERF_SERVE_MAX_TOKENS ((int64_t) 1 << 30)
+/* The default bound on the events of one simulation (--max-events raises it). */
+#define MSPERF_SERVE_MAX_EVENTS ((int64_t) 100000000)
+
+/* Reads {"arrival_s"|"arrival_ms", "input_tokens", "output_tokens"} per line. Refuses, with
+ * PATH:LINE, a malformed line, a count outside 1..MSPERF_SERVE_MAX_TOKENS, a negative or
+ * decreasing arrival (equal arrivals are kept in file order), and a file with no request. */
 GArray *msperf_serve_read_requests (const char *path, GError **error);
+/* The same on LEN bytes of text already read; PATH names it in messages. */
+GArray *msperf_serve_parse_requests (const char *data, gsize len, const char *path,
+                                     GError **error);
 
 /* The request specs of a workload in issue order (closed loop: arrival 0, the loop times
  * them). One RNG seeded with w->seed. Transfer full. */

@@ -35,8 +35,9 @@ row_clear (row *r)
 }
 
 /* One CSV record (RFC 4180 quotes) from *p; NULL at the end. */
+/* One record from *p; *line (the record's first line on entry) becomes the next record's. */
 static GPtrArray *
-csv_record (const char **p)
+csv_record (const char **p, guint *line)
 {
   GPtrArray *f;
   GString *cur;
@@ -60,7 +61,10 @@ csv_record (const char **p)
           else if (c == '"')
             q = FALSE;
           else
-            g_string_append_c (cur, c);
+            {
+              g_string_append_c (cur, c);
+              *line += c == '\n';
+            }
         }
       else if (c == '"')
         q = TRUE;
@@ -72,7 +76,7 @@ csv_record (const char **p)
       else if (c == '\n' || c == '\r')
         {
           while (**p == '\r' || **p == '\n')
-            (*p)++;
+            *line += *(*p)++ == '\n';
           break;
         }
       else
@@ -183,19 +187,21 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
   const char *p;
   GPtrArray *hdr;
   const char *need[] = { "id", "silicon_data_source", "backend", "model_path", "mode", "isl",
-                         "osl", "silicon_ttft_ms", "silicon_tpot_ms" };
-  guint line = 1;
+                         "osl" };
+  const char *measured[] = { "silicon_ttft_ms", "silicon_tpot_ms" };
+  guint line = 1, next = 1, n_cols;
 
   if (!g_file_get_contents (o->silicon, &text, NULL, error))
     return FALSE;
   p = text;
-  if ((hdr = csv_record (&p)) == NULL)
+  if ((hdr = csv_record (&p, &next)) == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: empty file", o->silicon);
       return FALSE;
     }
   for (guint i = 0; i < hdr->len; i++)
     g_hash_table_insert (cols, g_strdup (g_ptr_array_index (hdr, i)), GUINT_TO_POINTER (i));
+  n_cols = hdr->len;
   g_ptr_array_free (hdr, TRUE);
   for (gsize i = 0; i < G_N_ELEMENTS (need); i++)
     if (!g_hash_table_contains (cols, need[i]))
@@ -205,15 +211,24 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                      o->silicon, need[i]);
         return FALSE;
       }
-  for (GPtrArray *rec; (rec = csv_record (&p)) != NULL; g_ptr_array_free (rec, TRUE))
+  for (GPtrArray *rec; (line = next, rec = csv_record (&p, &next)) != NULL;
+       g_ptr_array_free (rec, TRUE))
     {
       row r = { 0 };
       const char *src = field (rec, cols, "silicon_data_source"), *c;
+      const char *bad_measure = NULL;
       char *end;
 
-      line++;
       if (rec->len == 1 && *(char *) g_ptr_array_index (rec, 0) == '\0')
         continue;
+      if (rec->len != n_cols)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: %u fields where the header has %u", o->silicon, line, rec->len,
+                       n_cols);
+          g_ptr_array_free (rec, TRUE);
+          return FALSE;
+        }
       r.id = g_strdup (field (rec, cols, "id"));
       r.model_path = g_strdup (field (rec, cols, "model_path"));
       r.backend = g_strdup (field (rec, cols, "backend"));
@@ -221,8 +236,15 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
       r.isl = int_field (rec, cols, "isl", -1);
       r.osl = int_field (rec, cols, "osl", -1);
-      r.ttft = g_ascii_strtod (field (rec, cols, "silicon_ttft_ms"), &end);
-      r.tpot = g_ascii_strtod (field (rec, cols, "silicon_tpot_ms"), &end);
+      for (gsize k = 0; k < G_N_ELEMENTS (measured); k++)
+        {
+          const char *val = field (rec, cols, measured[k]);
+          double v = g_ascii_strtod (val, &end);
+
+          if (end == val || *end != '\0' || !isfinite (v) || !(v > 0))
+            bad_measure = bad_measure ? bad_measure : measured[k];
+          *(k == 0 ? &r.ttft : &r.tpot) = v;
+        }
       r.concurrency = -1;
       if ((c = strstr (src, "silicon_concurrency=")) != NULL)
         r.concurrency = g_ascii_strtoll (c + 20, NULL, 10);
@@ -245,6 +267,14 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
         r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
+      else if (bad_measure && !g_hash_table_contains (cols, bad_measure))
+        r.status = g_strdup_printf ("unmapped: no column %s", bad_measure);
+      else if (bad_measure)
+        r.status = g_strdup_printf ("unmapped: line %u: %s '%s' is not a number > 0", line,
+                                    bad_measure, field (rec, cols, bad_measure));
+      else if (*r.backend == '\0' || strchr (r.backend, '/') || strchr (r.backend, '\\'))
+        r.status = g_strdup_printf ("unmapped: line %u: backend '%s' is not a preset name",
+                                    line, r.backend);
       else if (r.concurrency < 1)
         r.status = g_strdup ("unmapped: no silicon_concurrency in silicon_data_source and no "
                              "batch_size");

@@ -711,6 +711,15 @@ run_static (msperf_serve_answers *answers, const msperf_model *model,
                    "--backend static is aggregated serving under a closed loop (--concurrency)");
       return FALSE;
     }
+  if (dep->kv_capacity_tokens > 0 && w->isl + w->osl - 1 > dep->kv_capacity_tokens)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "a request needs %" G_GINT64_FORMAT " tokens of KV cache (isl %"
+                   G_GINT64_FORMAT ", osl %" G_GINT64_FORMAT ") but a rank holds %"
+                   G_GINT64_FORMAT ": refused before simulating", w->isl + w->osl - 1, w->isl,
+                   w->osl, dep->kv_capacity_tokens);
+      return FALSE;
+    }
   er.batch = MAX (1, cdiv (w->concurrency, dep->layout.dp * dep->replicas));
   ev = msperf_model_eval_new (msperf_serve_answers_engine (answers));
   ok = msperf_e2e_point_compute (ev, model, &dep->layout, &er, &pt, error);
@@ -826,6 +835,42 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
   return TRUE;
 }
 
+/* A request must fit the KV cache of every worker that holds it: its prompt on a prefill
+ * worker, its prompt and all but its last output token on a decode or aggregated worker (the
+ * last step's KV). One that cannot would wait forever; it is refused before simulating. */
+static gboolean
+requests_fit (const sim *s, GError **error)
+{
+  int64_t least[2] = { G_MAXINT64, G_MAXINT64 };   /* blocks: prefill, decode/aggregated */
+
+  for (guint wi = 0; wi < s->n_workers; wi++)
+    {
+      int k = s->w[wi].role == W_PREFILL ? 0 : 1;
+
+      least[k] = MIN (least[k], s->w[wi].total_blocks);
+    }
+  for (guint i = 0; i < s->n_reqs; i++)
+    {
+      const msperf_serve_req_spec *sp = &g_array_index (s->specs, msperf_serve_req_spec, i);
+
+      for (int k = 0; k < 2; k++)
+        {
+          double tokens = k == 0 ? (double) sp->isl : (double) sp->isl + (double) sp->osl - 1;
+
+          if (least[k] == G_MAXINT64 || blocks_for (s, tokens) <= least[k])
+            continue;
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "request %u needs %.0f tokens of KV cache (isl %" G_GINT64_FORMAT
+                       ", osl %" G_GINT64_FORMAT ") but a %s rank holds %" G_GINT64_FORMAT
+                       " tokens (%" G_GINT64_FORMAT " blocks of %" G_GINT64_FORMAT
+                       "): refused before simulating", i, tokens, sp->isl, sp->osl, k == 0 ? "prefill" : "decode",
+                       least[k] * s->pol->block_size, least[k], s->pol->block_size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static double
 tokens_per_step (int64_t nextn, double accept)
 {
@@ -866,6 +911,8 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func ((GDestroyNotify) msperf_serve_steps_free);
   gboolean ok = FALSE;
   event ev;
+  int64_t max_events = wl && wl->max_events > 0 ? wl->max_events : MSPERF_SERVE_MAX_EVENTS;
+  int64_t n_wanted, n_events = 0;
 
   g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
   memset (out, 0, sizeof *out);
@@ -875,6 +922,16 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                        + dep->decode_workers * dep->decode.tp * dep->decode.dp * dep->decode.pp;
   if (pol->name && strcmp (pol->name, "static") == 0)
     return run_static (answers, model, dep, wl, out, error);
+  /* Every request is at least one event: a run with more requests than the bound is refused
+   * before its requests are made. */
+  n_wanted = wl->arrival == MSPERF_SERVE_TRACE ? (int64_t) wl->trace->len : wl->num_requests;
+  if (n_wanted > max_events || n_wanted > G_MAXUINT32 / 2)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%" G_GINT64_FORMAT " requests exceed the bound of %" G_GINT64_FORMAT
+                   " events of one simulation (--max-events N raises it)", n_wanted, max_events);
+      return FALSE;
+    }
   memset (&s, 0, sizeof s);
   s.pol = pol;
   s.dep = dep;
@@ -888,7 +945,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   s.warmup = wl->warmup;
   s.cooldown = wl->cooldown;
   s.gaps = rec && rec->want_itl ? g_array_new (FALSE, FALSE, sizeof (double)) : NULL;
-  if (!make_workers (&s, answers, model, owned, error))
+  if (!make_workers (&s, answers, model, owned, error) || !requests_fit (&s, error))
     goto out;
   if (wl->arrival == MSPERF_SERVE_CLOSED)
     {
@@ -896,7 +953,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
 
       if (wl->staggered && !estimate_request (&s, wl, &spread, error))
         goto out;
-      for (int64_t c = 0; c < wl->concurrency; c++)
+      for (int64_t c = 0; c < wl->concurrency && s.next_issue < s.n_reqs; c++)
         issue (&s, spread * (double) c / (double) wl->concurrency);
     }
   else
@@ -907,6 +964,14 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   while (heap_pop (&s.h, &ev))
     {
       guint wi;
+
+      if (++n_events > max_events)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "the simulation passed the bound of %" G_GINT64_FORMAT " events "
+                       "(--max-events N raises it)", max_events);
+          goto out;
+        }
 
       s.now = ev.t;
       switch (ev.kind)

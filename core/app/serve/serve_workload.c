@@ -8,6 +8,7 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "app/serve/serve.h"
+#include "app/trace/json_check.h"
 
 gboolean
 msperf_serve_parse_arrival (const char *text, msperf_serve_workload *w, GError **error)
@@ -74,12 +75,38 @@ GArray *
 msperf_serve_read_requests (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
+  gsize len = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (!g_file_get_contents (path, &text, &len, error))
+    return NULL;
+  return msperf_serve_parse_requests (text, len, path, error);
+}
+
+GArray *
+msperf_serve_parse_requests (const char *data, gsize len, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
   g_auto (GStrv) lines = NULL;
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (msperf_serve_req_spec));
   g_autoptr (JsonParser) parser = json_parser_new ();
 
-  if (!g_file_get_contents (path, &text, NULL, error))
-    return NULL;
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  if (data == NULL)
+    data = "";
+  if (len > 0 && memchr (data, '\0', len) != NULL)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s: a NUL byte: not text",
+                   path);
+      return NULL;
+    }
+  if (!g_utf8_validate (data, (gssize) len, NULL))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s: not UTF-8 text", path);
+      return NULL;
+    }
+  text = g_strndup (data, len);
   lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i]; i++)
     {
@@ -92,6 +119,15 @@ msperf_serve_read_requests (const char *path, GError **error)
 
       if (*line == '\0' || *line == '#')
         continue;
+      /* Nesting, control bytes and a second value on the line are refused before json-glib
+       * (which recurses without a bound and leaks what follows the first value). */
+      if (!msperf_json_text_ok (line, strlen (line), &e))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
+                       e->message);
+          g_error_free (e);
+          return NULL;
+        }
       if (!json_parser_load_from_data (parser, line, -1, &e))
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
@@ -100,7 +136,7 @@ msperf_serve_read_requests (const char *path, GError **error)
           return NULL;
         }
       root = json_parser_get_root (parser);
-      if (!JSON_NODE_HOLDS_OBJECT (root))
+      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
         goto bad;
       o = json_node_get_object (root);
       if (member_number (o, "arrival_s", &t))
@@ -112,13 +148,22 @@ msperf_serve_read_requests (const char *path, GError **error)
       if (!member_number (o, "input_tokens", &isl) || !member_number (o, "output_tokens", &osl)
           || t < 0 || isl < 1 || osl < 1 || isl != floor (isl) || osl != floor (osl))
         goto bad;
+      if (isl > MSPERF_SERVE_MAX_TOKENS || osl > MSPERF_SERVE_MAX_TOKENS)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: a token count above %" G_GINT64_FORMAT, path, i + 1,
+                       (gint64) MSPERF_SERVE_MAX_TOKENS);
+          return NULL;
+        }
       r.arrival_s = t;
       r.isl = (int64_t) isl;
       r.osl = (int64_t) osl;
       if (out->len && t < g_array_index (out, msperf_serve_req_spec, out->len - 1).arrival_s)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                       "%s:%u: arrivals must not decrease", path, i + 1);
+                       "%s:%u: arrivals must not decrease (%g s after %g s): sort the file "
+                       "by arrival", path, i + 1, t,
+                       g_array_index (out, msperf_serve_req_spec, out->len - 1).arrival_s);
           return NULL;
         }
       g_array_append_val (out, r);

@@ -1,0 +1,227 @@
+#!/bin/sh
+# CLI tests of bad input to serve and accuracy (doc/serving.md §7): every flag outside its
+# range refused with the flag named (exit 2), request files with FILE:LINE, a KV cache smaller
+# than one request refused before simulating on every backend, the bound on a simulation's
+# events, and accuracy rows answered one by one with the reason of each unmapped row. Every
+# refusal comes before any long simulation, so the file is quick under valgrind too. TAP.
+set -u
+
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
+bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
+src=$MSPERF_TOP_SRCDIR
+configs=$src/tests/data/models/configs
+llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
+    failed=$((failed + 1))
+  fi
+}
+
+status_is() {  # status_is EXPECTED COMMAND...
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
+lacks() { ! grep -qi -- "$2" "$1" || { echo "'$2' in $1:"; head -n 30 "$1"; return 1; }; }
+
+refused() {  # refused FLAG-IN-MESSAGE ARGS... : exit 2, the flag named, no figures
+  flag=$1; shift
+  status_is 2 $bin serve --model "$llama" --format csv "$@" || return 1
+  contains "$tmp/cmd.err" "msperf serve: .*$flag" || return 1
+  [ ! -s "$tmp/cmd.out" ] || { echo "figures printed:"; cat "$tmp/cmd.out"; return 1; }
+}
+
+t_flags() {
+  refused --concurrency --concurrency 0 || return 1
+  refused --concurrency --concurrency -3 || return 1
+  refused --osl --osl 0 || return 1
+  refused --isl --isl 0 || return 1
+  refused --isl --isl 2000000000 || return 1
+  for r in 0 nan NaN inf -inf -1 abc 1e999; do
+    refused "--rate must be a finite number > 0.*'$r'" --rate "$r" || return 1
+  done
+  refused --num-requests --num-requests 0 || return 1
+  refused --max-events --max-events 0 || return 1
+}
+ok "serve: concurrency/isl/osl/num-requests 0, rate 0/nan/inf/negative refused naming the flag" t_flags
+
+t_huge() {
+  # 10^9 clients are 10^10 requests by default, past the bound of events: refused, not run.
+  refused "--max-events N raises it" --concurrency 1000000000 || return 1
+  contains "$tmp/cmd.err" "10000000000 requests exceed the bound of 100000000 events" || return 1
+  refused "--max-events N raises it" --num-requests 2000000000 || return 1
+  refused "--max-events N raises it" --concurrency 4 --num-requests 200 --max-events 100 \
+    || return 1
+}
+ok "serve: concurrency 10^9 and huge --num-requests refused with the bound named" t_huge
+
+t_max_events() {
+  # Small requests: the file stays quick under valgrind.
+  status_is 1 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --isl 64 --osl 4 \
+    --max-events 30 || return 1
+  contains "$tmp/cmd.err" "passed the bound of 30 events (--max-events N raises it)" || return 1
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --isl 64 --osl 4 \
+    --max-events 100000 --format json || return 1
+  contains "$tmp/cmd.out" '"measured": 20' || return 1
+}
+ok "serve --max-events: refused past the bound, raised by the flag" t_max_events
+
+t_kv_small() {
+  for b in vllm sglang trtllm static; do
+    status_is 1 $bin serve --model "$llama" --backend $b --kv-capacity-tokens 10 --isl 1024 \
+      --concurrency 2 --num-requests 4 || return 1
+    contains "$tmp/cmd.err" "needs 1151 tokens of KV cache (isl 1024, osl 128)" || return 1
+    contains "$tmp/cmd.err" "refused before simulating" || return 1
+  done
+  # Just short of the last step's KV on trtllm's no-evict policy (blocks of 32).
+  status_is 1 $bin serve --model "$llama" --backend trtllm --kv-capacity-tokens 1100 --isl 1024 \
+    --concurrency 2 --num-requests 4 || return 1
+  contains "$tmp/cmd.err" "holds 1088 tokens (34 blocks of 32)" || return 1
+  # A model whose weights leave no room at all.
+  for b in vllm trtllm; do
+    status_is 1 $bin serve --model "$llama" --backend $b --memory-gib 1 --concurrency 2 \
+      --num-requests 4 || return 1
+    contains "$tmp/cmd.err" "leave no KV cache" || return 1
+  done
+  status_is 1 $bin serve --model "$llama" --backend static --memory-gib 1 --concurrency 2 || return 1
+  contains "$tmp/cmd.err" "do not fit in 1.0 GiB" || return 1
+}
+ok "serve: a KV cache smaller than one request refused before simulating, every backend" t_kv_small
+
+req() {  # req NAME LINES... : one request file
+  name=$1; shift
+  printf '%s\n' "$@" > "$tmp/$name"
+}
+
+bad_file() {  # bad_file NAME PATTERN
+  status_is 2 $bin serve --model "$llama" --requests "$tmp/$1" --format csv || return 1
+  contains "$tmp/cmd.err" "msperf serve: .*$1$2" || return 1
+  [ ! -s "$tmp/cmd.out" ] || return 1
+}
+
+t_request_files() {
+  good='{"arrival_s": 0, "input_tokens": 64, "output_tokens": 4}'
+  req unsorted.jsonl "$good" '{"arrival_s": 2, "input_tokens": 8, "output_tokens": 2}' \
+    '{"arrival_s": 1, "input_tokens": 8, "output_tokens": 2}'
+  bad_file unsorted.jsonl ":3: arrivals must not decrease (1 s after 2 s): sort the file" \
+    || return 1
+  req negative.jsonl "$good" '{"arrival_s": -0.5, "input_tokens": 8, "output_tokens": 2}'
+  bad_file negative.jsonl ":2: expected" || return 1
+  req nan.jsonl "$good" '{"arrival_s": 1, "input_tokens": NaN, "output_tokens": 2}'
+  bad_file nan.jsonl ":2: " || return 1
+  req text.jsonl "$good" '' '{"arrival_s": 1, "input_tokens": "64", "output_tokens": 2}'
+  bad_file text.jsonl ":3: expected" || return 1
+  req negtok.jsonl '{"arrival_s": 1, "input_tokens": 8, "output_tokens": -2}'
+  bad_file negtok.jsonl ":1: expected" || return 1
+  req frac.jsonl '{"arrival_s": 1, "input_tokens": 8.5, "output_tokens": 2}'
+  bad_file frac.jsonl ":1: expected" || return 1
+  req huge.jsonl "$good" '{"arrival_s": 1, "input_tokens": 1e30, "output_tokens": 2}'
+  bad_file huge.jsonl ":2: a token count above 1073741824" || return 1
+  req malformed.jsonl "# comment" "$good" '{"arrival_s": 1, "input_tokens": 8,'
+  bad_file malformed.jsonl ":3: " || return 1
+  req array.jsonl '[0, 64, 4]'
+  bad_file array.jsonl ":1: expected" || return 1
+  : > "$tmp/empty.jsonl"
+  bad_file empty.jsonl ": no requests" || return 1
+  req blank.jsonl '' '# only a comment' ''
+  bad_file blank.jsonl ": no requests" || return 1
+  req two.jsonl "$good" '{"arrival_s": 1, "input_tokens": 8, "output_tokens": 2}{"x": 1}'
+  bad_file two.jsonl ":2: unexpected content after the JSON value" || return 1
+  req comment.jsonl "$good" '// a comment in the C style'
+  bad_file comment.jsonl ":2: expected a JSON object" || return 1
+  # json-glib recurses without a bound: a line of 100,000 '[' crashed serve before the check.
+  { echo "$good"; head -c 100000 /dev/zero | tr '\0' '['; echo; } > "$tmp/deep.jsonl"
+  bad_file deep.jsonl ":2: JSON nesting deeper than 64 levels" || return 1
+  printf '{"arrival_s": 0, "input_tokens": 8, "output_tokens": 2}\n\377\n' > "$tmp/latin.jsonl"
+  bad_file latin.jsonl ": not UTF-8 text" || return 1
+}
+ok "serve --requests: unsorted, negative, NaN, text, huge, malformed, empty files are FILE:LINE" \
+  t_request_files
+
+t_request_ties() {
+  # Equal arrivals are kept, in file order; a request the KV cache cannot hold is refused.
+  req ties.jsonl '{"arrival_s": 0, "input_tokens": 64, "output_tokens": 4}' \
+    '{"arrival_ms": 0, "input_tokens": 32, "output_tokens": 2}' \
+    '{"arrival_s": 0, "input_tokens": 16, "output_tokens": 8}'
+  status_is 0 $bin serve --model "$llama" --requests "$tmp/ties.jsonl" --format json || return 1
+  contains "$tmp/cmd.out" '"measured": 3' || return 1
+  lacks "$tmp/cmd.out" 'nan' || return 1
+  req big.jsonl '{"arrival_s": 0, "input_tokens": 100000000, "output_tokens": 4}'
+  status_is 1 $bin serve --model "$llama" --requests "$tmp/big.jsonl" || return 1
+  contains "$tmp/cmd.err" "request 0 needs 100000003 tokens of KV cache" || return 1
+}
+ok "serve --requests: duplicate arrival times run; one too large for the KV cache is refused" \
+  t_request_ties
+
+hdr=id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms,silicon_tpot_ms
+good_row=r_ok,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0
+
+t_accuracy_rows() {
+  { echo "$hdr"
+    echo "$good_row"
+    echo r_model,silicon_concurrency=1,vllm,acme/Nonexistent-7B,agg,128,8,1,20.0,5.0
+    echo r_backend,silicon_concurrency=1,tgi,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0
+    echo r_path,silicon_concurrency=1,../vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0
+    echo r_ttft,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,abc,5.0
+    echo r_tpot,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,nan
+    echo r_neg,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,-3,5.0
+    echo r_isl,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,x,8,1,20.0,5.0
+    echo r_tp,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,0,20.0,5.0
+  } > "$tmp/rows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  o=$tmp/cmd.out
+  [ "$(wc -l < "$o")" -eq 10 ] || { cat "$o"; return 1; }
+  contains "$o" '^r_ok,[0-9.]*,[0-9.]*,[0-9.]*,ok' || return 1
+  contains "$o" '^r_model,,,,unmapped: no config for acme/Nonexistent-7B' || return 1
+  contains "$o" "^r_backend,,,,unmapped: no scheduler preset for backend 'tgi'" || return 1
+  contains "$o" "^r_path,,,,unmapped: line 5: backend '../vllm' is not a preset name" || return 1
+  contains "$o" "^r_ttft,,,,unmapped: line 6: silicon_ttft_ms 'abc' is not a number > 0" \
+    || return 1
+  contains "$o" "^r_tpot,,,,unmapped: line 7: silicon_tpot_ms 'nan' is not a number > 0" \
+    || return 1
+  contains "$o" "^r_neg,,,,unmapped: line 8: silicon_ttft_ms '-3'" || return 1
+  contains "$o" "^r_isl,,,,unmapped: line 9: isl/osl not integers >= 1" || return 1
+  contains "$o" "^r_tp,,,,unmapped: a parallel size" || return 1
+  # The summary leaves the unmapped rows out and stays finite.
+  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$configs" --jobs 1 \
+    --requests-per-client 2 || return 1
+  contains "$tmp/cmd.out" "rows not mapped: 8" || return 1
+  lacks "$tmp/cmd.out" 'nan' || return 1
+}
+ok "accuracy: unknown models/backends and garbled numbers are per-row statuses, the rest answered" \
+  t_accuracy_rows
+
+t_accuracy_csv() {
+  { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"
+    echo "${good_row%,*}"
+  } > "$tmp/nocol.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/nocol.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  contains "$tmp/cmd.out" '^r_ok,,,,unmapped: no column silicon_tpot_ms' || return 1
+  { echo "$hdr"; echo "$good_row"; echo; echo "r_short,silicon_concurrency=1,vllm"; } \
+    > "$tmp/ragged.csv"
+  status_is 1 $bin accuracy --silicon "$tmp/ragged.csv" --models-dir "$configs" || return 1
+  contains "$tmp/cmd.err" "ragged.csv:4: 3 fields where the header has 10" || return 1
+  { echo "$hdr"; echo "$good_row,extra"; } > "$tmp/long.csv"
+  status_is 1 $bin accuracy --silicon "$tmp/long.csv" --models-dir "$configs" || return 1
+  contains "$tmp/cmd.err" "long.csv:2: 11 fields where the header has 10" || return 1
+}
+ok "accuracy: a missing measurement column per row; a ragged row is FILE:LINE" t_accuracy_csv
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
