@@ -71,7 +71,7 @@ WRAP
   chmod +x vg-msperf
   export G_DEBUG=gc-friendly
   status=0
-  make check TESTS="tests/cli/test_cli.sh tests/cli/test_bad_inputs.sh tests/cli/test_html_report.sh tests/cli/test_serve.sh tests/cli/test_serve_bad.sh tests/cli/test_recommend.sh tests/fuzz/test_fuzz_replay" \
+  make check TESTS="tests/cli/test_cli.sh tests/cli/test_bad_inputs.sh tests/cli/test_html_report.sh tests/cli/test_serve.sh tests/cli/test_recommend.sh tests/fuzz/test_fuzz_replay" \
     MSPERF_TEST_BIN="$work/valgrind/vg-msperf" \
     LOG_COMPILER="$work/valgrind/libtool --mode=execute valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$top/scripts/valgrind.supp" \
     || status=$?

@@ -164,7 +164,7 @@ check_schema (msperf_database *db, const char *yaml, GPtrArray *problems)
       if (g_strcmp0 (e->category, "communication") == 0)
         {
           const msperf_table *t;
-          if (!msperf_kernel_is_collective (e->kernel_type))
+          if (!msperf_database_kernel_is_collective (db, e->kernel_type))
             g_ptr_array_add (problems, g_strdup_printf (
               "schema: %s:%u: operator '%s': a communication entry's kernel_type must be a "
               "collective table (hcom_*), not '%s'", yaml, e->line, e->op_name,
@@ -247,6 +247,7 @@ run_check (const msperf_cli_global *g, const char *database, char **traces, gboo
       fprintf (stderr, "msperf mapping check: %s\n", error->message);
       return MSPERF_EXIT_USAGE;
     }
+  msperf_cli_declare_collectives (g, db);
   yaml = g_build_filename (database, "op_mapping.yaml", NULL);
   n_schema = check_schema (db, yaml, problems);
   n_lookup = check_lookup (db, yaml, problems, used);

@@ -211,20 +211,6 @@ check_kernel (msperf_database *db, const kernel_ref *ref, report *r)
                                                  ref->entry->op_name));
 }
 
-/* Which kernels are collectives is what the modules declare (the communication module: HCCL's
- * hcom_*): an engine without database loads them to say, and the database looks those
- * kernels' tables up in its communication_data_ref first. Without modules, none is. */
-static void
-declare_collectives (const msperf_cli_global *g, msperf_database *db)
-{
-  g_autoptr (msperf_engine) engine = msperf_engine_new ();
-
-  for (char **d = g->plugin_dirs; d != NULL && *d != NULL; d++)
-    msperf_engine_add_plugin_dir (engine, *d);
-  if (msperf_engine_start (engine, NULL))
-    msperf_database_set_collective_prefixes (db, msperf_engine_collective_prefixes (engine));
-}
-
 int
 msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
 {
@@ -272,7 +258,7 @@ msperf_cli_validate (const msperf_cli_global *g, int argc, char **argv)
       fprintf (g->out, "%s: unreadable database\n", dir);
       return MSPERF_EXIT_USAGE;
     }
-  declare_collectives (g, db);
+  msperf_cli_declare_collectives (g, db);
 
   r.errors = g_ptr_array_new_with_free_func (g_free);
   r.warnings = g_ptr_array_new_with_free_func (g_free);

@@ -4,6 +4,9 @@
 #include <string.h>
 #include <msperf/error.h>
 #include "cli/options.h"
+#include <msperf/engine.h>
+#include <msperf/database.h>
+#include "cli/cli.h"
 
 const char *
 msperf_cli_closest (const char *word, const char *const *candidates)
@@ -188,4 +191,18 @@ msperf_cli_check_options (const char *command, const GOptionEntry *entries, char
         k++;  /* the value, even one starting with "--" */
     }
   return TRUE;
+}
+
+/* Which kernels are collectives is what the modules declare (the communication module: HCCL's
+ * hcom_*): an engine without database loads them to say, and the database looks those
+ * kernels' tables up in its communication_data_ref first. Without modules, none is. */
+void
+msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database *db)
+{
+  g_autoptr (msperf_engine) engine = msperf_engine_new ();
+
+  for (char **d = g->plugin_dirs; d != NULL && *d != NULL; d++)
+    msperf_engine_add_plugin_dir (engine, *d);
+  if (msperf_engine_start (engine, NULL))
+    msperf_database_set_collective_prefixes (db, msperf_engine_collective_prefixes (engine));
 }

@@ -3,6 +3,8 @@
 #define MSPERF_CORE_CLI_OPTIONS_H
 
 #include <glib.h>
+#include <msperf/database.h>
+#include "cli/cli.h"
 
 /* Checks every long option of args (args[0] is the program name) against entries before
  * GOption sees them: an option the command does not take is an error naming the command, with
@@ -14,5 +16,9 @@ gboolean msperf_cli_check_options (const char *command, const GOptionEntry *entr
                                    char *const *args, GError **error);
 /* Closest of candidates to word within a small edit distance, or NULL. Transfer none. */
 const char *msperf_cli_closest (const char *word, const char *const *candidates);
+
+/* Sets db's collective kernel prefixes to what the loaded modules declare (an engine without
+ * a database is started to ask them; without modules, no kernel is a collective). */
+void msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database *db);
 
 #endif
