@@ -699,7 +699,7 @@ declared_section (msperf_policy *p, const char *owner, const char *file, const c
 {
   g_autoptr (GPtrArray) hold = g_ptr_array_new_with_free_func (section_free);
   const char *key = path + strlen ("interpolation.");
-  const section *other;
+  const section *other = NULL;
   section *sec;
   field *fields;
   vctx c = { file, FALSE, NULL, NULL };
