@@ -27,7 +27,7 @@ if [ ! -f "$builddir/config.h" ]; then
   exit 1
 fi
 
-pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r"
+pkgs="glib-2.0 json-glib-1.0 yaml-0.1 qhull_r zlib"
 pc_cflags=$(pkg-config --cflags $pkgs)
 pc_libs="$(pkg-config --libs $pkgs double-conversion) -lcsv -lltdl -lm"
 
