@@ -20,7 +20,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN;
-  gboolean burst = FALSE;
+  gboolean burst = FALSE, steady = FALSE;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -45,10 +45,14 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
       "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg", "DIR" },
     { "requests-per-client", 0, 0, G_OPTION_ARG_INT, &per_client,
-      "Requests simulated per concurrent client (default 3, the least: ramp-up, measured, ramp-down)", "N" },
+      "Requests simulated per concurrent client (default 20, the benchmark's rounds; "
+      "3 with --steady-state)", "N" },
     { "burst", 0, 0, G_OPTION_ARG_NONE, &burst,
-      "Every client starts at once and every request is measured, as benchmark_serving runs "
-      "(default: the steady state)", NULL },
+      "Every client starts at once and every request is measured, as aiperf's profiling phase "
+      "runs (the default)", NULL },
+    { "steady-state", 0, 0, G_OPTION_ARG_NONE, &steady,
+      "Clients staggered, ramp-up and ramp-down requests left out, instead of the benchmark's "
+      "burst", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
   };
@@ -85,6 +89,12 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
                    "--jobs must be 1..256 and --requests-per-client >= 1");
       goto out;
     }
+  if (burst && steady)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--burst and --steady-state exclude each other");
+      goto out;
+    }
   if (models == NULL)
     {
       g_autofree char *dir = g_path_get_dirname (silicon);
@@ -103,8 +113,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.policies_dir = policies ? policies : policies_default;
   o.format = format;
   o.report_dir = report;
-  o.requests_per_client = per_client == INT_MIN ? 3 : per_client;
-  o.burst = burst;
+  o.burst = !steady;
+  o.requests_per_client = per_client != INT_MIN ? per_client : o.burst ? 20 : 3;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
   status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;

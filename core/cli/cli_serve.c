@@ -440,10 +440,12 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
     }
   {
     msperf_model_options mo;
+    g_auto (GStrv) fields = msperf_serve_policy_model_fields (&pol);
 
     memset (&mo, 0, sizeof mo);
     mo.dtype = o.dtype;
     mo.quant = o.quant;
+    mo.fields = (const char *const *) fields;
     g_autofree char *dir = o.templates_dir ? g_strdup (o.templates_dir)
                                            : msperf_paths_data_file ("policies/models",
                                                                      "policies/models");

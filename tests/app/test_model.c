@@ -159,7 +159,7 @@ static GHashTable *
 generate (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
           const char *quant)
 {
-  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL };
+  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_strconcat (DATA "configs/", config, NULL);
   g_autoptr (msperf_model) m = msperf_model_load (path, NULL, TEMPLATES, &opts, &error);
@@ -691,8 +691,8 @@ test_quant_modes (void **state)
 {
   msperf_model_layout l = { 8, 1, 1, 1, FALSE };
   msperf_model_options bf16 = { NULL, "bf16", NULL, NULL, NULL };
-  msperf_model_options moe_only = { NULL, NULL, "bf16", "int4_wo", "fp8" };
-  msperf_model_options bad = { NULL, NULL, "w4a16_mxfp4", NULL, NULL };
+  msperf_model_options moe_only = { NULL, NULL, "bf16", "int4_wo", "fp8", NULL };
+  msperf_model_options bad = { NULL, NULL, "w4a16_mxfp4", NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_model) fp8 = msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json",
                                                     NULL, TEMPLATES, NULL, &error);

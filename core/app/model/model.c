@@ -200,6 +200,33 @@ find_template (const char *dir, const char *arch, const char *config, GError **e
   return found;
 }
 
+/* opts->fields: "name=value" set as config fields, over the config's. */
+static gboolean
+set_fields (msperf_model *m, const msperf_model_options *opts, GError **error)
+{
+  for (const char *const *f = opts ? opts->fields : NULL; f && *f; f++)
+    {
+      const char *eq = strchr (*f, '=');
+      char *end = NULL;
+      double v = eq ? g_ascii_strtod (eq + 1, &end) : NAN;
+      double *p;
+      char *name;
+
+      if (eq == NULL || eq == *f || end == eq + 1 || *end != '\0' || !isfinite (v))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "model field '%s': expected name=number", *f);
+          return FALSE;
+        }
+      p = g_new (double, 1);
+      *p = v;
+      name = g_strndup (*f, (gsize) (eq - *f));
+      g_hash_table_remove (m->config_kinds, name);
+      g_hash_table_replace (m->config, name, p);
+    }
+  return TRUE;
+}
+
 /* The base environment: config fields, then defaults for the names the config lacks. */
 static gboolean
 build_base (msperf_model *m, GError **error)
@@ -257,7 +284,8 @@ msperf_model_load (const char *config_path, const char *template_path, const cha
   if (!check_options (opts, error))
     return NULL;
   m = model_new (config_path, opts);
-  if (!msperf_model_read_config (m, config_path, error) || !resolve_quant (m, opts, error))
+  if (!msperf_model_read_config (m, config_path, error) || !set_fields (m, opts, error)
+      || !resolve_quant (m, opts, error))
     goto fail;
   m->template_path = template_path ? g_strdup (template_path)
                                    : find_template (templates_dir, m->arch, config_path, error);

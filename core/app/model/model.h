@@ -31,13 +31,16 @@ typedef struct msperf_model_pass {
  * quantisation: quant sets both parts (bf16/none, fp8, fp8_block, w4a16_mxfp4 — experts only —,
  * int4_wo, w8a8), gemm_quant the non-expert linear layers, moe_quant the routed experts (each
  * NULL = the one below it, then the config's quantization_config, then bf16); kv_dtype the KV
- * cache (NULL/"bf16" = the model's dtype, or "fp8"). doc/models.md §5. */
+ * cache (NULL/"bf16" = the model's dtype, or "fp8"). doc/models.md §5. `fields`, NULL-terminated
+ * "name=value" pairs (value a number), are set as config fields over the config's own: the
+ * template parameters a runtime decides, such as `moe_pad_tokens` (doc/serving.md §2). */
 typedef struct msperf_model_options {
   const char *dtype;
   const char *quant;
   const char *gemm_quant;
   const char *moe_quant;
   const char *kv_dtype;
+  const char *const *fields;
 } msperf_model_options;
 
 /* Loads config_path and the template: template_path when given, else the first *.yaml of

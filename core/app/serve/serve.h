@@ -36,10 +36,21 @@ typedef struct msperf_serve_policy {
   gboolean kv_fp8_with_fp8_weights; /* the runtime's recipes run FP8 checkpoints with an FP8
                                        KV cache: `accuracy` sizes the cache so for rows with
                                        8-bit float weights (the rows do not state the KV dtype) */
+  int64_t moe_pad_tokens;          /* decode MoE rows padded per rank as the runtime's decode
+                                      graph does (template parameter); -1 = the template's */
 } msperf_serve_policy;
 
+/* The template parameters the policy sets ("name=value", NULL-terminated, for
+ * msperf_model_options.fields): moe_pad_tokens unless -1. Transfer full (g_strfreev). */
+char **msperf_serve_policy_model_fields (const msperf_serve_policy *p);
+
 /* Knob descriptors, for the preset reader and the CLI flags. */
-typedef enum { MSPERF_SERVE_KNOB_INT, MSPERF_SERVE_KNOB_BOOL, MSPERF_SERVE_KNOB_DOUBLE } msperf_serve_knob_kind;
+typedef enum {
+  MSPERF_SERVE_KNOB_INT,           /* integer >= 1 */
+  MSPERF_SERVE_KNOB_BOOL,
+  MSPERF_SERVE_KNOB_DOUBLE,        /* number >= 0 */
+  MSPERF_SERVE_KNOB_COUNT          /* integer >= 0 */
+} msperf_serve_knob_kind;
 typedef struct {
   const char *key;
   msperf_serve_knob_kind kind;

@@ -320,7 +320,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r)
 {
   g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
-  g_autofree char *key = NULL;
+  g_autofree char *key = NULL, *fields_key = NULL;
+  g_auto (GStrv) fields = NULL;
   msperf_serve_policy pol;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
@@ -341,7 +342,9 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     goto fail;
   /* The rows do not state the KV-cache dtype: the runtime's recipe decides (the preset). */
   fp8_kv = pol.kv_fp8_with_fp8_weights && g_str_has_prefix (r->quant, "fp8");
-  key = g_strdup_printf ("%s\n%s\n%d", r->config, r->quant, fp8_kv);
+  fields = msperf_serve_policy_model_fields (&pol);
+  fields_key = g_strjoinv (",", fields);
+  key = g_strdup_printf ("%s\n%s\n%d\n%s", r->config, r->quant, fp8_kv, fields_key);
   lm = g_hash_table_lookup (models, key);
   m = lm ? lm->model : NULL;
   if (m == NULL)
@@ -352,6 +355,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       memset (&mo, 0, sizeof mo);
       mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
       mo.kv_dtype = fp8_kv ? "fp8" : NULL;
+      mo.fields = (const char *const *) fields;
 
       m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
@@ -407,8 +411,10 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   w.warmup = w.cooldown = r->concurrency;
   if (o->burst)
     {
-      /* benchmark_serving with --max-concurrency C: the first C requests leave at once, and
-       * the reported means are over all --num-prompts requests, ramps included. */
+      /* The benchmark that measured the rows (aiperf in concurrency mode, as aiconfigurator's
+       * generated bench_run.sh runs it, doc/serving.md §6): its warm-up requests all return
+       * before the profiling phase starts, which then sends C requests at once and
+       * requests_per_client × C in all (--num-requests C × 20), every one in the means. */
       w.staggered = FALSE;
       w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
       w.warmup = w.cooldown = 0;

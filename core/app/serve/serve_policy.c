@@ -28,6 +28,7 @@ static const msperf_serve_knob knobs[] = {
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
   KNOB (kv_fp8_with_fp8_weights, BOOL,
         "accuracy: FP8 KV cache for rows with FP8 weights (true/false)"),
+  KNOB (moe_pad_tokens, COUNT, "Decode MoE rows per rank the runtime pads to (0 = none)"),
 };
 
 const msperf_serve_knob *
@@ -50,6 +51,18 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->gpu_memory_utilization = 0.9;
   p->kv_transfer_gbps = 50;
   p->kv_transfer_latency_us = 100;
+  p->moe_pad_tokens = -1;
+}
+
+char **
+msperf_serve_policy_model_fields (const msperf_serve_policy *p)
+{
+  GPtrArray *f = g_ptr_array_new ();
+
+  if (p->moe_pad_tokens >= 0)
+    g_ptr_array_add (f, g_strdup_printf ("moe_pad_tokens=%" G_GINT64_FORMAT, p->moe_pad_tokens));
+  g_ptr_array_add (f, NULL);
+  return (char **) g_ptr_array_free (f, FALSE);
 }
 
 void
@@ -74,9 +87,10 @@ msperf_serve_policy_set (msperf_serve_policy *p, const char *key, const char *va
       switch (kn->kind)
         {
         case MSPERF_SERVE_KNOB_INT:
+        case MSPERF_SERVE_KNOB_COUNT:
           {
             long long v = strtoll (value, &end, 10);
-            if (errno || end == value || *end || v < 1)
+            if (errno || end == value || *end || v < (kn->kind == MSPERF_SERVE_KNOB_INT ? 1 : 0))
               goto bad;
             *(int64_t *) slot = v;
             return TRUE;
@@ -102,6 +116,7 @@ msperf_serve_policy_set (msperf_serve_policy *p, const char *key, const char *va
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: bad value '%s' (%s)",
                    key, value,
                    kn->kind == MSPERF_SERVE_KNOB_INT ? "an integer >= 1"
+                   : kn->kind == MSPERF_SERVE_KNOB_COUNT ? "an integer >= 0"
                    : kn->kind == MSPERF_SERVE_KNOB_BOOL ? "true or false" : "a number >= 0");
       return FALSE;
     }
