@@ -187,7 +187,8 @@ msperf_cli_model_estimate_entries (msperf_cli_model_opts *o, GArray *out)
 static msperf_model *
 load_model (const model_opts *o, GError **error)
 {
-  msperf_model_options mo = { o->dtype, o->quant, o->gemm_quant, o->moe_quant, o->kv_dtype, NULL };
+  msperf_model_options mo = { o->dtype, o->quant, o->gemm_quant, o->moe_quant, o->kv_dtype,
+                              NULL };
   g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
                                           : msperf_paths_data_file ("policies/models",
                                                                     "policies/models");

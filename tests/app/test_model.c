@@ -156,10 +156,10 @@ shape_text (GString *key, JsonArray *dims)
 }
 
 static GHashTable *
-generate (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
-          const char *quant)
+generate_with (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
+               const char *quant, const char *const *fields)
 {
-  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL, NULL };
+  msperf_model_options opts = { "float16", quant, NULL, NULL, NULL, fields };
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_strconcat (DATA "configs/", config, NULL);
   g_autoptr (msperf_model) m = msperf_model_load (path, NULL, TEMPLATES, &opts, &error);
@@ -194,6 +194,13 @@ generate (const char *config, const msperf_model_layout *l, const msperf_model_p
       g_hash_table_add (e->variants, g_string_free (key, FALSE));
     }
   return ops;
+}
+
+static GHashTable *
+generate (const char *config, const msperf_model_layout *l, const msperf_model_pass *pass,
+          const char *quant)
+{
+  return generate_with (config, l, pass, quant, NULL);
 }
 
 static gboolean
@@ -353,6 +360,36 @@ test_golden_dsv3_decode (void **state)
   mm = g_hash_table_lookup (gen, "aten.mm.default");
   assert_true (g_hash_table_contains (mm->variants, "(8, 7168);(7168, 16160)"));
   g_hash_table_destroy (tc);
+  g_hash_table_destroy (gen);
+}
+
+/* Model fields set over the config's (a runtime's template parameters): moe_pad_tokens=0
+ * runs the decode MoE block on the step's own 8 tokens, not the 256 padded rows; a field that
+ * is not name=number is refused naming it. */
+static void
+test_fields_override (void **state)
+{
+  static const char *const nopad[] = { "moe_pad_tokens=0", NULL };
+  static const char *const bad[] = { "moe_pad_tokens", NULL };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 4096, 0 };
+  GHashTable *pad = generate ("deepseek-ai--DeepSeek-V3.json", &dsv3_layout, &pass, "w8a8");
+  GHashTable *gen = generate_with ("deepseek-ai--DeepSeek-V3.json", &dsv3_layout, &pass, "w8a8",
+                                   nopad);
+  msperf_model_options opts = { "float16", "w8a8", NULL, NULL, NULL, bad };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_strconcat (DATA "configs/", "deepseek-ai--DeepSeek-V3.json", NULL);
+  op_entry *a = g_hash_table_lookup (pad, "aten.sigmoid.default");
+  op_entry *b = g_hash_table_lookup (gen, "aten.sigmoid.default");
+
+  (void) state;
+  assert_non_null (a);
+  assert_non_null (b);
+  assert_true (g_hash_table_contains (a->variants, "(256, 256)"));
+  assert_true (g_hash_table_contains (b->variants, "(8, 256)"));
+  assert_false (g_hash_table_contains (b->variants, "(256, 256)"));
+  assert_null (msperf_model_load (path, NULL, TEMPLATES, &opts, &error));
+  assert_non_null (strstr (error->message, "model field 'moe_pad_tokens'"));
+  g_hash_table_destroy (pad);
   g_hash_table_destroy (gen);
 }
 
@@ -690,7 +727,7 @@ static void
 test_quant_modes (void **state)
 {
   msperf_model_layout l = { 8, 1, 1, 1, FALSE };
-  msperf_model_options bf16 = { NULL, "bf16", NULL, NULL, NULL };
+  msperf_model_options bf16 = { NULL, "bf16", NULL, NULL, NULL, NULL };
   msperf_model_options moe_only = { NULL, NULL, "bf16", "int4_wo", "fp8", NULL };
   msperf_model_options bad = { NULL, NULL, "w4a16_mxfp4", NULL, NULL, NULL };
   g_autoptr (GError) error = NULL;
@@ -764,6 +801,7 @@ main (void)
     cmocka_unit_test (test_kv_capacity_llama),
     cmocka_unit_test (test_quant_modes),
     cmocka_unit_test (test_params_absent),
+    cmocka_unit_test (test_fields_override),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
