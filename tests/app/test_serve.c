@@ -174,6 +174,26 @@ test_policies (void **state)
   g_clear_error (&e);
   assert_false (msperf_serve_policy_set (&p, "no_such_knob", "1", &e));
   assert_non_null (strstr (e->message, "no_such_knob"));
+  g_clear_error (&e);
+  /* moe_pad_tokens: 0 in the NVIDIA presets, a count >= 0, handed to the model as a field;
+   * unset (-1) hands nothing. */
+  assert_int_equal (p.moe_pad_tokens, 0);
+  {
+    g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
+    assert_int_equal (g_strv_length (f), 1);
+    assert_string_equal (f[0], "moe_pad_tokens=0");
+  }
+  assert_true (msperf_serve_policy_set (&p, "moe_pad_tokens", "256", &e));
+  assert_int_equal (p.moe_pad_tokens, 256);
+  assert_false (msperf_serve_policy_set (&p, "moe_pad_tokens", "-1", &e));
+  assert_non_null (strstr (e->message, "an integer >= 0"));
+  g_clear_error (&e);
+  msperf_serve_policy_clear (&p);
+  msperf_serve_policy_init (&p);
+  {
+    g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
+    assert_int_equal (g_strv_length (f), 0);
+  }
   msperf_serve_policy_clear (&p);
 }
 
