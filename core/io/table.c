@@ -1,6 +1,7 @@
 /* msperf — one kernel CSV of a profiling database (reference §1.3–§1.5), parsed once at load:
  * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed). */
 #include <config.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include "io/csv_reader.h"
 #include "base/readfile.h"
 #include "io/gzip_data.h"
+#include "io/table_private.h"
+#include "io/table_cache.h"
 
 /* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
 static const char *const latency_names[] = {
@@ -29,51 +32,6 @@ static const char *const slot_names[2][3] = {
 
 /* Cell text quoted in messages is cut to this many bytes (FORMATS.md §1). */
 #define MAX_QUOTED_CELL 80
-
-typedef struct {
-  guint line;
-  msperf_latency_column latency_column;
-  double latency;
-  /* While loading, inputs.t and outputs.t hold offsets into table->slots (which may still
-   * move), not pointers; they become pointers once the array is final. */
-  msperf_slots inputs;
-  msperf_slots outputs;
-} table_row;
-
-/* Open-addressing set of the distinct slot lists (offset, count) seen while loading: rows with
- * equal lists share one copy. 96-byte tensors were half the memory of a large table
- * (doc/performance.md). */
-typedef struct {
-  guint32 offset;
-  guint32 n;       /* 0 = empty bucket (empty lists are never stored) */
-} slot_key;
-
-typedef struct {
-  slot_key *buckets;
-  gsize size;      /* power of two, or 0 */
-  gsize used;
-} slot_dedup;
-
-struct msperf_table {
-  char *kernel_type;
-  char *path;
-  char *hash;
-  GPtrArray *columns;        /* char*: header names in file order */
-  GHashTable *column_index;  /* name -> GINT_TO_POINTER (index + 1); first occurrence wins */
-  GString *text;             /* every cell's text, NUL-terminated, "" at offset 0 */
-  GArray *cells;             /* guint32 offsets into text, n_rows × n_columns */
-  guint32 *last_cells;       /* while loading: each column's previous cell (offset) */
-  slot_dedup dedup;          /* while loading: the distinct slot lists */
-  GArray *rows;              /* table_row */
-  GArray *slots;             /* msperf_tensor, every row's slots in one array */
-  GPtrArray *problems;       /* char* */
-  GArray *numel_index;       /* numel_entry of the valid rows with inputs, by (key, row) */
-  size_t n_skipped;
-  guint first_skipped_line;  /* 0 when no row was skipped */
-  int latency_cols[G_N_ELEMENTS (latency_names)];
-  int slot_cols[2][3];
-  gboolean have_header;
-};
 
 /* One row of the exact-key index: the keys of its first two input slots (key1 is 0 when the
  * row has one slot; a real key is never 0 for the lookups that use it: their dims are > 0),
@@ -125,6 +83,25 @@ is_latency_name (const char *name)
   return FALSE;
 }
 
+G_STATIC_ASSERT (G_N_ELEMENTS (latency_names) == MSPERF_TABLE_N_LATENCY_COLUMNS);
+
+void
+msperf_table_index_columns (msperf_table *table)
+{
+  for (guint k = 0; k < table->columns->len; k++)
+    {
+      const char *name = g_ptr_array_index (table->columns, k);
+
+      if (!g_hash_table_contains (table->column_index, name))
+        g_hash_table_insert (table->column_index, g_strdup (name), GINT_TO_POINTER ((int) k + 1));
+    }
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    table->latency_cols[k] = msperf_table_column (table, latency_names[k]);
+  for (int dir = 0; dir < 2; dir++)
+    for (int k = 0; k < 3; k++)
+      table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
+}
+
 static gboolean
 header_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields,
                GError **error)
@@ -155,11 +132,9 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
         g_hash_table_insert (table->column_index, g_strdup (fields[k]),
                              GINT_TO_POINTER ((int) k + 1));
     }
+  msperf_table_index_columns (table);
   for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
-    {
-      table->latency_cols[k] = msperf_table_column (table, latency_names[k]);
-      any_latency |= table->latency_cols[k] >= 0;
-    }
+    any_latency |= table->latency_cols[k] >= 0;
   if (!any_latency)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -167,9 +142,6 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
                    latency_names[0], latency_names[1], latency_names[2]);
       return FALSE;
     }
-  for (int dir = 0; dir < 2; dir++)
-    for (int k = 0; k < 3; k++)
-      table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
   table->last_cells = g_new0 (guint32, n_fields ? n_fields : 1);
   table->have_header = TRUE;
   return TRUE;
@@ -457,8 +429,8 @@ on_record (guint line, const char *const *fields, size_t n_fields, gpointer user
   return data_record (table, line, fields, n_fields, error);
 }
 
-static char *
-stem_of (const char *name)
+char *
+msperf_table_stem (const char *name)
 {
   g_autofree char *base = g_path_get_basename (name);
 
@@ -536,8 +508,8 @@ cmp_numel_entry (const void *a, const void *b)
 
 /* Sorting by (key, row) makes a key's rows one ascending run: the exact lookup of the compute
  * module reads a run instead of scanning every row (doc/performance.md). */
-static void
-build_numel_index (msperf_table *table)
+void
+msperf_table_build_index (msperf_table *table)
 {
   table->numel_index = g_array_sized_new (FALSE, FALSE, sizeof (numel_entry), table->rows->len);
   for (guint r = 0; r < table->rows->len; r++)
@@ -727,7 +699,7 @@ parse_table (const char *data, size_t len, const char *name, const char *kernel_
 
   table = g_new0 (msperf_table, 1);
   table->path = g_strdup (name);
-  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : stem_of (name);
+  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : msperf_table_stem (name);
   table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
                                              len);
   table->columns = g_ptr_array_new_with_free_func (g_free);
@@ -773,7 +745,7 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
 
   table = parse_table (data, len, name, kernel_type, error);
   if (table != NULL)
-    build_numel_index (table);
+    msperf_table_build_index (table);
   return table;
 }
 
@@ -784,7 +756,40 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
 msperf_table *
 msperf_table_load (const char *path, const char *kernel_type, GError **error)
 {
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  return msperf_table_load_cached (path, kernel_type, NULL, error);
+}
+
+/* An image that cannot be written is no error: the answers are the same without it. Said
+ * once per process. */
+static void
+store_cached (const char *cache_dir, const char *file, const char *key,
+              const msperf_table *table)
+{
+  static gint warned;
+  g_autoptr (GError) error = NULL;
+
+  if (g_mkdir_with_parents (cache_dir, 0700) != 0)
+    g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (errno), "cannot create %s: %s",
+                 cache_dir, g_strerror (errno));
+  else if (msperf_table_cache_write (file, table, key, &error))
+    {
+      g_debug ("table cache: wrote %s (%s)", file, table->path);
+      return;
+    }
+  if (g_atomic_int_compare_and_exchange (&warned, 0, 1))
+    g_warning ("table cache: %s; going on without writing it", error->message);
+  else
+    g_debug ("table cache: %s", error->message);
+}
+
+msperf_table *
+msperf_table_load_cached (const char *path, const char *kernel_type, const char *cache_dir,
+                          GError **error)
+{
   g_autofree char *contents = NULL;
+  g_autofree char *key = NULL, *file = NULL;
   msperf_table *table;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
@@ -809,6 +814,26 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
                    "%s: is a Git LFS pointer file, not the table (run 'git lfs pull')", path);
       return NULL;
     }
+  if (cache_dir != NULL)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+
+      /* Keyed by the bytes as read: a warm start neither inflates nor parses. */
+      key = msperf_table_cache_key (path, kernel_type, contents, len);
+      file = msperf_table_cache_file (cache_dir, key);
+      table = msperf_table_cache_load (file, key, path, kernel_type, &local);
+      if (table != NULL)
+        {
+          g_debug ("table cache: loaded %s (%s, %zu rows) in %.1f ms", file, path,
+                   msperf_table_n_rows (table), (double) (g_get_monotonic_time () - t0) / 1e3);
+          return table;
+        }
+      /* No file (or no directory) is the cold start, not a problem. */
+      if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+          && !g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
+        g_warning ("table cache: ignoring %s: %s; rebuilding it", file, local->message);
+      g_clear_error (&local);
+    }
   /* KERNEL.csv.gz: inflated here, so the table (and its hash) is that of the plain CSV. */
   if (msperf_gzip_is_compressed (contents, len))
     {
@@ -824,8 +849,11 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
     }
   table = parse_table (contents, len, path, kernel_type, error);
   g_clear_pointer (&contents, g_free);
-  if (table != NULL)
-    build_numel_index (table);
+  if (table == NULL)
+    return NULL;
+  msperf_table_build_index (table);
+  if (file != NULL)
+    store_cached (cache_dir, file, key, table);
   return table;
 }
 

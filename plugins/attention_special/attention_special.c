@@ -378,6 +378,11 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
   if (isnan (avg) || avg < 0 || !isfinite (avg) || avg >= 9223372036854775808.0)
     return FALSE;
   row_avg = (int64_t) trunc (avg);
+  /* The cheapest test that rejects most rows first: every test is pure, so their order does
+   * not change which rows match, only how fast the scan goes. */
+  gap = tg->avg_seq_len > row_avg ? tg->avg_seq_len - row_avg : row_avg - tg->avg_seq_len;
+  if (gap > AVG_SEQ_LEN_TOLERANCE)
+    return FALSE;
   if (!parse_slot0 (msperf_table_cell (t, row, c->shapes), &q)
       || !normalize_q (&q, tg->d, q3))
     return FALSE;
@@ -389,9 +394,6 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
     if (c->field[f] >= 0 && tg->v[f].known
         && !field_passes (t, row, c->field[f], &fields[f], &tg->v[f]))
       return FALSE;
-  gap = tg->avg_seq_len > row_avg ? tg->avg_seq_len - row_avg : row_avg - tg->avg_seq_len;
-  if (gap > AVG_SEQ_LEN_TOLERANCE)
-    return FALSE;
   /* Attention token counts pad in either direction (Q8). */
   padded = q3[0] != tg->t;
   if (padded && !msperf_is_block_padded (tg->t, q3[0]) && !msperf_is_block_padded (q3[0], tg->t))
