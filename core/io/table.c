@@ -689,19 +689,28 @@ msperf_table_rows_by_input_bounds (const msperf_table *table, const msperf_slot_
   return rows->len - before;
 }
 
-/* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,
- * which keeps them out of the peak memory of a load). */
-static msperf_table *
-parse_table (const char *data, size_t len, const char *name, const char *kernel_type,
-             GError **error)
-{
-  g_autoptr (msperf_table) table = NULL;
+typedef struct {
+  int col;
+  msperf_table_cell_parser parse;
+  double *values;
+} column_memo;
 
-  table = g_new0 (msperf_table, 1);
-  table->path = g_strdup (name);
-  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : msperf_table_stem (name);
-  table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
-                                             len);
+static void
+column_memo_free (gpointer p)
+{
+  column_memo *m = p;
+
+  g_free (m->values);
+  g_free (m);
+}
+
+msperf_table *
+msperf_table_new_empty (const char *path, const char *kernel_type)
+{
+  msperf_table *table = g_new0 (msperf_table, 1);
+
+  table->path = g_strdup (path);
+  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : msperf_table_stem (path);
   table->columns = g_ptr_array_new_with_free_func (g_free);
   table->column_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   table->text = g_string_sized_new (4096);
@@ -710,7 +719,56 @@ parse_table (const char *data, size_t len, const char *name, const char *kernel_
   table->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
   table->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
   table->problems = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_init (&table->memo_lock);
+  table->memos = g_ptr_array_new_with_free_func (column_memo_free);
+  return table;
+}
 
+const double *
+msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cell_parser parse)
+{
+  /* The memo is a cache of a pure function of the (immutable) cells: logically const. */
+  msperf_table *t = (msperf_table *) table;
+  column_memo *m = NULL;
+
+  g_return_val_if_fail (table != NULL && parse != NULL, NULL);
+  if (col < 0 || (guint) col >= table->columns->len)
+    return NULL;
+  g_mutex_lock (&t->memo_lock);
+  for (guint k = 0; k < t->memos->len && m == NULL; k++)
+    {
+      column_memo *c = g_ptr_array_index (t->memos, k);
+
+      if (c->col == col && c->parse == parse)
+        m = c;
+    }
+  if (m == NULL)
+    {
+      size_t n_rows = t->rows->len;
+
+      m = g_new0 (column_memo, 1);
+      m->col = col;
+      m->parse = parse;
+      m->values = g_new (double, n_rows ? n_rows : 1);
+      for (size_t r = 0; r < n_rows; r++)
+        m->values[r] = parse (msperf_table_cell (t, r, col));
+      g_ptr_array_add (t->memos, m);
+    }
+  g_mutex_unlock (&t->memo_lock);
+  return m->values;
+}
+
+/* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,
+ * which keeps them out of the peak memory of a load). */
+static msperf_table *
+parse_table (const char *data, size_t len, const char *name, const char *kernel_type,
+             GError **error)
+{
+  g_autoptr (msperf_table) table = NULL;
+
+  table = msperf_table_new_empty (name, kernel_type);
+  table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
+                                             len);
   if (!msperf_csv_read (data ? data : "", len, name, on_record, table, error))
     return NULL;
   g_clear_pointer (&table->last_cells, g_free);
@@ -876,6 +934,8 @@ msperf_table_free (msperf_table *table)
   g_clear_pointer (&table->slots, g_array_unref); /* CSV slots never own 'values' */
   g_clear_pointer (&table->problems, g_ptr_array_unref);
   g_clear_pointer (&table->numel_index, g_array_unref);
+  g_clear_pointer (&table->memos, g_ptr_array_unref);
+  g_mutex_clear (&table->memo_lock);
   g_free (table);
 }
 

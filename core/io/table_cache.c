@@ -629,16 +629,7 @@ msperf_table_cache_load (const char *file, const char *key, const char *path,
     r.size = 0;
   if (!read_header (&r, k, error))
     return NULL;
-  t = g_new0 (msperf_table, 1);
-  t->path = g_strdup (path);
-  t->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : msperf_table_stem (path);
-  t->columns = g_ptr_array_new_with_free_func (g_free);
-  t->column_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  t->text = g_string_new (NULL);
-  t->cells = g_array_new (FALSE, FALSE, sizeof (guint32));
-  t->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
-  t->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
-  t->problems = g_ptr_array_new_with_free_func (g_free);
+  t = msperf_table_new_empty (path, kernel_type);
   t->n_skipped = r.h.n_skipped;
   t->first_skipped_line = r.h.first_skipped_line;
   t->have_header = TRUE;

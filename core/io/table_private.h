@@ -54,7 +54,13 @@ struct msperf_table {
   int latency_cols[MSPERF_TABLE_N_LATENCY_COLUMNS];
   int slot_cols[2][3];
   gboolean have_header;
+  GMutex memo_lock;          /* guards memos */
+  GPtrArray *memos;          /* column_memo* (msperf_table_column_parsed), owned */
 };
+
+/* A table with its containers made and nothing in them: path, kernel type (NULL: the stem
+ * of path), no columns, the text holding only "" at offset 0. */
+msperf_table *msperf_table_new_empty (const char *path, const char *kernel_type);
 
 /* Builds the exact-key index of the valid rows (numel_index); the rows' slot pointers must be
  * final. */

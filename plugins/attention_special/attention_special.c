@@ -367,10 +367,9 @@ field_passes (const msperf_table *t, size_t row, int col, const field_def *def,
 
 /* Checks one row; on a match *distance is the §2.3 attention distance. */
 static gboolean
-row_matches (const msperf_table *t, size_t row, const table_cols *c, const target *tg,
-             msperf_dtype want_dtype, double *distance)
+row_matches (const msperf_table *t, size_t row, double avg, const table_cols *c,
+             const target *tg, msperf_dtype want_dtype, double *distance)
 {
-  double avg = cell_number (msperf_table_cell (t, row, c->avg_seq));
   msperf_tensor q;
   int64_t q3[3], gap, row_avg;
   gboolean legacy = TRUE, padded;
@@ -470,6 +469,7 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       const msperf_table *t = msperf_engine_table (engine, k, &error);
       msperf_latency_policy policy;
       table_cols c;
+      const double *avgs;
 
       /* An absent (or unusable) CSV only removes this kernel from the list. */
       if (t == NULL)
@@ -483,13 +483,15 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
         continue;
       any_complete = TRUE;
       msperf_latency_policy_init (&policy, engine, k);
+      /* Every scan reads every row's avg-seq cell: parsed once per table. */
+      avgs = msperf_table_column_parsed (t, c.avg_seq, cell_number);
       for (size_t row = 0; row < msperf_table_n_rows (t); row++)
         {
           double distance, lat;
           int priority;
 
           if (!msperf_table_row_valid (t, row)
-              || !row_matches (t, row, &c, tg, want_dtype, &distance))
+              || !row_matches (t, row, avgs[row], &c, tg, want_dtype, &distance))
             continue;
           lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
           msperf_selector_offer (sel, distance, ki, priority, t, row, lat, "attention");
