@@ -693,6 +693,8 @@ typedef struct {
   int col;
   msperf_table_cell_parser parse;
   double *values;
+  guint32 *order;     /* the rows of non-NaN values by (value, row); NULL until asked */
+  size_t n_order;
 } column_memo;
 
 static void
@@ -701,6 +703,7 @@ column_memo_free (gpointer p)
   column_memo *m = p;
 
   g_free (m->values);
+  g_free (m->order);
   g_free (m);
 }
 
@@ -724,17 +727,12 @@ msperf_table_new_empty (const char *path, const char *kernel_type)
   return table;
 }
 
-const double *
-msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cell_parser parse)
+/* The memo of (col, parse), made when missing; the caller holds memo_lock. */
+static column_memo *
+memo_of (msperf_table *t, int col, msperf_table_cell_parser parse)
 {
-  /* The memo is a cache of a pure function of the (immutable) cells: logically const. */
-  msperf_table *t = (msperf_table *) table;
   column_memo *m = NULL;
 
-  g_return_val_if_fail (table != NULL && parse != NULL, NULL);
-  if (col < 0 || (guint) col >= table->columns->len)
-    return NULL;
-  g_mutex_lock (&t->memo_lock);
   for (guint k = 0; k < t->memos->len && m == NULL; k++)
     {
       column_memo *c = g_ptr_array_index (t->memos, k);
@@ -754,8 +752,107 @@ msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cel
         m->values[r] = parse (msperf_table_cell (t, r, col));
       g_ptr_array_add (t->memos, m);
     }
+  return m;
+}
+
+const double *
+msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cell_parser parse)
+{
+  /* The memo is a cache of a pure function of the (immutable) cells: logically const. */
+  msperf_table *t = (msperf_table *) table;
+  const double *values;
+
+  g_return_val_if_fail (table != NULL && parse != NULL, NULL);
+  if (col < 0 || (guint) col >= table->columns->len)
+    return NULL;
+  g_mutex_lock (&t->memo_lock);
+  values = memo_of (t, col, parse)->values;
   g_mutex_unlock (&t->memo_lock);
-  return m->values;
+  return values;
+}
+
+/* qsort_r is not C11: the values travel in the sort keys. */
+typedef struct {
+  double v;
+  guint32 row;
+} value_row;
+
+static int
+cmp_value_row (const void *a, const void *b)
+{
+  const value_row *x = a, *y = b;
+
+  if (x->v != y->v)
+    return x->v < y->v ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static void
+memo_sort (column_memo *m, size_t n_rows)
+{
+  value_row *vr = g_new (value_row, n_rows ? n_rows : 1);
+  size_t n = 0;
+
+  for (size_t r = 0; r < n_rows; r++)
+    if (!isnan (m->values[r]))
+      vr[n++] = (value_row){ m->values[r], (guint32) r };
+  if (n > 1)
+    qsort (vr, n, sizeof *vr, cmp_value_row);
+  m->order = g_new (guint32, n ? n : 1);
+  for (size_t k = 0; k < n; k++)
+    m->order[k] = vr[k].row;
+  m->n_order = n;
+  g_free (vr);
+}
+
+/* First index of order whose value is >= v (NaN-free values, ascending). */
+static size_t
+order_lower_bound (const column_memo *m, double v)
+{
+  size_t lo = 0, hi = m->n_order;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+
+      if (m->values[m->order[mid]] < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+size_t
+msperf_table_rows_in_range (const msperf_table *table, int col, msperf_table_cell_parser parse,
+                            double lo, double hi, GArray *rows)
+{
+  msperf_table *t = (msperf_table *) table;
+  column_memo *m;
+  size_t first, start;
+
+  g_return_val_if_fail (table != NULL && parse != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  if (col < 0 || (guint) col >= table->columns->len || !(lo <= hi))
+    return 0;
+  g_mutex_lock (&t->memo_lock);
+  m = memo_of (t, col, parse);
+  if (m->order == NULL)
+    memo_sort (m, t->rows->len);
+  g_mutex_unlock (&t->memo_lock);
+  /* The order, once made, is never changed: read without the lock. */
+  start = rows->len;
+  for (first = order_lower_bound (m, lo); first < m->n_order; first++)
+    {
+      size_t r = m->order[first];
+
+      if (m->values[r] > hi)
+        break;
+      g_array_append_val (rows, r);
+    }
+  if (rows->len - start > 1)
+    qsort (&g_array_index (rows, size_t, start), rows->len - start, sizeof (size_t), cmp_size);
+  return rows->len - start;
 }
 
 /* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,

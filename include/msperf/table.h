@@ -61,6 +61,12 @@ typedef double (*msperf_table_cell_parser) (const char *cell);
  * column. Transfer none (valid while the table is). */
 MSPERF_API const double *msperf_table_column_parsed (const msperf_table *table, int col,
                                                      msperf_table_cell_parser parse);
+/* Appends to rows (size_t) the rows whose parse (cell) of column col is in [lo, hi] (NaN never
+ * is), in ascending row order; the memo of msperf_table_column_parsed, sorted once per table,
+ * column and parser, so a query reads a window instead of every row. Returns how many. */
+MSPERF_API size_t msperf_table_rows_in_range (const msperf_table *table, int col,
+                                              msperf_table_cell_parser parse, double lo,
+                                              double hi, GArray *rows);
 /* 1-based line in the file where the row starts. */
 MSPERF_API guint msperf_table_row_line (const msperf_table *table, size_t row);
 

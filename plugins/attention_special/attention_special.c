@@ -506,11 +506,35 @@ find_columns (const msperf_table *t, table_cols *c)
     c->field[f] = msperf_table_column (t, fields[f].column);
 }
 
+/* The rows that can pass the avg-seq test, in row order: those whose avg-seq number lies
+ * within the tolerance of the target's (a window of the sorted column, widened by one so that
+ * truncation and rounding cannot leave a row out; row_matches decides exactly); every row when
+ * the target is too large for a double to hold exactly. */
+static void
+window_rows (const msperf_table *t, const table_cols *c, const target *tg, GArray *rows)
+{
+  const int64_t exact = (int64_t) 1 << 52;
+
+  g_array_set_size (rows, 0);
+  if (tg->avg_seq_len > -exact && tg->avg_seq_len < exact)
+    {
+      double want = (double) tg->avg_seq_len;
+
+      msperf_table_rows_in_range (t, c->avg_seq, cell_number, want - AVG_SEQ_LEN_TOLERANCE - 1,
+                                  want + AVG_SEQ_LEN_TOLERANCE + 2, rows);
+      return;
+    }
+  g_array_set_size (rows, (guint) msperf_table_n_rows (t));
+  for (guint r = 0; r < rows->len; r++)
+    g_array_index (rows, size_t, r) = r;
+}
+
 static scan_status
 scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       msperf_dtype want_dtype, msperf_selector *sel, GString *missing_columns)
 {
   gboolean any_table = FALSE, any_usable = FALSE, any_complete = FALSE;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (size_t));
 
   for (int ki = 0; kernels && kernels[ki]; ki++)
     {
@@ -533,8 +557,10 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       any_complete = TRUE;
       msperf_latency_policy_init (&policy, engine, k);
       memo_columns (t, tg, &c);
-      for (size_t row = 0; row < msperf_table_n_rows (t); row++)
+      window_rows (t, &c, tg, rows);
+      for (guint i = 0; i < rows->len; i++)
         {
+          size_t row = g_array_index (rows, size_t, i);
           double distance, lat;
           int priority;
 
