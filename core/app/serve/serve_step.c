@@ -238,7 +238,8 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
     {
       s->points++;
       *out = *shared;
-      g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key), g_memdup2 (shared, sizeof *shared));
+      g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key),
+                           g_memdup2 (shared, sizeof *shared));
       return TRUE;
     }
   g_ptr_array_set_size (a->bodies, 0);
