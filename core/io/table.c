@@ -1,5 +1,7 @@
 /* msperf — one kernel CSV of a profiling database (reference §1.3–§1.5), parsed once at load:
- * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed). */
+ * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed).
+ * The parse is stored in the table cache (table_cache.c): a change to what it produces needs
+ * a new MSPERF_TABLE_CACHE_FORMAT. */
 #include <config.h>
 #include <errno.h>
 #include <math.h>

@@ -13,7 +13,9 @@
 
 G_BEGIN_DECLS
 
-/* Bump whenever the layout or the meaning of any stored field changes. */
+/* Bump whenever the layout or the meaning of any stored field changes — a change to how
+ * table.c parses a CSV (cells, slots, latency columns, problems) included: the key holds the
+ * msperf version, not the code, so an image written by the old parse would be served. */
 #define MSPERF_TABLE_CACHE_FORMAT 1u
 
 /* The key's lowercase hex (64 characters). kernel_type may be NULL (the file's stem).
