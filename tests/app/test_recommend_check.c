@@ -45,11 +45,11 @@ test_groups (void **state)
    * the prediction ranks b first too. Group h: the prediction prefers y, which measures
    * 50 % of x: a miss. */
   const msperf_recommend_check_row rows[] = {
-    { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
-    { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
-    { "g", "c", 300, 30, 310, 31, 32, 8, 100 },
-    { "h", "x", 100, 10, 100, 30, 8, 8, 100 },
-    { "h", "y", 100, 20, 100, 10, 8, 8, 100 },
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100, 0 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100, 0 },
+    { "g", "c", 300, 30, 310, 31, 32, 8, 100, 0 },
+    { "h", "x", 100, 10, 100, 30, 8, 8, 100, 0 },
+    { "h", "y", 100, 20, 100, 10, 8, 8, 100, 0 },
   };
   g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
   msperf_recommend_check_group *g, *h;
