@@ -1,11 +1,14 @@
-/* Tests of core/app/recommend/recommend_check.c: the closed-loop tokens/s/GPU formula, the
- * Spearman rank correlation (against values computed by hand and scipy.stats.spearmanr), and
- * the per-group pick under the median-measured SLA. */
+/* Tests of core/app/recommend/recommend_check.c and recommend_rank.c: the closed-loop
+ * tokens/s/GPU formula, the Spearman rank correlation (against values computed by hand and
+ * scipy.stats.spearmanr), the per-group pick under the median-measured SLA (a pick missing the
+ * measured SLA fails, the simulated tokens/s/GPU rank when given, groups below three rows are
+ * not judged), and the grouping and outputs of accuracy rows. */
 #include <config.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include <glib.h>
@@ -69,8 +72,137 @@ test_groups (void **state)
   assert_string_equal (h->picked_id, "y");
   assert_false (h->pass);
   assert_true (h->ratio < 0.6);
-  for (guint i = 0; i < groups->len; i++)
-    msperf_recommend_check_group_clear (&g_array_index (groups, msperf_recommend_check_group, i));
+  /* two rows: shown, not judged */
+  assert_true (g->judged);
+  assert_false (h->judged);
+}
+
+static void
+test_pick_misses_sla (void **state)
+{
+  /* SLA = median TTFT 200, TPOT 20. The prediction is optimistic for c (predicted within the
+   * SLA, measured outside it) and ranks it first: its measured tokens/s/GPU beat the best row
+   * meeting the SLA (b), but a pick that misses the SLA as measured fails. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100, 0 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100, 0 },
+    { "g", "c", 300, 30, 150, 15, 32, 8, 100, 0 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->picked_id, "c");
+  assert_string_equal (g->best_id, "b");
+  assert_false (g->picked_meets_sla);
+  assert_true (g->ratio > 1.0);
+  assert_true (g->judged);
+  assert_false (g->pass);
+}
+
+static void
+test_simulated_tps (void **state)
+{
+  /* The simulation's tokens/s/GPU rank the rows when given: a and b both meet the SLA; the
+   * formula on the predicted latencies would pick b, the simulated figures pick a. A pick at
+   * exactly 90 % of the best passes. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 9, 8, 100, 500 },
+    { "g", "b", 100, 10, 100, 10, 10, 8, 100, 400 },
+    { "g", "c", 300, 30, 300, 30, 10, 8, 100, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->picked_id, "a");
+  assert_string_equal (g->best_id, "b");
+  assert_float_equal (g->picked_predicted, 500, 0);
+  assert_float_equal (g->ratio, 0.9, 1e-12);
+  assert_true (g->pass);
+}
+
+static void
+test_no_pick (void **state)
+{
+  /* Every prediction above the SLA: no pick, a failure that says so. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 900, 90, 4, 8, 100, 0 },
+    { "g", "b", 200, 20, 900, 90, 8, 8, 100, 0 },
+    { "g", "c", 300, 30, 900, 90, 16, 8, 100, 0 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_null (g->picked_id);
+  assert_true (isnan (g->ratio));
+  assert_false (g->pass);
+}
+
+/* What msperf_recommend_rank_print writes in format, as a string. */
+static char *
+printed (const msperf_recommend_rank *r, const char *format)
+{
+  FILE *f = tmpfile ();
+  char *text = g_malloc0 (65536);
+  size_t len;
+
+  assert_non_null (f);
+  msperf_recommend_rank_print (r, format, f);
+  rewind (f);
+  len = fread (text, 1, 65535, f);
+  text[len] = '\0';
+  fclose (f);
+  return text;
+}
+
+static void
+test_rank_rows (void **state)
+{
+  /* Accuracy rows: agg and disagg of one model and shape are two groups; a row the run could
+   * not predict is counted, not grouped; the GPUs are the simulation's. */
+  const msperf_serve_accuracy_row rows[] = {
+    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, 100, 10, 100, 10, 300, TRUE },
+    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, 150, 12, 150, 12, 500, TRUE },
+    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, 300, 20, 300, 20, 700, TRUE },
+    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, 300, 20, 300, 20, 700, TRUE },
+    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, 300, 20, NAN, NAN, NAN, FALSE },
+  };
+  g_autoptr (msperf_recommend_rank) r = msperf_recommend_rank_new ();
+  const GArray *groups;
+  const msperf_recommend_check_group *g;
+  guint judged, passed;
+  char *text;
+
+  (void) state;
+  msperf_recommend_rank_add_rows (rows, G_N_ELEMENTS (rows), r);
+  groups = msperf_recommend_rank_groups (r);
+  assert_int_equal (groups->len, 2);
+  g = &g_array_index (groups, msperf_recommend_check_group, 0);
+  assert_string_equal (g->group, "m|vllm|1000|100|agg");
+  assert_int_equal (g->rows, 3);
+  /* SLA 150 ms / 12 ms: a1 and a2 meet it; a2 is predicted and measured best */
+  assert_string_equal (g->picked_id, "a2");
+  assert_string_equal (g->best_id, "a2");
+  assert_true (g->pass);
+  assert_float_equal (g->spearman, 1.0, 1e-12);
+  g = &g_array_index (groups, msperf_recommend_check_group, 1);
+  assert_string_equal (g->group, "m|vllm|1000|100|disagg");
+  assert_false (g->judged);
+  msperf_recommend_rank_counts (r, &judged, &passed);
+  assert_int_equal (judged, 1);
+  assert_int_equal (passed, 1);
+  text = printed (r, "json");
+  assert_non_null (strstr (text, "\"judged\": 1, \"passed\": 1, \"rows_not_predicted\": 1}"));
+  assert_non_null (strstr (text, "\"verdict\": \"shown\""));
+  g_free (text);
+  text = printed (r, "csv");
+  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,150.000,12.0000,a2,500.000,"));
+  g_free (text);
+  text = printed (r, "table");
+  assert_non_null (strstr (text, "groups judged: 1, passing: 1"));
+  g_free (text);
 }
 
 int
@@ -80,6 +212,10 @@ main (void)
     cmocka_unit_test (test_tps_gpu),
     cmocka_unit_test (test_spearman),
     cmocka_unit_test (test_groups),
+    cmocka_unit_test (test_pick_misses_sla),
+    cmocka_unit_test (test_simulated_tps),
+    cmocka_unit_test (test_no_pick),
+    cmocka_unit_test (test_rank_rows),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
