@@ -46,13 +46,13 @@ test_groups (void **state)
 {
   /* Group g: SLA = median TTFT 200, median TPOT 20. Row b is the best measured meeting it;
    * the prediction ranks b first too. Group h: the prediction prefers y, which measures
-   * 50 % of x: a miss. */
+   * 50 % of x: a miss (two rows: not judged). */
   const msperf_recommend_check_row rows[] = {
-    { "g", "a", 100, 10, 100, 10, 4, 8, 100, 0 },
-    { "g", "b", 200, 20, 190, 19, 16, 8, 100, 0 },
-    { "g", "c", 300, 30, 310, 31, 32, 8, 100, 0 },
-    { "h", "x", 100, 10, 100, 30, 8, 8, 100, 0 },
-    { "h", "y", 100, 20, 100, 10, 8, 8, 100, 0 },
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
+    { "g", "c", 300, 30, 310, 31, 32, 8, 100 },
+    { "h", "x", 100, 10, 100, 30, 8, 8, 100 },
+    { "h", "y", 100, 20, 100, 10, 8, 8, 100 },
   };
   g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
   msperf_recommend_check_group *g, *h;
@@ -65,16 +65,16 @@ test_groups (void **state)
   assert_int_equal (g->rows, 3);
   assert_float_equal (g->sla_ttft_ms, 200, 0);
   assert_string_equal (g->best_id, "b");
-  assert_string_equal (g->picked_id, "b");
-  assert_true (g->pass && g->ratio == 1.0);
+  assert_string_equal (g->pick.id, "b");
+  assert_true (g->judged && g->pick.pass && g->pick.ratio == 1.0);
+  assert_float_equal (g->predicted_sla_ttft_ms, 190, 0);
+  assert_string_equal (g->order.id, "b");
   assert_float_equal (g->spearman, 1.0, 1e-12);
   assert_string_equal (h->best_id, "x");
-  assert_string_equal (h->picked_id, "y");
-  assert_false (h->pass);
-  assert_true (h->ratio < 0.6);
-  /* two rows: shown, not judged */
-  assert_true (g->judged);
+  assert_string_equal (h->pick.id, "y");
   assert_false (h->judged);
+  assert_false (h->pick.pass);
+  assert_true (h->pick.ratio < 0.6);
 }
 
 static void
@@ -84,60 +84,85 @@ test_pick_misses_sla (void **state)
    * SLA, measured outside it) and ranks it first: its measured tokens/s/GPU beat the best row
    * meeting the SLA (b), but a pick that misses the SLA as measured fails. */
   const msperf_recommend_check_row rows[] = {
-    { "g", "a", 100, 10, 100, 10, 4, 8, 100, 0 },
-    { "g", "b", 200, 20, 190, 19, 16, 8, 100, 0 },
-    { "g", "c", 300, 30, 150, 15, 32, 8, 100, 0 },
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
+    { "g", "c", 300, 30, 150, 15, 32, 8, 100 },
   };
   g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
   const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
 
   (void) state;
-  assert_string_equal (g->picked_id, "c");
+  assert_string_equal (g->pick.id, "c");
   assert_string_equal (g->best_id, "b");
-  assert_false (g->picked_meets_sla);
-  assert_true (g->ratio > 1.0);
+  assert_false (g->pick.meets_sla);
+  assert_true (g->pick.ratio > 1.0);
   assert_true (g->judged);
-  assert_false (g->pass);
+  assert_false (g->pick.pass);
 }
 
 static void
-test_simulated_tps (void **state)
+test_order_and_tolerance (void **state)
 {
-  /* The simulation's tokens/s/GPU rank the rows when given: a and b both meet the SLA; the
-   * formula on the predicted latencies would pick b, the simulated figures pick a. A pick at
-   * exactly 90 % of the best passes. */
+  /* Every prediction is three times the measurement: none meets the SLA (median 100 ms /
+   * 10 ms), so there is no pick; at the group's median predicted TTFT and TPOT (300 / 34) the
+   * order picks a (b is predicted slower), 90 % of the best measured (b): exactly the
+   * tolerance, a pass. */
   const msperf_recommend_check_row rows[] = {
-    { "g", "a", 100, 10, 100, 10, 9, 8, 100, 500 },
-    { "g", "b", 100, 10, 100, 10, 10, 8, 100, 400 },
-    { "g", "c", 300, 30, 300, 30, 10, 8, 100, 100 },
+    { "g", "a", 100, 10, 300, 30, 9, 8, 100 },
+    { "g", "b", 100, 10, 300, 34, 10, 8, 100 },
+    { "g", "c", 300, 30, 900, 90, 10, 8, 100 },
   };
   g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
   const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
 
   (void) state;
-  assert_string_equal (g->picked_id, "a");
+  assert_null (g->pick.id);
+  assert_true (isnan (g->pick.ratio));
+  assert_false (g->pick.pass);
   assert_string_equal (g->best_id, "b");
-  assert_float_equal (g->picked_predicted, 500, 0);
-  assert_float_equal (g->ratio, 0.9, 1e-12);
-  assert_true (g->pass);
+  assert_float_equal (g->predicted_sla_tpot_ms, 34, 0);
+  assert_string_equal (g->order.id, "a");
+  assert_float_equal (g->order.ratio, 0.9, 1e-12);
+  assert_true (g->order.pass);
 }
 
 static void
-test_no_pick (void **state)
+test_nothing_meets (void **state)
 {
-  /* Every prediction above the SLA: no pick, a failure that says so. */
+  /* TTFT and TPOT trade off: no row is at or below both medians (250 ms, 25 ms). No right
+   * answer: the group is not judged, whatever the prediction picks. */
   const msperf_recommend_check_row rows[] = {
-    { "g", "a", 100, 10, 900, 90, 4, 8, 100, 0 },
-    { "g", "b", 200, 20, 900, 90, 8, 8, 100, 0 },
-    { "g", "c", 300, 30, 900, 90, 16, 8, 100, 0 },
+    { "g", "a", 100, 40, 100, 40, 4, 8, 100 },
+    { "g", "b", 200, 30, 200, 30, 8, 8, 100 },
+    { "g", "c", 300, 20, 300, 20, 16, 8, 100 },
+    { "g", "d", 400, 10, 400, 10, 32, 8, 100 },
   };
   g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
   const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
 
   (void) state;
-  assert_null (g->picked_id);
-  assert_true (isnan (g->ratio));
-  assert_false (g->pass);
+  assert_float_equal (g->sla_ttft_ms, 250, 0);
+  assert_null (g->best_id);
+  assert_false (g->judged);
+  assert_false (g->pick.pass);
+}
+
+static void
+test_ties (void **state)
+{
+  /* A configuration measured twice (the same figures): the first in row order is named. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 8, 8, 100 },
+    { "g", "a-again", 100, 10, 100, 10, 8, 8, 100 },
+    { "g", "c", 300, 30, 300, 30, 16, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->best_id, "a");
+  assert_string_equal (g->pick.id, "a");
+  assert_true (g->pick.pass);
 }
 
 /* What msperf_recommend_rank_print writes in format, as a string. */
@@ -163,16 +188,16 @@ test_rank_rows (void **state)
   /* Accuracy rows: agg and disagg of one model and shape are two groups; a row the run could
    * not predict is counted, not grouped; the GPUs are the simulation's. */
   const msperf_serve_accuracy_row rows[] = {
-    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, 100, 10, 100, 10, 300, TRUE },
-    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, 150, 12, 150, 12, 500, TRUE },
-    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, 300, 20, 300, 20, 700, TRUE },
-    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, 300, 20, 300, 20, 700, TRUE },
-    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, 300, 20, NAN, NAN, NAN, FALSE },
+    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, 100, 10, 100, 10, TRUE },
+    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, 150, 12, 150, 12, TRUE },
+    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, 300, 20, 300, 20, TRUE },
+    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, 300, 20, 300, 20, TRUE },
+    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, 300, 20, NAN, NAN, FALSE },
   };
   g_autoptr (msperf_recommend_rank) r = msperf_recommend_rank_new ();
   const GArray *groups;
   const msperf_recommend_check_group *g;
-  guint judged, passed;
+  guint judged, passed, order_passed;
   char *text;
 
   (void) state;
@@ -183,25 +208,29 @@ test_rank_rows (void **state)
   assert_string_equal (g->group, "m|vllm|1000|100|agg");
   assert_int_equal (g->rows, 3);
   /* SLA 150 ms / 12 ms: a1 and a2 meet it; a2 is predicted and measured best */
-  assert_string_equal (g->picked_id, "a2");
+  assert_string_equal (g->pick.id, "a2");
   assert_string_equal (g->best_id, "a2");
-  assert_true (g->pass);
+  assert_true (g->pick.pass);
   assert_float_equal (g->spearman, 1.0, 1e-12);
   g = &g_array_index (groups, msperf_recommend_check_group, 1);
   assert_string_equal (g->group, "m|vllm|1000|100|disagg");
   assert_false (g->judged);
-  msperf_recommend_rank_counts (r, &judged, &passed);
+  msperf_recommend_rank_counts (r, &judged, &passed, &order_passed);
   assert_int_equal (judged, 1);
   assert_int_equal (passed, 1);
+  assert_int_equal (order_passed, 1);
   text = printed (r, "json");
-  assert_non_null (strstr (text, "\"judged\": 1, \"passed\": 1, \"rows_not_predicted\": 1}"));
+  assert_non_null (strstr (text, "\"judged\": 1, \"passed\": 1, \"order_passed\": 1, "
+                                 "\"rows_not_predicted\": 1}"));
   assert_non_null (strstr (text, "\"verdict\": \"shown\""));
   g_free (text);
   text = printed (r, "csv");
-  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,150.000,12.0000,a2,500.000,"));
+  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,150.000,12.0000,a2,74.738,a2,"
+                                 "74.738,74.738,1,1.0000,pass,"));
   g_free (text);
   text = printed (r, "table");
-  assert_non_null (strstr (text, "groups judged: 1, passing: 1"));
+  assert_non_null (strstr (text, "; pick within 10 % of the best: 1; order: 1; rows not "
+                                 "predicted: 1"));
   g_free (text);
 }
 
@@ -213,8 +242,9 @@ main (void)
     cmocka_unit_test (test_spearman),
     cmocka_unit_test (test_groups),
     cmocka_unit_test (test_pick_misses_sla),
-    cmocka_unit_test (test_simulated_tps),
-    cmocka_unit_test (test_no_pick),
+    cmocka_unit_test (test_order_and_tolerance),
+    cmocka_unit_test (test_nothing_meets),
+    cmocka_unit_test (test_ties),
     cmocka_unit_test (test_rank_rows),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

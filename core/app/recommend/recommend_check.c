@@ -81,60 +81,70 @@ median (double *v, guint n)
   return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
 }
 
+/* The row with the highest predicted tokens/s/GPU among those predicted to meet (ttft, tpot);
+ * the first in row order on a tie (duplicates of one configuration are equal both ways, so
+ * which is named changes no figure). */
+static void
+pick (const msperf_recommend_check_row *const *rows, guint n, const double *pred,
+      const double *meas, double ttft, double tpot, const msperf_recommend_check_group *g,
+      msperf_recommend_check_pick *p)
+{
+  gint best = -1;
+
+  for (guint i = 0; i < n; i++)
+    if (rows[i]->predicted_ttft_ms <= ttft && rows[i]->predicted_tpot_ms <= tpot
+        && pred[i] > 0 && (best < 0 || pred[i] > pred[best]))
+      best = (gint) i;
+  p->predicted = p->measured = p->ratio = NAN;
+  if (best < 0)
+    return;
+  p->id = g_strdup (rows[best]->id);
+  p->predicted = pred[best], p->measured = meas[best];
+  p->meets_sla = rows[best]->measured_ttft_ms <= g->sla_ttft_ms
+                 && rows[best]->measured_tpot_ms <= g->sla_tpot_ms;
+  if (g->best_measured > 0)
+    p->ratio = p->measured / g->best_measured;
+  /* A pick that misses the SLA as measured is no answer, however fast it is. */
+  p->pass = g->judged && p->meets_sla
+            && p->ratio >= 1.0 - MSPERF_RECOMMEND_CHECK_TOLERANCE - 1e-12;
+}
+
 static void
 check_group (const msperf_recommend_check_row *const *rows, guint n,
              msperf_recommend_check_group *g)
 {
   g_autofree double *mt = g_new (double, n), *mp = g_new (double, n);
+  g_autofree double *pt = g_new (double, n), *pp = g_new (double, n);
   g_autofree double *meas = g_new (double, n), *pred = g_new (double, n);
-  double best_pred = -1;
-  const msperf_recommend_check_row *picked = NULL;
 
   for (guint i = 0; i < n; i++)
     {
       const msperf_recommend_check_row *r = rows[i];
 
       mt[i] = r->measured_ttft_ms, mp[i] = r->measured_tpot_ms;
+      pt[i] = r->predicted_ttft_ms, pp[i] = r->predicted_tpot_ms;
+      /* One definition both ways: the closed-loop throughput of the mean latencies. */
       meas[i] = msperf_recommend_check_tps_gpu (r->measured_ttft_ms, r->measured_tpot_ms,
                                                 r->clients, r->gpus, r->osl);
-      pred[i] = r->predicted_tps_gpu > 0
-                  ? r->predicted_tps_gpu
-                  : msperf_recommend_check_tps_gpu (r->predicted_ttft_ms, r->predicted_tpot_ms,
-                                                    r->clients, r->gpus, r->osl);
+      pred[i] = msperf_recommend_check_tps_gpu (r->predicted_ttft_ms, r->predicted_tpot_ms,
+                                                r->clients, r->gpus, r->osl);
     }
   g->rows = n;
   g->sla_ttft_ms = median (mt, n), g->sla_tpot_ms = median (mp, n);
-  g->best_measured = g->picked_measured = g->picked_predicted = g->ratio = NAN;
-  /* First in row order wins a tie on either side: duplicates of one configuration are equal
-   * both ways, so which of them is named changes no figure. */
+  g->predicted_sla_ttft_ms = median (pt, n), g->predicted_sla_tpot_ms = median (pp, n);
+  g->best_measured = NAN;
   for (guint i = 0; i < n; i++)
-    {
-      const msperf_recommend_check_row *r = rows[i];
-
-      if (r->measured_ttft_ms <= g->sla_ttft_ms && r->measured_tpot_ms <= g->sla_tpot_ms
-          && meas[i] > 0 && !(meas[i] <= g->best_measured))
-        {
-          g->best_measured = meas[i];
-          g_free (g->best_id);
-          g->best_id = g_strdup (r->id);
-        }
-      if (r->predicted_ttft_ms <= g->sla_ttft_ms && r->predicted_tpot_ms <= g->sla_tpot_ms
-          && pred[i] > best_pred)
-        {
-          best_pred = pred[i], picked = r;
-          g->picked_predicted = pred[i], g->picked_measured = meas[i];
-          g->picked_meets_sla = r->measured_ttft_ms <= g->sla_ttft_ms
-                                && r->measured_tpot_ms <= g->sla_tpot_ms;
-        }
-    }
-  if (picked != NULL)
-    g->picked_id = g_strdup (picked->id);
-  if (picked != NULL && g->best_measured > 0)
-    g->ratio = g->picked_measured / g->best_measured;
-  g->judged = n >= MSPERF_RECOMMEND_CHECK_MIN_ROWS;
-  /* A pick that misses the SLA as measured is no answer, however fast it is. */
-  g->pass = g->judged && g->picked_meets_sla
-            && g->ratio >= 1.0 - MSPERF_RECOMMEND_CHECK_TOLERANCE - 1e-12;
+    if (rows[i]->measured_ttft_ms <= g->sla_ttft_ms && rows[i]->measured_tpot_ms <= g->sla_tpot_ms
+        && meas[i] > 0 && !(meas[i] <= g->best_measured))
+      {
+        g->best_measured = meas[i];
+        g_free (g->best_id);
+        g->best_id = g_strdup (rows[i]->id);
+      }
+  /* Without a measured row meeting the SLA there is no right answer to pick. */
+  g->judged = n >= MSPERF_RECOMMEND_CHECK_MIN_ROWS && g->best_id != NULL;
+  pick (rows, n, pred, meas, g->sla_ttft_ms, g->sla_tpot_ms, g, &g->pick);
+  pick (rows, n, pred, meas, g->predicted_sla_ttft_ms, g->predicted_sla_tpot_ms, g, &g->order);
   g->spearman = msperf_recommend_spearman (pred, meas, n);
 }
 
@@ -168,6 +178,7 @@ void
 msperf_recommend_check_group_clear (msperf_recommend_check_group *g)
 {
   g_clear_pointer (&g->group, g_free);
-  g_clear_pointer (&g->picked_id, g_free);
+  g_clear_pointer (&g->pick.id, g_free);
+  g_clear_pointer (&g->order.id, g_free);
   g_clear_pointer (&g->best_id, g_free);
 }

@@ -24,22 +24,31 @@ typedef struct {
   double clients;                  /* concurrency of the benchmark */
   double gpus;
   double osl;
-  double predicted_tps_gpu;        /* the simulation's; <= 0: from the predicted TTFT/TPOT */
 } msperf_recommend_check_row;
+
+/* msperf's first choice among a group's rows under one SLA, and what it measured. */
+typedef struct {
+  char *id;                        /* NULL: no row is predicted to meet the SLA */
+  double predicted, measured;      /* its tokens/s/GPU; NAN without a pick */
+  gboolean meets_sla;              /* it meets the group's SLA as measured */
+  double ratio;                    /* measured / the best measured; NAN without either */
+  gboolean pass;                   /* judged, meets_sla and ratio >= 1 − tolerance */
+} msperf_recommend_check_pick;
 
 typedef struct {
   char *group;
   guint rows;
-  double sla_ttft_ms, sla_tpot_ms;
-  char *picked_id;                 /* msperf's first choice predicted to meet the SLA, or NULL */
-  char *best_id;                   /* the best measured one meeting the SLA, or NULL */
-  double picked_predicted;         /* the pick's predicted tokens/s/GPU */
-  double picked_measured, best_measured;   /* measured tokens/s/GPU; NAN without one */
-  gboolean picked_meets_sla;       /* the pick meets the SLA as measured */
-  double ratio;                    /* picked / best; NAN without a pick */
+  double sla_ttft_ms, sla_tpot_ms;         /* the group's median measured TTFT and TPOT */
+  char *best_id;                   /* the best measured row meeting the SLA, or NULL */
+  double best_measured;            /* its tokens/s/GPU; NAN without one */
+  /* The check: the predictions against the SLA itself. */
+  msperf_recommend_check_pick pick;
+  /* The order alone: the predictions against the group's median predicted TTFT and TPOT, so
+   * that an error common to the group's predictions does not decide the pick. */
+  double predicted_sla_ttft_ms, predicted_sla_tpot_ms;
+  msperf_recommend_check_pick order;
   double spearman;                 /* predicted vs measured tokens/s/GPU; NAN below 3 rows */
-  gboolean judged;                 /* rows >= MSPERF_RECOMMEND_CHECK_MIN_ROWS */
-  gboolean pass;                   /* judged, the pick meets the measured SLA and ratio >= 0.9 */
+  gboolean judged;                 /* rows >= MIN_ROWS and some row meets the SLA measured */
 } msperf_recommend_check_group;
 
 /* Tokens/s/GPU of a closed-loop benchmark: C clients each getting osl tokens per request
@@ -69,8 +78,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_recommend_rank, msperf_recommend_rank_free
 void msperf_recommend_rank_add_rows (const msperf_serve_accuracy_row *rows, guint n,
                                      gpointer data);
 const GArray *msperf_recommend_rank_groups (const msperf_recommend_rank *r);
-/* Groups judged, and of them passing. */
-void msperf_recommend_rank_counts (const msperf_recommend_rank *r, guint *judged, guint *passed);
+/* Groups judged, and of them those whose pick passes, and whose order pick passes. */
+void msperf_recommend_rank_counts (const msperf_recommend_rank *r, guint *judged, guint *passed,
+                                   guint *order_passed);
 
 /* format: table, csv (one line per group) or json. */
 void msperf_recommend_rank_print (const msperf_recommend_rank *r, const char *format, FILE *out);

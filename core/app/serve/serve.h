@@ -217,7 +217,7 @@ typedef struct {
   int64_t isl, osl, concurrency;         /* concurrency: clients of the benchmark */
   int64_t devices;                       /* GPUs of the deployment, as the simulation counts */
   double ttft_ms, tpot_ms;               /* measured */
-  double p_ttft_ms, p_tpot_ms, p_tok_per_s_gpu;   /* predicted; NAN when not run */
+  double p_ttft_ms, p_tpot_ms;           /* predicted mean; NAN when not run */
   gboolean ran;
 } msperf_serve_accuracy_row;
 
@@ -240,7 +240,6 @@ typedef struct msperf_serve_accuracy_opts {
 } msperf_serve_accuracy_opts;
 
 /* out NULL: nothing printed (the report and the callback still get the rows). */
-
 gboolean msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o,
                                 FILE *out, GError **error);
 

@@ -17,7 +17,7 @@ typedef struct {
   int64_t prefill_workers, decode_workers;
   double ttft, tpot;          /* measured, ms */
   /* results */
-  double p_ttft, p_tpot, share, p_tps_gpu;
+  double p_ttft, p_tpot, share;
   int64_t devices;
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
@@ -265,7 +265,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                                         int_field (rec, cols, "decode_pp_size", 1), FALSE };
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
-      r.p_ttft = r.p_tpot = r.share = r.p_tps_gpu = NAN;
+      r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
         r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
       else if (bad_measure && !g_hash_table_contains (cols, bad_measure))
@@ -420,7 +420,6 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->p_ttft = res.ttft_ms.mean;
   r->p_tpot = res.tpot_ms.mean;
   r->share = res.data_share;
-  r->p_tps_gpu = res.tok_per_s_gpu;
   r->devices = res.devices;
   r->ran = TRUE;
   r->status = g_strdup_printf ("ok%s", note);
@@ -661,8 +660,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
 
           v[i] = (msperf_serve_accuracy_row){ r->id, r->model_path, r->backend, r->mode, r->isl,
                                               r->osl, r->concurrency, r->ran ? r->devices : 0,
-                                              r->ttft, r->tpot, r->p_ttft, r->p_tpot,
-                                              r->ran ? r->p_tps_gpu : NAN, r->ran };
+                                              r->ttft, r->tpot, r->p_ttft, r->p_tpot, r->ran };
         }
       o->rows_done (v, rows->len, o->rows_data);
     }
