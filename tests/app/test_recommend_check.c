@@ -186,13 +186,17 @@ static void
 test_rank_rows (void **state)
 {
   /* Accuracy rows: agg and disagg of one model and shape are two groups; a row the run could
-   * not predict is counted, not grouped; the GPUs are the simulation's. */
+   * not predict is counted, not grouped; the GPUs are the simulation's; a repeated measurement
+   * (a2 again, under 64 GPUs) counts once; disagg rows without worker counts are not judged. */
   const msperf_serve_accuracy_row rows[] = {
-    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, 100, 10, 100, 10, TRUE },
-    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, 150, 12, 150, 12, TRUE },
-    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, 300, 20, 300, 20, TRUE },
-    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, 300, 20, 300, 20, TRUE },
-    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, 300, 20, NAN, NAN, FALSE },
+    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, TRUE, 100, 10, 100, 10, TRUE },
+    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, TRUE, 150, 12, 150, 12, TRUE },
+    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, TRUE, 300, 20, 300, 20, TRUE },
+    { "a2x", "m", "vllm", "agg", 1000, 100, 8, 64, TRUE, 150, 12, 140, 11, TRUE },
+    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, FALSE, 300, 20, 300, 20, TRUE },
+    { "d2", "m", "vllm", "disagg", 1000, 100, 32, 16, FALSE, 400, 20, 400, 20, TRUE },
+    { "d3", "m", "vllm", "disagg", 1000, 100, 64, 16, FALSE, 500, 20, 500, 20, TRUE },
+    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, TRUE, 300, 20, NAN, NAN, FALSE },
   };
   g_autoptr (msperf_recommend_rank) r = msperf_recommend_rank_new ();
   const GArray *groups;
@@ -214,18 +218,22 @@ test_rank_rows (void **state)
   assert_float_equal (g->spearman, 1.0, 1e-12);
   g = &g_array_index (groups, msperf_recommend_check_group, 1);
   assert_string_equal (g->group, "m|vllm|1000|100|disagg");
-  assert_false (g->judged);
+  assert_int_equal (g->rows, 3);
+  assert_true (g->gpus_unknown);
+  assert_non_null (g->pick.id);
+  assert_false (g->judged || g->pick.pass || g->order.pass);
   msperf_recommend_rank_counts (r, &judged, &passed, &order_passed);
   assert_int_equal (judged, 1);
   assert_int_equal (passed, 1);
   assert_int_equal (order_passed, 1);
   text = printed (r, "json");
   assert_non_null (strstr (text, "\"judged\": 1, \"passed\": 1, \"order_passed\": 1, "
-                                 "\"rows_not_predicted\": 1}"));
-  assert_non_null (strstr (text, "\"verdict\": \"shown\""));
+                                 "\"rows_not_predicted\": 1, \"duplicates\": 1}"));
+  assert_non_null (strstr (text, "\"gpus_stated\": false"));
+  assert_non_null (strstr (text, "\"verdict\": \"n/a\", \"why\": \"the rows do not state"));
   g_free (text);
   text = printed (r, "csv");
-  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,150.000,12.0000,a2,74.738,a2,"
+  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,1,150.000,12.0000,a2,74.738,a2,"
                                  "74.738,74.738,1,1.0000,pass,"));
   g_free (text);
   text = printed (r, "table");

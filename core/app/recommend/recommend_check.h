@@ -49,6 +49,7 @@ typedef struct {
   msperf_recommend_check_pick order;
   double spearman;                 /* predicted vs measured tokens/s/GPU; NAN below 3 rows */
   gboolean judged;                 /* rows >= MIN_ROWS and some row meets the SLA measured */
+  gboolean gpus_unknown;           /* set by the caller: rows without their GPUs (not judged) */
 } msperf_recommend_check_group;
 
 /* Tokens/s/GPU of a closed-loop benchmark: C clients each getting osl tokens per request

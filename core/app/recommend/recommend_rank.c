@@ -11,7 +11,9 @@ struct msperf_recommend_rank {
   GStringChunk *strings;
   GArray *rows;                 /* msperf_recommend_check_row, strings in `strings` */
   GArray *groups;               /* msperf_recommend_check_group */
+  GHashTable *unstated;         /* groups with a row whose GPUs are not stated */
   guint not_predicted;          /* rows the accuracy run could not map or simulate */
+  guint duplicates;             /* rows repeating an earlier row's measurement */
 };
 
 msperf_recommend_rank *
@@ -21,6 +23,7 @@ msperf_recommend_rank_new (void)
 
   r->strings = g_string_chunk_new (4096);
   r->rows = g_array_new (FALSE, TRUE, sizeof (msperf_recommend_check_row));
+  r->unstated = g_hash_table_new (g_str_hash, g_str_equal);
   return r;
 }
 
@@ -31,9 +34,27 @@ msperf_recommend_rank_free (msperf_recommend_rank *r)
     return;
   g_string_chunk_free (r->strings);
   g_array_free (r->rows, TRUE);
+  g_hash_table_destroy (r->unstated);
   if (r->groups)
     g_array_free (r->groups, TRUE);
   g_free (r);
+}
+
+/* The same measurement seen before in the group: the same clients and the same measured TTFT
+ * and TPOT (upstream carries some runs twice, once under another layout). Counted once. */
+static gboolean
+duplicate (const msperf_recommend_rank *r, const msperf_recommend_check_row *c,
+           const msperf_serve_accuracy_row *a)
+{
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      const msperf_recommend_check_row *o = &g_array_index (r->rows, msperf_recommend_check_row, i);
+
+      if (o->group == c->group && o->clients == (double) a->concurrency
+          && o->measured_ttft_ms == a->ttft_ms && o->measured_tpot_ms == a->tpot_ms)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 void
@@ -59,6 +80,13 @@ msperf_recommend_rank_add_rows (const msperf_serve_accuracy_row *rows, guint n, 
       key = g_strdup_printf ("%s|%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s", a->model_path,
                              a->backend, a->isl, a->osl, a->mode);
       c.group = g_string_chunk_insert_const (r->strings, key);
+      if (duplicate (r, &c, a))
+        {
+          r->duplicates++;
+          continue;
+        }
+      if (!a->devices_stated)
+        g_hash_table_add (r->unstated, (gpointer) c.group);
       c.id = g_string_chunk_insert (r->strings, a->id);
       c.measured_ttft_ms = a->ttft_ms, c.measured_tpot_ms = a->tpot_ms;
       c.predicted_ttft_ms = a->p_ttft_ms, c.predicted_tpot_ms = a->p_tpot_ms;
@@ -71,6 +99,14 @@ msperf_recommend_rank_add_rows (const msperf_serve_accuracy_row *rows, guint n, 
     g_array_free (r->groups, TRUE);
   r->groups = msperf_recommend_check ((const msperf_recommend_check_row *) (void *) r->rows->data,
                                       r->rows->len);
+  /* Without the GPUs there is no tokens/s/GPU to compare: shown, not judged. */
+  for (guint i = 0; i < r->groups->len; i++)
+    {
+      msperf_recommend_check_group *g = &g_array_index (r->groups, msperf_recommend_check_group, i);
+
+      if (g_hash_table_contains (r->unstated, g->group))
+        g->gpus_unknown = TRUE, g->judged = g->pick.pass = g->order.pass = FALSE;
+    }
 }
 
 const GArray *
@@ -112,6 +148,8 @@ why (const msperf_recommend_check_group *g, const msperf_recommend_check_pick *p
 {
   if (g->rows < MSPERF_RECOMMEND_CHECK_MIN_ROWS || p->pass)
     return NULL;
+  if (g->gpus_unknown)
+    return "the rows do not state their GPUs (worker counts): no tokens/s/GPU to compare";
   if (!g->judged)
     return "no measured row meets the SLA: nothing to pick";
   if (p->id == NULL)
@@ -152,10 +190,11 @@ print_table (const msperf_recommend_rank *r, FILE *out)
                 "GPUs. SLA: the group's median measured TTFT and TPOT (ms).\n"
                 "pick: msperf's first choice among the rows predicted to meet the SLA; order: "
                 "among those predicted within the group's median predicted TTFT and TPOT.\n");
-  fprintf (out, "groups judged (>= %d rows, some row meeting the SLA): %u; pick within %.0f %% "
-                "of the best: %u; order: %u; rows not predicted: %u\n",
+  fprintf (out, "groups judged (>= %d rows, GPUs stated, some row meeting the SLA): %u; pick "
+                "within %.0f %% of the best: %u; order: %u; rows not predicted: %u; repeated "
+                "measurements counted once: %u\n",
            MSPERF_RECOMMEND_CHECK_MIN_ROWS, judged, 100 * MSPERF_RECOMMEND_CHECK_TOLERANCE,
-           passed, order_passed, r->not_predicted);
+           passed, order_passed, r->not_predicted, r->duplicates);
 }
 
 /* A number for csv (empty when not finite) and json (null). */
@@ -214,7 +253,8 @@ csv_pick (GString *s, const msperf_recommend_check_group *g, const msperf_recomm
 static void
 print_csv (const msperf_recommend_rank *r, FILE *out)
 {
-  g_autoptr (GString) s = g_string_new ("group,rows,judged,sla_ttft_ms,sla_tpot_ms,best_id,"
+  g_autoptr (GString) s = g_string_new ("group,rows,judged,gpus_stated,sla_ttft_ms,sla_tpot_ms,"
+                                        "best_id,"
                                         "best_measured_tps_gpu,pick_id,pick_predicted_tps_gpu,"
                                         "pick_measured_tps_gpu,pick_meets_sla,pick_ratio,"
                                         "pick_verdict,predicted_sla_ttft_ms,"
@@ -228,7 +268,7 @@ print_csv (const msperf_recommend_rank *r, FILE *out)
         &g_array_index (r->groups, msperf_recommend_check_group, i);
 
       csv_str (s, g->group);
-      g_string_append_printf (s, ",%u,%d,", g->rows, g->judged);
+      g_string_append_printf (s, ",%u,%d,%d,", g->rows, g->judged, !g->gpus_unknown);
       num (s, g->sla_ttft_ms, 3, FALSE);
       g_string_append_c (s, ',');
       num (s, g->sla_tpot_ms, 4, FALSE);
@@ -279,8 +319,9 @@ print_json (const msperf_recommend_rank *r, FILE *out)
 
       g_string_append (s, i ? ",\n  {\"group\": " : "\n  {\"group\": ");
       json_str (s, g->group);
-      g_string_append_printf (s, ", \"rows\": %u, \"judged\": %s, \"sla_ttft_ms\": ", g->rows,
-                              g->judged ? "true" : "false");
+      g_string_append_printf (s, ", \"rows\": %u, \"judged\": %s, \"gpus_stated\": %s, "
+                              "\"sla_ttft_ms\": ", g->rows, g->judged ? "true" : "false",
+                              g->gpus_unknown ? "false" : "true");
       num (s, g->sla_ttft_ms, 3, TRUE);
       g_string_append (s, ", \"sla_tpot_ms\": ");
       num (s, g->sla_tpot_ms, 4, TRUE);
@@ -302,9 +343,10 @@ print_json (const msperf_recommend_rank *r, FILE *out)
     }
   msperf_recommend_rank_counts (r, &judged, &passed, &order_passed);
   g_string_append_printf (s, "\n], \"min_rows\": %d, \"tolerance\": %.2f, \"judged\": %u, "
-                          "\"passed\": %u, \"order_passed\": %u, \"rows_not_predicted\": %u}\n",
+                          "\"passed\": %u, \"order_passed\": %u, \"rows_not_predicted\": %u, "
+                          "\"duplicates\": %u}\n",
                           MSPERF_RECOMMEND_CHECK_MIN_ROWS, MSPERF_RECOMMEND_CHECK_TOLERANCE,
-                          judged, passed, order_passed, r->not_predicted);
+                          judged, passed, order_passed, r->not_predicted, r->duplicates);
   fputs (s->str, out);
 }
 

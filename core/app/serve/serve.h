@@ -216,6 +216,8 @@ typedef struct {
   const char *id, *model_path, *backend, *mode;
   int64_t isl, osl, concurrency;         /* concurrency: clients of the benchmark */
   int64_t devices;                       /* GPUs of the deployment, as the simulation counts */
+  gboolean devices_stated;               /* FALSE: disagg worker counts not in the row (1 each
+                                            assumed), so the GPUs are not known */
   double ttft_ms, tpot_ms;               /* measured */
   double p_ttft_ms, p_tpot_ms;           /* predicted mean; NAN when not run */
   gboolean ran;

@@ -19,6 +19,7 @@ typedef struct {
   /* results */
   double p_ttft, p_tpot, share;
   int64_t devices;
+  gboolean workers_stated;
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
 } row;
@@ -265,6 +266,8 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                                         int_field (rec, cols, "decode_pp_size", 1), FALSE };
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
+      r.workers_stated = *field (rec, cols, "prefill_num_workers") != '\0'
+                         && *field (rec, cols, "decode_num_workers") != '\0';
       r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
         r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
@@ -660,6 +663,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
 
           v[i] = (msperf_serve_accuracy_row){ r->id, r->model_path, r->backend, r->mode, r->isl,
                                               r->osl, r->concurrency, r->ran ? r->devices : 0,
+                                              strcmp (r->mode, "agg") == 0 || r->workers_stated,
                                               r->ttft, r->tpot, r->p_ttft, r->p_tpot, r->ran };
         }
       o->rows_done (v, rows->len, o->rows_data);
