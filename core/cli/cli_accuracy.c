@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/estimate_jobs.h"
 #include "app/serve/serve.h"
+#include "app/recommend/recommend_check.h"
 
 int
 msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
@@ -20,7 +21,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN;
-  gboolean burst = FALSE, steady = FALSE;
+  gboolean burst = FALSE, steady = FALSE, rank = FALSE;
+  g_autoptr (msperf_recommend_rank) ranked = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -41,9 +43,12 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "schedulers-dir", 0, 0, G_OPTION_ARG_FILENAME, &policies,
       "Scheduler presets NAME.yaml (default: the shipped policies/serving)", "DIR" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
-      "table (summary, default) or csv (one line per row)", "F" },
+      "table (summary, default) or csv (one line per row); with --rank also json", "F" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
-      "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg", "DIR" },
+      "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg; with --rank also DIR/rank.*", "DIR" },
+    { "rank", 0, 0, G_OPTION_ARG_NONE, &rank,
+      "Does msperf pick the best measured configuration of each group under the group's "
+      "median SLA? (doc/recommend.md §7)", NULL },
     { "requests-per-client", 0, 0, G_OPTION_ARG_INT, &per_client,
       "Requests simulated per concurrent client (default 20, the benchmark's rounds; "
       "3 with --steady-state)", "N" },
@@ -77,10 +82,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--silicon FILE is required");
       goto out;
     }
-  if (format && strcmp (format, "table") && strcmp (format, "csv"))
+  if (format && strcmp (format, "table") && strcmp (format, "csv")
+      && (!rank || strcmp (format, "json")))
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--format must be table or csv, not '%s'", format);
+                   "--format must be table or csv%s, not '%s'", rank ? " or json" : "", format);
       goto out;
     }
   if ((jobs != INT_MIN && (jobs < 1 || jobs > 256)) || (per_client != INT_MIN && per_client < 1))
@@ -117,7 +123,25 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.requests_per_client = per_client != INT_MIN ? per_client : o.burst ? 20 : 3;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
-  status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;
+  if (rank)
+    {
+      /* The rank check reuses the run's per-row predictions: each row is simulated once. */
+      ranked = msperf_recommend_rank_new ();
+      o.rows_done = msperf_recommend_rank_add_rows;
+      o.rows_data = ranked;
+    }
+  if (!msperf_serve_accuracy (e, &o, rank ? NULL : stdout, &error))
+    {
+      status = MSPERF_EXIT_PROBLEMS;
+      goto out;
+    }
+  status = MSPERF_EXIT_OK;
+  if (rank)
+    {
+      msperf_recommend_rank_print (ranked, format, stdout);
+      if (report && !msperf_recommend_rank_write_report (ranked, report, &error))
+        status = MSPERF_EXIT_PROBLEMS;
+    }
 out:
   if (error)
     fprintf (stderr, "msperf accuracy: %s\n", error->message);

@@ -1,11 +1,14 @@
-/* Tests of core/app/recommend/recommend_check.c: the closed-loop tokens/s/GPU formula, the
- * Spearman rank correlation (against values computed by hand and scipy.stats.spearmanr), and
- * the per-group pick under the median-measured SLA. */
+/* Tests of core/app/recommend/recommend_check.c and recommend_rank.c: the closed-loop
+ * tokens/s/GPU formula, the Spearman rank correlation (against values computed by hand and
+ * scipy.stats.spearmanr), the per-group pick under the median-measured SLA (a pick missing the
+ * measured SLA fails, the simulated tokens/s/GPU rank when given, groups below three rows are
+ * not judged), and the grouping and outputs of accuracy rows. */
 #include <config.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include <glib.h>
@@ -43,7 +46,7 @@ test_groups (void **state)
 {
   /* Group g: SLA = median TTFT 200, median TPOT 20. Row b is the best measured meeting it;
    * the prediction ranks b first too. Group h: the prediction prefers y, which measures
-   * 50 % of x: a miss. */
+   * 50 % of x: a miss (two rows: not judged). */
   const msperf_recommend_check_row rows[] = {
     { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
     { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
@@ -62,15 +65,181 @@ test_groups (void **state)
   assert_int_equal (g->rows, 3);
   assert_float_equal (g->sla_ttft_ms, 200, 0);
   assert_string_equal (g->best_id, "b");
-  assert_string_equal (g->picked_id, "b");
-  assert_true (g->pass && g->ratio == 1.0);
+  assert_string_equal (g->pick.id, "b");
+  assert_true (g->judged && g->pick.pass && g->pick.ratio == 1.0);
+  assert_float_equal (g->predicted_sla_ttft_ms, 190, 0);
+  assert_string_equal (g->order.id, "b");
   assert_float_equal (g->spearman, 1.0, 1e-12);
   assert_string_equal (h->best_id, "x");
-  assert_string_equal (h->picked_id, "y");
-  assert_false (h->pass);
-  assert_true (h->ratio < 0.6);
-  for (guint i = 0; i < groups->len; i++)
-    msperf_recommend_check_group_clear (&g_array_index (groups, msperf_recommend_check_group, i));
+  assert_string_equal (h->pick.id, "y");
+  assert_false (h->judged);
+  assert_false (h->pick.pass);
+  assert_true (h->pick.ratio < 0.6);
+}
+
+static void
+test_pick_misses_sla (void **state)
+{
+  /* SLA = median TTFT 200, TPOT 20. The prediction is optimistic for c (predicted within the
+   * SLA, measured outside it) and ranks it first: its measured tokens/s/GPU beat the best row
+   * meeting the SLA (b), but a pick that misses the SLA as measured fails. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
+    { "g", "c", 300, 30, 150, 15, 32, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->pick.id, "c");
+  assert_string_equal (g->best_id, "b");
+  assert_false (g->pick.meets_sla);
+  assert_true (g->pick.ratio > 1.0);
+  assert_true (g->judged);
+  assert_false (g->pick.pass);
+}
+
+static void
+test_order_and_tolerance (void **state)
+{
+  /* Every prediction is three times the measurement: none meets the SLA (median 100 ms /
+   * 10 ms), so there is no pick; at the group's median predicted TTFT and TPOT (300 / 34) the
+   * order picks a (b is predicted slower), 90 % of the best measured (b): exactly the
+   * tolerance, a pass. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 300, 30, 9, 8, 100 },
+    { "g", "b", 100, 10, 300, 34, 10, 8, 100 },
+    { "g", "c", 300, 30, 900, 90, 10, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_null (g->pick.id);
+  assert_true (isnan (g->pick.ratio));
+  assert_false (g->pick.pass);
+  assert_string_equal (g->best_id, "b");
+  assert_float_equal (g->predicted_sla_tpot_ms, 34, 0);
+  assert_string_equal (g->order.id, "a");
+  assert_float_equal (g->order.ratio, 0.9, 1e-12);
+  assert_true (g->order.pass);
+}
+
+static void
+test_nothing_meets (void **state)
+{
+  /* TTFT and TPOT trade off: no row is at or below both medians (250 ms, 25 ms). No right
+   * answer: the group is not judged, whatever the prediction picks. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 40, 100, 40, 4, 8, 100 },
+    { "g", "b", 200, 30, 200, 30, 8, 8, 100 },
+    { "g", "c", 300, 20, 300, 20, 16, 8, 100 },
+    { "g", "d", 400, 10, 400, 10, 32, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_float_equal (g->sla_ttft_ms, 250, 0);
+  assert_null (g->best_id);
+  assert_false (g->judged);
+  assert_false (g->pick.pass);
+}
+
+static void
+test_ties (void **state)
+{
+  /* A configuration measured twice (the same figures): the first in row order is named. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 8, 8, 100 },
+    { "g", "a-again", 100, 10, 100, 10, 8, 8, 100 },
+    { "g", "c", 300, 30, 300, 30, 16, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->best_id, "a");
+  assert_string_equal (g->pick.id, "a");
+  assert_true (g->pick.pass);
+}
+
+/* What msperf_recommend_rank_print writes in format, as a string. */
+static char *
+printed (const msperf_recommend_rank *r, const char *format)
+{
+  FILE *f = tmpfile ();
+  char *text = g_malloc0 (65536);
+  size_t len;
+
+  assert_non_null (f);
+  msperf_recommend_rank_print (r, format, f);
+  rewind (f);
+  len = fread (text, 1, 65535, f);
+  text[len] = '\0';
+  fclose (f);
+  return text;
+}
+
+static void
+test_rank_rows (void **state)
+{
+  /* Accuracy rows: agg and disagg of one model and shape are two groups; a row the run could
+   * not predict is counted, not grouped; the GPUs are the simulation's; a repeated measurement
+   * (a2 again, under 64 GPUs) counts once; disagg rows without worker counts are not judged. */
+  const msperf_serve_accuracy_row rows[] = {
+    { "a1", "m", "vllm", "agg", 1000, 100, 4, 8, TRUE, 100, 10, 100, 10, TRUE },
+    { "a2", "m", "vllm", "agg", 1000, 100, 8, 8, TRUE, 150, 12, 150, 12, TRUE },
+    { "a3", "m", "vllm", "agg", 1000, 100, 16, 8, TRUE, 300, 20, 300, 20, TRUE },
+    { "a2x", "m", "vllm", "agg", 1000, 100, 8, 64, TRUE, 150, 12, 140, 11, TRUE },
+    { "d1", "m", "vllm", "disagg", 1000, 100, 16, 16, FALSE, 300, 20, 300, 20, TRUE },
+    { "d2", "m", "vllm", "disagg", 1000, 100, 32, 16, FALSE, 400, 20, 400, 20, TRUE },
+    { "d3", "m", "vllm", "disagg", 1000, 100, 64, 16, FALSE, 500, 20, 500, 20, TRUE },
+    { "u", "m", "vllm", "agg", 1000, 100, 16, 0, TRUE, 300, 20, NAN, NAN, FALSE },
+  };
+  g_autoptr (msperf_recommend_rank) r = msperf_recommend_rank_new ();
+  const GArray *groups;
+  const msperf_recommend_check_group *g;
+  guint judged, passed, order_passed;
+  char *text;
+
+  (void) state;
+  msperf_recommend_rank_add_rows (rows, G_N_ELEMENTS (rows), r);
+  groups = msperf_recommend_rank_groups (r);
+  assert_int_equal (groups->len, 2);
+  g = &g_array_index (groups, msperf_recommend_check_group, 0);
+  assert_string_equal (g->group, "m|vllm|1000|100|agg");
+  assert_int_equal (g->rows, 3);
+  /* SLA 150 ms / 12 ms: a1 and a2 meet it; a2 is predicted and measured best */
+  assert_string_equal (g->pick.id, "a2");
+  assert_string_equal (g->best_id, "a2");
+  assert_true (g->pick.pass);
+  assert_float_equal (g->spearman, 1.0, 1e-12);
+  g = &g_array_index (groups, msperf_recommend_check_group, 1);
+  assert_string_equal (g->group, "m|vllm|1000|100|disagg");
+  assert_int_equal (g->rows, 3);
+  assert_true (g->gpus_unknown);
+  assert_non_null (g->pick.id);
+  assert_false (g->judged || g->pick.pass || g->order.pass);
+  msperf_recommend_rank_counts (r, &judged, &passed, &order_passed);
+  assert_int_equal (judged, 1);
+  assert_int_equal (passed, 1);
+  assert_int_equal (order_passed, 1);
+  text = printed (r, "json");
+  assert_non_null (strstr (text, "\"judged\": 1, \"passed\": 1, \"order_passed\": 1, "
+                                 "\"rows_not_predicted\": 1, \"duplicates\": 1}"));
+  assert_non_null (strstr (text, "\"gpus_stated\": false"));
+  assert_non_null (strstr (text, "\"verdict\": \"n/a\", \"why\": \"the rows do not state"));
+  g_free (text);
+  text = printed (r, "csv");
+  assert_non_null (strstr (text, "\nm|vllm|1000|100|agg,3,1,1,150.000,12.0000,a2,74.738,a2,"
+                                 "74.738,74.738,1,1.0000,pass,"));
+  g_free (text);
+  text = printed (r, "table");
+  assert_non_null (strstr (text, "; pick within 10 % of the best: 1; order: 1; rows not "
+                                 "predicted: 1"));
+  g_free (text);
 }
 
 int
@@ -80,6 +249,11 @@ main (void)
     cmocka_unit_test (test_tps_gpu),
     cmocka_unit_test (test_spearman),
     cmocka_unit_test (test_groups),
+    cmocka_unit_test (test_pick_misses_sla),
+    cmocka_unit_test (test_order_and_tolerance),
+    cmocka_unit_test (test_nothing_meets),
+    cmocka_unit_test (test_ties),
+    cmocka_unit_test (test_rank_rows),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -224,6 +224,18 @@ gboolean msperf_serve_write_report (const msperf_serve_record *rec, const char *
 
 /* ---------------------------------------------------------------- accuracy */
 
+/* One measured row as an accuracy run mapped and predicted it (borrowed by the callback). */
+typedef struct {
+  const char *id, *model_path, *backend, *mode;
+  int64_t isl, osl, concurrency;         /* concurrency: clients of the benchmark */
+  int64_t devices;                       /* GPUs of the deployment, as the simulation counts */
+  gboolean devices_stated;               /* FALSE: disagg worker counts not in the row (1 each
+                                            assumed), so the GPUs are not known */
+  double ttft_ms, tpot_ms;               /* measured */
+  double p_ttft_ms, p_tpot_ms;           /* predicted mean; NAN when not run */
+  gboolean ran;
+} msperf_serve_accuracy_row;
+
 typedef struct msperf_serve_accuracy_opts {
   const char *silicon;                   /* aiconfigurator silicon_sample.csv */
   const char *models_dir;                /* Hugging Face configs */
@@ -237,8 +249,12 @@ typedef struct msperf_serve_accuracy_opts {
                                             --num-prompts C × rounds), not the steady state */
   guint jobs;
   double device_bytes;
+  /* Called once with every row in file order after the run, or NULL. */
+  void (*rows_done) (const msperf_serve_accuracy_row *rows, guint n, gpointer data);
+  gpointer rows_data;
 } msperf_serve_accuracy_opts;
 
+/* out NULL: nothing printed (the report and the callback still get the rows). */
 gboolean msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o,
                                 FILE *out, GError **error);
 

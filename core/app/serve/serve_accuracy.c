@@ -18,6 +18,8 @@ typedef struct {
   double ttft, tpot;          /* measured, ms */
   /* results */
   double p_ttft, p_tpot, share;
+  int64_t devices;
+  gboolean workers_stated;
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
 } row;
@@ -264,6 +266,8 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                                         int_field (rec, cols, "decode_pp_size", 1), FALSE };
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
+      r.workers_stated = *field (rec, cols, "prefill_num_workers") != '\0'
+                         && *field (rec, cols, "decode_num_workers") != '\0';
       r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
         r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
@@ -425,6 +429,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->p_ttft = res.ttft_ms.mean;
   r->p_tpot = res.tpot_ms.mean;
   r->share = res.data_share;
+  r->devices = res.devices;
   r->ran = TRUE;
   r->status = g_strdup_printf ("ok%s", note);
   msperf_serve_policy_clear (&pol);
@@ -650,10 +655,25 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
       group_add (groups, key, ea, eb);
       group_add (groups, "all", ea, eb);
     }
-  if (o->format && strcmp (o->format, "csv") == 0)
+  if (out && o->format && strcmp (o->format, "csv") == 0)
     write_rows (rows, out);
-  else
+  else if (out)
     write_summary (groups, unmapped, out);
+  if (o->rows_done)
+    {
+      g_autofree msperf_serve_accuracy_row *v = g_new0 (msperf_serve_accuracy_row, rows->len + 1);
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const row *r = &g_array_index (rows, row, i);
+
+          v[i] = (msperf_serve_accuracy_row){ r->id, r->model_path, r->backend, r->mode, r->isl,
+                                              r->osl, r->concurrency, r->ran ? r->devices : 0,
+                                              strcmp (r->mode, "agg") == 0 || r->workers_stated,
+                                              r->ttft, r->tpot, r->p_ttft, r->p_tpot, r->ran };
+        }
+      o->rows_done (v, rows->len, o->rows_data);
+    }
   if (o->report_dir)
     {
       g_autofree char *p1 = g_build_filename (o->report_dir, "rows.csv", NULL);
