@@ -20,6 +20,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN;
+  gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
   gboolean burst = FALSE;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
@@ -51,6 +52,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "(default: the steady state)", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
+    { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
+      "Refuse a --silicon file of more than N rows (default 100000)", "N" },
+    { "max-events", 0, 0, G_OPTION_ARG_INT64, &max_events,
+      "Bound on the events of each row's simulation; a row past it is unmapped with the "
+      "reason (default 100000000)", "N" },
   };
 
   (void) argc;
@@ -85,6 +91,12 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
                    "--jobs must be 1..256 and --requests-per-client >= 1");
       goto out;
     }
+  if (max_rows < 1 || max_events < 1)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--max-rows and --max-events must be integers >= 1");
+      goto out;
+    }
   if (models == NULL)
     {
       g_autofree char *dir = g_path_get_dirname (silicon);
@@ -107,6 +119,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.burst = burst;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
+  o.max_rows = max_rows;
+  o.max_events = max_events;
   status = msperf_serve_accuracy (e, &o, stdout, &error) ? MSPERF_EXIT_OK : MSPERF_EXIT_PROBLEMS;
 out:
   if (error)

@@ -307,6 +307,15 @@ import_table (imp_db *db, const msperf_import_options *opts, guint64 max_rows,
   g_ptr_array_add (db->inputs, in);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
+      g_autofree char *gz = g_strconcat (path, ".gz", NULL);
+
+      /* the upstream tables are plain CSV: a compressed one would be skipped unseen */
+      if (g_file_test (gz, G_FILE_TEST_EXISTS))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s: compressed tables are not read (gunzip it to %s)", gz, family->path);
+          return FALSE;
+        }
       imp_input_drop (in, "table absent from TABLES_DIR");
       return TRUE;
     }
@@ -639,6 +648,14 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   for (size_t f = 0; f < n_fam; f++)
     if (!import_table (db, opts, max_rows, &rows_total, &fam[f], error))
       goto out;
+  if (rows_total == 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
+                   "%s: no data row in any upstream table (TABLES_DIR holds "
+                   "<family>/<framework>-<version>/<table>.csv, e.g. %s)", opts->tables_dir,
+                   fam[0].path);
+      goto out;
+    }
   if (opts->report_drop != NULL)
     for (guint i = 0; i < db->inputs->len; i++)
       {

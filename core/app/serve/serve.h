@@ -224,7 +224,12 @@ typedef struct msperf_serve_accuracy_opts {
                                             --num-prompts C × rounds), not the steady state */
   guint jobs;
   double device_bytes;
+  int64_t max_rows;                      /* bound on the file's rows; 0 = the default */
+  int64_t max_events;                    /* bound on each row's simulation; 0 = the default */
 } msperf_serve_accuracy_opts;
+
+/* The default bound on the rows of one accuracy file (past it the file is refused). */
+#define MSPERF_SERVE_ACCURACY_MAX_ROWS ((int64_t) 100000)
 
 gboolean msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o,
                                 FILE *out, GError **error);

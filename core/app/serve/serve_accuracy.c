@@ -221,6 +221,15 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
 
       if (rec->len == 1 && *(char *) g_ptr_array_index (rec, 0) == '\0')
         continue;
+      if ((int64_t) rows->len >= (o->max_rows > 0 ? o->max_rows : MSPERF_SERVE_ACCURACY_MAX_ROWS))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: more than %" G_GINT64_FORMAT " rows (the bound --max-rows; "
+                       "raise it for a larger file)", o->silicon, line,
+                       o->max_rows > 0 ? o->max_rows : MSPERF_SERVE_ACCURACY_MAX_ROWS);
+          g_ptr_array_free (rec, TRUE);
+          return FALSE;
+        }
       if (rec->len != n_cols)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
@@ -414,6 +423,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       w.warmup = w.cooldown = 0;
     }
   w.seed = 1;
+  w.max_events = o->max_events;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
     goto fail;
   r->p_ttft = res.ttft_ms.mean;
