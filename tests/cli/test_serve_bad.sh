@@ -223,5 +223,26 @@ t_accuracy_csv() {
 }
 ok "accuracy: a missing measurement column per row; a ragged row is FILE:LINE" t_accuracy_csv
 
+t_accuracy_bounds() {
+  { echo "$hdr"; echo "$good_row"; echo "$good_row" | sed 's/^r_ok/r_two/'
+    echo "$good_row" | sed 's/^r_ok/r_three/'; } > "$tmp/three.csv"
+  status_is 1 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --max-rows 2 \
+    || return 1
+  contains "$tmp/cmd.err" "three.csv:4: more than 2 rows (the bound --max-rows" || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 --max-events 3 || return 1
+  [ "$(grep -c 'unmapped: .*(--max-events N raises it)' "$tmp/cmd.out")" -eq 3 ] \
+    || { cat "$tmp/cmd.out"; return 1; }
+  for v in 0 -5; do
+    status_is 2 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --max-rows "$v" \
+      || return 1
+    status_is 2 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" \
+      --max-events "$v" || return 1
+  done
+  contains "$tmp/cmd.err" "max-events must be" || return 1
+}
+ok "accuracy --max-rows / --max-events: past the file bound refused, past the event bound per row" \
+  t_accuracy_bounds
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
