@@ -122,7 +122,7 @@ t_request_files() {
   req negative.jsonl "$good" '{"arrival_s": -0.5, "input_tokens": 8, "output_tokens": 2}'
   bad_file negative.jsonl ":2: expected" || return 1
   req nan.jsonl "$good" '{"arrival_s": 1, "input_tokens": NaN, "output_tokens": 2}'
-  bad_file nan.jsonl ":2: " || return 1
+  bad_file nan.jsonl ":2:17: Parse error" || return 1
   req text.jsonl "$good" '' '{"arrival_s": 1, "input_tokens": "64", "output_tokens": 2}'
   bad_file text.jsonl ":3: expected" || return 1
   req negtok.jsonl '{"arrival_s": 1, "input_tokens": 8, "output_tokens": -2}'
@@ -132,7 +132,7 @@ t_request_files() {
   req huge.jsonl "$good" '{"arrival_s": 1, "input_tokens": 1e30, "output_tokens": 2}'
   bad_file huge.jsonl ":2: a token count above 1073741824" || return 1
   req malformed.jsonl "# comment" "$good" '{"arrival_s": 1, "input_tokens": 8,'
-  bad_file malformed.jsonl ":3: " || return 1
+  bad_file malformed.jsonl ":3:[0-9]*: Parse error" || return 1
   req array.jsonl '[0, 64, 4]'
   bad_file array.jsonl ":1: expected" || return 1
   : > "$tmp/empty.jsonl"

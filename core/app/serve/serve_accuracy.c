@@ -190,9 +190,26 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                          "osl" };
   const char *measured[] = { "silicon_ttft_ms", "silicon_tpot_ms" };
   guint line = 1, next = 1, n_cols;
+  gsize text_len = 0;
 
-  if (!g_file_get_contents (o->silicon, &text, NULL, error))
+  if (!g_file_get_contents (o->silicon, &text, &text_len, error))
     return FALSE;
+  /* cells are echoed into the output: text only (a NUL would also end the file early) */
+  {
+    const char *bad_at = NULL;
+
+    if (!g_utf8_validate (text, (gssize) text_len, &bad_at))
+      {
+        guint bad_line = 1;
+
+        for (const char *c = text; c < bad_at; c++)
+          bad_line += *c == '\n';
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: not UTF-8 text (byte 0x%02x)", o->silicon, bad_line,
+                     (guint) (guchar) *bad_at);
+        return FALSE;
+      }
+  }
   p = text;
   if ((hdr = csv_record (&p, &next)) == NULL)
     {
