@@ -681,8 +681,10 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   base = g_path_get_basename (opts->out_dir);
   tmpl = g_strdup_printf (".%s.tmp-XXXXXX", base);
   {
+    /* g_mkdtemp gives NULL on failure, not the template: keep it to free it */
     g_autofree char *t = g_build_filename (parent, tmpl, NULL);
-    tmp = g_mkdtemp (g_steal_pointer (&t));
+    if (g_mkdtemp (t) != NULL)
+      tmp = g_steal_pointer (&t);
   }
   if (tmp == NULL)
     {
@@ -716,7 +718,8 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   if (g_file_test (opts->out_dir, G_FILE_TEST_EXISTS))
     {
       g_autofree char *t = g_build_filename (parent, ".old-XXXXXX", NULL);
-      old = g_mkdtemp (g_steal_pointer (&t));
+      if (g_mkdtemp (t) != NULL)
+        old = g_steal_pointer (&t);
       if (old == NULL || g_rename (opts->out_dir, old) != 0)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot move aside: %s",
