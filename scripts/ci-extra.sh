@@ -3,7 +3,7 @@
 # distcheck. Installs clang, libclang-rt-14-dev and valgrind when missing, then:
 #   1. an out-of-tree ASan/UBSan build running `make check`;
 #   2. the CLI tests under valgrind (definite leaks and memory errors fail), the bad-input
-#      corpus of the model-level commands (tests/data/bad-corpus) among them;
+#      corpus of the model-level commands (tests/data/bad/commands) among them;
 #   3. `make fuzz` and every fuzzer for FUZZ_SECONDS (default 60) over its corpus;
 #   4. a TSan build running the engine's thread test (include/msperf/engine.h § Threads), and
 #      estimate, e2e and sweep on several jobs against one job.

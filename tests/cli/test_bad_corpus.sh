@@ -1,5 +1,5 @@
 #!/bin/sh
-# The bad-input corpus of the model-level commands (tests/data/bad-corpus/CASES) through the
+# The bad-input corpus of the model-level commands (tests/data/bad/commands/CASES) through the
 # real CLI: every malformed file ends with its exit status and its FILE:LINE message, with no
 # crash (a signal), no sanitizer or valgrind report and, for import, nothing left beside the
 # output. scripts/ci-extra.sh runs it under ASan/UBSan and valgrind. TAP.
@@ -8,7 +8,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
 bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
-corpus=$src/tests/data/bad-corpus
+corpus=$src/tests/data/bad/commands
 configs=$src/tests/data/models/configs
 llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
 gemm_rel=gemm/trtllm-1.3.0rc20/gemm_perf.csv

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Malformed model configs (the model-* cases of tests/data/bad-corpus/CASES: missing, zero,
+# Malformed model configs (the model-* cases of tests/data/bad/commands/CASES: missing, zero,
 # negative, absurd and mistyped fields, text_config mistyped or nested past its bound) through
 # every command that reads one — trace, e2e, serve, recommend: each is refused with exit 2 and
 # the same CONFIG:LINE: field message, before any work, and nothing is printed on stdout. A
@@ -9,7 +9,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
 bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
-corpus=$src/tests/data/bad-corpus
+corpus=$src/tests/data/bad/commands
 llama=$src/tests/data/models/configs/meta-llama--Meta-Llama-3.1-8B.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
