@@ -122,7 +122,7 @@ t_request_files() {
   req negative.jsonl "$good" '{"arrival_s": -0.5, "input_tokens": 8, "output_tokens": 2}'
   bad_file negative.jsonl ":2: expected" || return 1
   req nan.jsonl "$good" '{"arrival_s": 1, "input_tokens": NaN, "output_tokens": 2}'
-  bad_file nan.jsonl ":2:17: Parse error" || return 1
+  bad_file nan.jsonl ":2:36: Parse error" || return 1
   req text.jsonl "$good" '' '{"arrival_s": 1, "input_tokens": "64", "output_tokens": 2}'
   bad_file text.jsonl ":3: expected" || return 1
   req negtok.jsonl '{"arrival_s": 1, "input_tokens": 8, "output_tokens": -2}'
