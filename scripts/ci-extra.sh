@@ -2,7 +2,8 @@
 # msperf CI, hardening part (doc/fuzzing.md): called by `scripts/bootstrap.sh test` after
 # distcheck. Installs clang, libclang-rt-14-dev and valgrind when missing, then:
 #   1. an out-of-tree ASan/UBSan build running `make check`;
-#   2. the CLI tests under valgrind (definite leaks and memory errors fail);
+#   2. the CLI tests under valgrind (definite leaks and memory errors fail), the bad-input
+#      corpus of the model-level commands (tests/data/bad/commands) among them;
 #   3. `make fuzz` and every fuzzer for FUZZ_SECONDS (default 60) over its corpus;
 #   4. a TSan build running the engine's thread test (include/msperf/engine.h § Threads), and
 #      estimate, e2e and sweep on several jobs against one job.
@@ -71,7 +72,10 @@ WRAP
   chmod +x vg-msperf
   export G_DEBUG=gc-friendly
   status=0
-  make check TESTS="tests/cli/test_cli.sh tests/cli/test_bad_inputs.sh tests/cli/test_html_report.sh tests/cli/test_serve.sh tests/cli/test_recommend.sh tests/fuzz/test_fuzz_replay" \
+  # The bad-input corpus of the model-level commands (about 1.5 s a case under valgrind) and
+  # the import's bad tables; test_model_bad.sh (the same configs through four commands) runs
+  # under the sanitizers only.
+  make check TESTS="tests/cli/test_cli.sh tests/cli/test_bad_inputs.sh tests/cli/test_html_report.sh tests/cli/test_serve.sh tests/cli/test_recommend.sh tests/cli/test_bad_corpus.sh tests/cli/test_import_bad.sh tests/fuzz/test_fuzz_replay" \
     MSPERF_TEST_BIN="$work/valgrind/vg-msperf" \
     LOG_COMPILER="$work/valgrind/libtool --mode=execute valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$top/scripts/valgrind.supp" \
     || status=$?

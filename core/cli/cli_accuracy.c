@@ -21,6 +21,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN;
+  gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
   gboolean burst = FALSE, steady = FALSE, rank = FALSE;
   g_autoptr (msperf_recommend_rank) ranked = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
@@ -60,6 +61,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "burst", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
+    { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
+      "Refuse a --silicon file of more than N rows (default 100000)", "N" },
+    { "max-events", 0, 0, G_OPTION_ARG_INT64, &max_events,
+      "Bound on the events of each row's simulation; a row past it is unmapped with the "
+      "reason (default 100000000)", "N" },
   };
 
   (void) argc;
@@ -101,6 +107,12 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
                    "--burst and --steady-state exclude each other");
       goto out;
     }
+  if (max_rows < 1 || max_events < 1)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--max-rows and --max-events must be integers >= 1");
+      goto out;
+    }
   if (models == NULL)
     {
       g_autofree char *dir = g_path_get_dirname (silicon);
@@ -123,6 +135,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.requests_per_client = per_client != INT_MIN ? per_client : o.burst ? 20 : 3;
   o.jobs = jobs == INT_MIN ? msperf_jobs_default () : (guint) jobs;
   o.device_bytes = device_bytes;
+  o.max_rows = max_rows;
+  o.max_events = max_events;
   if (rank)
     {
       /* The rank check reuses the run's per-row predictions: each row is simulated once. */

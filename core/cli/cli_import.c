@@ -8,12 +8,24 @@
 #include "cli/options.h"
 #include "app/import/import_aic.h"
 
+/* Every skipped row is told: per table and reason, how many and the line of the first. */
+static void
+report_drop (const char *file, const char *reason, guint64 rows, guint first_line,
+             gpointer user_data)
+{
+  (void) user_data;
+  fprintf (stderr, "msperf import: %s:%u: %" G_GUINT64_FORMAT " row%s dropped: %s%s\n", file,
+           first_line, rows, rows == 1 ? "" : "s", reason,
+           rows > 1 ? " (the first at this line)" : "");
+}
+
 int
 msperf_cli_import (const msperf_cli_global *g, int argc, char **argv)
 {
   g_autofree char *out = NULL;
   g_autofree char *elementwise = NULL;
   gboolean force = FALSE;
+  gint64 max_rows = (gint64) MSPERF_IMPORT_MAX_ROWS;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   msperf_import_options o = { 0 };
@@ -26,6 +38,8 @@ msperf_cli_import (const msperf_cli_global *g, int argc, char **argv)
       "Merge the Add, Mul and Silu tables of this database (no NVIDIA table measures them)",
       "DIR" },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace DB when it exists", NULL },
+    { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
+      "Refuse tables of more than N data rows together (default 2000000)", "N" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -50,6 +64,14 @@ msperf_cli_import (const msperf_cli_global *g, int argc, char **argv)
       fprintf (stderr, "msperf import: usage: msperf import aiconfigurator TABLES_DIR --out DB\n");
       return MSPERF_EXIT_USAGE;
     }
+  if (max_rows < 1)
+    {
+      fprintf (stderr, "msperf import: --max-rows %" G_GINT64_FORMAT ": not a positive count\n",
+               max_rows);
+      return MSPERF_EXIT_USAGE;
+    }
+  o.max_rows = (guint64) max_rows;
+  o.report_drop = report_drop;
   o.tables_dir = argv[2];
   o.out_dir = out;
   o.elementwise_dir = elementwise;

@@ -122,7 +122,7 @@ t_request_files() {
   req negative.jsonl "$good" '{"arrival_s": -0.5, "input_tokens": 8, "output_tokens": 2}'
   bad_file negative.jsonl ":2: expected" || return 1
   req nan.jsonl "$good" '{"arrival_s": 1, "input_tokens": NaN, "output_tokens": 2}'
-  bad_file nan.jsonl ":2: " || return 1
+  bad_file nan.jsonl ":2:36: Parse error" || return 1
   req text.jsonl "$good" '' '{"arrival_s": 1, "input_tokens": "64", "output_tokens": 2}'
   bad_file text.jsonl ":3: expected" || return 1
   req negtok.jsonl '{"arrival_s": 1, "input_tokens": 8, "output_tokens": -2}'
@@ -132,7 +132,7 @@ t_request_files() {
   req huge.jsonl "$good" '{"arrival_s": 1, "input_tokens": 1e30, "output_tokens": 2}'
   bad_file huge.jsonl ":2: a token count above 1073741824" || return 1
   req malformed.jsonl "# comment" "$good" '{"arrival_s": 1, "input_tokens": 8,'
-  bad_file malformed.jsonl ":3: " || return 1
+  bad_file malformed.jsonl ":3:[0-9]*: Parse error" || return 1
   req array.jsonl '[0, 64, 4]'
   bad_file array.jsonl ":1: expected" || return 1
   : > "$tmp/empty.jsonl"
@@ -222,6 +222,27 @@ t_accuracy_csv() {
   contains "$tmp/cmd.err" "long.csv:2: 11 fields where the header has 10" || return 1
 }
 ok "accuracy: a missing measurement column per row; a ragged row is FILE:LINE" t_accuracy_csv
+
+t_accuracy_bounds() {
+  { echo "$hdr"; echo "$good_row"; echo "$good_row" | sed 's/^r_ok/r_two/'
+    echo "$good_row" | sed 's/^r_ok/r_three/'; } > "$tmp/three.csv"
+  status_is 1 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --max-rows 2 \
+    || return 1
+  contains "$tmp/cmd.err" "three.csv:4: more than 2 rows (the bound --max-rows" || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 --max-events 3 || return 1
+  [ "$(grep -c 'unmapped: .*(--max-events N raises it)' "$tmp/cmd.out")" -eq 3 ] \
+    || { cat "$tmp/cmd.out"; return 1; }
+  for v in 0 -5; do
+    status_is 2 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" --max-rows "$v" \
+      || return 1
+    status_is 2 $bin accuracy --silicon "$tmp/three.csv" --models-dir "$configs" \
+      --max-events "$v" || return 1
+  done
+  contains "$tmp/cmd.err" "max-events must be" || return 1
+}
+ok "accuracy --max-rows / --max-events: past the file bound refused, past the event bound per row" \
+  t_accuracy_bounds
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

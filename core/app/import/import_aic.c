@@ -30,6 +30,7 @@ input_free (gpointer p)
   g_array_unref (in->out_counts);
   g_ptr_array_unref (in->drop_reasons);
   g_array_unref (in->drop_counts);
+  g_array_unref (in->drop_lines);
   g_free (in);
 }
 
@@ -72,20 +73,21 @@ imp_db_kernel (imp_db *db, const char *name, const char *header)
   return k;
 }
 
-static void
+/* Counts one more under name; its index in names. */
+static guint
 count_in (GPtrArray *names, GArray *counts, const char *name)
 {
+  guint64 one = 1;
+
   for (guint i = 0; i < names->len; i++)
     if (strcmp (g_ptr_array_index (names, i), name) == 0)
       {
         g_array_index (counts, guint64, i)++;
-        return;
+        return i;
       }
   g_ptr_array_add (names, g_strdup (name));
-  {
-    guint64 one = 1;
-    g_array_append_val (counts, one);
-  }
+  g_array_append_val (counts, one);
+  return names->len - 1;
 }
 
 void
@@ -98,7 +100,8 @@ imp_input_wrote (imp_input *in, const char *kernel)
 void
 imp_input_drop (imp_input *in, const char *reason)
 {
-  count_in (in->drop_reasons, in->drop_counts, reason);
+  if (count_in (in->drop_reasons, in->drop_counts, reason) == in->drop_lines->len)
+    g_array_append_val (in->drop_lines, in->line);
 }
 
 const char *
@@ -137,16 +140,60 @@ typedef struct reader {
   const char *name;         /* the file as messages name it */
   GPtrArray *fields;        /* char*, the current record */
   GHashTable *columns;
+  GHashTable *seen;         /* the rows read so far (cells joined by \x1f), for duplicates */
   guint record;             /* records seen, the header included */
+  guint64 *rows_total;      /* data rows of all tables so far */
+  guint64 max_rows;
   GError *error;
 } reader;
 
+/* A cell is text: valid UTF-8 without NUL bytes (a NUL would silently cut it short). */
 static void
 on_field (void *field, size_t len, void *data)
 {
   reader *r = data;
+  const char *text = field != NULL ? field : "";
+  const char *bad = NULL;
 
-  g_ptr_array_add (r->fields, g_strndup (field != NULL ? field : "", len));
+  if (r->error == NULL && len > 0)
+    {
+      if (memchr (text, '\0', len) != NULL)
+        g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: column %u holds a NUL byte (a binary file, or UTF-16 text?)",
+                     r->name, r->record + 1, r->fields->len + 1);
+      else if (!g_utf8_validate (text, (gssize) len, &bad))
+        g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: column %u is not UTF-8 (byte \\x%02X; re-save the table as UTF-8)",
+                     r->name, r->record + 1, r->fields->len + 1, (guint) (guchar) *bad);
+    }
+  g_ptr_array_add (r->fields, g_strndup (text, len));
+}
+
+static void
+on_header (reader *r)
+{
+  for (guint c = 0; c < r->fields->len; c++)
+    {
+      const char *name = g_ptr_array_index (r->fields, c);
+      gpointer prev = g_hash_table_lookup (r->columns, name);
+
+      if (prev != NULL)
+        {
+          g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:1: column '%s' twice (columns %d and %u): which one is meant "
+                       "cannot be guessed", r->name, name, GPOINTER_TO_INT (prev), c + 1);
+          return;
+        }
+      g_hash_table_insert (r->columns, g_strdup (name), GINT_TO_POINTER ((gint) c + 1));
+    }
+  for (const char *const *col = r->family->required; *col != NULL; col++)
+    if (!g_hash_table_contains (r->columns, *col))
+      {
+        g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:1: no column '%s' (an aiconfigurator table of another layout?)",
+                     r->name, *col);
+        return;
+      }
 }
 
 static void
@@ -154,6 +201,7 @@ on_record (int terminator, void *data)
 {
   reader *r = data;
   imp_row row;
+  GString *key;
 
   (void) terminator;
   r->record++;
@@ -161,25 +209,38 @@ on_record (int terminator, void *data)
     goto out;
   if (r->record == 1)
     {
-      for (guint c = 0; c < r->fields->len; c++)
-        g_hash_table_insert (r->columns, g_strdup (g_ptr_array_index (r->fields, c)),
-                             GINT_TO_POINTER ((gint) c + 1));
-      for (const char *const *col = r->family->required; *col != NULL; col++)
-        if (!g_hash_table_contains (r->columns, *col))
-          {
-            g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                         "%s:1: no column '%s' (an aiconfigurator table of another layout?)",
-                         r->name, *col);
-            goto out;
-          }
+      on_header (r);
+      goto out;
+    }
+  if (++*r->rows_total > r->max_rows)
+    {
+      g_set_error (&r->error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                   "%s:%u: more than %" G_GUINT64_FORMAT " data rows in the input tables "
+                   "(the bound --max-rows; raise it for a larger import)", r->name, r->record,
+                   r->max_rows);
       goto out;
     }
   r->in->rows_in++;
+  r->in->line = r->record;
   if (r->fields->len != g_hash_table_size (r->columns))
     {
       imp_input_drop (r->in, "ragged row (cell count differs from the header's)");
       goto out;
     }
+  /* an exact repeat of a row measures nothing new and would count twice */
+  key = g_string_new (NULL);
+  for (guint c = 0; c < r->fields->len; c++)
+    {
+      g_string_append (key, g_ptr_array_index (r->fields, c));
+      g_string_append_c (key, '\x1f');
+    }
+  if (g_hash_table_contains (r->seen, key->str))
+    {
+      g_string_free (key, TRUE);
+      imp_input_drop (r->in, "duplicate of an earlier row");
+      goto out;
+    }
+  g_hash_table_add (r->seen, g_string_free (key, FALSE));
   row.file = r->name;
   row.line = r->record;
   row.fields = (const char *const *) r->fields->pdata;
@@ -191,19 +252,50 @@ out:
   g_ptr_array_set_size (r->fields, 0);
 }
 
-/* Reads one upstream table. Its records are numbered as lines: upstream tables hold no quoted
- * line breaks, so record N is line N. */
+/* Checks one block of raw bytes before it is parsed: no line longer than the bound. line and
+ * line_len carry the position over from the previous block. */
 static gboolean
-import_table (imp_db *db, const char *tables_dir, const imp_family *family, GError **error)
+check_lines (const char *name, const char *buf, size_t len, guint *line, size_t *line_len,
+             GError **error)
 {
-  g_autofree char *path = g_build_filename (tables_dir, family->path, NULL);
-  g_autofree char *data = NULL;
-  gsize len = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      if (buf[i] == '\n')
+        {
+          ++*line;
+          *line_len = 0;
+        }
+      else if (++*line_len > MSPERF_IMPORT_MAX_LINE_BYTES)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: line longer than %d bytes (no upstream table has such lines; "
+                       "a table of another kind?)", name, *line, MSPERF_IMPORT_MAX_LINE_BYTES);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Reads one upstream table, block by block (a bound reached stops the reading there). Its
+ * records are numbered as lines: upstream tables hold no quoted line breaks, so record N is
+ * line N. Every upstream table ends with a line end: a last row without one was cut short
+ * (its last cell may read as another number), so it is refused. */
+static gboolean
+import_table (imp_db *db, const msperf_import_options *opts, guint64 max_rows,
+              guint64 *rows_total, const imp_family *family, GError **error)
+{
+  g_autofree char *path = g_build_filename (opts->tables_dir, family->path, NULL);
+  g_autofree char *buf = NULL;
+  FILE *fp = NULL;
   struct csv_parser parser;
+  gboolean parser_ready = FALSE;
   reader r = { 0 };
   imp_input *in;
   gboolean ok = FALSE;
-  g_autoptr (GError) local = NULL;
+  guint line = 1;
+  size_t line_len = 0, n;
+  char last = '\n';
+  gboolean first_block = TRUE;
 
   in = g_new0 (imp_input, 1);
   in->path = g_strdup (family->path);
@@ -211,23 +303,35 @@ import_table (imp_db *db, const char *tables_dir, const imp_family *family, GErr
   in->out_counts = g_array_new (FALSE, FALSE, sizeof (guint64));
   in->drop_reasons = g_ptr_array_new_with_free_func (g_free);
   in->drop_counts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  in->drop_lines = g_array_new (FALSE, FALSE, sizeof (guint));
   g_ptr_array_add (db->inputs, in);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
+      g_autofree char *gz = g_strconcat (path, ".gz", NULL);
+
+      /* the upstream tables are plain CSV: a compressed one would be skipped unseen */
+      if (g_file_test (gz, G_FILE_TEST_EXISTS))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s: compressed tables are not read (gunzip it to %s)", gz, family->path);
+          return FALSE;
+        }
       imp_input_drop (in, "table absent from TABLES_DIR");
       return TRUE;
     }
-  if (!g_file_get_contents (path, &data, &len, &local))
+  fp = fopen (path, "rb");
+  if (fp == NULL || g_file_test (path, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot read: %s", path,
-                   local->message);
-      return FALSE;
+                   fp == NULL ? g_strerror (errno) : "a directory");
+      goto out;
     }
   if (csv_init (&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_FAILED, "%s: csv_init failed", path);
-      return FALSE;
+      goto out;
     }
+  parser_ready = TRUE;
   csv_set_blk_size (&parser, 1 << 16);
   r.db = db;
   r.in = in;
@@ -235,17 +339,54 @@ import_table (imp_db *db, const char *tables_dir, const imp_family *family, GErr
   r.name = path;
   r.fields = g_ptr_array_new_with_free_func (g_free);
   r.columns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  if (csv_parse (&parser, data, len, on_field, on_record, &r) != len)
+  r.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r.rows_total = rows_total;
+  r.max_rows = max_rows;
+  buf = g_malloc (1 << 16);
+  while ((n = fread (buf, 1, 1 << 16, fp)) > 0)
     {
-      if (r.error == NULL)
-        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
-                     r.record + 1, csv_strerror (csv_error (&parser)));
+      const char *p = buf;
+
+      /* a UTF-8 byte order mark (as spreadsheets write) is not part of the first column */
+      if (first_block && n >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0)
+        {
+          p += 3;
+          n -= 3;
+        }
+      first_block = FALSE;
+      if (n == 0)
+        continue;
+      if (!check_lines (path, p, n, &line, &line_len, error))
+        goto out;
+      last = p[n - 1];
+      if (csv_parse (&parser, p, n, on_field, on_record, &r) != n)
+        {
+          if (r.error == NULL)
+            g_set_error (&r.error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
+                         r.record + 1, csv_strerror (csv_error (&parser)));
+          goto out;
+        }
+      if (r.error != NULL)
+        goto out;
+    }
+  if (ferror (fp))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s:%u: read error: %s", path,
+                   line, g_strerror (errno));
       goto out;
     }
-  if (r.error == NULL && csv_fini (&parser, on_field, on_record, &r) != 0)
+  if (last != '\n')
     {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                   "%s:%u: unterminated quoted field", path, r.record + 1);
+      g_set_error (&r.error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                   "%s:%u: the last row has no line end: the file was cut short (every upstream "
+                   "table ends with one)", path, line);
+      goto out;
+    }
+  if (csv_fini (&parser, on_field, on_record, &r) != 0)
+    {
+      if (r.error == NULL)
+        g_set_error (&r.error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: unterminated quoted field", path, r.record + 1);
       goto out;
     }
   if (r.error == NULL && r.record == 0)
@@ -256,9 +397,16 @@ import_table (imp_db *db, const char *tables_dir, const imp_family *family, GErr
 out:
   if (r.error != NULL)
     g_propagate_error (error, g_steal_pointer (&r.error));
-  csv_free (&parser);
-  g_ptr_array_unref (r.fields);
-  g_hash_table_unref (r.columns);
+  if (parser_ready)
+    csv_free (&parser);
+  if (fp != NULL)
+    fclose (fp);
+  if (r.fields != NULL)
+    g_ptr_array_unref (r.fields);
+  if (r.columns != NULL)
+    g_hash_table_unref (r.columns);
+  if (r.seen != NULL)
+    g_hash_table_unref (r.seen);
   return ok;
 }
 
@@ -460,6 +608,8 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   gsize license_len = 0;
   gboolean ok = FALSE;
   msperf_import_stats local_stats = { 0 };
+  guint64 max_rows = opts != NULL && opts->max_rows > 0 ? opts->max_rows : MSPERF_IMPORT_MAX_ROWS;
+  guint64 rows_total = 0;
 
   g_return_val_if_fail (opts != NULL && opts->tables_dir != NULL && opts->out_dir != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -496,8 +646,29 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   db = db_new ();
   fam = imp_families (&n_fam);
   for (size_t f = 0; f < n_fam; f++)
-    if (!import_table (db, opts->tables_dir, &fam[f], error))
+    if (!import_table (db, opts, max_rows, &rows_total, &fam[f], error))
       goto out;
+  if (rows_total == 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND,
+                   "%s: no data row in any upstream table (TABLES_DIR holds "
+                   "<family>/<framework>-<version>/<table>.csv, e.g. %s)", opts->tables_dir,
+                   fam[0].path);
+      goto out;
+    }
+  if (opts->report_drop != NULL)
+    for (guint i = 0; i < db->inputs->len; i++)
+      {
+        const imp_input *in = g_ptr_array_index (db->inputs, i);
+        g_autofree char *file = g_build_filename (opts->tables_dir, in->path, NULL);
+
+        for (guint k = 0; k < in->drop_reasons->len; k++)
+          if (strcmp (g_ptr_array_index (in->drop_reasons, k), "table absent from TABLES_DIR")
+              != 0)
+            opts->report_drop (file, g_ptr_array_index (in->drop_reasons, k),
+                               g_array_index (in->drop_counts, guint64, k),
+                               g_array_index (in->drop_lines, guint, k), opts->user_data);
+      }
   for (guint k = 0; k < db->kernels->len; k++)
     {
       imp_kernel *K = g_ptr_array_index (db->kernels, k);
@@ -510,8 +681,10 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   base = g_path_get_basename (opts->out_dir);
   tmpl = g_strdup_printf (".%s.tmp-XXXXXX", base);
   {
+    /* g_mkdtemp gives NULL on failure, not the template: keep it to free it */
     g_autofree char *t = g_build_filename (parent, tmpl, NULL);
-    tmp = g_mkdtemp (g_steal_pointer (&t));
+    if (g_mkdtemp (t) != NULL)
+      tmp = g_steal_pointer (&t);
   }
   if (tmp == NULL)
     {
@@ -545,7 +718,8 @@ msperf_import_aiconfigurator (const msperf_import_options *opts, msperf_import_s
   if (g_file_test (opts->out_dir, G_FILE_TEST_EXISTS))
     {
       g_autofree char *t = g_build_filename (parent, ".old-XXXXXX", NULL);
-      old = g_mkdtemp (g_steal_pointer (&t));
+      if (g_mkdtemp (t) != NULL)
+        old = g_steal_pointer (&t);
       if (old == NULL || g_rename (opts->out_dir, old) != 0)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_IO, "%s: cannot move aside: %s",

@@ -15,7 +15,20 @@ typedef struct msperf_import_options {
   const char *out_dir;         /* the database directory to create */
   const char *elementwise_dir; /* nullable: a database whose Add/Mul/Silu tables are merged */
   gboolean force;              /* replace an existing out_dir */
+  /* nullable: told once per input table and reason of the rows dropped (and counted in
+   * SOURCE.md), with the line of the first such row */
+  void (*report_drop) (const char *file, const char *reason, guint64 rows, guint first_line,
+                       gpointer user_data);
+  gpointer user_data;
+  guint64 max_rows;            /* bound on the data rows of all tables together; 0: the
+                                * default, MSPERF_IMPORT_MAX_ROWS */
 } msperf_import_options;
+
+/* The default bound on the rows one import reads (five times the full H200 tables): past it
+ * the import is refused, naming the bound (`--max-rows` raises it). */
+#define MSPERF_IMPORT_MAX_ROWS G_GUINT64_CONSTANT (2000000)
+/* No line of an upstream table comes near this; a longer one is refused at its line. */
+#define MSPERF_IMPORT_MAX_LINE_BYTES 16384
 
 typedef struct msperf_import_stats {
   guint64 rows_in;

@@ -22,6 +22,8 @@ typedef struct imp_input {
   GArray *out_counts;       /* guint64 per out_kernels entry */
   GPtrArray *drop_reasons;  /* char*: why rows were dropped, first-seen order */
   GArray *drop_counts;      /* guint64 per drop_reasons entry */
+  GArray *drop_lines;       /* guint per drop_reasons entry: the line of its first row */
+  guint line;               /* the line of the row being converted */
 } imp_input;
 
 typedef struct imp_db {

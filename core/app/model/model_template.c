@@ -376,8 +376,63 @@ msperf_model_check_fields (const msperf_model *m, GError **error)
         return field_error (error, m, f, "is %s; it must be at least %d", buf,
                             may_be_zero (f) ? 0 : 1);
       if (v > MSPERF_MODEL_MAX_FIELD)
-        return field_error (error, m, f, "%.0f is above %.0f, the largest value a model config "
-                            "field may hold", v, MSPERF_MODEL_MAX_FIELD);
+        return field_error (error, m, f, v < 1e20 ? "%.0f is above %.0f, the largest value a "
+                            "model config field may hold" : "%g is above %.0f, the largest value "
+                            "a model config field may hold", v, MSPERF_MODEL_MAX_FIELD);
+    }
+  return TRUE;
+}
+
+static const char *
+node_kind (JsonNode *n)
+{
+  if (JSON_NODE_HOLDS_OBJECT (n))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (n))
+    return "an array";
+  if (JSON_NODE_HOLDS_NULL (n))
+    return "null";
+  switch (json_node_get_value_type (n))
+    {
+    case G_TYPE_STRING:
+      return "a string";
+    case G_TYPE_BOOLEAN:
+      return "a boolean";
+    default:
+      return "a number";
+    }
+}
+
+/* "CONFIG:LINE: field 'NAME': expected WANT, got KIND" (the line of the field's first key). */
+static gboolean
+member_error (GError **error, const char *path, const char *name, const char *want, JsonNode *n)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", name);
+  const char *at;
+  guint line = 1;
+
+  if (g_file_get_contents (path, &text, NULL, NULL) && (at = strstr (text, quoted)) != NULL)
+    line = line_at (text, (gsize) (at - text));
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s:%u: field '%s': expected %s, got %s", path, line, name, want, node_kind (n));
+  return FALSE;
+}
+
+/* The members a config holds as objects (or null): one of another type is refused, not
+ * silently read as absent. */
+static gboolean
+objects_ok (JsonObject *obj, const char *path, GError **error)
+{
+  static const char *const names[] = { "text_config", "quantization_config", "rope_scaling",
+                                       NULL };
+
+  for (const char *const *k = names; *k != NULL; k++)
+    {
+      JsonNode *n = json_object_has_member (obj, *k) ? json_object_get_member (obj, *k) : NULL;
+
+      if (n != NULL && !JSON_NODE_HOLDS_OBJECT (n) && !JSON_NODE_HOLDS_NULL (n))
+        return member_error (error, path, *k, "an object", n);
     }
   return TRUE;
 }
@@ -413,13 +468,23 @@ msperf_model_read_config (msperf_model *m, const char *path, GError **error)
     return FALSE;
   if (!json_parser_load_from_data (parser, content, (gssize) len, &local))
     {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s: %s", path,
-                   local->message);
+      /* json-glib names the text "<data>:LINE:COLUMN: …": named after the file instead */
+      const char *msg = local->message;
+
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s%s%s", path,
+                   g_str_has_prefix (msg, "<data>:") ? "" : ": ",
+                   g_str_has_prefix (msg, "<data>") ? msg + strlen ("<data>") : msg);
       return FALSE;
     }
   if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return bad (error, path, 1, "a config.json must be a JSON object");
   root = json_node_get_object (json_parser_get_root (parser));
+  if (json_object_has_member (root, "architectures")
+      && !JSON_NODE_HOLDS_ARRAY (json_object_get_member (root, "architectures")))
+    return member_error (error, path, "architectures", "a list of class names",
+                         json_object_get_member (root, "architectures"));
+  if (!objects_ok (root, path, error))
+    return FALSE;
   arch = json_object_has_member (root, "architectures")
            && JSON_NODE_HOLDS_ARRAY (json_object_get_member (root, "architectures"))
            ? json_object_get_array_member (root, "architectures") : NULL;
@@ -441,6 +506,8 @@ msperf_model_read_config (msperf_model *m, const char *path, GError **error)
     {
       if (++depth > TEXT_CONFIG_DEPTH)
         return bad (error, path, 1, "text_config nested deeper than 4 levels");
+      if (!objects_ok (text, path, error))
+        return FALSE;
       config_object (m, text, NULL);
       if (object_member (text, "quantization_config"))
         config_quant (m, object_member (text, "quantization_config"));

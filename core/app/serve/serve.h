@@ -252,7 +252,12 @@ typedef struct msperf_serve_accuracy_opts {
   /* Called once with every row in file order after the run, or NULL. */
   void (*rows_done) (const msperf_serve_accuracy_row *rows, guint n, gpointer data);
   gpointer rows_data;
+  int64_t max_rows;                      /* bound on the file's rows; 0 = the default */
+  int64_t max_events;                    /* bound on each row's simulation; 0 = the default */
 } msperf_serve_accuracy_opts;
+
+/* The default bound on the rows of one accuracy file (past it the file is refused). */
+#define MSPERF_SERVE_ACCURACY_MAX_ROWS ((int64_t) 100000)
 
 /* out NULL: nothing printed (the report and the callback still get the rows). */
 gboolean msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *o,

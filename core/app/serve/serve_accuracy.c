@@ -192,9 +192,26 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                          "osl" };
   const char *measured[] = { "silicon_ttft_ms", "silicon_tpot_ms" };
   guint line = 1, next = 1, n_cols;
+  gsize text_len = 0;
 
-  if (!g_file_get_contents (o->silicon, &text, NULL, error))
+  if (!g_file_get_contents (o->silicon, &text, &text_len, error))
     return FALSE;
+  /* cells are echoed into the output: text only (a NUL would also end the file early) */
+  {
+    const char *bad_at = NULL;
+
+    if (!g_utf8_validate (text, (gssize) text_len, &bad_at))
+      {
+        guint bad_line = 1;
+
+        for (const char *c = text; c < bad_at; c++)
+          bad_line += *c == '\n';
+        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                     "%s:%u: not UTF-8 text (byte 0x%02x)", o->silicon, bad_line,
+                     (guint) (guchar) *bad_at);
+        return FALSE;
+      }
+  }
   p = text;
   if ((hdr = csv_record (&p, &next)) == NULL)
     {
@@ -223,6 +240,15 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
 
       if (rec->len == 1 && *(char *) g_ptr_array_index (rec, 0) == '\0')
         continue;
+      if ((int64_t) rows->len >= (o->max_rows > 0 ? o->max_rows : MSPERF_SERVE_ACCURACY_MAX_ROWS))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                       "%s:%u: more than %" G_GINT64_FORMAT " rows (the bound --max-rows; "
+                       "raise it for a larger file)", o->silicon, line,
+                       o->max_rows > 0 ? o->max_rows : MSPERF_SERVE_ACCURACY_MAX_ROWS);
+          g_ptr_array_free (rec, TRUE);
+          return FALSE;
+        }
       if (rec->len != n_cols)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
@@ -424,6 +450,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       w.warmup = w.cooldown = 0;
     }
   w.seed = 1;
+  w.max_events = o->max_events;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
     goto fail;
   r->p_ttft = res.ttft_ms.mean;

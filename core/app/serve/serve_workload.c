@@ -123,15 +123,29 @@ msperf_serve_parse_requests (const char *data, gsize len, const char *path, GErr
        * (which recurses without a bound and leaks what follows the first value). */
       if (!msperf_json_text_ok (line, strlen (line), &e))
         {
-          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
-                       e->message);
+          /* json-glib says "<data>:1:COLUMN: …" of the one line: FILE:LINE:COLUMN instead */
+          const char *msg = e->message;
+
+          if (g_str_has_prefix (msg, "<data>:1:"))
+            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u:%s", path, i + 1,
+                         msg + strlen ("<data>:1:"));
+          else
+            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
+                         i + 1, msg);
           g_error_free (e);
           return NULL;
         }
       if (!json_parser_load_from_data (parser, line, -1, &e))
         {
-          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, i + 1,
-                       e->message);
+          /* json-glib says "<data>:1:COLUMN: …" of the one line: FILE:LINE:COLUMN instead */
+          const char *msg = e->message;
+
+          if (g_str_has_prefix (msg, "<data>:1:"))
+            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u:%s", path, i + 1,
+                         msg + strlen ("<data>:1:"));
+          else
+            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
+                         i + 1, msg);
           g_error_free (e);
           return NULL;
         }
