@@ -124,6 +124,13 @@ typedef struct {
   double step_start;
   double kv_time, busy_time;  /* ∫ KV use dt, ∫ dt over steps */
   double batch_time;
+  /* The batch in flight is the whole running list, every entry a decode, and the list has
+   * not changed since: while no request can cross into a new KV block (dec_room, the least
+   * headroom in tokens at that build, exceeds the tokens the steps since could add), the next
+   * decode pass would make the same entries and change nothing, so it is reused as is. */
+  gboolean dec_ready;
+  double dec_room;
+  int64_t dec_steps;
 } worker;
 
 typedef struct {
@@ -264,6 +271,7 @@ preempt_last (sim *s, worker *w)
   req *r = &s->reqs[ri];
 
   g_array_set_size (w->running, w->running->len - 1);
+  w->dec_ready = FALSE;
   free_blocks (w, r);
   w->rem_out -= remaining_out (r);
   if (r->has_first)
@@ -281,6 +289,22 @@ static void
 add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budget, int64_t *nseq)
 {
   const msperf_serve_policy *pol = s->pol;
+  guint n_dec = 0;
+  double room = INFINITY;
+
+  if (decode && w->dec_ready && (double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room)
+    {
+      /* Every running request decodes within the blocks it holds: the entries, the budget
+       * and the count are those of the last build. */
+      g_array_set_size (w->batch, w->running->len);
+      *budget -= s->q * (int64_t) w->running->len;
+      *nseq += w->running->len;
+      w->dec_steps++;
+      return;
+    }
+  if (!decode && w->dec_ready)
+    return;                     /* no running request has prompt left to prefill */
+  w->dec_ready = FALSE;
 
   for (guint i = 0; i < w->running->len && *budget > 0 && *nseq < pol->max_num_seqs; i++)
     {
@@ -303,24 +327,41 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
         }
       else
         {
+          double tokens;
+
           if (!decode)
             continue;
-          while (!grow (s, w, r, (double) r->computed + r->generated + (double) s->q))
+          tokens = (double) r->computed + r->generated + (double) s->q;
+          /* Within the blocks it holds (the common step: no block boundary crossed) nothing
+           * grows and nothing is preempted; only a crossing takes the full path. */
+          if (tokens > (double) (r->blocks * pol->block_size))
             {
-              if (!pol->preempt || w->running->len == 0)
-                break;
-              preempt_last (s, w);
+              while (!grow (s, w, r, tokens))
+                {
+                  if (!pol->preempt || w->running->len == 0)
+                    break;
+                  preempt_last (s, w);
+                  if (r->state != R_RUNNING)
+                    break;
+                }
               if (r->state != R_RUNNING)
                 break;
+              if (r->blocks < blocks_for (s, tokens))
+                continue;           /* no preemption: stalls this step */
             }
-          if (r->state != R_RUNNING)
-            break;
-          if (r->blocks < blocks_for (s, (double) r->computed + r->generated + (double) s->q))
-            continue;               /* no preemption: stalls this step */
+          room = MIN (room, (double) (r->blocks * pol->block_size) - tokens);
+          n_dec++;
           *budget -= s->q;
         }
       g_array_append_val (w->batch, e);
       (*nseq)++;
+    }
+  if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
+      && w->batch->len == n_dec)
+    {
+      w->dec_ready = TRUE;
+      w->dec_room = room;
+      w->dec_steps = 0;
     }
 }
 
@@ -358,6 +399,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
       g_array_append_val (w->running, ri);
+      w->dec_ready = FALSE;
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
       g_array_append_val (w->batch, e);
@@ -551,6 +593,7 @@ apply_step (sim *s, guint wi, GError **error)
             g_array_index (w->running, guint, k++) = ri;
         }
       g_array_set_size (w->running, k);
+      w->dec_ready = FALSE;
     }
   if (w->running->len == 0)
     w->rem_out = 0;             /* no drift from the fractional MTP tokens */
