@@ -120,7 +120,9 @@ typedef struct {
   double rem_out;             /* remaining output tokens of the running requests */
   double ratio;
   gboolean busy;
-  GArray *batch;              /* entry: the step in flight */
+  entry *batch;               /* the step in flight: n_batch entries of cap_batch */
+  guint n_batch, cap_batch;
+  int64_t *chunk, *ctx;       /* the step's prefill entries, cap_batch each */
   double step_start;
   double kv_time, busy_time;  /* ∫ KV use dt, ∫ dt over steps */
   double batch_time;
@@ -296,7 +298,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
     {
       /* Every running request decodes within the blocks it holds: the entries, the budget
        * and the count are those of the last build. */
-      g_array_set_size (w->batch, w->running->len);
+      w->n_batch = w->running->len;
       *budget -= s->q * (int64_t) w->running->len;
       *nseq += w->running->len;
       w->dec_steps++;
@@ -353,11 +355,11 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
           n_dec++;
           *budget -= s->q;
         }
-      g_array_append_val (w->batch, e);
+      w->batch[w->n_batch++] = e;
       (*nseq)++;
     }
   if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
-      && w->batch->len == n_dec)
+      && w->n_batch == n_dec)
     {
       w->dec_ready = TRUE;
       w->dec_room = room;
@@ -402,7 +404,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       w->dec_ready = FALSE;
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
-      g_array_append_val (w->batch, e);
+      w->batch[w->n_batch++] = e;
       (*nseq)++;
     }
 }
@@ -413,7 +415,17 @@ build_step (sim *s, worker *w)
   const msperf_serve_policy *pol = s->pol;
   int64_t budget = pol->max_num_batched_tokens, nseq = 0;
 
-  g_array_set_size (w->batch, 0);
+  guint most = w->running->len + w->waiting.length;
+
+  /* A step holds each running and waiting request at most once. */
+  if (most > w->cap_batch)
+    {
+      w->cap_batch = MAX (most, 2 * w->cap_batch);
+      w->batch = g_renew (entry, w->batch, w->cap_batch);
+      w->chunk = g_renew (int64_t, w->chunk, w->cap_batch);
+      w->ctx = g_renew (int64_t, w->ctx, w->cap_batch);
+    }
+  w->n_batch = 0;
   if (w->role == W_PREFILL)
     {
       add_running (s, w, FALSE, TRUE, &budget, &nseq);
@@ -430,11 +442,11 @@ build_step (sim *s, worker *w)
    * step of the running requests. */
   add_running (s, w, FALSE, TRUE, &budget, &nseq);
   admit (s, w, &budget, &nseq);
-  if (w->batch->len > 0)
+  if (w->n_batch > 0)
     return;
   budget = G_MAXINT64;
   add_running (s, w, TRUE, FALSE, &budget, &nseq);
-  if (w->batch->len > 0)
+  if (w->n_batch > 0)
     w->ratio = MAX (pol->reserve_ratio_min, w->ratio - pol->reserve_ratio_decay);
 }
 
@@ -442,7 +454,7 @@ static gboolean
 start_step (sim *s, guint wi, GError **error)
 {
   worker *w = &s->w[wi];
-  g_autofree int64_t *chunk = NULL, *ctx = NULL;
+  int64_t *chunk, *ctx;
   guint n_pre = 0;
   int64_t n_dec = 0;
   double kv_sum = 0, us, data_us, dur;
@@ -450,13 +462,13 @@ start_step (sim *s, guint wi, GError **error)
   if (w->busy)
     return TRUE;
   build_step (s, w);
-  if (w->batch->len == 0)
+  if (w->n_batch == 0)
     return TRUE;
-  chunk = g_new (int64_t, w->batch->len);
-  ctx = g_new (int64_t, w->batch->len);
-  for (guint i = 0; i < w->batch->len; i++)
+  chunk = w->chunk;
+  ctx = w->ctx;
+  for (guint i = 0; i < w->n_batch; i++)
     {
-      const entry *e = &g_array_index (w->batch, entry, i);
+      const entry *e = &w->batch[i];
       const req *r = &s->reqs[e->req];
 
       if (e->chunk > 0)
@@ -473,7 +485,7 @@ start_step (sim *s, guint wi, GError **error)
   if (!msperf_serve_step_latency (w->steps, n_pre, chunk, ctx, n_dec, kv_sum, &us, &data_us,
                                   error))
     return FALSE;
-  dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->batch->len;
+  dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch;
   s->data_us += data_us;
   s->total_us += us;
   s->steps++;
@@ -482,12 +494,12 @@ start_step (sim *s, guint wi, GError **error)
   dur /= 1e6;
   w->kv_time += dur * (w->total_blocks > 0 ? (double) w->used_blocks / (double) w->total_blocks : 0);
   w->busy_time += dur;
-  w->batch_time += dur * (double) w->batch->len;
+  w->batch_time += dur * (double) w->n_batch;
   if (w->total_blocks > 0)
     s->kv_max = MAX (s->kv_max, (double) w->used_blocks / (double) w->total_blocks);
   if (s->rec && s->rec->samples)
     {
-      msperf_serve_sample smp = { s->now, wi, (int32_t) w->batch->len,
+      msperf_serve_sample smp = { s->now, wi, (int32_t) w->n_batch,
                                   w->total_blocks > 0 ? (double) w->used_blocks
                                                             / (double) w->total_blocks : 0 };
       g_array_append_val (s->rec->samples, smp);
@@ -533,11 +545,12 @@ apply_step (sim *s, guint wi, GError **error)
 {
   worker *w = &s->w[wi];
   gboolean any_done = FALSE;
+  double rem = w->rem_out;    /* w->rem_out, in a register for the loop */
 
   w->busy = FALSE;
-  for (guint i = 0; i < w->batch->len; i++)
+  for (guint i = 0; i < w->n_batch; i++)
     {
-      const entry *e = &g_array_index (w->batch, entry, i);
+      const entry *e = &w->batch[i];
       req *r = &s->reqs[e->req];
 
       if (r->state != R_RUNNING)
@@ -552,12 +565,12 @@ apply_step (sim *s, guint wi, GError **error)
               r->has_first = TRUE;
               r->generated = 1;
               r->first_token = r->last_token = s->now;
-              w->rem_out -= 1;
+              rem -= 1;
             }
           if (w->role == W_PREFILL)
             {
               free_blocks (w, r);
-              w->rem_out -= remaining_out (r);
+              rem -= remaining_out (r);
               r->state = R_TRANSFER;
               any_done = TRUE;
               heap_push (&s->h, s->now + transfer_s (s, r), EV_KV_READY, e->req);
@@ -571,16 +584,17 @@ apply_step (sim *s, guint wi, GError **error)
           if (s->gaps)
             g_array_append_vals (s->gaps, &(double){ (s->now - r->last_token) * 1e3 }, 1);
           r->generated += add;
-          w->rem_out -= add;
+          rem -= add;
           r->last_token = s->now;
         }
       if (r->generated >= (double) r->osl - 1e-9)
         {
-          w->rem_out -= remaining_out (r);
+          rem -= remaining_out (r);
           finish (s, w, e->req);
           any_done = TRUE;
         }
     }
+  w->rem_out = rem;
   if (any_done)
     {
       guint k = 0;
@@ -870,7 +884,6 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           w->steps = steps;
           g_queue_init (&w->waiting);
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
-          w->batch = g_array_new (FALSE, FALSE, sizeof (entry));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
           w->ratio = s->pol->reserve_ratio_init;
         }
@@ -1068,8 +1081,9 @@ out:
       g_queue_clear (&s.w[i].waiting);
       if (s.w[i].running)
         g_array_free (s.w[i].running, TRUE);
-      if (s.w[i].batch)
-        g_array_free (s.w[i].batch, TRUE);
+      g_free (s.w[i].batch);
+      g_free (s.w[i].chunk);
+      g_free (s.w[i].ctx);
     }
   g_free (s.w);
   g_free (s.reqs);
