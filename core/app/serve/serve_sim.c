@@ -123,6 +123,9 @@ typedef struct {
   entry *batch;               /* the step in flight: n_batch entries of cap_batch */
   guint n_batch, cap_batch;
   int64_t *chunk, *ctx;       /* the step's prefill entries, cap_batch each */
+  guint n_pre;                /* of them */
+  int64_t n_dec;              /* decode entries */
+  double kv_sum;              /* their KV lengths, summed in batch order */
   double step_start;
   double kv_time, busy_time;  /* ∫ KV use dt, ∫ dt over steps */
   double batch_time;
@@ -285,6 +288,25 @@ preempt_last (sim *s, worker *w)
   w->ratio = s->pol->reserve_ratio_init;
 }
 
+/* Appends e to the step, with its prefill chunk or its decode KV length. */
+static void
+push_entry (sim *s, worker *w, const entry *e)
+{
+  w->batch[w->n_batch++] = *e;
+  if (e->chunk > 0)
+    {
+      w->chunk[w->n_pre] = e->chunk;
+      w->ctx[w->n_pre++] = e->ctx;
+    }
+  else
+    {
+      const req *r = &s->reqs[e->req];
+
+      w->n_dec++;
+      w->kv_sum += (double) r->computed + r->generated;
+    }
+}
+
 /* Adds the running requests' work to the step: decodes (when decode is TRUE) and continuing
  * prefill chunks (when prefill is TRUE), within the budget; preempts on a full cache. */
 static void
@@ -298,7 +320,14 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
     {
       /* Every running request decodes within the blocks it holds: the entries, the budget
        * and the count are those of the last build. */
+      for (guint i = 0; i < w->running->len; i++)
+        {
+          const req *r = &s->reqs[w->batch[i].req];
+
+          w->kv_sum += (double) r->computed + r->generated;
+        }
       w->n_batch = w->running->len;
+      w->n_dec += w->running->len;
       *budget -= s->q * (int64_t) w->running->len;
       *nseq += w->running->len;
       w->dec_steps++;
@@ -355,7 +384,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
           n_dec++;
           *budget -= s->q;
         }
-      w->batch[w->n_batch++] = e;
+      push_entry (s, w, &e);
       (*nseq)++;
     }
   if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
@@ -404,7 +433,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       w->dec_ready = FALSE;
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
-      w->batch[w->n_batch++] = e;
+      push_entry (s, w, &e);
       (*nseq)++;
     }
 }
@@ -426,6 +455,9 @@ build_step (sim *s, worker *w)
       w->ctx = g_renew (int64_t, w->ctx, w->cap_batch);
     }
   w->n_batch = 0;
+  w->n_pre = 0;
+  w->n_dec = 0;
+  w->kv_sum = 0;
   if (w->role == W_PREFILL)
     {
       add_running (s, w, FALSE, TRUE, &budget, &nseq);
@@ -454,36 +486,15 @@ static gboolean
 start_step (sim *s, guint wi, GError **error)
 {
   worker *w = &s->w[wi];
-  int64_t *chunk, *ctx;
-  guint n_pre = 0;
-  int64_t n_dec = 0;
-  double kv_sum = 0, us, data_us, dur;
+  double us, data_us, dur;
 
   if (w->busy)
     return TRUE;
   build_step (s, w);
   if (w->n_batch == 0)
     return TRUE;
-  chunk = w->chunk;
-  ctx = w->ctx;
-  for (guint i = 0; i < w->n_batch; i++)
-    {
-      const entry *e = &w->batch[i];
-      const req *r = &s->reqs[e->req];
-
-      if (e->chunk > 0)
-        {
-          chunk[n_pre] = e->chunk;
-          ctx[n_pre++] = e->ctx;
-        }
-      else
-        {
-          n_dec++;
-          kv_sum += (double) r->computed + r->generated;
-        }
-    }
-  if (!msperf_serve_step_latency (w->steps, n_pre, chunk, ctx, n_dec, kv_sum, &us, &data_us,
-                                  error))
+  if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
+                                  &us, &data_us, error))
     return FALSE;
   dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch;
   s->data_us += data_us;
@@ -509,7 +520,7 @@ start_step (sim *s, guint wi, GError **error)
                             ",\n{\"name\":\"step\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"
                             "\"dur\":%.3f,\"args\":{\"prefill\":%u,\"decode\":%" G_GINT64_FORMAT
                             ",\"kv_blocks\":%" G_GINT64_FORMAT "}}", wi, s->now * 1e6, dur * 1e6,
-                            n_pre, n_dec, w->used_blocks);
+                            w->n_pre, w->n_dec, w->used_blocks);
   heap_push (&s->h, s->now + dur, EV_STEP, wi);
   return TRUE;
 }
