@@ -251,11 +251,11 @@ free_blocks (worker *w, req *r)
   r->blocks = 0;
 }
 
-/* Grows r's cache to tokens; FALSE when the blocks are not free. */
+/* Grows r's cache to want blocks; FALSE when the blocks are not free. */
 static gboolean
-grow (sim *s, worker *w, req *r, double tokens)
+grow_to (worker *w, req *r, int64_t want)
 {
-  int64_t need = blocks_for (s, tokens) - r->blocks;
+  int64_t need = want - r->blocks;
 
   if (need <= 0)
     return TRUE;
@@ -264,6 +264,13 @@ grow (sim *s, worker *w, req *r, double tokens)
   w->used_blocks += need;
   r->blocks += need;
   return TRUE;
+}
+
+/* Grows r's cache to tokens; FALSE when the blocks are not free. */
+static gboolean
+grow (sim *s, worker *w, req *r, double tokens)
+{
+  return grow_to (w, r, blocks_for (s, tokens));
 }
 
 /* Recompute preemption of the last running request (vLLM's and SGLang's victim): its cache
@@ -313,6 +320,9 @@ static void
 add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budget, int64_t *nseq)
 {
   const msperf_serve_policy *pol = s->pol;
+  const int64_t bs = pol->block_size, q = s->q, max_seqs = pol->max_num_seqs;
+  int64_t bud = *budget, ns = *nseq;
+  double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
   guint n_dec = 0;
   double room = INFINITY;
 
@@ -324,11 +334,12 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
         {
           const req *r = &s->reqs[w->batch[i].req];
 
-          w->kv_sum += (double) r->computed + r->generated;
+          kv += (double) r->computed + r->generated;
         }
+      w->kv_sum = kv;
       w->n_batch = w->running->len;
       w->n_dec += w->running->len;
-      *budget -= s->q * (int64_t) w->running->len;
+      *budget -= q * (int64_t) w->running->len;
       *nseq += w->running->len;
       w->dec_steps++;
       return;
@@ -337,7 +348,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
     return;                     /* no running request has prompt left to prefill */
   w->dec_ready = FALSE;
 
-  for (guint i = 0; i < w->running->len && *budget > 0 && *nseq < pol->max_num_seqs; i++)
+  for (guint i = 0; i < w->running->len && bud > 0 && ns < max_seqs; i++)
     {
       guint ri = g_array_index (w->running, guint, i);
       req *r = &s->reqs[ri];
@@ -349,25 +360,29 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
 
           if (!prefill)
             continue;
-          e.chunk = pol->chunked_prefill ? MIN (left, *budget) : left;
-          if (e.chunk > *budget && *nseq > 0)
+          e.chunk = pol->chunked_prefill ? MIN (left, bud) : left;
+          if (e.chunk > bud && ns > 0)
             continue;
           if (!grow (s, w, r, (double) (r->computed + e.chunk)))
             continue;               /* waits for blocks */
-          *budget -= e.chunk;
+          bud -= e.chunk;
+          push_entry (s, w, &e);
         }
       else
         {
-          double tokens;
+          double base, tokens;
 
           if (!decode)
             continue;
-          tokens = (double) r->computed + r->generated + (double) s->q;
+          base = (double) r->computed + r->generated;
+          tokens = base + (double) q;
           /* Within the blocks it holds (the common step: no block boundary crossed) nothing
            * grows and nothing is preempted; only a crossing takes the full path. */
-          if (tokens > (double) (r->blocks * pol->block_size))
+          if (tokens > (double) (r->blocks * bs))
             {
-              while (!grow (s, w, r, tokens))
+              int64_t want = blocks_for (s, tokens);
+
+              while (!grow_to (w, r, want))
                 {
                   if (!pol->preempt || w->running->len == 0)
                     break;
@@ -377,16 +392,21 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
                 }
               if (r->state != R_RUNNING)
                 break;
-              if (r->blocks < blocks_for (s, tokens))
+              if (r->blocks < want)
                 continue;           /* no preemption: stalls this step */
             }
-          room = MIN (room, (double) (r->blocks * pol->block_size) - tokens);
+          room = MIN (room, (double) (r->blocks * bs) - tokens);
           n_dec++;
-          *budget -= s->q;
+          bud -= q;
+          w->batch[w->n_batch++] = e;
+          w->n_dec++;
+          kv += base;
         }
-      push_entry (s, w, &e);
-      (*nseq)++;
+      ns++;
     }
+  *budget = bud;
+  *nseq = ns;
+  w->kv_sum = kv;
   if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
       && w->n_batch == n_dec)
     {
