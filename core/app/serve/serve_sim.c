@@ -398,7 +398,14 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
           room = MIN (room, (double) (r->blocks * bs) - tokens);
           n_dec++;
           bud -= q;
-          w->batch[w->n_batch++] = e;
+          {
+            entry *d = &w->batch[w->n_batch++];
+
+            /* Field by field: a copy of the whole entry stalls on the stores that built it. */
+            d->req = ri;
+            d->chunk = 0;
+            d->ctx = r->computed;
+          }
           w->n_dec++;
           kv += base;
         }
