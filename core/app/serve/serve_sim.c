@@ -380,7 +380,10 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
            * grows and nothing is preempted; only a crossing takes the full path. */
           if (tokens > (double) (r->blocks * bs))
             {
-              int64_t want = blocks_for (s, tokens);
+              /* Past the blocks it holds by at most one block (the usual crossing): one more
+               * block, as blocks_for would count without its division. */
+              int64_t want = tokens <= (double) ((r->blocks + 1) * bs) ? r->blocks + 1
+                                                                       : blocks_for (s, tokens);
 
               while (!grow_to (w, r, want))
                 {
