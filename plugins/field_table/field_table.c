@@ -13,8 +13,8 @@
  * the axis (the [T, topk] routing ids), every other dim must match exactly. Dtypes are not
  * compared: the table's quantisation is a field, and the kernel's internal dtypes (an fp8
  * activation) need not be what the op records.
- * Exact stage: the first row whose fields, dims and token count all equal the op's, MEASURED,
- * confidence 1.0, rule `field_exact`. Otherwise the core's interpolation stage answers along
+ * Exact stage: in the entry's primary kernel, the first row whose fields, dims and token count
+ * all equal the op's, MEASURED, confidence 1.0, rule `field_exact`. Otherwise the core's interpolation stage answers along
  * `tokens` in the same regime (listed in interpolation.modes). */
 #include <config.h>
 #include <math.h>
