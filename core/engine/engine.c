@@ -5,6 +5,7 @@
 #include <string.h>
 #include "engine/shared.h"
 #include "engine/engine.h"
+#include "io/database_private.h"
 #include "engine/answers.h"
 #include "engine/confidence.h"
 #include "engine/dispatch.h"
@@ -229,6 +230,9 @@ msperf_engine_start (msperf_engine *e, GError **error)
       /* The interpolation stage would make it lazily; it needs the cache directory first. */
       e->shared->index_cache = msperf_index_cache_new ();
       msperf_index_cache_set_tri_dir (e->shared->index_cache, e->shared->cache_dir);
+      /* The parsed tables go beside the triangulations (same options, same directory). */
+      if (e->shared->db)
+        msperf_database_set_table_cache_dir (e->shared->db, e->shared->cache_dir);
     }
   e->shared->started = TRUE;
   msperf_registry_load (e->shared->registry, (const char *const *) dirs->pdata, disabled, e);

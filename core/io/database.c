@@ -13,6 +13,7 @@
 #include <msperf/error.h>
 #include "io/yaml_doc.h"
 #include "io/database_private.h"
+#include "io/table_cache.h"
 
 struct msperf_database {
   char *dir;
@@ -29,6 +30,7 @@ struct msperf_database {
   GHashTable *tables;      /* kernel type → cached (a table or the error of the attempt) */
   guint generation;        /* msperf_database_clear_cache calls (atomic) */
   char **collective_prefixes; /* kernel-type prefixes of collectives (declared by modules) */
+  char *table_cache_dir;   /* nullable: the on-disk table cache (table_cache.h) */
 };
 
 typedef struct {
@@ -539,6 +541,7 @@ msperf_database_free (msperf_database *db)
   g_free (db->root);
   g_free (db->dir);
   g_strfreev (db->collective_prefixes);
+  g_free (db->table_cache_dir);
   g_free (db);
 }
 
@@ -628,7 +631,7 @@ load_confined (msperf_database *db, const char *path, const char *lookup_dir,
                      "%s: a symlink that resolves outside the database directory", path);
       return NULL;
     }
-  return msperf_table_load (path, kernel_type, error);
+  return msperf_table_load_cached (path, kernel_type, db->table_cache_dir, error);
 }
 
 /* Whether anything is at path, also a dangling symlink or a symlink loop: those are a broken
@@ -731,6 +734,14 @@ msperf_database_table (msperf_database *db, const char *kernel_type, GError **er
       return NULL;
     }
   return c->table;
+}
+
+void
+msperf_database_set_table_cache_dir (msperf_database *db, const char *dir)
+{
+  g_return_if_fail (db != NULL);
+  g_free (db->table_cache_dir);
+  db->table_cache_dir = g_strdup (dir);
 }
 
 void

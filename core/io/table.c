@@ -1,6 +1,9 @@
 /* msperf — one kernel CSV of a profiling database (reference §1.3–§1.5), parsed once at load:
- * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed). */
+ * cells, per-row latency by the column priority, and the decoded tensor slots (quirk Q1 fixed).
+ * The parse is stored in the table cache (table_cache.c): a change to what it produces needs
+ * a new MSPERF_TABLE_CACHE_FORMAT. */
 #include <config.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #include "io/csv_reader.h"
 #include "base/readfile.h"
 #include "io/gzip_data.h"
+#include "io/table_private.h"
+#include "io/table_cache.h"
 
 /* Reference §1.3 _LATENCY_COLS, in priority order (index = msperf_latency_column). */
 static const char *const latency_names[] = {
@@ -29,51 +34,6 @@ static const char *const slot_names[2][3] = {
 
 /* Cell text quoted in messages is cut to this many bytes (FORMATS.md §1). */
 #define MAX_QUOTED_CELL 80
-
-typedef struct {
-  guint line;
-  msperf_latency_column latency_column;
-  double latency;
-  /* While loading, inputs.t and outputs.t hold offsets into table->slots (which may still
-   * move), not pointers; they become pointers once the array is final. */
-  msperf_slots inputs;
-  msperf_slots outputs;
-} table_row;
-
-/* Open-addressing set of the distinct slot lists (offset, count) seen while loading: rows with
- * equal lists share one copy. 96-byte tensors were half the memory of a large table
- * (doc/performance.md). */
-typedef struct {
-  guint32 offset;
-  guint32 n;       /* 0 = empty bucket (empty lists are never stored) */
-} slot_key;
-
-typedef struct {
-  slot_key *buckets;
-  gsize size;      /* power of two, or 0 */
-  gsize used;
-} slot_dedup;
-
-struct msperf_table {
-  char *kernel_type;
-  char *path;
-  char *hash;
-  GPtrArray *columns;        /* char*: header names in file order */
-  GHashTable *column_index;  /* name -> GINT_TO_POINTER (index + 1); first occurrence wins */
-  GString *text;             /* every cell's text, NUL-terminated, "" at offset 0 */
-  GArray *cells;             /* guint32 offsets into text, n_rows × n_columns */
-  guint32 *last_cells;       /* while loading: each column's previous cell (offset) */
-  slot_dedup dedup;          /* while loading: the distinct slot lists */
-  GArray *rows;              /* table_row */
-  GArray *slots;             /* msperf_tensor, every row's slots in one array */
-  GPtrArray *problems;       /* char* */
-  GArray *numel_index;       /* numel_entry of the valid rows with inputs, by (key, row) */
-  size_t n_skipped;
-  guint first_skipped_line;  /* 0 when no row was skipped */
-  int latency_cols[G_N_ELEMENTS (latency_names)];
-  int slot_cols[2][3];
-  gboolean have_header;
-};
 
 /* One row of the exact-key index: the keys of its first two input slots (key1 is 0 when the
  * row has one slot; a real key is never 0 for the lookups that use it: their dims are > 0),
@@ -125,6 +85,25 @@ is_latency_name (const char *name)
   return FALSE;
 }
 
+G_STATIC_ASSERT (G_N_ELEMENTS (latency_names) == MSPERF_TABLE_N_LATENCY_COLUMNS);
+
+void
+msperf_table_index_columns (msperf_table *table)
+{
+  for (guint k = 0; k < table->columns->len; k++)
+    {
+      const char *name = g_ptr_array_index (table->columns, k);
+
+      if (!g_hash_table_contains (table->column_index, name))
+        g_hash_table_insert (table->column_index, g_strdup (name), GINT_TO_POINTER ((int) k + 1));
+    }
+  for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
+    table->latency_cols[k] = msperf_table_column (table, latency_names[k]);
+  for (int dir = 0; dir < 2; dir++)
+    for (int k = 0; k < 3; k++)
+      table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
+}
+
 static gboolean
 header_record (msperf_table *table, guint line, const char *const *fields, size_t n_fields,
                GError **error)
@@ -155,11 +134,9 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
         g_hash_table_insert (table->column_index, g_strdup (fields[k]),
                              GINT_TO_POINTER ((int) k + 1));
     }
+  msperf_table_index_columns (table);
   for (size_t k = 0; k < G_N_ELEMENTS (latency_names); k++)
-    {
-      table->latency_cols[k] = msperf_table_column (table, latency_names[k]);
-      any_latency |= table->latency_cols[k] >= 0;
-    }
+    any_latency |= table->latency_cols[k] >= 0;
   if (!any_latency)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -167,9 +144,6 @@ header_record (msperf_table *table, guint line, const char *const *fields, size_
                    latency_names[0], latency_names[1], latency_names[2]);
       return FALSE;
     }
-  for (int dir = 0; dir < 2; dir++)
-    for (int k = 0; k < 3; k++)
-      table->slot_cols[dir][k] = msperf_table_column (table, slot_names[dir][k]);
   table->last_cells = g_new0 (guint32, n_fields ? n_fields : 1);
   table->have_header = TRUE;
   return TRUE;
@@ -457,8 +431,8 @@ on_record (guint line, const char *const *fields, size_t n_fields, gpointer user
   return data_record (table, line, fields, n_fields, error);
 }
 
-static char *
-stem_of (const char *name)
+char *
+msperf_table_stem (const char *name)
 {
   g_autofree char *base = g_path_get_basename (name);
 
@@ -536,8 +510,8 @@ cmp_numel_entry (const void *a, const void *b)
 
 /* Sorting by (key, row) makes a key's rows one ascending run: the exact lookup of the compute
  * module reads a run instead of scanning every row (doc/performance.md). */
-static void
-build_numel_index (msperf_table *table)
+void
+msperf_table_build_index (msperf_table *table)
 {
   table->numel_index = g_array_sized_new (FALSE, FALSE, sizeof (numel_entry), table->rows->len);
   for (guint r = 0; r < table->rows->len; r++)
@@ -717,19 +691,31 @@ msperf_table_rows_by_input_bounds (const msperf_table *table, const msperf_slot_
   return rows->len - before;
 }
 
-/* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,
- * which keeps them out of the peak memory of a load). */
-static msperf_table *
-parse_table (const char *data, size_t len, const char *name, const char *kernel_type,
-             GError **error)
-{
-  g_autoptr (msperf_table) table = NULL;
+typedef struct {
+  int col;
+  msperf_table_cell_parser parse;
+  double *values;
+  guint32 *order;     /* the rows of non-NaN values by (value, row); NULL until asked */
+  size_t n_order;
+} column_memo;
 
-  table = g_new0 (msperf_table, 1);
-  table->path = g_strdup (name);
-  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : stem_of (name);
-  table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
-                                             len);
+static void
+column_memo_free (gpointer p)
+{
+  column_memo *m = p;
+
+  g_free (m->values);
+  g_free (m->order);
+  g_free (m);
+}
+
+msperf_table *
+msperf_table_new_empty (const char *path, const char *kernel_type)
+{
+  msperf_table *table = g_new0 (msperf_table, 1);
+
+  table->path = g_strdup (path);
+  table->kernel_type = kernel_type != NULL ? g_strdup (kernel_type) : msperf_table_stem (path);
   table->columns = g_ptr_array_new_with_free_func (g_free);
   table->column_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   table->text = g_string_sized_new (4096);
@@ -738,7 +724,150 @@ parse_table (const char *data, size_t len, const char *name, const char *kernel_
   table->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
   table->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
   table->problems = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_init (&table->memo_lock);
+  table->memos = g_ptr_array_new_with_free_func (column_memo_free);
+  return table;
+}
 
+/* The memo of (col, parse), made when missing; the caller holds memo_lock. */
+static column_memo *
+memo_of (msperf_table *t, int col, msperf_table_cell_parser parse)
+{
+  column_memo *m = NULL;
+
+  for (guint k = 0; k < t->memos->len && m == NULL; k++)
+    {
+      column_memo *c = g_ptr_array_index (t->memos, k);
+
+      if (c->col == col && c->parse == parse)
+        m = c;
+    }
+  if (m == NULL)
+    {
+      size_t n_rows = t->rows->len;
+
+      m = g_new0 (column_memo, 1);
+      m->col = col;
+      m->parse = parse;
+      m->values = g_new (double, n_rows ? n_rows : 1);
+      for (size_t r = 0; r < n_rows; r++)
+        m->values[r] = parse (msperf_table_cell (t, r, col));
+      g_ptr_array_add (t->memos, m);
+    }
+  return m;
+}
+
+const double *
+msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cell_parser parse)
+{
+  /* The memo is a cache of a pure function of the (immutable) cells: logically const. */
+  msperf_table *t = (msperf_table *) table;
+  const double *values;
+
+  g_return_val_if_fail (table != NULL && parse != NULL, NULL);
+  if (col < 0 || (guint) col >= table->columns->len)
+    return NULL;
+  g_mutex_lock (&t->memo_lock);
+  values = memo_of (t, col, parse)->values;
+  g_mutex_unlock (&t->memo_lock);
+  return values;
+}
+
+/* qsort_r is not C11: the values travel in the sort keys. */
+typedef struct {
+  double v;
+  guint32 row;
+} value_row;
+
+static int
+cmp_value_row (const void *a, const void *b)
+{
+  const value_row *x = a, *y = b;
+
+  if (x->v != y->v)
+    return x->v < y->v ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static void
+memo_sort (column_memo *m, size_t n_rows)
+{
+  value_row *vr = g_new (value_row, n_rows ? n_rows : 1);
+  size_t n = 0;
+
+  for (size_t r = 0; r < n_rows; r++)
+    if (!isnan (m->values[r]))
+      vr[n++] = (value_row){ m->values[r], (guint32) r };
+  if (n > 1)
+    qsort (vr, n, sizeof *vr, cmp_value_row);
+  m->order = g_new (guint32, n ? n : 1);
+  for (size_t k = 0; k < n; k++)
+    m->order[k] = vr[k].row;
+  m->n_order = n;
+  g_free (vr);
+}
+
+/* First index of order whose value is >= v (NaN-free values, ascending). */
+static size_t
+order_lower_bound (const column_memo *m, double v)
+{
+  size_t lo = 0, hi = m->n_order;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+
+      if (m->values[m->order[mid]] < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+size_t
+msperf_table_rows_in_range (const msperf_table *table, int col, msperf_table_cell_parser parse,
+                            double lo, double hi, GArray *rows)
+{
+  msperf_table *t = (msperf_table *) table;
+  column_memo *m;
+  size_t first, start;
+
+  g_return_val_if_fail (table != NULL && parse != NULL && rows != NULL, 0);
+  g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
+  if (col < 0 || (guint) col >= table->columns->len || !(lo <= hi))
+    return 0;
+  g_mutex_lock (&t->memo_lock);
+  m = memo_of (t, col, parse);
+  if (m->order == NULL)
+    memo_sort (m, t->rows->len);
+  g_mutex_unlock (&t->memo_lock);
+  /* The order, once made, is never changed: read without the lock. */
+  start = rows->len;
+  for (first = order_lower_bound (m, lo); first < m->n_order; first++)
+    {
+      size_t r = m->order[first];
+
+      if (m->values[r] > hi)
+        break;
+      g_array_append_val (rows, r);
+    }
+  if (rows->len - start > 1)
+    qsort (&g_array_index (rows, size_t, start), rows->len - start, sizeof (size_t), cmp_size);
+  return rows->len - start;
+}
+
+/* Parses the CSV; the exact-key index is built by the caller (after it freed the file bytes,
+ * which keeps them out of the peak memory of a load). */
+static msperf_table *
+parse_table (const char *data, size_t len, const char *name, const char *kernel_type,
+             GError **error)
+{
+  g_autoptr (msperf_table) table = NULL;
+
+  table = msperf_table_new_empty (name, kernel_type);
+  table->hash = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) (data ? data : ""),
+                                             len);
   if (!msperf_csv_read (data ? data : "", len, name, on_record, table, error))
     return NULL;
   g_clear_pointer (&table->last_cells, g_free);
@@ -773,7 +902,7 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
 
   table = parse_table (data, len, name, kernel_type, error);
   if (table != NULL)
-    build_numel_index (table);
+    msperf_table_build_index (table);
   return table;
 }
 
@@ -784,7 +913,40 @@ msperf_table_load_data (const char *data, size_t len, const char *name,
 msperf_table *
 msperf_table_load (const char *path, const char *kernel_type, GError **error)
 {
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  return msperf_table_load_cached (path, kernel_type, NULL, error);
+}
+
+/* An image that cannot be written is no error: the answers are the same without it. Said
+ * once per process. */
+static void
+store_cached (const char *cache_dir, const char *file, const char *key,
+              const msperf_table *table)
+{
+  static gint warned;
+  g_autoptr (GError) error = NULL;
+
+  if (g_mkdir_with_parents (cache_dir, 0700) != 0)
+    g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (errno), "cannot create %s: %s",
+                 cache_dir, g_strerror (errno));
+  else if (msperf_table_cache_write (file, table, key, &error))
+    {
+      g_debug ("table cache: wrote %s (%s)", file, table->path);
+      return;
+    }
+  if (g_atomic_int_compare_and_exchange (&warned, 0, 1))
+    g_warning ("table cache: %s; going on without writing it", error->message);
+  else
+    g_debug ("table cache: %s", error->message);
+}
+
+msperf_table *
+msperf_table_load_cached (const char *path, const char *kernel_type, const char *cache_dir,
+                          GError **error)
+{
   g_autofree char *contents = NULL;
+  g_autofree char *key = NULL, *file = NULL;
   msperf_table *table;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
@@ -809,6 +971,26 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
                    "%s: is a Git LFS pointer file, not the table (run 'git lfs pull')", path);
       return NULL;
     }
+  if (cache_dir != NULL)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+
+      /* Keyed by the bytes as read: a warm start neither inflates nor parses. */
+      key = msperf_table_cache_key (path, kernel_type, contents, len);
+      file = msperf_table_cache_file (cache_dir, key);
+      table = msperf_table_cache_load (file, key, path, kernel_type, &local);
+      if (table != NULL)
+        {
+          g_debug ("table cache: loaded %s (%s, %zu rows) in %.1f ms", file, path,
+                   msperf_table_n_rows (table), (double) (g_get_monotonic_time () - t0) / 1e3);
+          return table;
+        }
+      /* No file (or no directory) is the cold start, not a problem. */
+      if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+          && !g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
+        g_warning ("table cache: ignoring %s: %s; rebuilding it", file, local->message);
+      g_clear_error (&local);
+    }
   /* KERNEL.csv.gz: inflated here, so the table (and its hash) is that of the plain CSV. */
   if (msperf_gzip_is_compressed (contents, len))
     {
@@ -824,8 +1006,11 @@ msperf_table_load (const char *path, const char *kernel_type, GError **error)
     }
   table = parse_table (contents, len, path, kernel_type, error);
   g_clear_pointer (&contents, g_free);
-  if (table != NULL)
-    build_numel_index (table);
+  if (table == NULL)
+    return NULL;
+  msperf_table_build_index (table);
+  if (file != NULL)
+    store_cached (cache_dir, file, key, table);
   return table;
 }
 
@@ -848,6 +1033,8 @@ msperf_table_free (msperf_table *table)
   g_clear_pointer (&table->slots, g_array_unref); /* CSV slots never own 'values' */
   g_clear_pointer (&table->problems, g_ptr_array_unref);
   g_clear_pointer (&table->numel_index, g_array_unref);
+  g_clear_pointer (&table->memos, g_ptr_array_unref);
+  g_mutex_clear (&table->memo_lock);
   g_free (table);
 }
 

@@ -53,6 +53,20 @@ MSPERF_API int msperf_table_column (const msperf_table *table, const char *name)
 MSPERF_API const char *msperf_table_cell (const msperf_table *table, size_t row, int col);
 /* Cell of a named column, or NULL when the table has no such column. */
 MSPERF_API const char *msperf_table_cell_by_name (const msperf_table *table, size_t row, const char *name);
+/* A cell's value as a module reads it (one number per cell). */
+typedef double (*msperf_table_cell_parser) (const char *cell);
+/* parse (cell) of every row of column col, computed once per table, column and parser and
+ * kept with the table (safe from several threads): a module that reads one number per row
+ * in every scan parses each cell once instead of once per query. NULL when col is not a
+ * column. Transfer none (valid while the table is). */
+MSPERF_API const double *msperf_table_column_parsed (const msperf_table *table, int col,
+                                                     msperf_table_cell_parser parse);
+/* Appends to rows (size_t) the rows whose parse (cell) of column col is in [lo, hi] (NaN never
+ * is), in ascending row order; the memo of msperf_table_column_parsed, sorted once per table,
+ * column and parser, so a query reads a window instead of every row. Returns how many. */
+MSPERF_API size_t msperf_table_rows_in_range (const msperf_table *table, int col,
+                                              msperf_table_cell_parser parse, double lo,
+                                              double hi, GArray *rows);
 /* 1-based line in the file where the row starts. */
 MSPERF_API guint msperf_table_row_line (const msperf_table *table, size_t row);
 

@@ -155,6 +155,12 @@ typedef struct table_cols {
   int dtypes;
   int completeness;
   int field[N_FIELDS];
+  /* Per-row numbers every scan reads, parsed once per table (msperf_table_column_parsed):
+   * the avg-seq cells, the first input dtype, and the integer fields the target constrains
+   * (NULL for the others). */
+  const double *avgs;
+  const double *dtype0;
+  const double *numbers[N_FIELDS];
 } table_cols;
 
 typedef enum {
@@ -214,16 +220,21 @@ cell_number (const char *cell)
   return end != s && *end == '\0' ? v : NAN;
 }
 
-/* int(float(cell)) (truncation toward zero, Q6); FALSE for NaN, ±inf or out of range. */
+/* int(v) (truncation toward zero, Q6); FALSE for NaN, ±inf or out of range. */
 static gboolean
-cell_int (const char *cell, int64_t *out)
+number_int (double v, int64_t *out)
 {
-  double v = cell_number (cell);
-
   if (!isfinite (v) || fabs (v) >= 9223372036854775808.0)
     return FALSE;
   *out = (int64_t) trunc (v);
   return TRUE;
+}
+
+/* int(float(cell)) (Q6). */
+static gboolean
+cell_int (const char *cell, int64_t *out)
+{
+  return number_int (cell_number (cell), out);
 }
 
 /* A list cell ("1,2,3" or "1;2;3") equal to want? *parsed is FALSE when the cell is blank or
@@ -299,6 +310,13 @@ parse_dtype0 (const char *cell)
   return *buf ? msperf_dtype_from_string (buf) : MSPERF_DTYPE_UNKNOWN;
 }
 
+/* parse_dtype0 as a number, for the per-table memo of the dtype column. */
+static double
+dtype0_number (const char *cell)
+{
+  return (double) parse_dtype0 (cell);
+}
+
 /* Q shape to (T, N, D): 3-D as is; 4-D (B, N, 1, D) squeezed; 2-D (T, H) split by head_dim. */
 static gboolean
 normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
@@ -331,23 +349,38 @@ normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
 
 /* ---- the row checker (§2.5 "CSV side, per row") ---- */
 
+/* An integer field's test on the cell's number (cell_number of the cell). */
+static gboolean
+int_field_passes (double v, const field_def *def, const target_value *tv)
+{
+  int64_t iv;
+
+  if (def->kind == FILTER_INT_STRICT)
+    return number_int (v, &iv) && iv == tv->i;
+  if (!number_int (v, &iv))
+    return !tv->required;
+  return iv == tv->i;
+}
+
+static gboolean
+is_int_field (const field_def *def)
+{
+  return def->kind == FILTER_INT_STRICT || def->kind == FILTER_INT_LENIENT;
+}
+
 static gboolean
 field_passes (const msperf_table *t, size_t row, int col, const field_def *def,
               const target_value *tv)
 {
   const char *cell = msperf_table_cell (t, row, col);
   char buf[256];
-  int64_t iv;
   gboolean parsed;
 
   switch (def->kind)
     {
     case FILTER_INT_STRICT:
-      return cell_int (cell, &iv) && iv == tv->i;
     case FILTER_INT_LENIENT:
-      if (!cell_int (cell, &iv))
-        return !tv->required;
-      return iv == tv->i;
+      return int_field_passes (cell_number (cell), def, tv);
     case FILTER_STR_STRICT:
       /* A blank cell reads as "nan" upstream and so equals no target (Q16). */
       trimmed (cell, buf, sizeof buf);
@@ -365,12 +398,14 @@ field_passes (const msperf_table *t, size_t row, int col, const field_def *def,
     }
 }
 
-/* Checks one row; on a match *distance is the §2.3 attention distance. */
+/* Checks one row; on a match *distance is the §2.3 attention distance. Every test is pure,
+ * so their order does not change which rows match: the tests on the memoised numbers, which
+ * reject most rows, come first, and the cell parsing only for the rows they keep. */
 static gboolean
 row_matches (const msperf_table *t, size_t row, const table_cols *c, const target *tg,
              msperf_dtype want_dtype, double *distance)
 {
-  double avg = cell_number (msperf_table_cell (t, row, c->avg_seq));
+  double avg = c->avgs[row];
   msperf_tensor q;
   int64_t q3[3], gap, row_avg;
   gboolean legacy = TRUE, padded;
@@ -378,20 +413,23 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
   if (isnan (avg) || avg < 0 || !isfinite (avg) || avg >= 9223372036854775808.0)
     return FALSE;
   row_avg = (int64_t) trunc (avg);
+  gap = tg->avg_seq_len > row_avg ? tg->avg_seq_len - row_avg : row_avg - tg->avg_seq_len;
+  if (gap > AVG_SEQ_LEN_TOLERANCE)
+    return FALSE;
+  if (c->dtype0 == NULL || (msperf_dtype) c->dtype0[row] != want_dtype)
+    return FALSE;
+  for (int f = 0; f < N_FIELDS; f++)
+    if (c->numbers[f] != NULL && !int_field_passes (c->numbers[f][row], &fields[f], &tg->v[f]))
+      return FALSE;
   if (!parse_slot0 (msperf_table_cell (t, row, c->shapes), &q)
       || !normalize_q (&q, tg->d, q3))
-    return FALSE;
-  if (c->dtypes < 0 || parse_dtype0 (msperf_table_cell (t, row, c->dtypes)) != want_dtype)
     return FALSE;
   if (q3[1] != tg->n || q3[2] != tg->d)
     return FALSE;
   for (int f = 0; f < N_FIELDS; f++)
-    if (c->field[f] >= 0 && tg->v[f].known
+    if (c->field[f] >= 0 && tg->v[f].known && c->numbers[f] == NULL
         && !field_passes (t, row, c->field[f], &fields[f], &tg->v[f]))
       return FALSE;
-  gap = tg->avg_seq_len > row_avg ? tg->avg_seq_len - row_avg : row_avg - tg->avg_seq_len;
-  if (gap > AVG_SEQ_LEN_TOLERANCE)
-    return FALSE;
   /* Attention token counts pad in either direction (Q8). */
   padded = q3[0] != tg->t;
   if (padded && !msperf_is_block_padded (tg->t, q3[0]) && !msperf_is_block_padded (q3[0], tg->t))
@@ -406,6 +444,18 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
   *distance = (double) gap + (legacy ? LEGACY_PENALTY : 0.0)
               + (padded ? TOKEN_PADDING_TIE_BREAK : 0.0);
   return TRUE;
+}
+
+/* The memoised numbers of the row check (table_cols), once the columns are found. */
+static void
+memo_columns (const msperf_table *t, const target *tg, table_cols *c)
+{
+  c->avgs = msperf_table_column_parsed (t, c->avg_seq, cell_number);
+  c->dtype0 = c->dtypes >= 0 ? msperf_table_column_parsed (t, c->dtypes, dtype0_number) : NULL;
+  for (int f = 0; f < N_FIELDS; f++)
+    c->numbers[f] = c->field[f] >= 0 && tg->v[f].known && is_int_field (&fields[f])
+                      ? msperf_table_column_parsed (t, c->field[f], cell_number)
+                      : NULL;
 }
 
 /* ---- the scan (§2.3) ---- */
@@ -445,6 +495,7 @@ required_columns_present (const table_cols *c, const target *tg, GString *missin
 static void
 find_columns (const msperf_table *t, table_cols *c)
 {
+  memset (c, 0, sizeof *c);
   c->avg_seq = msperf_table_column (t, AVG_SEQ_COLUMN);
   if (c->avg_seq < 0)
     c->avg_seq = msperf_table_column (t, LEGACY_AVG_SEQ_COLUMN);
@@ -455,11 +506,35 @@ find_columns (const msperf_table *t, table_cols *c)
     c->field[f] = msperf_table_column (t, fields[f].column);
 }
 
+/* The rows that can pass the avg-seq test, in row order: those whose avg-seq number lies
+ * within the tolerance of the target's (a window of the sorted column, widened by one so that
+ * truncation and rounding cannot leave a row out; row_matches decides exactly); every row when
+ * the target is too large for a double to hold exactly. */
+static void
+window_rows (const msperf_table *t, const table_cols *c, const target *tg, GArray *rows)
+{
+  const int64_t exact = (int64_t) 1 << 52;
+
+  g_array_set_size (rows, 0);
+  if (tg->avg_seq_len > -exact && tg->avg_seq_len < exact)
+    {
+      double want = (double) tg->avg_seq_len;
+
+      msperf_table_rows_in_range (t, c->avg_seq, cell_number, want - AVG_SEQ_LEN_TOLERANCE - 1,
+                                  want + AVG_SEQ_LEN_TOLERANCE + 2, rows);
+      return;
+    }
+  g_array_set_size (rows, (guint) msperf_table_n_rows (t));
+  for (guint r = 0; r < rows->len; r++)
+    g_array_index (rows, size_t, r) = r;
+}
+
 static scan_status
 scan (msperf_engine *engine, const char *const *kernels, const target *tg,
       msperf_dtype want_dtype, msperf_selector *sel, GString *missing_columns)
 {
   gboolean any_table = FALSE, any_usable = FALSE, any_complete = FALSE;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (size_t));
 
   for (int ki = 0; kernels && kernels[ki]; ki++)
     {
@@ -481,13 +556,16 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
         continue;
       any_complete = TRUE;
       msperf_latency_policy_init (&policy, engine, k);
-      for (size_t row = 0; row < msperf_table_n_rows (t); row++)
+      memo_columns (t, tg, &c);
+      window_rows (t, &c, tg, rows);
+      for (guint i = 0; i < rows->len; i++)
         {
+          size_t row = g_array_index (rows, size_t, i);
           double distance, lat;
           int priority;
 
-          if (!msperf_table_row_valid (t, row)
-              || !row_matches (t, row, &c, tg, want_dtype, &distance))
+          if (!row_matches (t, row, &c, tg, want_dtype, &distance)
+              || !msperf_table_row_valid (t, row))
             continue;
           lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
           msperf_selector_offer (sel, distance, ki, priority, t, row, lat, "attention");

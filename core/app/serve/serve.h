@@ -118,7 +118,9 @@ GArray *msperf_serve_make_requests (const msperf_serve_workload *w);
 typedef struct msperf_serve_steps msperf_serve_steps;
 typedef struct msperf_serve_answers msperf_serve_answers;
 
-/* Op answers by op body, for one engine handle (one thread). */
+/* Op answers by op body, for one engine handle (one thread), and the template passes
+ * answered through it, shared by every msperf_serve_steps made on it (keyed by the model
+ * object, so a model must outlive the answers it was used with, and be unchanged). */
 msperf_serve_answers *msperf_serve_answers_new (msperf_engine *engine);
 void msperf_serve_answers_free (msperf_serve_answers *a);
 msperf_engine *msperf_serve_answers_engine (msperf_serve_answers *a);

@@ -26,17 +26,48 @@ typedef struct {
   gboolean from_data;
 } answer;
 
+typedef struct {
+  double attn, attn_data, other, other_data;
+} pass_parts;
+
+/* One template pass of one model and layout: the key of the passes shared across the runs
+ * of one answers object (a serving run asks a few hundred; the next run of the same model and
+ * layout, another concurrency or sequence length, asks mostly the same ones). */
+typedef struct {
+  const msperf_model *model;
+  gint64 tp, ep, dp, pp, sp, nextn;
+  gint64 key;                 /* the steps memo's key: phase, batch, x */
+} pass_key;
+
 struct msperf_serve_answers {
   msperf_engine *engine;
   GHashTable *answers;        /* op body -> answer* */
+  GHashTable *passes;         /* pass_key* -> pass_parts* */
   GPtrArray *bodies;
   GArray *counts;
   guint64 distinct;
 };
 
-typedef struct {
-  double attn, attn_data, other, other_data;
-} pass_parts;
+static guint
+pass_key_hash (gconstpointer p)
+{
+  const pass_key *k = p;
+  guint64 h = (guint64) (guintptr) k->model;
+  const gint64 v[] = { k->tp, k->ep, k->dp, k->pp, k->sp, k->nextn, k->key };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (v); i++)
+    h = (h ^ (guint64) v[i]) * G_GUINT64_CONSTANT (0x100000001b3);
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+pass_key_equal (gconstpointer a, gconstpointer b)
+{
+  const pass_key *x = a, *y = b;
+
+  return x->model == y->model && x->tp == y->tp && x->ep == y->ep && x->dp == y->dp
+         && x->pp == y->pp && x->sp == y->sp && x->nextn == y->nextn && x->key == y->key;
+}
 
 struct msperf_serve_steps {
   msperf_serve_answers *answers;
@@ -54,6 +85,7 @@ msperf_serve_answers_new (msperf_engine *engine)
 
   a->engine = engine;
   a->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  a->passes = g_hash_table_new_full (pass_key_hash, pass_key_equal, g_free, g_free);
   a->bodies = g_ptr_array_new_with_free_func (g_free);
   a->counts = g_array_new (FALSE, FALSE, sizeof (gint64));
   return a;
@@ -65,6 +97,7 @@ msperf_serve_answers_free (msperf_serve_answers *a)
   if (a == NULL)
     return;
   g_hash_table_destroy (a->answers);
+  g_hash_table_destroy (a->passes);
   g_ptr_array_free (a->bodies, TRUE);
   g_array_free (a->counts, TRUE);
   g_free (a);
@@ -189,10 +222,24 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
   msperf_model_pass pass = { decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL, batch,
                              decode ? 0 : x, decode ? x : 0, decode ? s->nextn : 0 };
   pass_parts p = { 0, 0, 0, 0 };
+  pass_key pk = { s->model, s->layout.tp, s->layout.ep, s->layout.dp, s->layout.pp,
+                  s->layout.sp, decode ? s->nextn : 0, key };
+  const pass_parts *shared;
 
   if (known)
     {
       *out = *known;
+      return TRUE;
+    }
+  /* Asked by an earlier run on these answers: the same pass, the same parts. It still counts
+   * as a point of this run (distinct questions of the run). */
+  shared = g_hash_table_lookup (a->passes, &pk);
+  if (shared)
+    {
+      s->points++;
+      *out = *shared;
+      g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key),
+                           g_memdup2 (shared, sizeof *shared));
       return TRUE;
     }
   g_ptr_array_set_size (a->bodies, 0);
@@ -222,6 +269,7 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
   s->points++;
   *out = p;
   g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key), g_memdup2 (&p, sizeof p));
+  g_hash_table_insert (a->passes, g_memdup2 (&pk, sizeof pk), g_memdup2 (&p, sizeof p));
   return TRUE;
 }
 

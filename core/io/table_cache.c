@@ -1,0 +1,641 @@
+/* msperf — the on-disk kernel table cache (see table_cache.h; layout in doc/formats.md
+ * § Table cache files).
+ *
+ * A file is native-endian: a fixed header, a table of sections (id, element size, count,
+ * offset), then the sections, each at an 8-byte-aligned offset, so the file can be mapped and
+ * its arrays read in place. Nothing in a file is trusted: every size is checked against the
+ * file's length and the header's counts, every cell offset against the text, every slot
+ * reference against the slots, before the table is built from it. */
+#define _XOPEN_SOURCE 700   /* mkstemp */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include <msperf/error.h>
+#include "io/table_cache.h"
+#include "io/table_private.h"
+
+#define MAGIC "MSPTBLC"           /* 8 bytes with the NUL */
+#define ENDIAN_MARK 0x01020304u
+#define MAX_SECTIONS 16u
+
+typedef struct {
+  char magic[8];
+  guint32 format;
+  guint32 endian;
+  guint32 nsections;
+  guint32 first_skipped_line;
+  guint64 file_size;
+  guint64 checksum;           /* of the whole file with this field zero */
+  guint8 key[32];             /* SHA-256, as in the file name */
+  guint64 n_rows;
+  guint64 n_columns;
+  guint64 n_skipped;
+} file_header;
+
+typedef struct {
+  guint32 id;
+  guint32 elem_size;
+  guint64 count;
+  guint64 offset;
+} file_section;
+
+/* One row: its line, latency column and latency, and its slot lists as (offset, count) into
+ * the slots section. */
+typedef struct {
+  guint32 line;
+  gint32 latency_column;
+  double latency;
+  guint32 in_offset;
+  guint32 in_n;
+  guint32 out_offset;
+  guint32 out_n;
+} file_row;
+
+/* One decoded tensor slot (CSV slots never carry values). */
+typedef struct {
+  gint32 rank;
+  gint32 dtype;
+  gint32 format;
+  gint32 pad;
+  gint64 dims[MSPERF_MAX_RANK];
+} file_slot;
+
+G_STATIC_ASSERT (sizeof (file_header) == 96);
+G_STATIC_ASSERT (sizeof (file_section) == 24);
+G_STATIC_ASSERT (sizeof (file_row) == 32);
+G_STATIC_ASSERT (sizeof (file_slot) == 16 + 8 * MSPERF_MAX_RANK);
+
+enum {
+  SEC_COLUMNS = 1,   /* the header names, each NUL-terminated, in file order */
+  SEC_TEXT,          /* the cell text: "" at offset 0, every cell NUL-terminated */
+  SEC_CELLS,         /* guint32 offsets into the text, n_rows × n_columns */
+  SEC_ROWS,          /* file_row */
+  SEC_SLOTS,         /* file_slot */
+  SEC_PROBLEMS,      /* the row problems, each NUL-terminated */
+  SEC_HASH           /* the plain CSV's SHA-256 (hex), NUL-terminated */
+};
+
+typedef struct {
+  file_section s;
+  const void *data;
+} out_section;
+
+/* ------------------------------------------------------------------ key */
+
+static void
+key_digest (const char *path, const char *kernel_type, const void *data, size_t len,
+            guint8 out[32])
+{
+  g_autoptr (GChecksum) c = g_checksum_new (G_CHECKSUM_SHA256);
+  guint32 format = MSPERF_TABLE_CACHE_FORMAT;
+  guint32 sizes[4] = { (guint32) sizeof (file_header), (guint32) sizeof (file_row),
+                       (guint32) sizeof (file_slot), (guint32) MSPERF_DTYPE_N_TYPES };
+  guint64 len64 = len;
+  gsize n = 32;
+
+  /* Strings with their NUL, so that no two fields can run into each other; kernel_type's
+   * absence is a lone NUL after a 0 byte. The build is in: the image is this code's parse. */
+  g_checksum_update (c, (const guchar *) "msperf-table-cache", sizeof "msperf-table-cache");
+  g_checksum_update (c, (const guchar *) &format, sizeof format);
+  g_checksum_update (c, (const guchar *) PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+  g_checksum_update (c, (const guchar *) sizes, sizeof sizes);
+  g_checksum_update (c, (const guchar *) path, strlen (path) + 1);
+  g_checksum_update (c, (const guchar *) (kernel_type ? "k" : ""), kernel_type ? 2 : 1);
+  if (kernel_type)
+    g_checksum_update (c, (const guchar *) kernel_type, strlen (kernel_type) + 1);
+  g_checksum_update (c, (const guchar *) &len64, sizeof len64);
+  g_checksum_update (c, (const guchar *) (data ? data : ""), len);
+  g_checksum_get_digest (c, out, &n);
+}
+
+static char *
+hex_of (const guint8 key[32])
+{
+  char *s = g_malloc (65);
+
+  for (int i = 0; i < 32; i++)
+    g_snprintf (s + 2 * i, 3, "%02x", key[i]);
+  return s;
+}
+
+static gboolean
+key_of_hex (const char *hex, guint8 out[32])
+{
+  if (hex == NULL || strlen (hex) != 64)
+    return FALSE;
+  for (int i = 0; i < 32; i++)
+    {
+      int hi = g_ascii_xdigit_value (hex[2 * i]), lo = g_ascii_xdigit_value (hex[2 * i + 1]);
+
+      if (hi < 0 || lo < 0)
+        return FALSE;
+      out[i] = (guint8) (hi * 16 + lo);
+    }
+  return TRUE;
+}
+
+char *
+msperf_table_cache_key (const char *path, const char *kernel_type, const void *data,
+                        size_t len)
+{
+  guint8 key[32];
+
+  g_return_val_if_fail (path != NULL && (data != NULL || len == 0), NULL);
+  key_digest (path, kernel_type, data, len, key);
+  return hex_of (key);
+}
+
+char *
+msperf_table_cache_file (const char *dir, const char *key)
+{
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (dir != NULL && key != NULL, NULL);
+  name = g_strconcat (key, ".table", NULL);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* ------------------------------------------------------------------ payload checksum */
+
+/* Not cryptographic (the key is): it catches corruption at memory speed. Words of 8 bytes,
+ * the tail zero-padded; the checksum field counts as zero. The same mix as the triangulation
+ * cache's. */
+static guint64
+mix_word (guint64 h, guint64 w)
+{
+  h = (h ^ w) * G_GUINT64_CONSTANT (0x100000001b3);
+  return h ^ (h >> 29);
+}
+
+static guint64
+file_checksum (const guint8 *data, size_t size)
+{
+  size_t at = G_STRUCT_OFFSET (file_header, checksum), k;
+  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+
+  /* The header is a whole number of words and the checksum field one of them. */
+  for (k = 0; k + 8 <= size; k += 8)
+    {
+      guint64 w = 0;
+
+      if (k != at)
+        memcpy (&w, data + k, 8);
+      h = mix_word (h, w);
+    }
+  if (k < size)
+    {
+      guint64 w = 0;
+
+      memcpy (&w, data + k, size - k);
+      h = mix_word (h, w);
+    }
+  return h ^ (guint64) size;
+}
+
+void
+msperf_table_cache_seal (guint8 *data, size_t size)
+{
+  guint64 sum;
+
+  g_return_if_fail (data != NULL || size == 0);
+  if (size < sizeof (file_header))
+    return;
+  sum = file_checksum (data, size);
+  memcpy (data + G_STRUCT_OFFSET (file_header, checksum), &sum, sizeof sum);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static size_t
+add_section (out_section *out, size_t k, guint32 id, guint32 elem_size, size_t count,
+             const void *data)
+{
+  out[k] = (out_section){ .s = { .id = id, .elem_size = elem_size, .count = count },
+                          .data = data };
+  return k + 1;
+}
+
+/* NUL-terminated strings one after the other. */
+static GByteArray *
+strings_blob (const GPtrArray *strings)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  for (guint k = 0; k < strings->len; k++)
+    {
+      const char *s = g_ptr_array_index (strings, k);
+
+      g_byte_array_append (b, (const guint8 *) s, (guint) strlen (s) + 1);
+    }
+  return b;
+}
+
+static gboolean
+write_all (int fd, const guint8 *p, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t w = write (fd, p, len);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return FALSE;
+      p += w;
+      len -= (size_t) w;
+    }
+  return TRUE;
+}
+
+/* The whole file in memory: header, table, 8-aligned sections. */
+static GByteArray *
+serialize (const msperf_table *t, const guint8 key[32])
+{
+  g_autoptr (GByteArray) columns = strings_blob (t->columns);
+  g_autoptr (GByteArray) problems = strings_blob (t->problems);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (file_row), t->rows->len);
+  g_autoptr (GArray) slots = g_array_sized_new (FALSE, TRUE, sizeof (file_slot), t->slots->len);
+  const msperf_tensor *base = (const msperf_tensor *) (const void *) t->slots->data;
+  out_section sec[MAX_SECTIONS];
+  size_t nsec = 0, at;
+  file_header h = { .magic = MAGIC, .format = MSPERF_TABLE_CACHE_FORMAT,
+                    .endian = ENDIAN_MARK, .first_skipped_line = t->first_skipped_line,
+                    .n_rows = t->rows->len, .n_columns = t->columns->len,
+                    .n_skipped = t->n_skipped };
+  const guint8 pad[8] = { 0 };
+  GByteArray *b;
+
+  for (guint k = 0; k < t->slots->len; k++)
+    {
+      file_slot s = { .rank = base[k].rank, .dtype = (gint32) base[k].dtype,
+                      .format = (gint32) base[k].format };
+
+      memcpy (s.dims, base[k].dims, sizeof s.dims);
+      g_array_append_val (slots, s);
+    }
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      const table_row *row = &g_array_index (t->rows, table_row, r);
+      file_row f = { .line = row->line, .latency_column = (gint32) row->latency_column,
+                     .latency = row->latency, .in_n = (guint32) row->inputs.n,
+                     .out_n = (guint32) row->outputs.n };
+
+      f.in_offset = row->inputs.n ? (guint32) (row->inputs.t - base) : 0;
+      f.out_offset = row->outputs.n ? (guint32) (row->outputs.t - base) : 0;
+      g_array_append_val (rows, f);
+    }
+  nsec = add_section (sec, nsec, SEC_COLUMNS, 1, columns->len, columns->data);
+  nsec = add_section (sec, nsec, SEC_TEXT, 1, t->text->len, t->text->str);
+  nsec = add_section (sec, nsec, SEC_CELLS, sizeof (guint32), t->cells->len, t->cells->data);
+  nsec = add_section (sec, nsec, SEC_ROWS, sizeof (file_row), rows->len, rows->data);
+  nsec = add_section (sec, nsec, SEC_SLOTS, sizeof (file_slot), slots->len, slots->data);
+  nsec = add_section (sec, nsec, SEC_PROBLEMS, 1, problems->len, problems->data);
+  nsec = add_section (sec, nsec, SEC_HASH, 1, strlen (t->hash) + 1, t->hash);
+  h.nsections = (guint32) nsec;
+  memcpy (h.key, key, 32);
+  at = sizeof h + nsec * sizeof (file_section);
+  for (size_t k = 0; k < nsec; k++)
+    {
+      sec[k].s.offset = at;
+      at += (sec[k].s.count * sec[k].s.elem_size + 7) / 8 * 8;
+    }
+  h.file_size = at;
+  b = g_byte_array_sized_new ((guint) at);
+  g_byte_array_append (b, (const guint8 *) &h, sizeof h);
+  for (size_t k = 0; k < nsec; k++)
+    g_byte_array_append (b, (const guint8 *) &sec[k].s, sizeof sec[k].s);
+  for (size_t k = 0; k < nsec; k++)
+    {
+      size_t len = sec[k].s.count * sec[k].s.elem_size;
+
+      if (len > 0)
+        g_byte_array_append (b, sec[k].data, (guint) len);
+      g_byte_array_append (b, pad, (guint) ((8 - len % 8) % 8));
+    }
+  msperf_table_cache_seal (b->data, b->len);
+  return b;
+}
+
+gboolean
+msperf_table_cache_write (const char *file, const msperf_table *table, const char *key,
+                          GError **error)
+{
+  guint8 k[32];
+  g_autoptr (GByteArray) bytes = NULL;
+  g_autofree char *tmp = NULL;
+  int fd, saved;
+  gboolean ok;
+
+  g_return_val_if_fail (file != NULL && table != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (!key_of_hex (key, k))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: the key is not 64 hex digits", file);
+      return FALSE;
+    }
+  /* Offsets are 32-bit in the file as in memory; a table past that is not cached. */
+  if (table->slots->len > G_MAXUINT32 || table->text->len > G_MAXUINT32)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s: table too large to cache", table->path);
+      return FALSE;
+    }
+  bytes = serialize (table, k);
+  /* Same directory, so rename is atomic; a reader never sees a partial file. */
+  tmp = g_strconcat (file, ".XXXXXX", NULL);
+  fd = g_mkstemp (tmp);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot create %s: %s", tmp, g_strerror (saved));
+      return FALSE;
+    }
+  ok = write_all (fd, bytes->data, bytes->len);
+  saved = errno;
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (ok && g_rename (tmp, file) != 0)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (!ok)
+    {
+      g_unlink (tmp);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot write %s: %s", file, g_strerror (saved));
+    }
+  return ok;
+}
+
+/* ------------------------------------------------------------------ loading */
+
+typedef struct {
+  const guint8 *data;
+  size_t size;
+  file_header h;
+  const file_section *table;
+} reader;
+
+static gboolean G_GNUC_PRINTF (2, 3)
+bad (GError **error, const char *format, ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  g_propagate_error (error, g_error_new_valist (MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                                                format, ap));
+  va_end (ap);
+  return FALSE;
+}
+
+/* The array of section id (elements of elem_size) and its count; NULL with error when it is
+ * missing, of another element size or past the end of the file. An empty section is a
+ * pointer to its (in-file) offset. */
+static const void *
+section (const reader *r, guint32 id, guint32 elem_size, guint64 *count, GError **error)
+{
+  for (guint32 k = 0; k < r->h.nsections; k++)
+    {
+      file_section s;
+
+      memcpy (&s, r->table + k, sizeof s);
+      if (s.id != id)
+        continue;
+      if (s.elem_size != elem_size)
+        {
+          bad (error, "section %u has %u-byte elements, expected %u", id, s.elem_size,
+               elem_size);
+          return NULL;
+        }
+      if (s.offset % 8 != 0 || s.offset > r->size
+          || (s.count > 0 && s.count > (r->size - s.offset) / elem_size))
+        {
+          bad (error, "section %u (offset %" G_GUINT64_FORMAT ") runs past the end of the file",
+               id, s.offset);
+          return NULL;
+        }
+      *count = s.count;
+      return r->data + s.offset;
+    }
+  bad (error, "section %u is missing", id);
+  return NULL;
+}
+
+static gboolean
+read_header (reader *r, const guint8 key[32], GError **error)
+{
+  if (r->size < sizeof r->h)
+    return bad (error, "truncated: %zu bytes, shorter than the header", r->size);
+  memcpy (&r->h, r->data, sizeof r->h);
+  if (memcmp (r->h.magic, MAGIC, sizeof r->h.magic) != 0)
+    return bad (error, "not a msperf table cache file (bad magic)");
+  if (r->h.format != MSPERF_TABLE_CACHE_FORMAT)
+    return bad (error, "format version %u, this msperf reads %u", r->h.format,
+                MSPERF_TABLE_CACHE_FORMAT);
+  if (r->h.endian != ENDIAN_MARK)
+    return bad (error, "written on another architecture");
+  if (r->h.file_size != r->size)
+    return bad (error, "truncated or extended: %zu bytes, the header says %" G_GUINT64_FORMAT,
+                r->size, r->h.file_size);
+  if (memcmp (r->h.key, key, 32) != 0)
+    return bad (error, "foreign file: its key is not this table's");
+  if (r->h.checksum != file_checksum (r->data, r->size))
+    return bad (error, "checksum mismatch (corrupt file)");
+  if (r->h.nsections > MAX_SECTIONS
+      || r->h.nsections * sizeof (file_section) > r->size - sizeof r->h)
+    return bad (error, "bad section count %u", r->h.nsections);
+  if (r->h.n_rows > G_MAXUINT32 || r->h.n_columns > G_MAXUINT32
+      || (r->h.n_columns > 0 && r->h.n_rows > G_MAXUINT64 / r->h.n_columns))
+    return bad (error, "bad counts (%" G_GUINT64_FORMAT " rows, %" G_GUINT64_FORMAT
+                " columns)", r->h.n_rows, r->h.n_columns);
+  r->table = (const file_section *) (r->data + sizeof r->h);
+  return TRUE;
+}
+
+/* Splits a section of NUL-terminated strings into out (copies); FALSE when the section does
+ * not end with a NUL or holds another number of strings than want (-1: any). */
+static gboolean
+read_strings (const char *p, guint64 len, gint64 want, GPtrArray *out)
+{
+  const char *end = p + len;
+
+  if (len > 0 && end[-1] != '\0')
+    return FALSE;
+  while (p < end)
+    {
+      size_t n = strlen (p);
+
+      g_ptr_array_add (out, g_strndup (p, n));
+      p += n + 1;
+    }
+  return want < 0 || out->len == (guint64) want;
+}
+
+static gboolean
+read_text (const reader *r, msperf_table *t, GError **error)
+{
+  guint64 n_text, n_cells;
+  const char *text = section (r, SEC_TEXT, 1, &n_text, error);
+  const guint32 *cells;
+
+  if (text == NULL)
+    return FALSE;
+  if (n_text == 0 || n_text > G_MAXUINT32 || text[0] != '\0' || text[n_text - 1] != '\0')
+    return bad (error, "the cell text is not NUL-framed");
+  if ((cells = section (r, SEC_CELLS, sizeof (guint32), &n_cells, error)) == NULL)
+    return FALSE;
+  if (n_cells != r->h.n_rows * r->h.n_columns)
+    return bad (error, "%" G_GUINT64_FORMAT " cells for %" G_GUINT64_FORMAT " rows of %"
+                G_GUINT64_FORMAT " columns", n_cells, r->h.n_rows, r->h.n_columns);
+  for (guint64 k = 0; k < n_cells; k++)
+    if (cells[k] >= n_text)
+      return bad (error, "cell %" G_GUINT64_FORMAT " points past the text", k);
+  g_string_truncate (t->text, 0);
+  g_string_append_len (t->text, text, (gssize) n_text);
+  g_array_set_size (t->cells, (guint) n_cells);
+  if (n_cells > 0)
+    memcpy (t->cells->data, cells, n_cells * sizeof (guint32));
+  return TRUE;
+}
+
+static gboolean
+read_slots (const reader *r, msperf_table *t, GError **error)
+{
+  guint64 n_slots;
+  const file_slot *slots = section (r, SEC_SLOTS, sizeof (file_slot), &n_slots, error);
+
+  if (slots == NULL)
+    return FALSE;
+  if (n_slots > G_MAXUINT32)
+    return bad (error, "%" G_GUINT64_FORMAT " slots", n_slots);
+  g_array_set_size (t->slots, (guint) n_slots);
+  for (guint64 k = 0; k < n_slots; k++)
+    {
+      msperf_tensor *d = &g_array_index (t->slots, msperf_tensor, k);
+
+      if (slots[k].rank < 0 || slots[k].rank > MSPERF_MAX_RANK || slots[k].dtype < 0
+          || slots[k].dtype >= MSPERF_DTYPE_N_TYPES || slots[k].format < MSPERF_FORMAT_ND
+          || slots[k].format > MSPERF_FORMAT_OTHER)
+        return bad (error, "slot %" G_GUINT64_FORMAT " has a bad rank, dtype or format", k);
+      memset (d, 0, sizeof *d);
+      d->rank = slots[k].rank;
+      memcpy (d->dims, slots[k].dims, sizeof d->dims);
+      d->dtype = (msperf_dtype) slots[k].dtype;
+      d->format = (msperf_format) slots[k].format;
+    }
+  return TRUE;
+}
+
+static gboolean
+slot_ref_ok (guint32 offset, guint32 n, guint n_slots)
+{
+  return n == 0 || ((guint64) offset + n <= n_slots);
+}
+
+static gboolean
+read_rows (const reader *r, msperf_table *t, GError **error)
+{
+  guint64 n_rows;
+  const file_row *rows = section (r, SEC_ROWS, sizeof (file_row), &n_rows, error);
+  msperf_tensor *base;
+
+  if (rows == NULL)
+    return FALSE;
+  if (n_rows != r->h.n_rows)
+    return bad (error, "%" G_GUINT64_FORMAT " rows, the header says %" G_GUINT64_FORMAT,
+                n_rows, r->h.n_rows);
+  base = (msperf_tensor *) (void *) t->slots->data;
+  g_array_set_size (t->rows, (guint) n_rows);
+  for (guint64 k = 0; k < n_rows; k++)
+    {
+      const file_row *f = &rows[k];
+      table_row *row = &g_array_index (t->rows, table_row, k);
+
+      if (f->latency_column < 0 || f->latency_column > MSPERF_LATENCY_NONE
+          || !slot_ref_ok (f->in_offset, f->in_n, t->slots->len)
+          || !slot_ref_ok (f->out_offset, f->out_n, t->slots->len))
+        return bad (error, "row %" G_GUINT64_FORMAT " has a bad latency column or slot list", k);
+      memset (row, 0, sizeof *row);
+      row->line = f->line;
+      row->latency_column = (msperf_latency_column) f->latency_column;
+      row->latency = f->latency;
+      row->inputs.n = f->in_n;
+      row->inputs.t = f->in_n ? base + f->in_offset : NULL;
+      row->outputs.n = f->out_n;
+      row->outputs.t = f->out_n ? base + f->out_offset : NULL;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_tables (const reader *r, msperf_table *t, GError **error)
+{
+  guint64 n;
+  const char *p;
+
+  if ((p = section (r, SEC_COLUMNS, 1, &n, error)) == NULL)
+    return FALSE;
+  if (!read_strings (p, n, (gint64) r->h.n_columns, t->columns))
+    return bad (error, "the column names do not match the header's %" G_GUINT64_FORMAT,
+                r->h.n_columns);
+  if ((p = section (r, SEC_PROBLEMS, 1, &n, error)) == NULL)
+    return FALSE;
+  if (!read_strings (p, n, -1, t->problems))
+    return bad (error, "the problems section is not NUL-terminated");
+  if ((p = section (r, SEC_HASH, 1, &n, error)) == NULL)
+    return FALSE;
+  if (n != 65 || p[64] != '\0' || strlen (p) != 64)
+    return bad (error, "the table hash is not 64 characters");
+  t->hash = g_strdup (p);
+  return read_text (r, t, error) && read_slots (r, t, error) && read_rows (r, t, error);
+}
+
+msperf_table *
+msperf_table_cache_load (const char *file, const char *key, const char *path,
+                         const char *kernel_type, GError **error)
+{
+  g_autoptr (GMappedFile) map = NULL;
+  g_autoptr (msperf_table) t = NULL;
+  reader r = { 0 };
+  guint8 k[32];
+
+  g_return_val_if_fail (file != NULL && path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!key_of_hex (key, k))
+    {
+      bad (error, "the key is not 64 hex digits");
+      return NULL;
+    }
+  /* Read-only mapping (PROT_READ, MAP_PRIVATE). */
+  map = g_mapped_file_new (file, FALSE, error);
+  if (map == NULL)
+    return NULL;
+  r.data = (const guint8 *) g_mapped_file_get_contents (map);
+  r.size = g_mapped_file_get_length (map);
+  if (r.data == NULL)
+    r.size = 0;
+  if (!read_header (&r, k, error))
+    return NULL;
+  t = msperf_table_new_empty (path, kernel_type);
+  t->n_skipped = r.h.n_skipped;
+  t->first_skipped_line = r.h.first_skipped_line;
+  t->have_header = TRUE;
+  if (!read_tables (&r, t, error))
+    return NULL;
+  msperf_table_index_columns (t);
+  msperf_table_build_index (t);
+  return g_steal_pointer (&t);
+}
