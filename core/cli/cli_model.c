@@ -22,7 +22,7 @@
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
  * the defaults apply, and 0 or a negative size given on purpose is refused. */
-#define UNSET INT_MIN
+#define UNSET MSPERF_CLI_UNSET
 
 struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
@@ -71,23 +71,6 @@ msperf_cli_model_opts_free (msperf_cli_model_opts *o)
   g_free (o);
 }
 
-static int
-int_or (int value, int fallback)
-{
-  return value == UNSET ? fallback : value;
-}
-
-/* value, when given, must be >= min: "--tp must be an integer >= 1, not 0". */
-static gboolean
-check_int (const char *flag, int value, int min, GError **error)
-{
-  if (value == UNSET || value >= min)
-    return TRUE;
-  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-               "%s must be an integer >= %d, not %d", flag, min, value);
-  return FALSE;
-}
-
 /* value, when given, must be > 0 (or within [0, 1] for a probability). */
 static gboolean
 check_double (const char *flag, double value, gboolean probability, GError **error)
@@ -102,11 +85,11 @@ check_double (const char *flag, double value, gboolean probability, GError **err
 static gboolean
 check_model_sizes (const model_opts *o, GError **error)
 {
-  return check_int ("--tp", o->tp, 1, error) && check_int ("--ep", o->ep, 1, error)
-         && check_int ("--dp", o->dp, 1, error) && check_int ("--pp", o->pp, 1, error)
-         && check_int ("--batch", o->batch, 1, error) && check_int ("--seq", o->seq, 1, error)
-         && check_int ("--context", o->context, 1, error)
-         && check_int ("--nextn", o->nextn, 0, error);
+  return msperf_cli_check_min ("--tp", o->tp, 1, error) && msperf_cli_check_min ("--ep", o->ep, 1, error)
+         && msperf_cli_check_min ("--dp", o->dp, 1, error) && msperf_cli_check_min ("--pp", o->pp, 1, error)
+         && msperf_cli_check_min ("--batch", o->batch, 1, error) && msperf_cli_check_min ("--seq", o->seq, 1, error)
+         && msperf_cli_check_min ("--context", o->context, 1, error)
+         && msperf_cli_check_min ("--nextn", o->nextn, 0, error);
 }
 
 /* The first model option given, for estimate without --model (it would be ignored). */
@@ -204,8 +187,8 @@ load_model (const model_opts *o, GError **error)
 static msperf_model_layout
 layout_of (const model_opts *o)
 {
-  msperf_model_layout l = { int_or (o->tp, 1), int_or (o->ep, 1), int_or (o->dp, 1),
-                            int_or (o->pp, 1), o->sp };
+  msperf_model_layout l = { msperf_cli_or (o->tp, 1), msperf_cli_or (o->ep, 1), msperf_cli_or (o->dp, 1),
+                            msperf_cli_or (o->pp, 1), o->sp };
   return l;
 }
 
@@ -230,10 +213,10 @@ pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
       return FALSE;
     }
   p->phase = decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL;
-  p->batch = int_or (o->batch, 1);
-  p->seq = int_or (o->seq, 1024);
-  p->context = int_or (o->context, 1024);
-  p->nextn = int_or (o->nextn, 0);
+  p->batch = msperf_cli_or (o->batch, 1);
+  p->seq = msperf_cli_or (o->seq, 1024);
+  p->context = msperf_cli_or (o->context, 1024);
+  p->nextn = msperf_cli_or (o->nextn, 0);
   return TRUE;
 }
 
@@ -550,19 +533,19 @@ static gboolean
 request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2e_request *req,
             GError **error)
 {
-  if (!check_int ("--isl", r->isl, 1, error) || !check_int ("--osl", r->osl, 1, error)
-      || !check_int ("--nextn", o->nextn, 0, error)
-      || !check_int ("--decode-stride", r->stride, 1, error)
+  if (!msperf_cli_check_min ("--isl", r->isl, 1, error) || !msperf_cli_check_min ("--osl", r->osl, 1, error)
+      || !msperf_cli_check_min ("--nextn", o->nextn, 0, error)
+      || !msperf_cli_check_min ("--decode-stride", r->stride, 1, error)
       || !check_double ("--nextn-accept", r->accept, TRUE, error)
       || !check_double ("--gpu-memory-utilization", r->utilization, TRUE, error))
     return FALSE;
   req->gpu_memory_utilization = isnan (r->utilization) ? 0 : r->utilization;
-  req->isl = int_or (r->isl, 1024);
-  req->osl = int_or (r->osl, 128);
+  req->isl = msperf_cli_or (r->isl, 1024);
+  req->osl = msperf_cli_or (r->osl, 128);
   req->batch = batch;
-  req->nextn = int_or (o->nextn, 0);
+  req->nextn = msperf_cli_or (o->nextn, 0);
   req->accept = isnan (r->accept) ? 0.7 : r->accept;
-  req->stride = int_or (r->stride, 32);
+  req->stride = msperf_cli_or (r->stride, 32);
   if (req->isl < 1 || req->osl < 1 || req->nextn < 0 || req->accept > 1 || batch < 1)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -636,7 +619,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
   if (!parse_ctx ("msperf e2e", ctx, all, &args, &error) || !check_model_sizes (&o, &error)
       || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
-      || !request_of (&ro, &o, int_or (o.batch, 1), &req, &error)
+      || !request_of (&ro, &o, msperf_cli_or (o.batch, 1), &req, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   if (ro.format && strcmp (ro.format, "table") != 0 && strcmp (ro.format, "jsonl") != 0)
@@ -871,7 +854,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
   if (!parse_ctx ("msperf sweep", ctx, all, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
-      || !check_int ("--devices", so.devices, 1, &error)
+      || !msperf_cli_check_min ("--devices", so.devices, 1, &error)
       || !check_double ("--ttft-max", so.ttft_max, FALSE, &error)
       || !check_double ("--tpot-max", so.tpot_max, FALSE, &error)
       || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
@@ -889,7 +872,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
                    "--format must be csv or jsonl, not '%s'", ro.format);
       goto out;
     }
-  so.devices = int_or (so.devices, 8);
+  so.devices = msperf_cli_or (so.devices, 8);
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;

@@ -13,7 +13,7 @@
 #include "app/model/model.h"
 #include "app/serve/serve.h"
 
-#define UNSET INT_MIN
+#define UNSET MSPERF_CLI_UNSET
 
 void
 msperf_cli_serve_engine_entries (GArray *out, msperf_cli_serve_engine *eo)
@@ -106,22 +106,6 @@ typedef struct {
   gboolean stagger;
 } serve_opts;
 
-static gboolean
-check_min (const char *flag, int v, int min, GError **error)
-{
-  if (v == UNSET || v >= min)
-    return TRUE;
-  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-               "%s must be an integer >= %d, not %d", flag, min, v);
-  return FALSE;
-}
-
-static int
-or_ (int v, int fallback)
-{
-  return v == UNSET ? fallback : v;
-}
-
 gboolean
 msperf_cli_serve_load_policy (const char *backend, const char *scheduler,
                               msperf_serve_policy *pol, GError **error)
@@ -179,7 +163,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++)
-    if (!check_min (ints[i].f, ints[i].v, ints[i].min, error))
+    if (!msperf_cli_check_min (ints[i].f, ints[i].v, ints[i].min, error))
       return FALSE;
   if (!isnan (o->accept) && !(o->accept >= 0 && o->accept <= 1))
     {
@@ -193,16 +177,16 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
     if (o->knob_values[k] && !msperf_serve_policy_set (pol, knobs[k].key, o->knob_values[k], error))
       return FALSE;
   memset (dep, 0, sizeof *dep);
-  dep->layout = (msperf_model_layout){ or_ (o->tp, 1), or_ (o->ep, 1), or_ (o->dp, 1),
-                                       or_ (o->pp, 1), FALSE };
-  dep->replicas = or_ (o->replicas, 1);
-  dep->prefill = (msperf_model_layout){ or_ (o->p_tp, dep->layout.tp), or_ (o->p_ep, dep->layout.ep),
-                                        or_ (o->p_dp, 1), or_ (o->p_pp, 1), FALSE };
-  dep->decode = (msperf_model_layout){ or_ (o->d_tp, dep->layout.tp), or_ (o->d_ep, dep->layout.ep),
-                                       or_ (o->d_dp, dep->layout.dp), or_ (o->d_pp, 1), FALSE };
-  dep->prefill_workers = or_ (o->p_workers, 1);
-  dep->decode_workers = or_ (o->d_workers, 1);
-  dep->nextn = or_ (o->nextn, 0);
+  dep->layout = (msperf_model_layout){ msperf_cli_or (o->tp, 1), msperf_cli_or (o->ep, 1), msperf_cli_or (o->dp, 1),
+                                       msperf_cli_or (o->pp, 1), FALSE };
+  dep->replicas = msperf_cli_or (o->replicas, 1);
+  dep->prefill = (msperf_model_layout){ msperf_cli_or (o->p_tp, dep->layout.tp), msperf_cli_or (o->p_ep, dep->layout.ep),
+                                        msperf_cli_or (o->p_dp, 1), msperf_cli_or (o->p_pp, 1), FALSE };
+  dep->decode = (msperf_model_layout){ msperf_cli_or (o->d_tp, dep->layout.tp), msperf_cli_or (o->d_ep, dep->layout.ep),
+                                       msperf_cli_or (o->d_dp, dep->layout.dp), msperf_cli_or (o->d_pp, 1), FALSE };
+  dep->prefill_workers = msperf_cli_or (o->p_workers, 1);
+  dep->decode_workers = msperf_cli_or (o->d_workers, 1);
+  dep->nextn = msperf_cli_or (o->nextn, 0);
   dep->accept = isnan (o->accept) ? 0.7 : o->accept;
   dep->kv_capacity_tokens = o->kv_capacity == UNSET ? 0 : o->kv_capacity;
   if (o->mode == NULL || strcmp (o->mode, "agg") == 0)
@@ -218,11 +202,11 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   if (!layout_ok ("--tp/--ep/--dp/--pp", &dep->layout, error))
     return FALSE;
   memset (w, 0, sizeof *w);
-  w->isl = or_ (o->isl, 1024);
-  w->osl = or_ (o->osl, 128);
-  w->seed = (guint32) or_ (o->seed, 1);
-  w->warmup = or_ (o->warmup, 0);
-  w->cooldown = or_ (o->cooldown, 0);
+  w->isl = msperf_cli_or (o->isl, 1024);
+  w->osl = msperf_cli_or (o->osl, 128);
+  w->seed = (guint32) msperf_cli_or (o->seed, 1);
+  w->warmup = msperf_cli_or (o->warmup, 0);
+  w->cooldown = msperf_cli_or (o->cooldown, 0);
   if ((o->isl_dist && !msperf_serve_parse_len_dist (o->isl_dist, &w->isl_dist, error))
       || (o->osl_dist && !msperf_serve_parse_len_dist (o->osl_dist, &w->osl_dist, error)))
     return FALSE;
@@ -260,7 +244,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
       w->arrival = MSPERF_SERVE_POISSON;
       if (o->arrival && !msperf_serve_parse_arrival (o->arrival, w, error))
         return FALSE;
-      w->num_requests = or_ (o->num_requests, 1000);
+      w->num_requests = msperf_cli_or (o->num_requests, 1000);
     }
   else
     {
@@ -272,7 +256,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
         }
       w->arrival = MSPERF_SERVE_CLOSED;
       w->staggered = o->stagger;
-      w->concurrency = or_ (o->concurrency, 1);
+      w->concurrency = msperf_cli_or (o->concurrency, 1);
       w->num_requests = o->num_requests != UNSET ? o->num_requests
                                                  : MAX (100, 10 * w->concurrency);
     }
@@ -431,7 +415,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
           goto out;
         }
     }
-  if (!check_min ("--jobs", o.jobs, 1, &error) || !build (&o, &dep, &pol, &w, &error))
+  if (!msperf_cli_check_min ("--jobs", o.jobs, 1, &error) || !build (&o, &dep, &pol, &w, &error))
     goto out;
   if (o.config == NULL)
     {

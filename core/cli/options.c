@@ -206,3 +206,19 @@ msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database *db)
   if (msperf_engine_start (engine, NULL))
     msperf_database_set_collective_prefixes (db, msperf_engine_collective_prefixes (engine));
 }
+
+gboolean
+msperf_cli_check_min (const char *flag, int value, int min, GError **error)
+{
+  if (value == MSPERF_CLI_UNSET || value >= min)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "%s must be an integer >= %d, not %d", flag, min, value);
+  return FALSE;
+}
+
+int
+msperf_cli_or (int value, int fallback)
+{
+  return value == MSPERF_CLI_UNSET ? fallback : value;
+}

@@ -2,6 +2,7 @@
 #ifndef MSPERF_CORE_CLI_OPTIONS_H
 #define MSPERF_CORE_CLI_OPTIONS_H
 
+#include <limits.h>
 #include <glib.h>
 #include <msperf/database.h>
 #include "cli/cli.h"
@@ -20,5 +21,12 @@ const char *msperf_cli_closest (const char *word, const char *const *candidates)
 /* Sets db's collective kernel prefixes to what the loaded modules declare (an engine without
  * a database is started to ask them; without modules, no kernel is a collective). */
 void msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database *db);
+
+/* An integer option not given on the command line. */
+#define MSPERF_CLI_UNSET INT_MIN
+/* value, when given, must be >= min: "--tp must be an integer >= 1, not 0". */
+gboolean msperf_cli_check_min (const char *flag, int value, int min, GError **error);
+/* value, or fallback when the option was not given. */
+int msperf_cli_or (int value, int fallback);
 
 #endif

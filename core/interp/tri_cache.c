@@ -5,7 +5,6 @@
  * offset), then the sections, each at an 8-byte-aligned offset. Nothing in a file is trusted:
  * every size is checked against the file's length and the header's counts, every index
  * against its range, and the points against the caller's, before a single array is used. */
-#define _XOPEN_SOURCE 700   /* mkstemp */
 #include <config.h>
 
 #include <errno.h>
@@ -19,6 +18,7 @@
 #include <libqhull_r/libqhull_r.h>
 
 #include <msperf/error.h>
+#include "io/cache_file.h"
 #include "interp/tri_cache.h"
 
 #define MAGIC "MSPTRIC"           /* 8 bytes with the NUL */
@@ -94,16 +94,6 @@ key_digest (const double *points, size_t n, int dim, guint8 out[32])
   g_checksum_get_digest (c, out, &len);
 }
 
-static char *
-hex_of (const guint8 key[32])
-{
-  char *s = g_malloc (65);
-
-  for (int i = 0; i < 32; i++)
-    g_snprintf (s + 2 * i, 3, "%02x", key[i]);
-  return s;
-}
-
 char *
 msperf_tri_cache_key (const double *points, size_t n, int dim)
 {
@@ -111,7 +101,7 @@ msperf_tri_cache_key (const double *points, size_t n, int dim)
 
   g_return_val_if_fail (points != NULL || n == 0, NULL);
   key_digest (points, n, dim, key);
-  return hex_of (key);
+  return msperf_cache_file_hex (key);
 }
 
 char *
@@ -127,74 +117,12 @@ msperf_tri_cache_path (const char *dir, const double *points, size_t n, int dim)
 
 /* ------------------------------------------------------------------ payload checksum */
 
-/* Not cryptographic (the key is): it catches corruption at memory speed, where SHA-256
- * would cost more than the Qhull run it saves on large files. Words of 8 bytes, the tail
- * zero-padded; bytes [skip, skip + 8) (the checksum field) count as zero. */
-typedef struct {
-  guint64 h;
-  guint64 pos;
-  guint8 part[8];
-  guint npart;
-} mix;
-
-static void
-mix_word (mix *m, guint64 w)
-{
-  m->h = (m->h ^ w) * G_GUINT64_CONSTANT (0x100000001b3);
-  m->h ^= m->h >> 29;
-}
-
-static void
-mix_bytes (mix *m, const guint8 *p, size_t len)
-{
-  while (len > 0 && m->npart > 0)
-    {
-      m->part[m->npart++] = *p++;
-      len--;
-      if (m->npart == 8)
-        {
-          guint64 w;
-
-          memcpy (&w, m->part, 8);
-          mix_word (m, w);
-          m->npart = 0;
-        }
-    }
-  for (; len >= 8; p += 8, len -= 8)
-    {
-      guint64 w;
-
-      memcpy (&w, p, 8);
-      mix_word (m, w);
-    }
-  while (len-- > 0)
-    m->part[m->npart++] = *p++;
-}
-
-static guint64
-mix_end (mix *m)
-{
-  if (m->npart > 0)
-    {
-      guint64 w = 0;
-
-      memcpy (&w, m->part, m->npart);
-      mix_word (m, w);
-    }
-  return m->h ^ m->pos;
-}
-
+/* Not cryptographic (the key is): SHA-256 would cost more than the Qhull run it saves on
+ * large files. */
 static guint64
 file_checksum (const guint8 *data, size_t size)
 {
-  mix m = { .h = G_GUINT64_CONSTANT (0xcbf29ce484222325), .pos = size };
-  size_t at = G_STRUCT_OFFSET (file_header, checksum);
-  const guint8 zero[8] = { 0 };
-
-  mix_bytes (&m, data, at);
-  mix_bytes (&m, zero, 8);
-  mix_bytes (&m, data + at + 8, size - at - 8);
-  return mix_end (&m);
+  return msperf_cache_file_checksum (data, size, G_STRUCT_OFFSET (file_header, checksum));
 }
 
 void
@@ -289,67 +217,19 @@ serialize (const msperf_delaunay_view *v, const guint8 key[32])
   return b;
 }
 
-static gboolean
-write_all (int fd, const guint8 *p, size_t len)
-{
-  while (len > 0)
-    {
-      ssize_t w = write (fd, p, len);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return FALSE;
-      p += w;
-      len -= (size_t) w;
-    }
-  return TRUE;
-}
-
 gboolean
 msperf_tri_cache_write (const char *path, const msperf_delaunay *tri, GError **error)
 {
   msperf_delaunay_view v;
   guint8 key[32];
   g_autoptr (GByteArray) bytes = NULL;
-  g_autofree char *tmp = NULL;
-  int fd, saved;
-  gboolean ok;
 
   g_return_val_if_fail (path != NULL && tri != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   msperf_delaunay_view_of (tri, &v);
   key_digest (v.points, v.npoints, v.ndim, key);
   bytes = serialize (&v, key);
-  /* Same directory, so rename is atomic; a reader never sees a partial file. */
-  tmp = g_strconcat (path, ".XXXXXX", NULL);
-  fd = g_mkstemp (tmp);
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create %s: %s", tmp, g_strerror (saved));
-      return FALSE;
-    }
-  ok = write_all (fd, bytes->data, bytes->len);
-  saved = errno;
-  if (close (fd) != 0 && ok)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (ok && g_rename (tmp, path) != 0)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (!ok)
-    {
-      g_unlink (tmp);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot write %s: %s", path, g_strerror (saved));
-    }
-  return ok;
+  return msperf_cache_file_write (path, bytes->data, bytes->len, error);
 }
 
 /* ------------------------------------------------------------------ loading */

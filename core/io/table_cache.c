@@ -6,7 +6,6 @@
  * its arrays read in place. Nothing in a file is trusted: every size is checked against the
  * file's length and the header's counts, every cell offset against the text, every slot
  * reference against the slots, before the table is built from it. */
-#define _XOPEN_SOURCE 700   /* mkstemp */
 #include <config.h>
 
 #include <errno.h>
@@ -18,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include <msperf/error.h>
+#include "io/cache_file.h"
 #include "io/table_cache.h"
 #include "io/table_private.h"
 
@@ -115,32 +115,6 @@ key_digest (const char *path, const char *kernel_type, const void *data, size_t 
   g_checksum_get_digest (c, out, &n);
 }
 
-static char *
-hex_of (const guint8 key[32])
-{
-  char *s = g_malloc (65);
-
-  for (int i = 0; i < 32; i++)
-    g_snprintf (s + 2 * i, 3, "%02x", key[i]);
-  return s;
-}
-
-static gboolean
-key_of_hex (const char *hex, guint8 out[32])
-{
-  if (hex == NULL || strlen (hex) != 64)
-    return FALSE;
-  for (int i = 0; i < 32; i++)
-    {
-      int hi = g_ascii_xdigit_value (hex[2 * i]), lo = g_ascii_xdigit_value (hex[2 * i + 1]);
-
-      if (hi < 0 || lo < 0)
-        return FALSE;
-      out[i] = (guint8) (hi * 16 + lo);
-    }
-  return TRUE;
-}
-
 char *
 msperf_table_cache_key (const char *path, const char *kernel_type, const void *data,
                         size_t len)
@@ -149,7 +123,7 @@ msperf_table_cache_key (const char *path, const char *kernel_type, const void *d
 
   g_return_val_if_fail (path != NULL && (data != NULL || len == 0), NULL);
   key_digest (path, kernel_type, data, len, key);
-  return hex_of (key);
+  return msperf_cache_file_hex (key);
 }
 
 char *
@@ -164,39 +138,10 @@ msperf_table_cache_file (const char *dir, const char *key)
 
 /* ------------------------------------------------------------------ payload checksum */
 
-/* Not cryptographic (the key is): it catches corruption at memory speed. Words of 8 bytes,
- * the tail zero-padded; the checksum field counts as zero. The same mix as the triangulation
- * cache's. */
-static guint64
-mix_word (guint64 h, guint64 w)
-{
-  h = (h ^ w) * G_GUINT64_CONSTANT (0x100000001b3);
-  return h ^ (h >> 29);
-}
-
 static guint64
 file_checksum (const guint8 *data, size_t size)
 {
-  size_t at = G_STRUCT_OFFSET (file_header, checksum), k;
-  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
-
-  /* The header is a whole number of words and the checksum field one of them. */
-  for (k = 0; k + 8 <= size; k += 8)
-    {
-      guint64 w = 0;
-
-      if (k != at)
-        memcpy (&w, data + k, 8);
-      h = mix_word (h, w);
-    }
-  if (k < size)
-    {
-      guint64 w = 0;
-
-      memcpy (&w, data + k, size - k);
-      h = mix_word (h, w);
-    }
-  return h ^ (guint64) size;
+  return msperf_cache_file_checksum (data, size, G_STRUCT_OFFSET (file_header, checksum));
 }
 
 void
@@ -237,24 +182,6 @@ strings_blob (const GPtrArray *strings)
   return b;
 }
 
-static gboolean
-write_all (int fd, const guint8 *p, size_t len)
-{
-  while (len > 0)
-    {
-      ssize_t w = write (fd, p, len);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return FALSE;
-      p += w;
-      len -= (size_t) w;
-    }
-  return TRUE;
-}
-
-/* The whole file in memory: header, table, 8-aligned sections. */
 static GByteArray *
 serialize (const msperf_table *t, const guint8 key[32])
 {
@@ -329,13 +256,10 @@ msperf_table_cache_write (const char *file, const msperf_table *table, const cha
 {
   guint8 k[32];
   g_autoptr (GByteArray) bytes = NULL;
-  g_autofree char *tmp = NULL;
-  int fd, saved;
-  gboolean ok;
 
   g_return_val_if_fail (file != NULL && table != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  if (!key_of_hex (key, k))
+  if (!msperf_cache_file_key_of_hex (key, k))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "%s: the key is not 64 hex digits", file);
@@ -349,35 +273,7 @@ msperf_table_cache_write (const char *file, const msperf_table *table, const cha
       return FALSE;
     }
   bytes = serialize (table, k);
-  /* Same directory, so rename is atomic; a reader never sees a partial file. */
-  tmp = g_strconcat (file, ".XXXXXX", NULL);
-  fd = g_mkstemp (tmp);
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create %s: %s", tmp, g_strerror (saved));
-      return FALSE;
-    }
-  ok = write_all (fd, bytes->data, bytes->len);
-  saved = errno;
-  if (close (fd) != 0 && ok)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (ok && g_rename (tmp, file) != 0)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (!ok)
-    {
-      g_unlink (tmp);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot write %s: %s", file, g_strerror (saved));
-    }
-  return ok;
+  return msperf_cache_file_write (file, bytes->data, bytes->len, error);
 }
 
 /* ------------------------------------------------------------------ loading */
@@ -614,7 +510,7 @@ msperf_table_cache_load (const char *file, const char *key, const char *path,
 
   g_return_val_if_fail (file != NULL && path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!key_of_hex (key, k))
+  if (!msperf_cache_file_key_of_hex (key, k))
     {
       bad (error, "the key is not 64 hex digits");
       return NULL;

@@ -393,6 +393,43 @@ test_fields_override (void **state)
   g_hash_table_destroy (gen);
 }
 
+/* moe_allreduce=1 (the CUDA runtimes' fused MoE): no all_to_all dispatch/combine. Under
+ * attention DP (tp 8, ep 16, dp 2) the DP ranks' 8 tokens are all-gathered to 16 before the
+ * MoE and reduce-scattered after it; without it (tp 8, ep 8) one all_reduce over the TP group
+ * sums the experts' partial outputs and no token is gathered. */
+static void
+test_moe_allreduce (void **state)
+{
+  static const char *const nvidia[] = { "moe_pad_tokens=0", "moe_allreduce=1", NULL };
+  static const msperf_model_layout tp_ep = { 8, 8, 1, 1, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 4096, 0 };
+  GHashTable *dp = generate_with ("deepseek-ai--DeepSeek-V3.json", &dsv3_layout, &pass, "w8a8",
+                                  nvidia);
+  GHashTable *tp = generate_with ("deepseek-ai--DeepSeek-V3.json", &tp_ep, &pass, "w8a8", nvidia);
+  GHashTable *capture = generate ("deepseek-ai--DeepSeek-V3.json", &tp_ep, &pass, "w8a8");
+  op_entry *e;
+
+  (void) state;
+  assert_null (g_hash_table_lookup (dp, "tensor_cast.all_to_all.default"));
+  assert_null (g_hash_table_lookup (tp, "tensor_cast.all_to_all.default"));
+  assert_non_null (g_hash_table_lookup (capture, "tensor_cast.all_to_all.default"));
+  e = g_hash_table_lookup (dp, "tensor_cast.reduce_scatter.default");
+  assert_non_null (e);
+  assert_true (g_hash_table_contains (e->variants, "(16, 7168)"));
+  e = g_hash_table_lookup (dp, "tensor_cast.all_gather.default");
+  assert_non_null (e);
+  assert_true (g_hash_table_contains (e->variants, "(8, 7168)"));
+  e = g_hash_table_lookup (tp, "tensor_cast.all_reduce.default");
+  assert_non_null (e);
+  assert_true (g_hash_table_contains (e->variants, "(8, 7168)"));
+  e = g_hash_table_lookup (tp, "tensor_cast.all_gather.default");
+  assert_true (e == NULL || !g_hash_table_contains (e->variants, "(8, 7168)"));
+  assert_null (g_hash_table_lookup (tp, "tensor_cast.reduce_scatter.default"));
+  g_hash_table_destroy (dp);
+  g_hash_table_destroy (tp);
+  g_hash_table_destroy (capture);
+}
+
 /* --sequence-parallel on Qwen3-32B prefill, tp 8, 2 × 1000 tokens (Megatron-style): norms and
  * residual adds on the rank's 250 tokens, an all_gather before qkv and gate/up (and before the
  * LM head), a reduce_scatter after o_proj and down_proj (and the embedding) in place of the
@@ -802,6 +839,7 @@ main (void)
     cmocka_unit_test (test_quant_modes),
     cmocka_unit_test (test_params_absent),
     cmocka_unit_test (test_fields_override),
+    cmocka_unit_test (test_moe_allreduce),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -178,10 +178,12 @@ test_policies (void **state)
   /* moe_pad_tokens: 0 in the NVIDIA presets, a count >= 0, handed to the model as a field;
    * unset (-1) hands nothing. */
   assert_int_equal (p.moe_pad_tokens, 0);
+  assert_int_equal (p.moe_allreduce, 1);
   {
     g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
-    assert_int_equal (g_strv_length (f), 1);
+    assert_int_equal (g_strv_length (f), 2);
     assert_string_equal (f[0], "moe_pad_tokens=0");
+    assert_string_equal (f[1], "moe_allreduce=1");
   }
   assert_true (msperf_serve_policy_set (&p, "moe_pad_tokens", "256", &e));
   assert_int_equal (p.moe_pad_tokens, 256);

@@ -102,17 +102,17 @@ ok "build tree: the ATT cost table is found by a build-tree msperf run by the lo
 
 t_plugins_list() {
   status_is 0 "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins list || return 1
-  for m in compute attention_special communication elementwise moe_fused mla broadcast_att cast_att composite; do
+  for m in compute attention_special communication elementwise moe_fused mla field_table broadcast_att cast_att composite; do
     grep -E "^$m +[^ ]+ .*loaded" "$tmp/cmd.out" >/dev/null || { echo "$m not loaded"; cat "$tmp/cmd.out"; return 1; }
   done
 }
-ok "plugins list shows the nine modules loaded from the build tree" t_plugins_list
+ok "plugins list shows the ten modules loaded from the build tree" t_plugins_list
 
 t_plugins_bad_abi() {
   mkdir -p "$tmp/bad" && cp "$MSPERF_TEST_FAKEDIR/msperf_fake_bad_abi.so" "$tmp/bad/" || return 1
   status_is 0 "$bin" --plugins-dir "$tmp/bad" --plugins-dir "$MSPERF_TEST_PLUGINDIR" plugins list || return 1
   contains "$tmp/cmd.out" "rejected: ABI 43, expected 2" || return 1
-  [ "$(grep -c ' loaded ' "$tmp/cmd.out")" -eq 9 ] || { echo "expected 9 loaded"; cat "$tmp/cmd.out"; return 1; }
+  [ "$(grep -c ' loaded ' "$tmp/cmd.out")" -eq 10 ] || { echo "expected 10 loaded"; cat "$tmp/cmd.out"; return 1; }
   contains "$tmp/cmd.err" "msperf_fake_bad_abi.so"
 }
 ok "a wrong-ABI module is rejected with its reason while the others load" t_plugins_bad_abi

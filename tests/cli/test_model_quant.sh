@@ -119,7 +119,7 @@ fi
 t_config_quant() {
   $bin trace --model "$M/Qwen--Qwen3-235B-A22B-FP8.json" --tp 4 >"$tmp/o" 2>"$tmp/h" || return 1
   contains "$tmp/h" 'gemm fp8_block moe fp8_block' &&
-  contains "$tmp/o" '"op": "tensor_cast.fused_moe.default", "args": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}, {"shape": \[128, 768, 4096\], "dtype": "float8_e4m3fn"}, {"shape": \[128, 4096, 384\], "dtype": "float8_e4m3fn"}, {"shape": \[1024, 8\], "dtype": "int32"}\], "out": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}\], "kwargs": {"num_experts": 128, "moe_tp": 4, "moe_ep": 1, "quant": "fp8_block"}' || return 1
+  contains "$tmp/o" '"op": "tensor_cast.fused_moe.default", "args": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}, {"shape": \[128, 768, 4096\], "dtype": "float8_e4m3fn"}, {"shape": \[128, 4096, 384\], "dtype": "float8_e4m3fn"}, {"shape": \[1024, 8\], "dtype": "int32"}\], "out": \[{"shape": \[1024, 4096\], "dtype": "bfloat16"}\], "kwargs": {"num_experts": 128, "moe_tp": 4, "moe_ep": 1, "topk": 8, "quant": "fp8_block", "distribution": "power_law_1.2"}' || return 1
   $bin trace --model "$M/Qwen--Qwen3-235B-A22B-FP8.json" --tp 4 --quant bf16 >"$tmp/o" || return 1
   lacks "$tmp/o" fused_moe
 }

@@ -664,11 +664,11 @@ test_registry_search_path_without_env_has_only_the_default (void **state)
 }
 
 static void
-test_registry_the_nine_real_modules_load (void **state)
+test_registry_the_ten_real_modules_load (void **state)
 {
   static const char *const names[] = { "compute", "attention_special", "communication",
-                                       "elementwise", "moe_fused", "mla", "broadcast_att",
-                                       "cast_att", "composite" };
+                                       "elementwise", "moe_fused", "mla", "field_table",
+                                       "broadcast_att", "cast_att", "composite" };
   const char *dirs[] = { env ("MSPERF_TEST_PLUGINDIR"), NULL };
   msperf_registry *reg = load_dirs (dirs, NULL);
 
@@ -725,7 +725,7 @@ main (void)
     cmocka_unit_test_setup (test_registry_search_path_is_cli_then_env_then_build_tree, reset_log),
     cmocka_unit_test_setup (test_registry_search_path_without_env_has_only_the_default,
                             reset_log),
-    cmocka_unit_test_setup (test_registry_the_nine_real_modules_load, reset_log),
+    cmocka_unit_test_setup (test_registry_the_ten_real_modules_load, reset_log),
   };
   int rc;
 

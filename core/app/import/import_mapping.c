@@ -13,7 +13,7 @@ static const char mapping_head[] =
   "device: NVIDIA_H200_SXM\n"
   "source: aiconfigurator\n"
   "interpolation_policy:\n"
-  "  modes: [compute, attention_special, elementwise]\n"
+  "  modes: [compute, attention_special, elementwise, field_table]\n"
   "  attention: {mha_heads_axis: true}\n"
   "  kernel_overrides:\n"
   "    MatMulV2: &gemm\n"
@@ -23,6 +23,7 @@ static const char mapping_head[] =
   "    FP8MatMul: *gemm\n"
   "    FP8BlockMatMul: *gemm\n"
   "    Fp8Quantize: {space: log}\n"
+  "    FusedMoE: {space: log}\n"
   "    FusedInferAttentionScore:\n"
   "      space: log\n"
   "      seq_block: 128\n"
@@ -48,6 +49,14 @@ static const char mapping_head[] =
   "    query_mode: attention_special\n"
   "    notes: \"context (TND, causal) and generation (BNSD) attention; FP8 KV cache = key/value\n"
   "      float8_e4m3fn; sliding-window rows are in SlidingWindowAttention\"\n"
+  "  \"tensor_cast.fused_moe.default\":\n"
+  "    kernel_type: FusedMoE\n"
+  "    query_mode: field_table\n"
+  "    field_defaults: {distribution: power_law_1.2}\n"
+  "    notes: \"moe_perf: exact fields num_experts, moe_tp, moe_ep, topk, quant from the op's\n"
+  "      kwargs and the routing distribution (the templates' kwarg: power_law_1.01 for DeepSeek,\n"
+  "      power_law_1.2 for the other MoE models, as aiconfigurator; else the default here);\n"
+  "      tokens interpolated\"\n"
   "  \"tensor_cast.matmul_all_reduce.default\":\n"
   "    composite: true\n"
   "    sub_kernels: [MatMulV2, hcom_allReduce_]\n"
@@ -100,7 +109,13 @@ static const char mapping_elementwise[] =
   "    query_mode: elementwise\n"
   "    tc_input_count: 2\n"
   "    notes: \"memory-bound proxy: residual add + norm reads x and r as Add does (the [H]\n"
-  "      weight is cut); its second output is not counted\"\n";
+  "      weight is cut); its second output is not counted\"\n"
+  "  \"tensor_cast.reshape_and_cache.default\":\n"
+  "    kernel_type: Add\n"
+  "    query_mode: elementwise\n"
+  "    tc_input_count: 2\n"
+  "    notes: \"memory-bound proxy: reads k and v [T, kvh*hd] as Add reads its two operands and\n"
+  "      writes one [T, kvh*hd] where the op writes both into the cache: 3/4 of its bytes\"\n";
 
 char *
 imp_op_mapping_yaml (gboolean elementwise)

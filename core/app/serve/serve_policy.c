@@ -29,6 +29,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (kv_fp8_with_fp8_weights, BOOL,
         "accuracy: FP8 KV cache for rows with FP8 weights (true/false)"),
   KNOB (moe_pad_tokens, COUNT, "Decode MoE rows per rank the runtime pads to (0 = none)"),
+  KNOB (moe_allreduce, COUNT, "MoE collectives: 1 = all_reduce (all_gather/reduce_scatter "
+        "under attention DP) as CUDA runtimes, 0 = all_to_all dispatch/combine"),
 };
 
 const msperf_serve_knob *
@@ -52,6 +54,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->kv_transfer_gbps = 50;
   p->kv_transfer_latency_us = 100;
   p->moe_pad_tokens = -1;
+  p->moe_allreduce = -1;
 }
 
 char **
@@ -61,6 +64,8 @@ msperf_serve_policy_model_fields (const msperf_serve_policy *p)
 
   if (p->moe_pad_tokens >= 0)
     g_ptr_array_add (f, g_strdup_printf ("moe_pad_tokens=%" G_GINT64_FORMAT, p->moe_pad_tokens));
+  if (p->moe_allreduce >= 0)
+    g_ptr_array_add (f, g_strdup_printf ("moe_allreduce=%d", p->moe_allreduce > 0));
   g_ptr_array_add (f, NULL);
   return (char **) g_ptr_array_free (f, FALSE);
 }
