@@ -724,7 +724,7 @@ msperf_table_new_empty (const char *path, const char *kernel_type)
   table->rows = g_array_new (FALSE, FALSE, sizeof (table_row));
   table->slots = g_array_new (FALSE, FALSE, sizeof (msperf_tensor));
   table->problems = g_ptr_array_new_with_free_func (g_free);
-  g_mutex_init (&table->memo_lock);
+  pthread_mutex_init (&table->memo_lock, NULL);
   table->memos = g_ptr_array_new_with_free_func (column_memo_free);
   return table;
 }
@@ -767,9 +767,9 @@ msperf_table_column_parsed (const msperf_table *table, int col, msperf_table_cel
   g_return_val_if_fail (table != NULL && parse != NULL, NULL);
   if (col < 0 || (guint) col >= table->columns->len)
     return NULL;
-  g_mutex_lock (&t->memo_lock);
+  pthread_mutex_lock (&t->memo_lock);
   values = memo_of (t, col, parse)->values;
-  g_mutex_unlock (&t->memo_lock);
+  pthread_mutex_unlock (&t->memo_lock);
   return values;
 }
 
@@ -837,11 +837,11 @@ msperf_table_rows_in_range (const msperf_table *table, int col, msperf_table_cel
   g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
   if (col < 0 || (guint) col >= table->columns->len || !(lo <= hi))
     return 0;
-  g_mutex_lock (&t->memo_lock);
+  pthread_mutex_lock (&t->memo_lock);
   m = memo_of (t, col, parse);
   if (m->order == NULL)
     memo_sort (m, t->rows->len);
-  g_mutex_unlock (&t->memo_lock);
+  pthread_mutex_unlock (&t->memo_lock);
   /* The order, once made, is never changed: read without the lock. */
   start = rows->len;
   for (first = order_lower_bound (m, lo); first < m->n_order; first++)
@@ -1034,7 +1034,7 @@ msperf_table_free (msperf_table *table)
   g_clear_pointer (&table->problems, g_ptr_array_unref);
   g_clear_pointer (&table->numel_index, g_array_unref);
   g_clear_pointer (&table->memos, g_ptr_array_unref);
-  g_mutex_clear (&table->memo_lock);
+  pthread_mutex_destroy (&table->memo_lock);
   g_free (table);
 }
 

@@ -3,6 +3,7 @@
 #ifndef MSPERF_IO_TABLE_PRIVATE_H
 #define MSPERF_IO_TABLE_PRIVATE_H
 
+#include <pthread.h>
 #include <glib.h>
 #include <msperf/table.h>
 
@@ -54,7 +55,8 @@ struct msperf_table {
   int latency_cols[MSPERF_TABLE_N_LATENCY_COLUMNS];
   int slot_cols[2][3];
   gboolean have_header;
-  GMutex memo_lock;          /* guards memos */
+  pthread_mutex_t memo_lock; /* guards memos; not GMutex, a bare futex ThreadSanitizer
+                                cannot see */
   GPtrArray *memos;          /* column_memo* (msperf_table_column_parsed), owned */
 };
 
