@@ -84,7 +84,7 @@ test_sweep_jobs_identical (void **state)
   g_autoptr (msperf_model) m = load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json", NULL);
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 512, 97, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 512, 97, 1, 0, 0.7, 32, 0, 0, 0 };
   g_autoptr (GArray) ref = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
   msperf_model_eval *ev = msperf_model_eval_new (e);
 
@@ -124,7 +124,7 @@ test_sweep_jobs_shard (void **state)
   g_autoptr (msperf_model) m = load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json", NULL);
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 128, 33, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 128, 33, 1, 0, 0.7, 32, 0, 0, 0 };
   g_autoptr (msperf_model_jobs) j = msperf_model_jobs_new (e, 2);
   g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
   msperf_sweep_counts n = { 0 };
@@ -147,7 +147,7 @@ test_sweep_jobs_first_error (void **state)
   g_autoptr (msperf_model) m = load (DATA "toy-config.json", DATA "jobs/toy_mlp_negdim.yaml");
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 64, 65, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 64, 65, 1, 0, 0.7, 32, 0, 0, 0 };
 
   for (guint jobs = 1; jobs <= 6; jobs++)
     {
@@ -172,7 +172,7 @@ test_point_jobs_identical (void **state)
   static const msperf_model_layout tp2 = { 2, 1, 1, 1, FALSE };
   msperf_engine *e = *state;
   g_autoptr (msperf_model) m = load (DATA "configs/Qwen--Qwen3-32B.json", NULL);
-  msperf_e2e_request req = { 1024, 200, 8, 1, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 1024, 200, 8, 1, 0.7, 32, 0, 0, 0 };
   msperf_model_eval *ev = msperf_model_eval_new (e);
   msperf_e2e_point ref;
 
