@@ -142,8 +142,8 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
     { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Prefill: tokens per sequence (default 1024)",
       "S" },
     { "context", 0, 0, G_OPTION_ARG_INT, &o->context,
-      "Cached tokens per sequence: decode (default 1024), or a prefill chunk's earlier "
-      "tokens (default 0)", "L" },
+      "Decode: cached tokens per sequence (default 1024); prefill: tokens cached before this "
+      "chunk of the prompt, none unless given", "L" },
     { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "Decode: MTP draft tokens per step (default 0)",
       "K" },
   };
@@ -533,7 +533,7 @@ add_request_entries (GArray *out, request_opts *r, model_opts *o)
       "default: weights + KV cache within the device)", "F" },
     { "max-prefill-tokens", 0, 0, G_OPTION_ARG_INT, &r->max_prefill,
       "Tokens of one prefill pass; a longer prefill runs as several, whole sequences or chunks "
-      "(default 32768; 0 = the whole batch in one pass)", "N" },
+      "(0: the whole batch in one pass; default 32768)", "N" },
   };
   r->isl = r->osl = r->stride = r->max_prefill = UNSET;
   r->accept = r->utilization = NAN;
