@@ -568,6 +568,18 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   return TRUE;
 }
 
+/* The prefill budget: --max-prefill-tokens, else the policy's model.max_prefill_tokens, else
+ * the built-in default request_of set. */
+static void
+apply_policy_budget (msperf_engine *e, const request_opts *r, msperf_e2e_request *req)
+{
+  int64_t v;
+
+  if (r->max_prefill == UNSET
+      && msperf_value_get_int (msperf_engine_policy_value (e, "model.max_prefill_tokens"), &v))
+    req->max_prefill_tokens = v;
+}
+
 static void
 print_e2e_table (FILE *out, const msperf_model *m, const msperf_e2e_point *p,
                  const msperf_e2e_request *r, const char *device, double seconds)
@@ -647,6 +659,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
+  apply_policy_budget (e, &ro, &req);
   layout = layout_of (&o);
   t0 = g_get_monotonic_time ();
   if (!msperf_model_jobs_point (jobs, m, &layout, &req, &pt, &error))
@@ -892,6 +905,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
+  apply_policy_budget (e, &ro, &req);
   layouts = sweep_layouts (&so, tps, eps, pps, o.sp);
   if (!msperf_model_jobs_sweep (jobs, m, layouts, batches, &req, shard, shards, pts, &counts,
                                 &error))

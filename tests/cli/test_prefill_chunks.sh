@@ -119,6 +119,24 @@ t_bad_budget() {
 }
 ok "e2e: a negative --max-prefill-tokens exits 2" t_bad_budget
 
+# The policy key model.max_prefill_tokens sets the budget; the flag wins over it; it is no part
+# of the policy hash (no op's answer depends on it); a bad value is FILE:LINE.
+t_policy_key() {
+  printf 'model:\n  max_prefill_tokens: 2048\n' >"$tmp/p.yaml"
+  $bin --policy "$tmp/p.yaml" e2e --no-cache --profiling-database "$db" --model "$llama"     --isl 1000 --osl 1 --batch 5 --format jsonl >"$tmp/c" || return 1
+  [ "$(field "$tmp/c" prefill_passes)" = 3 ] || { cat "$tmp/c"; return 1; }
+  $bin --policy "$tmp/p.yaml" e2e --no-cache --profiling-database "$db" --model "$llama"     --isl 1000 --osl 1 --batch 5 --format jsonl --max-prefill-tokens 0 >"$tmp/c" || return 1
+  lacks "$tmp/c" prefill_passes || return 1
+  $bin --policy "$tmp/p.yaml" estimate --no-cache --ops "$src/doc/examples/traces/llama3-8b-decode.jsonl"     >"$tmp/with" 2>/dev/null || return 1
+  $bin estimate --no-cache --ops "$src/doc/examples/traces/llama3-8b-decode.jsonl"     >"$tmp/without" 2>/dev/null || return 1
+  grep 'policy hash' "$tmp/with" >"$tmp/h1" && grep 'policy hash' "$tmp/without" >"$tmp/h2" &&
+  cmp "$tmp/h1" "$tmp/h2" || return 1
+  printf 'model:\n  max_prefill_tokens: -5\n' >"$tmp/bad.yaml"
+  $bin --policy "$tmp/bad.yaml" e2e --model "$llama" >/dev/null 2>"$tmp/e"
+  [ $? -eq 2 ] && contains "$tmp/e" "bad.yaml:2"
+}
+ok "policy: model.max_prefill_tokens sets the budget, the flag wins, not in the hash" t_policy_key
+
 # Qwen3-235B-A22B bf16 tp 4 ep 4, batch 16 × isl 4000 = 64 000 tokens: in one pass its GEMMs
 # are past the H200 GEMM grid (M 32 768: EXTRAPOLATED) and its all-to-all and o_proj
 # all-reduce past the collective tables (shape_mismatch); the default budget (2 passes) gains
