@@ -511,7 +511,7 @@ typedef struct {
 } request_opts;
 
 /* Tokens of one prefill pass unless --max-prefill-tokens says otherwise: the largest GEMM M the
- * shipped H200 database measures (doc/models.md §3), so a pass within its grid runs as before
+ * shipped H200 database measures (doc/models.md §3.1), so a pass within its grid runs as before
  * and a longer prefill runs as passes the data answers. */
 #define DEFAULT_MAX_PREFILL_TOKENS 32768
 
