@@ -239,6 +239,42 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_fp8_block() {
+  # aiconfigurator's rows say "fp8" for DeepSeek-R1, whose checkpoint has 128x128 weight blocks:
+  # the row runs as fp8_block (the MoE answered from data; per-tensor fp8 at H 7168 is not in
+  # the tables, about a third from data), a per-tensor FP8 checkpoint (nvidia Llama-3.1-8B-FP8)
+  # stays fp8. The trtllm preset's gemm_quant_fused counts the linears' input quantisation
+  # inside their GEMMs: turned off, the separate fp8_quantize ops make the decode slower.
+  { head -n 1 "$sil"
+    grep ',trtllm,.*,agg,1024,8192,.*,4,8,1,1,1,8,' "$sil" | head -n 1
+    grep ',vllm,.*nvidia/Llama-3.1-8B-Instruct-FP8' "$sil" | head -n 1
+  } > "$tmp/blockrows.csv"
+  [ "$(wc -l < "$tmp/blockrows.csv")" -eq 3 ] || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/blockrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 1 || return 1
+  cp "$tmp/cmd.out" "$tmp/block1"
+  sed -n 2p "$tmp/block1" | grep -q ',ok; fp8 as fp8_block' || return 1
+  sed -n 3p "$tmp/block1" | grep -q ',ok$' || return 1
+  share=$(sed -n 2p "$tmp/block1" | cut -d, -f4)
+  awk -v s="$share" 'BEGIN { exit !(s > 0.8) }' || return 1
+  mkdir -p "$tmp/schedq"
+  sed 's/^gemm_quant_fused: 1$/gemm_quant_fused: 0/' "$src/policies/serving/trtllm.yaml" \
+    > "$tmp/schedq/trtllm.yaml"
+  ! cmp -s "$src/policies/serving/trtllm.yaml" "$tmp/schedq/trtllm.yaml" || return 1
+  cp "$src/policies/serving/vllm.yaml" "$tmp/schedq/"
+  status_is 0 $bin accuracy --silicon "$tmp/blockrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 1 --schedulers-dir "$tmp/schedq" || return 1
+  fused=$(sed -n 2p "$tmp/block1" | cut -d, -f3)
+  separate=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f3)
+  [ -n "$fused" ] && [ -n "$separate" ] || return 1
+  awk -v a="$fused" -v b="$separate" 'BEGIN { exit !(a * 1.05 < b) }' || return 1
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  heavy "accuracy: a DeepSeek fp8 row runs as fp8_block, input quantisation in the GEMM" t_accuracy_fp8_block
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_burst() {
   # The default is the measuring benchmark's burst (--burst says so explicitly): the first wave
   # of prompts queues, a higher mean TTFT than the steady state (--steady-state); the two
