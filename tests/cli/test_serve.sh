@@ -179,6 +179,29 @@ else
   skip "no msmodeling Ascend database at $asc"
 fi
 
+t_cuda_moe_fields() {
+  # The CUDA runtimes' template parameters (set by the serving presets, here as config fields):
+  # gemm_quant_fused drops the fp8_quantize before each fp8_block linear; moe_allreduce shards
+  # the shared experts over the TP group (7168 x 512 gate/up per rank on TP 8 / EP 8, where
+  # moe_tp is 1) and the fused MoE does its own routing (no sigmoid/topk beside it).
+  ds=$data/configs/deepseek-ai--DeepSeek-V3.json
+  sed 's/^{/{"moe_allreduce": 1, "gemm_quant_fused": 1, "moe_pad_tokens": 0,/' "$ds" \
+    > "$tmp/ds-cuda.json"
+  status_is 0 $bin trace --model "$ds" --phase decode --batch 4 --tp 8 --ep 8 || return 1
+  cp "$tmp/cmd.out" "$tmp/ds-plain.trace"
+  status_is 0 $bin trace --model "$tmp/ds-cuda.json" --phase decode --batch 4 --tp 8 --ep 8 \
+    || return 1
+  cp "$tmp/cmd.out" "$tmp/ds-cuda.trace"
+  contains "$tmp/ds-plain.trace" 'fp8_quantize' || return 1
+  ! grep -q 'fp8_quantize' "$tmp/ds-cuda.trace" || return 1
+  contains "$tmp/ds-plain.trace" '"shape": \[7168, 4096\], "dtype": "float8_e4m3fn"' || return 1
+  contains "$tmp/ds-cuda.trace" '"shape": \[7168, 512\], "dtype": "float8_e4m3fn"' || return 1
+  ! grep -q '"shape": \[7168, 4096\], "dtype": "float8_e4m3fn"' "$tmp/ds-cuda.trace" || return 1
+  contains "$tmp/ds-cuda.trace" 'fused_moe' || return 1
+  ! grep -q 'aten.sigmoid\|aten.topk' "$tmp/ds-cuda.trace" || return 1
+}
+ok "MLA/MoE template: fused input quantisation, TP-sharded shared experts, routing in the fused MoE" t_cuda_moe_fields
+
 sil=$shared/silicon-h200-dev/silicon_dev.csv
 t_accuracy() {
   # The header, one row of each (model, backend, mode), and a row of an unknown model.
