@@ -455,6 +455,10 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   dep.decode = r->decode;
   dep.prefill_workers = r->prefill_workers;
   dep.decode_workers = r->decode_workers;
+  /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
+   * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
+   * speculative decoding only when one is asked for (doc/serving.md §6). */
+  dep.nextn = 0;
   dep.accept = 0.7;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;
