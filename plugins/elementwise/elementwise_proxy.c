@@ -74,9 +74,16 @@ elementwise_proxy_tensors (const msperf_query *q, msperf_tensor *in, msperf_tens
       *reason = "elementwise_proxy_no_output";
       return ELEMENTWISE_PROXY_FAILED;
     }
+  /* tc_input_count would cut the kernel's rows too (the candidate index applies it to every
+   * row): a proxy counts every tensor input of the op, and an entry that sets both is refused. */
+  if (q->tc_input_count >= 0)
+    {
+      *reason = "elementwise_proxy_with_tc_input_count";
+      return ELEMENTWISE_PROXY_FAILED;
+    }
   outs = (const msperf_tensor *const *) q->op->out->pdata;
   n_outs = q->op->out->len;
-  n_in = msperf_input_count_limit (q->n_inputs, q->tc_input_count);
+  n_in = q->n_inputs;
   if (!elementwise_proxy_bytes (rule, q->inputs, n_in, outs, n_outs, &b) || b <= 0)
     {
       *reason = "elementwise_proxy_bytes_unknown";

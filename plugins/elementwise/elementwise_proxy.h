@@ -16,8 +16,7 @@ typedef enum {
   ELEMENTWISE_PROXY_FAILED  /* proxy_bytes asked for but unusable: *reason says why */
 } elementwise_proxy_status;
 
-/* The bytes an op moves under rule ("all": every tensor input within tc_input_count plus every
- * output; "gather": the outputs twice — each element read once from the source and written
+/* The bytes an op moves under rule ("all": every tensor input plus every output; "gather": the outputs twice — each element read once from the source and written
  * once — plus the inputs after the first, the indices; the source table is not read whole).
  * FALSE for an unknown rule, a tensor of unknown element size or an overflow. Exposed for the
  * unit tests. */
@@ -25,8 +24,10 @@ gboolean elementwise_proxy_bytes (const char *rule, const msperf_tensor *inputs,
                                   const msperf_tensor *const *outputs, size_t n_outputs,
                                   int64_t *bytes);
 
-/* The rewrite of query q (see above). *reason (static) is set when FAILED; *bytes (nullable)
- * receives the op's bytes when READY. */
+/* The rewrite of query q (see above). FAILED for an unknown rule, an op without outputs or of
+ * unknown bytes, and an entry that also sets tc_input_count (it would cut the kernel's rows as
+ * well as the op's inputs). *reason (static) is set when FAILED; *bytes (nullable) receives the
+ * op's bytes when READY. */
 elementwise_proxy_status elementwise_proxy_tensors (const msperf_query *q, msperf_tensor *in,
                                                     msperf_tensor *out, int64_t *bytes,
                                                     const char **reason);
