@@ -1,6 +1,7 @@
 /* msperf module "elementwise": exact lookup by output shape (reference §2.6). Only the primary
  * kernel is scanned (quirk Q17, reproduced); a row with the query's output dtype is preferred
- * over an earlier row of another dtype (quirk Q25, fixed). */
+ * over an earlier row of another dtype (quirk Q25, fixed). An entry with proxy_bytes is looked up
+ * as the unary op that moves the op's bytes, in the kernel's unary rows (elementwise_proxy.h). */
 #include <config.h>
 #include <string.h>
 #include <msperf/plugin.h>
@@ -63,7 +64,7 @@ static msperf_status
 elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   const msperf_tensor *out;
-  msperf_tensor tc_out, proxy_in, proxy_out;
+  msperf_tensor tc_out, proxy_in, proxy_out;  /* proxy_in: the describe side's; unused here */
   elementwise_proxy_status proxy;
   const char *kernel, *reason = NULL;
   int64_t proxy_bytes = 0;
