@@ -6,22 +6,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_FAKEDIR:?}"
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -245,5 +230,4 @@ t_validate_ascend() {
 }
 ok "validate reports the missing CSVs of the real Ascend mappings" t_validate_ascend
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
