@@ -230,4 +230,13 @@ t_validate_ascend() {
 }
 ok "validate reports the missing CSVs of the real Ascend mappings" t_validate_ascend
 
+t_stray_argument() {
+  for c in trace e2e sweep serve accuracy; do
+    status_is 2 "$bin" "$c" stray || return 1
+    contains "$tmp/cmd.err" "msperf $c: unexpected argument 'stray'" || return 1
+    [ ! -s "$tmp/cmd.out" ] || { echo "$c printed output"; return 1; }
+  done
+}
+ok "the model commands refuse a stray argument (exit 2, named)" t_stray_argument
+
 tap_end
