@@ -127,6 +127,7 @@ msperf_tri_cache_seal (guint8 *data, size_t size, const double *points, size_t n
 /* ------------------------------------------------------------------ writing */
 
 typedef msperf_cache_out_section out_section;
+/* A short name for the shared helper (cache_file.h): the section lists read best with it. */
 #define add_section msperf_cache_file_add_section
 
 /* The grid's sections: every field of msperf_delaunay_grid_view (a new field goes here and
@@ -199,6 +200,7 @@ typedef struct {
   file_header h;
 } reader;
 
+/* The parse error of a refused file (cache_file.h). */
 #define bad msperf_cache_file_bad
 
 /* The array of section id with exactly count elements of elem_size, in the file; NULL with

@@ -140,6 +140,7 @@ msperf_table_cache_seal (guint8 *data, size_t size)
 
 /* ------------------------------------------------------------------ writing */
 
+/* A short name for the shared helper (cache_file.h): the section lists read best with it. */
 #define add_section msperf_cache_file_add_section
 
 /* NUL-terminated strings one after the other. */
@@ -237,6 +238,7 @@ typedef struct {
   file_header h;
 } reader;
 
+/* The parse error of a refused file (cache_file.h). */
 #define bad msperf_cache_file_bad
 
 /* The array of section id (elements of elem_size) and its count; NULL with error when it is
