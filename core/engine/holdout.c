@@ -422,18 +422,6 @@ aggregate_mean (msperf_engine *e, const char *kernel)
   return g_strcmp0 (msperf_value_get_string (v), "mean") == 0;
 }
 
-void
-msperf_holdout_sample_predicted (msperf_holdout_sample *s, const msperf_result *r)
-{
-  g_return_if_fail (s != NULL && r != NULL);
-  s->predicted_us = r->latency_us;
-  s->abs_error_us = fabs (s->predicted_us - s->measured_us);
-  s->rel_error = s->abs_error_us / s->measured_us;
-  s->confidence = r->confidence;
-  s->method = g_strdup (r->method);
-  s->dim = r->interpolation_dim;
-}
-
 static char *
 join_reasons (const msperf_result *r)
 {
