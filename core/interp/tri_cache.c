@@ -42,13 +42,7 @@ typedef struct {
 } file_header;
 
 G_STATIC_ASSERT (sizeof (file_header) == 168);
-/* The prefix every cache file shares (cache_file.h). */
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, file_size)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, file_size));
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, checksum)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, checksum));
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, key)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, key));
+MSPERF_CACHE_FILE_ASSERT_PREFIX (file_header);
 
 enum {
   SEC_POINTS = 1, SEC_SIMPLICES, SEC_NEIGHBORS, SEC_EQUATIONS, SEC_TRANSFORM,

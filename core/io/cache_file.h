@@ -44,6 +44,20 @@ typedef struct {
 
 #define MSPERF_CACHE_FILE_ENDIAN 0x01020304u
 
+/* Asserts at compile time that a kind's header struct type (with the fields magic, format,
+ * endian, file_size, checksum and key) starts with the prefix's layout. */
+#define MSPERF_CACHE_FILE_ASSERT_PREFIX(type)                                                  \
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (type, format)                                             \
+                   == G_STRUCT_OFFSET (msperf_cache_file_prefix, format)                      \
+                   && G_STRUCT_OFFSET (type, endian)                                          \
+                      == G_STRUCT_OFFSET (msperf_cache_file_prefix, endian)                   \
+                   && G_STRUCT_OFFSET (type, file_size)                                       \
+                      == G_STRUCT_OFFSET (msperf_cache_file_prefix, file_size)                \
+                   && G_STRUCT_OFFSET (type, checksum)                                        \
+                      == G_STRUCT_OFFSET (msperf_cache_file_prefix, checksum)                 \
+                   && G_STRUCT_OFFSET (type, key)                                             \
+                      == G_STRUCT_OFFSET (msperf_cache_file_prefix, key))
+
 /* One entry of the section table that follows the header. */
 typedef struct {
   guint32 id;

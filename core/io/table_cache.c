@@ -55,13 +55,7 @@ typedef struct {
 } file_slot;
 
 G_STATIC_ASSERT (sizeof (file_header) == 96);
-/* The prefix every cache file shares (cache_file.h). */
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, file_size)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, file_size));
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, checksum)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, checksum));
-G_STATIC_ASSERT (G_STRUCT_OFFSET (file_header, key)
-                 == G_STRUCT_OFFSET (msperf_cache_file_prefix, key));
+MSPERF_CACHE_FILE_ASSERT_PREFIX (file_header);
 G_STATIC_ASSERT (sizeof (file_row) == 32);
 G_STATIC_ASSERT (sizeof (file_slot) == 16 + 8 * MSPERF_MAX_RANK);
 
