@@ -31,6 +31,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (moe_pad_tokens, COUNT, "Decode MoE rows per rank the runtime pads to (0 = none)"),
   KNOB (moe_allreduce, COUNT, "MoE collectives: 1 = all_reduce (all_gather/reduce_scatter "
         "under attention DP) as CUDA runtimes, 0 = all_to_all dispatch/combine"),
+  KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
+        "(true/false)"),
 };
 
 const msperf_serve_knob *
