@@ -22,7 +22,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
-  gboolean burst = FALSE, steady = FALSE, rank = FALSE;
+  gboolean burst = FALSE, steady = FALSE, rank = FALSE, prompt_shuffle = FALSE;
   g_autoptr (msperf_recommend_rank) ranked = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
@@ -62,6 +62,9 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "prompt-pool", 0, 0, G_OPTION_ARG_INT, &prompt_pool,
       "Distinct prompts the benchmark draws from (aiperf's --num-dataset-entries, default "
       "100); 0 = every request its own prompt", "N" },
+    { "prompt-shuffle", 0, 0, G_OPTION_ARG_NONE, &prompt_shuffle,
+      "Serve the pool's prompts in shuffled passes (aiperf's shuffle sampling), not drawn "
+      "with replacement (its random sampling, the default)", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
     { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
@@ -142,6 +145,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.max_rows = max_rows;
   o.max_events = max_events;
   o.prompt_pool = prompt_pool;
+  o.prompt_shuffle = prompt_shuffle;
   if (rank)
     {
       /* The rank check reuses the run's per-row predictions: each row is simulated once. */

@@ -104,7 +104,7 @@ typedef struct {
   char *arrival, *requests, *isl_dist, *osl_dist;
   char *format, *timeline, *report;
   int jobs;
-  gboolean stagger;
+  gboolean stagger, prompt_shuffle;
 } serve_opts;
 
 gboolean
@@ -211,10 +211,11 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   w->cooldown = msperf_cli_or (o->cooldown, 0);
   w->prompt_pool = msperf_cli_or (o->prompt_pool, 0);
   w->prompt_warmup = msperf_cli_or (o->prompt_warmup, 0);
-  if (w->prompt_warmup > 0 && w->prompt_pool == 0)
+  w->prompt_shuffle = o->prompt_shuffle;
+  if ((w->prompt_warmup > 0 || w->prompt_shuffle) && w->prompt_pool == 0)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--prompt-warmup needs --prompt-pool");
+                   "--prompt-warmup and --prompt-shuffle need --prompt-pool");
       return FALSE;
     }
   if ((o->isl_dist && !msperf_serve_parse_len_dist (o->isl_dist, &w->isl_dist, error))
@@ -373,6 +374,8 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
         "Distinct prompts the requests draw from at random (default 0: each its own)", "N" },
       { "prompt-warmup", 0, 0, G_OPTION_ARG_INT, &o.prompt_warmup,
         "With --prompt-pool: warm-up requests whose prompts start in the cache (default 0)", "N" },
+      { "prompt-shuffle", 0, 0, G_OPTION_ARG_NONE, &o.prompt_shuffle,
+        "With --prompt-pool: shuffled passes over the pool, not independent draws", NULL },
       { "max-events", 0, 0, G_OPTION_ARG_INT64, &o.max_events,
         "Bound on the simulation's events (default 100000000)", "N" },
       { "kv-capacity-tokens", 0, 0, G_OPTION_ARG_INT, &o.kv_capacity,

@@ -107,6 +107,8 @@ typedef struct msperf_serve_workload {
                                       its own prompt. Not for request files. */
   int64_t prompt_warmup;           /* with a pool: requests of a warm-up run, finished before
                                       the first request, whose prompts start in the cache */
+  gboolean prompt_shuffle;         /* with a pool: each pass over it in a new random order
+                                      (sampling without replacement), not independent draws */
 } msperf_serve_workload;
 
 typedef struct {
@@ -272,6 +274,8 @@ typedef struct msperf_serve_accuracy_opts {
   int64_t max_events;                    /* bound on each row's simulation; 0 = the default */
   int64_t prompt_pool;                   /* distinct prompts of the benchmark (aiperf's
                                             --num-dataset-entries, 100); 0 = all distinct */
+  gboolean prompt_shuffle;               /* shuffled passes over them, not draws with
+                                            replacement */
 } msperf_serve_accuracy_opts;
 
 /* The default bound on the rows of one accuracy file (past it the file is refused). */

@@ -241,13 +241,35 @@ draw_len (GRand *rng, int64_t mean, const msperf_serve_len_dist *d)
   return lo + (int64_t) g_rand_int_range (rng, 0, (gint32) (hi - lo + 1));
 }
 
-/* The prompt of one draw from a pool of n (uniform; aiperf picks a dataset entry with
- * random.choice for every request). */
 static int64_t
-draw_prompt (GRand *prng, int64_t n)
+uniform_below (GRand *prng, int64_t n)
 {
   return n <= G_MAXINT32 ? (int64_t) g_rand_int_range (prng, 0, (gint32) n)
-                         : (int64_t) floor (g_rand_double (prng) * (double) n);
+                         : MIN (n - 1, (int64_t) floor (g_rand_double (prng) * (double) n));
+}
+
+/* The prompt of the next request from a pool of n: uniform with replacement (aiperf's
+ * `random` sampling), or the next of a shuffled pass over the pool, reshuffled when a pass
+ * ends (`shuffle`: without replacement). order holds the pass, *at the next position. */
+static int64_t
+draw_prompt (GRand *prng, int64_t n, gboolean shuffle, int64_t *order, int64_t *at)
+{
+  if (!shuffle)
+    return uniform_below (prng, n);
+  if (*at == 0)
+    for (int64_t k = n - 1; k > 0; k--)
+      {
+        int64_t j = uniform_below (prng, k + 1), t = order[k];
+
+        order[k] = order[j];
+        order[j] = t;
+      }
+  {
+    int64_t p = order[*at];
+
+    *at = (*at + 1) % n;
+    return p;
+  }
 }
 
 GArray *
@@ -256,7 +278,8 @@ msperf_serve_make_requests (const msperf_serve_workload *w)
   GArray *out = g_array_new (FALSE, FALSE, sizeof (msperf_serve_req_spec));
   g_autoptr (GRand) rng = g_rand_new_with_seed (w->seed);
   g_autoptr (GRand) prng = NULL;
-  g_autofree int64_t *pool_isl = NULL;
+  g_autofree int64_t *pool_isl = NULL, *order = NULL;
+  int64_t at = 0;
   double t = 0;
 
   if (w->arrival == MSPERF_SERVE_TRACE)
@@ -270,11 +293,16 @@ msperf_serve_make_requests (const msperf_serve_workload *w)
        * prompt's. */
       prng = g_rand_new_with_seed (w->seed ^ 0x5bd1e995u);
       pool_isl = g_new (int64_t, w->prompt_pool);
+      order = g_new (int64_t, w->prompt_pool);
       for (int64_t k = 0; k < w->prompt_pool; k++)
-        pool_isl[k] = draw_len (prng, w->isl, &w->isl_dist);
+        {
+          pool_isl[k] = draw_len (prng, w->isl, &w->isl_dist);
+          order[k] = k;
+        }
       for (int64_t i = 0; i < w->prompt_warmup; i++)
         {
-          msperf_serve_req_spec r = { 0, 0, 0, draw_prompt (prng, w->prompt_pool) };
+          msperf_serve_req_spec r = { 0, 0, 0, draw_prompt (prng, w->prompt_pool,
+                                                            w->prompt_shuffle, order, &at) };
 
           r.isl = pool_isl[r.prompt];
           r.osl = w->osl;
@@ -290,7 +318,7 @@ msperf_serve_make_requests (const msperf_serve_workload *w)
       r.prompt = -1;
       if (prng)
         {
-          r.prompt = draw_prompt (prng, w->prompt_pool);
+          r.prompt = draw_prompt (prng, w->prompt_pool, w->prompt_shuffle, order, &at);
           r.isl = pool_isl[r.prompt];
         }
       if (w->arrival == MSPERF_SERVE_POISSON)
