@@ -218,6 +218,12 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                    "--prompt-warmup and --prompt-shuffle need --prompt-pool");
       return FALSE;
     }
+  if (w->prompt_pool > 0 && o->requests)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--prompt-pool is not for --requests (each line is its own prompt)");
+      return FALSE;
+    }
   if ((o->isl_dist && !msperf_serve_parse_len_dist (o->isl_dist, &w->isl_dist, error))
       || (o->osl_dist && !msperf_serve_parse_len_dist (o->osl_dist, &w->osl_dist, error)))
     return FALSE;
@@ -277,6 +283,15 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                    "%" G_GINT64_FORMAT " requests exceed the bound of %" G_GINT64_FORMAT
                    " events of one simulation (--max-events N raises it)", w->num_requests,
                    w->max_events);
+      return FALSE;
+    }
+  if (w->prompt_pool > w->max_events || w->num_requests + w->prompt_warmup > w->max_events)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "a prompt pool of %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " requests "
+                   "after %" G_GINT64_FORMAT " warm-up ones exceed the bound of %"
+                   G_GINT64_FORMAT " events of one simulation (--max-events N raises it)",
+                   w->prompt_pool, w->num_requests, w->prompt_warmup, w->max_events);
       return FALSE;
     }
   if (w->warmup + w->cooldown >= w->num_requests)

@@ -166,6 +166,9 @@ t_prefix_caching() {
   status_is 2 $bin serve "$@" --prompt-warmup 4 || return 1
   contains "$tmp/cmd.err" "need --prompt-pool" || return 1
   status_is 2 $bin serve "$@" --prompt-pool -1 || return 1
+  printf '{"arrival_s": 0, "input_tokens": 20, "output_tokens": 2}\n' > "$tmp/one.jsonl"
+  status_is 2 $bin serve --model "$llama" --requests "$tmp/one.jsonl" --prompt-pool 4 || return 1
+  contains "$tmp/cmd.err" "not for --requests" || return 1
 }
 heavy "serve --prompt-pool: repeated prompts prefill from the prefix cache (--prefix-caching)" \
   t_prefix_caching

@@ -620,15 +620,19 @@ start_step (sim *s, guint wi, GError **error)
   w->busy = TRUE;
   w->step_start = s->now;
   dur /= 1e6;
-  w->kv_time += dur * (w->total_blocks > 0 ? (double) w->used_blocks / (double) w->total_blocks : 0);
+  /* In use: the blocks the requests hold; cached prompts no request holds are free to take
+   * (vLLM's KV cache usage counts them so). */
+  w->kv_time += dur * (w->total_blocks > 0 ? (double) (w->used_blocks - w->evictable)
+                                               / (double) w->total_blocks : 0);
   w->busy_time += dur;
   w->batch_time += dur * (double) w->n_batch;
   if (w->total_blocks > 0)
-    s->kv_max = MAX (s->kv_max, (double) w->used_blocks / (double) w->total_blocks);
+    s->kv_max = MAX (s->kv_max, (double) (w->used_blocks - w->evictable)
+                                / (double) w->total_blocks);
   if (s->rec && s->rec->samples)
     {
       msperf_serve_sample smp = { s->now, wi, (int32_t) w->n_batch,
-                                  w->total_blocks > 0 ? (double) w->used_blocks
+                                  w->total_blocks > 0 ? (double) (w->used_blocks - w->evictable)
                                                             / (double) w->total_blocks : 0 };
       g_array_append_val (s->rec->samples, smp);
     }
@@ -1164,6 +1168,21 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   /* Every request is at least one event: a run with more requests than the bound is refused
    * before its requests are made. */
   n_wanted = wl->arrival == MSPERF_SERVE_TRACE ? (int64_t) wl->trace->len : wl->num_requests;
+  if (wl->arrival != MSPERF_SERVE_TRACE && wl->prompt_pool > 0)
+    {
+      /* The warm-up's requests and the pool's prompts are made too. */
+      if (wl->prompt_pool > max_events || wl->prompt_warmup > max_events
+          || wl->prompt_pool > G_MAXUINT32 / 2 || wl->prompt_warmup > G_MAXUINT32 / 2)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "a prompt pool of %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " warm-up "
+                       "requests exceed the bound of %" G_GINT64_FORMAT " events of one "
+                       "simulation (--max-events N raises it)", wl->prompt_pool,
+                       wl->prompt_warmup, max_events);
+          return FALSE;
+        }
+      n_wanted += wl->prompt_warmup;
+    }
   if (n_wanted > max_events || n_wanted > G_MAXUINT32 / 2)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
