@@ -639,6 +639,7 @@ emit_quant_linear (const msperf_model *m, const double *env, const op_spec *op, 
   const char *act = msperf_model_dtype_names[m->act_dtype];
   gboolean ar = strstr (op->name, "all_reduce") != NULL;
   gint64 mk[2], kn[2], M, K, N, KB, NB;
+  int fused;
 
   if (!eval_dims (env, &g_array_index (op->args, arg_spec, 0), mk, error)
       || !eval_dims (env, &g_array_index (op->args, arg_spec, 1), kn, error))
@@ -652,7 +653,12 @@ emit_quant_linear (const msperf_model *m, const double *env, const op_spec *op, 
                    "template's %s has no such form", m->template_path, op->name);
       return FALSE;
     }
-  if ((q == QUANT_FP8 || q == QUANT_FP8_BLOCK) && !op->input_quantised)
+  /* gemm_quant_fused (a template parameter the serving presets set): the linear's answer
+   * already includes quantising its input, as the database's fp8 GEMM rows time the whole
+   * runtime linear (doc/serving.md §2) */
+  fused = msperf_msyms_find (m->syms, "gemm_quant_fused");
+  if ((q == QUANT_FP8 || q == QUANT_FP8_BLOCK) && !op->input_quantised
+      && !(fused >= 0 && env[fused] != 0))
     {
       g_string_assign (body, "{\"op\": \"tensor_cast.fp8_quantize.default\", \"args\": [");
       tensor2 (body, M, K, act);
