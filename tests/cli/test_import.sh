@@ -11,22 +11,8 @@ bin=$MSPERF_BIN
 top=$MSPERF_TOP_SRCDIR
 fx=$top/tests/data/import/tables
 sample=$top/doc/examples/h200-db
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
@@ -192,19 +178,28 @@ t_check_shipped() {
   # shellcheck disable=SC2086
   msperf mapping check --database "$top/data/nvidia-h200" --ops $traces >"$tmp/chk" 2>&1 ||
     { cat "$tmp/chk"; return 1; }
-  grep -q "^schema: 0 problem(s); lookup: 0 problem(s) in 22 entries" "$tmp/chk" &&
+  grep -q "^schema: 0 problem(s); lookup: 0 problem(s) in [0-9]* entries" "$tmp/chk" &&
   grep -q "^aten.mm.default  *compute  *MatMulV2 " "$tmp/chk" &&
   grep -q "^tensor_cast.attention.default  *attention_special  *FusedInferAttentionScore " "$tmp/chk" &&
-  grep -q "^tensor_cast.apply_rope.default  *UNMAPPED " "$tmp/chk" &&
-  grep -q "^coverage: [0-9]* of [0-9]* op(s) of the traces mapped (unmapped, answered by the roofline:.* tensor_cast.apply_rope.default" "$tmp/chk" &&
+  grep -q "^tensor_cast.apply_rope.default  *elementwise  *Silu " "$tmp/chk" &&
   grep -q "^tensor_cast.fused_moe.default  *field_table  *FusedMoE " "$tmp/chk" &&
   grep -q "^tensor_cast.reshape_and_cache.default  *elementwise  *Add " "$tmp/chk" &&
   grep -q "^kernels never used by the mapping: .*AicMlaContextModule" "$tmp/chk" ||
     { cat "$tmp/chk"; return 1; }
+  # --require-coverage fails exactly when the report lists unmapped ops, naming each
   # shellcheck disable=SC2086
   msperf mapping check --database "$top/data/nvidia-h200" --require-coverage --ops $traces \
     >/dev/null 2>"$tmp/e"
-  [ $? -eq 1 ] && grep -q "coverage: operator 'tensor_cast.apply_rope.default' of the traces is not mapped" "$tmp/e"
+  st=$?
+  if grep -q "^coverage: .*(unmapped" "$tmp/chk"; then
+    unmapped=$(sed -n 's/^coverage: .*roofline: \(.*\))$/\1/p' "$tmp/chk")
+    [ $st -eq 1 ] || return 1
+    for op in $unmapped; do
+      grep -q "coverage: operator '$op' of the traces is not mapped" "$tmp/e" || return 1
+    done
+  else
+    [ $st -eq 0 ]
+  fi
 }
 ok "mapping check: the shipped mapping passes schema and lookup; the per-op report lists what is unmapped" \
   t_check_shipped
@@ -272,5 +267,4 @@ t_draft() {
 ok "mapping draft: forward entries as the importer maps them, reverse placeholders, and it checks clean" \
   t_draft
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
