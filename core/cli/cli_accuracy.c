@@ -20,9 +20,9 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   msperf_cli_serve_engine eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
-  int jobs = INT_MIN, per_client = INT_MIN;
+  int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
-  gboolean burst = FALSE, steady = FALSE, rank = FALSE;
+  gboolean burst = FALSE, steady = FALSE, rank = FALSE, prompt_shuffle = FALSE;
   g_autoptr (msperf_recommend_rank) ranked = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving predictions against "
                                                          "measurements");
@@ -59,6 +59,12 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "steady-state", 0, 0, G_OPTION_ARG_NONE, &steady,
       "Clients staggered, ramp-up and ramp-down requests left out, instead of the benchmark's "
       "burst", NULL },
+    { "prompt-pool", 0, 0, G_OPTION_ARG_INT, &prompt_pool,
+      "Distinct prompts the benchmark draws from (aiperf's --num-dataset-entries, default "
+      "100); 0 = every request its own prompt", "N" },
+    { "prompt-shuffle", 0, 0, G_OPTION_ARG_NONE, &prompt_shuffle,
+      "Serve the pool's prompts in shuffled passes (aiperf's shuffle sampling), not drawn "
+      "with replacement (its random sampling, the default)", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
     { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
@@ -85,10 +91,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
                    "--format must be table or csv%s, not '%s'", rank ? " or json" : "", format);
       goto out;
     }
-  if ((jobs != INT_MIN && (jobs < 1 || jobs > 256)) || (per_client != INT_MIN && per_client < 1))
+  if ((jobs != INT_MIN && (jobs < 1 || jobs > 256)) || (per_client != INT_MIN && per_client < 1)
+      || prompt_pool < 0)
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--jobs must be 1..256 and --requests-per-client >= 1");
+                   "--jobs must be 1..256, --requests-per-client >= 1 and --prompt-pool >= 0");
       goto out;
     }
   if (burst && steady)
@@ -127,6 +134,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.device_bytes = device_bytes;
   o.max_rows = max_rows;
   o.max_events = max_events;
+  o.prompt_pool = prompt_pool;
+  o.prompt_shuffle = prompt_shuffle;
   if (rank)
     {
       /* The rank check reuses the run's per-row predictions: each row is simulated once. */

@@ -97,13 +97,14 @@ typedef struct {
   char *backend, *scheduler;
   char **knob_values;         /* one per knob */
   int concurrency, isl, osl, num_requests, seed, warmup, cooldown, kv_capacity;
+  int prompt_pool, prompt_warmup;
   double rate;
   char *rate_text;
   gint64 max_events;
   char *arrival, *requests, *isl_dist, *osl_dist;
   char *format, *timeline, *report;
   int jobs;
-  gboolean stagger;
+  gboolean stagger, prompt_shuffle;
 } serve_opts;
 
 gboolean
@@ -159,7 +160,8 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
     { "--nextn", o->nextn, 0 }, { "--concurrency", o->concurrency, 1 }, { "--isl", o->isl, 1 },
     { "--osl", o->osl, 1 }, { "--num-requests", o->num_requests, 1 }, { "--seed", o->seed, 0 },
     { "--warmup", o->warmup, 0 }, { "--cooldown", o->cooldown, 0 },
-    { "--kv-capacity-tokens", o->kv_capacity, 1 },
+    { "--kv-capacity-tokens", o->kv_capacity, 1 }, { "--prompt-pool", o->prompt_pool, 0 },
+    { "--prompt-warmup", o->prompt_warmup, 0 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++)
@@ -207,6 +209,21 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   w->seed = (guint32) msperf_cli_or (o->seed, 1);
   w->warmup = msperf_cli_or (o->warmup, 0);
   w->cooldown = msperf_cli_or (o->cooldown, 0);
+  w->prompt_pool = msperf_cli_or (o->prompt_pool, 0);
+  w->prompt_warmup = msperf_cli_or (o->prompt_warmup, 0);
+  w->prompt_shuffle = o->prompt_shuffle;
+  if ((w->prompt_warmup > 0 || w->prompt_shuffle) && w->prompt_pool == 0)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--prompt-warmup and --prompt-shuffle need --prompt-pool");
+      return FALSE;
+    }
+  if (w->prompt_pool > 0 && o->requests)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--prompt-pool is not for --requests (each line is its own prompt)");
+      return FALSE;
+    }
   if ((o->isl_dist && !msperf_serve_parse_len_dist (o->isl_dist, &w->isl_dist, error))
       || (o->osl_dist && !msperf_serve_parse_len_dist (o->osl_dist, &w->osl_dist, error)))
     return FALSE;
@@ -268,6 +285,15 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                    w->max_events);
       return FALSE;
     }
+  if (w->prompt_pool > w->max_events || w->num_requests + w->prompt_warmup > w->max_events)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "a prompt pool of %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " requests "
+                   "after %" G_GINT64_FORMAT " warm-up ones exceed the bound of %"
+                   G_GINT64_FORMAT " events of one simulation (--max-events N raises it)",
+                   w->prompt_pool, w->num_requests, w->prompt_warmup, w->max_events);
+      return FALSE;
+    }
   if (w->warmup + w->cooldown >= w->num_requests)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -307,6 +333,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
   o.d_workers = o.d_tp = o.d_ep = o.d_dp = o.d_pp = UNSET;
   o.nextn = o.concurrency = o.isl = o.osl = o.num_requests = o.seed = UNSET;
   o.warmup = o.cooldown = o.kv_capacity = o.jobs = UNSET;
+  o.prompt_pool = o.prompt_warmup = UNSET;
   o.accept = o.rate = NAN;
   o.max_events = MSPERF_SERVE_MAX_EVENTS;
   o.knob_values = g_new0 (char *, n_knobs + 1);
@@ -358,6 +385,12 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "Seed of the run's RNG (default 1)", "N" },
       { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "First requests left out (default 0)", "N" },
       { "cooldown", 0, 0, G_OPTION_ARG_INT, &o.cooldown, "Last requests left out (default 0)", "N" },
+      { "prompt-pool", 0, 0, G_OPTION_ARG_INT, &o.prompt_pool,
+        "Distinct prompts the requests draw from at random (default 0: each its own)", "N" },
+      { "prompt-warmup", 0, 0, G_OPTION_ARG_INT, &o.prompt_warmup,
+        "With --prompt-pool: warm-up requests whose prompts start in the cache (default 0)", "N" },
+      { "prompt-shuffle", 0, 0, G_OPTION_ARG_NONE, &o.prompt_shuffle,
+        "With --prompt-pool: shuffled passes over the pool, not independent draws", NULL },
       { "max-events", 0, 0, G_OPTION_ARG_INT64, &o.max_events,
         "Bound on the simulation's events (default 100000000)", "N" },
       { "kv-capacity-tokens", 0, 0, G_OPTION_ARG_INT, &o.kv_capacity,

@@ -116,6 +116,56 @@ test_workloads (void **state)
   g_clear_error (&e);
 }
 
+/* A prompt pool: every request names one of its prompts and takes its length; shuffled passes
+ * serve each prompt once per pass; a pool leaves the lengths of a run without one alone. */
+static void
+test_prompt_pool (void **state)
+{
+  msperf_serve_workload w = { 0 };
+  GArray *a, *b;
+  int seen[10] = { 0 };
+
+  (void) state;
+  w.arrival = MSPERF_SERVE_CLOSED;
+  w.isl = 1000;
+  w.osl = 100;
+  w.num_requests = 40;
+  w.seed = 5;
+  w.isl_dist.range_ratio = 0.5;
+  a = msperf_serve_make_requests (&w);
+  for (guint i = 0; i < a->len; i++)
+    assert_int_equal (g_array_index (a, msperf_serve_req_spec, i).prompt, -1);
+  w.prompt_pool = 10;
+  w.prompt_warmup = 5;
+  b = msperf_serve_make_requests (&w);
+  assert_int_equal (b->len, 45);
+  for (guint i = 0; i < b->len; i++)
+    {
+      const msperf_serve_req_spec *r = &g_array_index (b, msperf_serve_req_spec, i);
+
+      assert_true (r->prompt >= 0 && r->prompt < 10);
+      for (guint j = 0; j < i; j++)
+        if (g_array_index (b, msperf_serve_req_spec, j).prompt == r->prompt)
+          assert_int_equal (g_array_index (b, msperf_serve_req_spec, j).isl, r->isl);
+      /* The requests' output lengths are the run's without a pool. */
+      if (i >= 5)
+        assert_int_equal (r->osl, g_array_index (a, msperf_serve_req_spec, i - 5).osl);
+    }
+  g_array_free (b, TRUE);
+  w.prompt_shuffle = TRUE;
+  w.prompt_warmup = 0;
+  b = msperf_serve_make_requests (&w);
+  for (guint i = 0; i < b->len; i++)
+    {
+      int64_t id = g_array_index (b, msperf_serve_req_spec, i).prompt;
+
+      assert_int_equal (seen[id], (int) (i / 10));
+      seen[id]++;
+    }
+  g_array_free (a, TRUE);
+  g_array_free (b, TRUE);
+}
+
 static void
 test_requests_file (void **state)
 {
@@ -544,6 +594,48 @@ test_bucketing_error (void **state)
   msperf_serve_steps_free (st);
 }
 
+/* Prefix caching: a pool of repeated prompts warmed before the run is prefilled from its
+ * cached blocks (TTFT falls, the prompt tokens computed fall); without repeats or with the
+ * cache off nothing changes; a cache too small for the pool evicts and still runs. */
+static void
+test_prefix_caching (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result off, on, plain, plain_on, tiny;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  assert_true (p.prefix_caching);
+  closed (&w, 8, 4096, 16, 64);
+  run_ok (f, &d, &p, &w, &plain_on);
+  p.prefix_caching = FALSE;
+  run_ok (f, &d, &p, &w, &plain);
+  assert_true (plain.ttft_ms.mean == plain_on.ttft_ms.mean
+               && plain.tpot_ms.mean == plain_on.tpot_ms.mean
+               && plain.kv_use_mean == plain_on.kv_use_mean && plain.steps == plain_on.steps);
+  w.prompt_pool = 16;
+  w.prompt_warmup = 64;
+  run_ok (f, &d, &p, &w, &off);
+  p.prefix_caching = TRUE;
+  run_ok (f, &d, &p, &w, &on);
+  assert_int_equal (on.measured, 64);
+  /* Every prompt is cached: each request prefills its last block only. */
+  print_message ("# prefix caching: TTFT %.1f ms cached, %.1f ms not\n", on.ttft_ms.mean,
+                 off.ttft_ms.mean);
+  assert_true (on.ttft_ms.mean < 0.25 * off.ttft_ms.mean);
+  assert_true (on.in_tok_per_s > off.in_tok_per_s);
+  /* The cache holds a few prompts beside the running requests: evictions, no deadlock. */
+  d.kv_capacity_tokens = 8 * (4096 + 32) + 2 * 4096;
+  run_ok (f, &d, &p, &w, &tiny);
+  assert_int_equal (tiny.measured, 64);
+  print_message ("# prefix caching, small cache: TTFT %.1f ms\n", tiny.ttft_ms.mean);
+  assert_true (tiny.ttft_ms.mean > on.ttft_ms.mean);
+  msperf_serve_policy_clear (&p);
+}
+
 #define SIM(t) cmocka_unit_test_setup_teardown (t, setup, teardown)
 
 int
@@ -553,12 +645,14 @@ main (void)
     cmocka_unit_test (test_grid),
     cmocka_unit_test (test_percentiles),
     cmocka_unit_test (test_workloads),
+    cmocka_unit_test (test_prompt_pool),
     cmocka_unit_test (test_requests_file),
     cmocka_unit_test (test_policies),
     SIM (test_deterministic),
     SIM (test_static_is_e2e),
     SIM (test_chunking),
     SIM (test_tiny_kv),
+    SIM (test_prefix_caching),
     SIM (test_max_num_seqs),
     SIM (test_disagg),
     SIM (test_open_loop),

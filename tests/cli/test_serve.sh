@@ -140,6 +140,24 @@ t_knobs() {
 }
 heavy "every scheduler knob is a flag (--max-num-seqs 2 caps the batch)" t_knobs
 
+t_prefix_caching() {
+  set -- --model "$llama" --concurrency 8 --num-requests 48 --isl 2048 --osl 16 --format csv
+  status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-warmup 32 || return 1
+  on=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f4)
+  status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-warmup 32 --prefix-caching false || return 1
+  off=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f4)
+  awk -v a="$on" -v b="$off" 'BEGIN { exit !(a > 0 && a < b / 4) }' || { echo "$on vs $off"; return 1; }
+  status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-shuffle || return 1
+  status_is 2 $bin serve "$@" --prompt-warmup 4 || return 1
+  contains "$tmp/cmd.err" "need --prompt-pool" || return 1
+  status_is 2 $bin serve "$@" --prompt-pool -1 || return 1
+  printf '{"arrival_s": 0, "input_tokens": 20, "output_tokens": 2}\n' > "$tmp/one.jsonl"
+  status_is 2 $bin serve --model "$llama" --requests "$tmp/one.jsonl" --prompt-pool 4 || return 1
+  contains "$tmp/cmd.err" "not for --requests" || return 1
+}
+heavy "serve --prompt-pool: repeated prompts prefill from the prefix cache (--prefix-caching)" \
+  t_prefix_caching
+
 t_usage() {
   status_is 2 $bin serve --model "$llama" --backend tgi || return 1
   contains "$tmp/cmd.err" "vllm, sglang, trtllm or static" || return 1
@@ -312,6 +330,8 @@ else
 fi
 
 t_accuracy_usage() {
+  status_is 2 $bin accuracy --silicon x.csv --prompt-pool -1 || return 1
+  contains "$tmp/cmd.err" "prompt-pool >= 0" || return 1
   status_is 2 $bin accuracy || return 1
   contains "$tmp/cmd.err" "silicon FILE is required" || return 1
   printf 'a,b\n1,2\n' > "$tmp/bad.csv"

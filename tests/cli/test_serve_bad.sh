@@ -51,8 +51,11 @@ t_huge() {
   refused "--max-events N raises it" --num-requests 2000000000 || return 1
   refused "--max-events N raises it" --concurrency 4 --num-requests 200 --max-events 100 \
     || return 1
+  refused "a prompt pool of 2000000000" --prompt-pool 2000000000 || return 1
+  refused "--max-events N raises it" --prompt-pool 10 --prompt-warmup 2000000000 || return 1
+  refused "--prompt-pool" --prompt-pool -1 || return 1
 }
-ok "serve: concurrency 10^9 and huge --num-requests refused with the bound named" t_huge
+ok "serve: concurrency 10^9, huge --num-requests, --prompt-pool, --prompt-warmup refused with the bound named" t_huge
 
 t_max_events() {
   # Small requests: the file stays quick under valgrind.

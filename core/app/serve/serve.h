@@ -43,6 +43,9 @@ typedef struct msperf_serve_policy {
                                       all_to_all dispatch/combine; -1 = the template's */
   int64_t gemm_quant_fused;        /* 1 = an fp8 linear's answer includes quantising its input
                                       (template parameter); -1 = the template's */
+  gboolean prefix_caching;         /* a prompt seen before is served from the KV cache (vLLM
+                                      v1 prefix caching, SGLang radix cache): only the tokens
+                                      past its cached full blocks are prefilled */
 } msperf_serve_policy;
 
 /* The template parameters the policy sets ("name=value", NULL-terminated, for
@@ -101,11 +104,19 @@ typedef struct msperf_serve_workload {
                                       estimated latency (the steady state), not all at once */
   GArray *trace;                   /* msperf_serve_req_spec, for MSPERF_SERVE_TRACE */
   int64_t max_events;              /* bound on the simulation's events; 0 = the default */
+  int64_t prompt_pool;             /* distinct prompts the requests draw from uniformly (a
+                                      benchmark's dataset entries, reused); 0 = every request
+                                      its own prompt. Not for request files. */
+  int64_t prompt_warmup;           /* with a pool: requests of a warm-up run, finished before
+                                      the first request, whose prompts start in the cache */
+  gboolean prompt_shuffle;         /* with a pool: each pass over it in a new random order
+                                      (sampling without replacement), not independent draws */
 } msperf_serve_workload;
 
 typedef struct {
   double arrival_s;
   int64_t isl, osl;
+  int64_t prompt;                  /* its prompt in the pool; -1 = a prompt of its own */
 } msperf_serve_req_spec;
 
 /* Parses "poisson", "gamma:CV"; "fixed", "uniform:R". */
@@ -125,7 +136,10 @@ GArray *msperf_serve_parse_requests (const char *data, gsize len, const char *pa
                                      GError **error);
 
 /* The request specs of a workload in issue order (closed loop: arrival 0, the loop times
- * them). One RNG seeded with w->seed. Transfer full. */
+ * them). One RNG seeded with w->seed; with a prompt pool, the pool's lengths, the warm-up's
+ * and the requests' prompts come from a second one, so the lengths and arrivals of a run
+ * without a pool do not move. With a pool the first w->prompt_warmup specs are the warm-up
+ * requests (arrival 0). Transfer full. */
 GArray *msperf_serve_make_requests (const msperf_serve_workload *w);
 
 /* ---------------------------------------------------------------- step latency */
@@ -260,6 +274,10 @@ typedef struct msperf_serve_accuracy_opts {
   gpointer rows_data;
   int64_t max_rows;                      /* bound on the file's rows; 0 = the default */
   int64_t max_events;                    /* bound on each row's simulation; 0 = the default */
+  int64_t prompt_pool;                   /* distinct prompts of the benchmark (aiperf's
+                                            --num-dataset-entries, 100); 0 = all distinct */
+  gboolean prompt_shuffle;               /* shuffled passes over them, not draws with
+                                            replacement */
 } msperf_serve_accuracy_opts;
 
 /* The default bound on the rows of one accuracy file (past it the file is refused). */

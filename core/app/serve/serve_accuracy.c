@@ -480,6 +480,14 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
       w.warmup = w.cooldown = 0;
     }
+  /* aiperf's synthetic prompts: --num-dataset-entries distinct ones, default 100
+   * (aiperf/common/config/config_defaults.py), each request taking one with random.choice
+   * (dataset/dataset_manager.py; later releases default to shuffled passes, --prompt-shuffle);
+   * its C × 2 warm-up requests draw from the same pool. A runtime with prefix caching serves
+   * the repeats from its KV cache. */
+  w.prompt_pool = o->prompt_pool;
+  w.prompt_shuffle = o->prompt_shuffle;
+  w.prompt_warmup = o->prompt_pool > 0 ? 2 * r->concurrency : 0;
   w.seed = 1;
   w.max_events = o->max_events;
   if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))

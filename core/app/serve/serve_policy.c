@@ -33,6 +33,8 @@ static const msperf_serve_knob knobs[] = {
         "under attention DP) as CUDA runtimes, 0 = all_to_all dispatch/combine"),
   KNOB (gemm_quant_fused, COUNT, "1 = an fp8 linear's answer includes quantising its input "
         "(no separate fp8_quantize op), 0 = separate"),
+  KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
+        "(true/false)"),
 };
 
 const msperf_serve_knob *

@@ -93,8 +93,21 @@ heap_pop (heap *h, event *out)
 typedef enum { R_NEW, R_WAITING, R_RUNNING, R_TRANSFER, R_DONE } req_state;
 typedef enum { W_AGG, W_PREFILL, W_DECODE } worker_role;
 
+/* A prompt's full blocks kept in a worker's KV cache after its prefill (prefix caching):
+ * referenced by the running requests that use them, evictable (least recently released
+ * first) when none does. */
+typedef struct {
+  int64_t prompt;             /* hash key: the pool's prompt */
+  int64_t blocks;
+  int64_t refs;
+  GList *lru;                 /* link in the worker's lru queue while refs = 0 */
+} cached_prompt;
+
 typedef struct {
   int64_t isl, osl;
+  int64_t prompt_id;          /* in the pool; -1 = a prompt of its own */
+  cached_prompt *cached;      /* the cached prompt it holds (its first `shared` blocks) */
+  int64_t shared;
   int64_t prompt;             /* tokens to prefill: isl, or isl + output after a recompute */
   int64_t computed;           /* of prompt */
   double generated;           /* output tokens so far */
@@ -116,7 +129,10 @@ typedef struct {
   msperf_serve_steps *steps;
   GQueue waiting;             /* req index + 1 */
   GArray *running;            /* guint req index, admission order */
-  int64_t total_blocks, used_blocks;
+  int64_t total_blocks, used_blocks;   /* used: the requests' and the cached prompts' */
+  GHashTable *pcache;         /* int64 prompt -> cached_prompt (prefix caching), or NULL */
+  GQueue lru;                 /* cached_prompt with refs 0, least recently released first */
+  int64_t evictable;          /* their blocks */
   double rem_out;             /* remaining output tokens of the running requests */
   double ratio;
   gboolean busy;
@@ -239,19 +255,66 @@ issue (sim *s, double t)
   r = &s->reqs[s->next_issue];
   r->isl = sp->isl;
   r->osl = sp->osl;
+  r->prompt_id = sp->prompt;
   r->prompt = sp->isl;
   heap_push (&s->h, t, EV_ARRIVE, s->next_issue);
   s->next_issue++;
 }
 
 static void
+pc_acquire (worker *w, cached_prompt *c)
+{
+  if (c->refs++ == 0)
+    {
+      g_queue_delete_link (&w->lru, c->lru);
+      c->lru = NULL;
+      w->evictable -= c->blocks;
+    }
+}
+
+static void
+pc_release (worker *w, req *r)
+{
+  cached_prompt *c = r->cached;
+
+  if (c == NULL)
+    return;
+  r->cached = NULL;
+  r->shared = 0;
+  if (--c->refs == 0)
+    {
+      g_queue_push_tail (&w->lru, c);
+      c->lru = w->lru.tail;
+      w->evictable += c->blocks;
+    }
+}
+
+/* Evicts unreferenced cached prompts, least recently released first, until need more blocks
+ * fit or none is left. */
+static void
+pc_evict (worker *w, int64_t need)
+{
+  while (w->used_blocks + need > w->total_blocks && w->lru.length > 0)
+    {
+      cached_prompt *c = g_queue_pop_head (&w->lru);
+
+      w->used_blocks -= c->blocks;
+      w->evictable -= c->blocks;
+      g_hash_table_remove (w->pcache, &c->prompt);
+    }
+}
+
+/* Frees r's blocks; the ones of a cached prompt stay in the cache. */
+static void
 free_blocks (worker *w, req *r)
 {
-  w->used_blocks -= r->blocks;
+  w->used_blocks -= r->blocks - r->shared;
+  pc_release (w, r);
   r->blocks = 0;
 }
 
-/* Grows r's cache to want blocks; FALSE when the blocks are not free. */
+/* Grows r's cache to want blocks (evicting cached prompts no request uses); FALSE when the
+ * blocks are not free. */
 static gboolean
 grow_to (worker *w, req *r, int64_t want)
 {
@@ -259,6 +322,8 @@ grow_to (worker *w, req *r, int64_t want)
 
   if (need <= 0)
     return TRUE;
+  if (w->used_blocks + need > w->total_blocks && w->evictable > 0)
+    pc_evict (w, need);
   if (w->used_blocks + need > w->total_blocks)
     return FALSE;
   w->used_blocks += need;
@@ -437,10 +502,25 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
     {
       guint ri = GPOINTER_TO_UINT (g_queue_peek_head (&w->waiting)) - 1;
       req *r = &s->reqs[ri];
-      int64_t left = r->prompt - r->computed;
-      entry e = { ri, 0, r->computed };
+      cached_prompt *hit = NULL;
+      int64_t hit_blocks = 0, freeable = w->evictable;
+      int64_t left, need;
+      entry e;
       double reserve = w->ratio * w->rem_out, own = w->ratio * remaining_out (r);
-      int64_t need;
+
+      if (w->pcache && r->computed == 0 && r->prompt_id >= 0
+          && (hit = g_hash_table_lookup (w->pcache, &r->prompt_id)) != NULL)
+        {
+          /* Its prompt's full blocks are cached: it prefills from the first block past them
+           * and at least its last token (the one that yields the first output token). */
+          hit_blocks = MIN (hit->blocks, (r->prompt - 1) / pol->block_size);
+          if (hit_blocks == 0)
+            hit = NULL;
+          else if (hit->refs == 0)
+            freeable -= hit->blocks;
+        }
+      left = r->prompt - r->computed - hit_blocks * pol->block_size;
+      e = (entry){ ri, 0, r->computed + hit_blocks * pol->block_size };
 
       if (left > 0)
         {
@@ -452,11 +532,18 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
         }
       else if (*budget < s->q)
         break;
-      need = blocks_for (s, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q))
-             + blocks_for (s, own) + blocks_for (s, reserve);
-      if (w->used_blocks + need > w->total_blocks)
+      need = blocks_for (s, (double) (e.ctx + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q))
+             - hit_blocks + blocks_for (s, own) + blocks_for (s, reserve);
+      if (w->used_blocks - freeable + need > w->total_blocks)
         break;
       g_queue_pop_head (&w->waiting);
+      if (hit)
+        {
+          pc_acquire (w, hit);
+          r->cached = hit;
+          r->blocks = r->shared = hit_blocks;
+          r->computed = e.ctx;
+        }
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
       g_array_append_val (w->running, ri);
@@ -533,15 +620,19 @@ start_step (sim *s, guint wi, GError **error)
   w->busy = TRUE;
   w->step_start = s->now;
   dur /= 1e6;
-  w->kv_time += dur * (w->total_blocks > 0 ? (double) w->used_blocks / (double) w->total_blocks : 0);
+  /* In use: the blocks the requests hold; cached prompts no request holds are free to take
+   * (vLLM's KV cache usage counts them so). */
+  w->kv_time += dur * (w->total_blocks > 0 ? (double) (w->used_blocks - w->evictable)
+                                               / (double) w->total_blocks : 0);
   w->busy_time += dur;
   w->batch_time += dur * (double) w->n_batch;
   if (w->total_blocks > 0)
-    s->kv_max = MAX (s->kv_max, (double) w->used_blocks / (double) w->total_blocks);
+    s->kv_max = MAX (s->kv_max, (double) (w->used_blocks - w->evictable)
+                                / (double) w->total_blocks);
   if (s->rec && s->rec->samples)
     {
       msperf_serve_sample smp = { s->now, wi, (int32_t) w->n_batch,
-                                  w->total_blocks > 0 ? (double) w->used_blocks
+                                  w->total_blocks > 0 ? (double) (w->used_blocks - w->evictable)
                                                             / (double) w->total_blocks : 0 };
       g_array_append_val (s->rec->samples, smp);
     }
@@ -601,6 +692,19 @@ apply_step (sim *s, guint wi, GError **error)
           r->computed += e->chunk;
           if (r->computed < r->prompt)
             continue;
+          if (w->pcache && r->prompt_id >= 0 && r->cached == NULL
+              && !g_hash_table_contains (w->pcache, &r->prompt_id))
+            {
+              /* The prompt's full blocks pass to the cache; the request holds them. */
+              cached_prompt *c = g_new0 (cached_prompt, 1);
+
+              c->prompt = r->prompt_id;
+              c->blocks = MIN (r->blocks, r->isl / s->pol->block_size);
+              c->refs = 1;
+              g_hash_table_insert (w->pcache, &c->prompt, c);
+              r->cached = c;
+              r->shared = c->blocks;
+            }
           if (!r->has_first)
             {
               r->has_first = TRUE;
@@ -927,6 +1031,9 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
           w->ratio = s->pol->reserve_ratio_init;
+          g_queue_init (&w->lru);
+          if (s->pol->prefix_caching && pools[p].role != W_DECODE)
+            w->pcache = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
         }
     }
   return TRUE;
@@ -998,6 +1105,44 @@ estimate_request (sim *s, const msperf_serve_workload *wl, double *out, GError *
   return TRUE;
 }
 
+/* The warm-up run before the measured requests: its n_warm requests (the first specs), dealt
+ * in turn to the workers that prefill, leave their prompts' full blocks in those workers'
+ * caches, as far as the cache holds them (least recently used evicted first). */
+static void
+warm_caches (sim *s, guint n_warm)
+{
+  guint lo = 0, hi = s->dep->mode == MSPERF_SERVE_AGG ? s->n_workers : s->n_prefill;
+
+  for (guint i = 0; i < n_warm && hi > lo; i++)
+    {
+      const msperf_serve_req_spec *sp = &g_array_index (s->specs, msperf_serve_req_spec, i);
+      worker *w = &s->w[lo + i % (hi - lo)];
+      cached_prompt *c;
+      int64_t blocks = sp->isl / s->pol->block_size;
+
+      if (w->pcache == NULL || blocks == 0)
+        continue;
+      if ((c = g_hash_table_lookup (w->pcache, &sp->prompt)) != NULL)
+        {
+          /* Used again: the most recently used. */
+          g_queue_unlink (&w->lru, c->lru);
+          g_queue_push_tail_link (&w->lru, c->lru);
+          continue;
+        }
+      pc_evict (w, blocks);
+      if (w->used_blocks + blocks > w->total_blocks)
+        continue;
+      c = g_new0 (cached_prompt, 1);
+      c->prompt = sp->prompt;
+      c->blocks = blocks;
+      g_hash_table_insert (w->pcache, &c->prompt, c);
+      g_queue_push_tail (&w->lru, c);
+      c->lru = w->lru.tail;
+      w->used_blocks += blocks;
+      w->evictable += blocks;
+    }
+}
+
 gboolean
 msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                   const msperf_serve_deployment *dep, const msperf_serve_policy *pol,
@@ -1010,6 +1155,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   event ev;
   int64_t max_events = wl && wl->max_events > 0 ? wl->max_events : MSPERF_SERVE_MAX_EVENTS;
   int64_t n_wanted, n_events = 0;
+  guint n_warm;
 
   g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
   memset (out, 0, sizeof *out);
@@ -1022,6 +1168,21 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   /* Every request is at least one event: a run with more requests than the bound is refused
    * before its requests are made. */
   n_wanted = wl->arrival == MSPERF_SERVE_TRACE ? (int64_t) wl->trace->len : wl->num_requests;
+  if (wl->arrival != MSPERF_SERVE_TRACE && wl->prompt_pool > 0)
+    {
+      /* The warm-up's requests and the pool's prompts are made too. */
+      if (wl->prompt_pool > max_events || wl->prompt_warmup > max_events
+          || wl->prompt_pool > G_MAXUINT32 / 2 || wl->prompt_warmup > G_MAXUINT32 / 2)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "a prompt pool of %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " warm-up "
+                       "requests exceed the bound of %" G_GINT64_FORMAT " events of one "
+                       "simulation (--max-events N raises it)", wl->prompt_pool,
+                       wl->prompt_warmup, max_events);
+          return FALSE;
+        }
+      n_wanted += wl->prompt_warmup;
+    }
   if (n_wanted > max_events || n_wanted > G_MAXUINT32 / 2)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -1037,12 +1198,17 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   s.tau = tokens_per_step (dep->nextn, dep->accept);
   s.h.items = g_array_new (FALSE, FALSE, sizeof (event));
   s.specs = msperf_serve_make_requests (wl);
-  s.n_reqs = s.specs->len;
+  n_warm = wl->arrival != MSPERF_SERVE_TRACE && wl->prompt_pool > 0 ? (guint) wl->prompt_warmup : 0;
+  s.n_reqs = s.specs->len - n_warm;
   s.reqs = g_new0 (req, s.n_reqs);
   s.warmup = wl->warmup;
   s.cooldown = wl->cooldown;
   s.gaps = rec && rec->want_itl ? g_array_new (FALSE, FALSE, sizeof (double)) : NULL;
-  if (!make_workers (&s, answers, model, owned, error) || !requests_fit (&s, error))
+  if (!make_workers (&s, answers, model, owned, error))
+    goto out;
+  warm_caches (&s, n_warm);
+  g_array_remove_range (s.specs, 0, n_warm);
+  if (!requests_fit (&s, error))
     goto out;
   if (wl->arrival == MSPERF_SERVE_CLOSED)
     {
@@ -1120,6 +1286,9 @@ out:
   for (guint i = 0; i < s.n_workers && s.w; i++)
     {
       g_queue_clear (&s.w[i].waiting);
+      g_queue_clear (&s.w[i].lru);
+      if (s.w[i].pcache)
+        g_hash_table_destroy (s.w[i].pcache);
       if (s.w[i].running)
         g_array_free (s.w[i].running, TRUE);
       g_free (s.w[i].batch);

@@ -170,6 +170,7 @@ msperf_serve_parse_requests (const char *data, gsize len, const char *path, GErr
           return NULL;
         }
       r.arrival_s = t;
+      r.prompt = -1;
       r.isl = (int64_t) isl;
       r.osl = (int64_t) osl;
       if (out->len && t < g_array_index (out, msperf_serve_req_spec, out->len - 1).arrival_s)
@@ -240,11 +241,45 @@ draw_len (GRand *rng, int64_t mean, const msperf_serve_len_dist *d)
   return lo + (int64_t) g_rand_int_range (rng, 0, (gint32) (hi - lo + 1));
 }
 
+static int64_t
+uniform_below (GRand *prng, int64_t n)
+{
+  return n <= G_MAXINT32 ? (int64_t) g_rand_int_range (prng, 0, (gint32) n)
+                         : MIN (n - 1, (int64_t) floor (g_rand_double (prng) * (double) n));
+}
+
+/* The prompt of the next request from a pool of n: uniform with replacement (aiperf's
+ * `random` sampling), or the next of a shuffled pass over the pool, reshuffled when a pass
+ * ends (`shuffle`: without replacement). order holds the pass, *at the next position. */
+static int64_t
+draw_prompt (GRand *prng, int64_t n, gboolean shuffle, int64_t *order, int64_t *at)
+{
+  if (!shuffle)
+    return uniform_below (prng, n);
+  if (*at == 0)
+    for (int64_t k = n - 1; k > 0; k--)
+      {
+        int64_t j = uniform_below (prng, k + 1), t = order[k];
+
+        order[k] = order[j];
+        order[j] = t;
+      }
+  {
+    int64_t p = order[*at];
+
+    *at = (*at + 1) % n;
+    return p;
+  }
+}
+
 GArray *
 msperf_serve_make_requests (const msperf_serve_workload *w)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (msperf_serve_req_spec));
   g_autoptr (GRand) rng = g_rand_new_with_seed (w->seed);
+  g_autoptr (GRand) prng = NULL;
+  g_autofree int64_t *pool_isl = NULL, *order = NULL;
+  int64_t at = 0;
   double t = 0;
 
   if (w->arrival == MSPERF_SERVE_TRACE)
@@ -252,12 +287,40 @@ msperf_serve_make_requests (const msperf_serve_workload *w)
       g_array_append_vals (out, w->trace->data, w->trace->len);
       return out;
     }
+  if (w->prompt_pool > 0)
+    {
+      /* Each prompt of the pool has one length, drawn once; a request's input is its
+       * prompt's. */
+      prng = g_rand_new_with_seed (w->seed ^ 0x5bd1e995u);
+      pool_isl = g_new (int64_t, w->prompt_pool);
+      order = g_new (int64_t, w->prompt_pool);
+      for (int64_t k = 0; k < w->prompt_pool; k++)
+        {
+          pool_isl[k] = draw_len (prng, w->isl, &w->isl_dist);
+          order[k] = k;
+        }
+      for (int64_t i = 0; i < w->prompt_warmup; i++)
+        {
+          msperf_serve_req_spec r = { 0, 0, 0, draw_prompt (prng, w->prompt_pool,
+                                                            w->prompt_shuffle, order, &at) };
+
+          r.isl = pool_isl[r.prompt];
+          r.osl = w->osl;
+          g_array_append_val (out, r);
+        }
+    }
   for (int64_t i = 0; i < w->num_requests; i++)
     {
       msperf_serve_req_spec r;
 
       r.isl = draw_len (rng, w->isl, &w->isl_dist);
       r.osl = draw_len (rng, w->osl, &w->osl_dist);
+      r.prompt = -1;
+      if (prng)
+        {
+          r.prompt = draw_prompt (prng, w->prompt_pool, w->prompt_shuffle, order, &at);
+          r.isl = pool_isl[r.prompt];
+        }
       if (w->arrival == MSPERF_SERVE_POISSON)
         t += -log (1.0 - g_rand_double (rng)) / w->rate;
       else if (w->arrival == MSPERF_SERVE_GAMMA)
