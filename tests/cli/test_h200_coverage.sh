@@ -11,10 +11,7 @@ set -u
 bin=$MSPERF_BIN
 top=$MSPERF_TOP_SRCDIR
 db=$top/data/nvidia-h200
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 # The ops the mapping may still leave unmapped (answered by the roofline). Empty it once every
 # template op is mapped: the tests below then require `mapping check --require-coverage` to
@@ -28,17 +25,6 @@ proxies="aten.embedding.default aten.index.Tensor tensor_cast.apply_rope.default
 tensor_cast.init_routing_v2.default tensor_cast.unpermute_tokens.default aten.sum.dim_IntList
 aten.sigmoid.default"
 
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
@@ -138,5 +124,4 @@ else
   skip "model configs not found at $models (set MSPERF_MODELS_DIR)"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -15,22 +15,8 @@ db=$src/data/nvidia-h200
 configs=$src/tests/data/models/configs
 llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
 qwen235=$shared/models/Qwen--Qwen3-235B-A22B.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {  # ok DESCRIPTION COMMAND...
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
@@ -177,5 +163,4 @@ else
   skip "no $qwen235"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
