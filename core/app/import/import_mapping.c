@@ -30,11 +30,9 @@ static const char mapping_head[] =
   "    AicContextMla:\n"
   "      axes: [num_heads, batch_size, isl]\n"
   "      exact_fields: [mla_dtype, kv_cache_dtype, step]\n"
-  "      space: log\n"
   "    AicGenerationMla:\n"
   "      axes: [num_heads, batch_size, step]\n"
   "      exact_fields: [mla_dtype, kv_cache_dtype, isl]\n"
-  "      space: log\n"
   "operator_mappings:\n"
   "  \"aten.mm.default\":\n"
   "    kernel_type: MatMulV2\n"
@@ -107,8 +105,9 @@ static const char mapping_mla[] =
   "      GenerationMLA): context_mla_perf for a pass without cached tokens (step 0),\n"
   "      generation_mla_perf (one query token, step = cached tokens) otherwise; heads per rank\n"
   "      from q, batch from seq_lens, isl = query length, KV-cache dtype from the cache;\n"
-  "      num_heads, batch and length interpolated in log space. The projections are the\n"
-  "      template's own GEMMs; the absorbed BMMs (mla_bmm_perf) are not added\"\n";
+  "      num_heads, batch and length interpolated in linear space (the leave-one-out of\n"
+  "      doc/h200-database.md). The projections are the template's own GEMMs; the absorbed\n"
+  "      BMMs (mla_bmm_perf) are not added\"\n";
 
 static const char mapping_elementwise[] =
   "  \"aten.add.Tensor\":\n"
