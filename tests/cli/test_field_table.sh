@@ -115,16 +115,18 @@ if [ -d "$top/data/nvidia-h200" ] && [ -f "$models/deepseek-ai--DeepSeek-V3.json
     grep -q '"source": "MEASURED".*"kernel_type": "AicContextMla"' "$tmp/mla.jsonl" &&
     grep -q '"source": "INTERPOLATED".*"kernel_type": "AicGenerationMla"' "$tmp/mla.jsonl" &&
     # e2e's data share with the MLA entry above the same database's without it.
-    mkdir -p "$tmp/nomla" && for f in "$top/data/nvidia-h200"/*; do ln -s "$f" "$tmp/nomla/"; done &&
-    rm "$tmp/nomla/op_mapping.yaml" &&
-    sed '/multihead_latent_attention/,/BMMs (mla_bmm_perf)/d' "$top/data/nvidia-h200/op_mapping.yaml" \
-      >"$tmp/nomla/op_mapping.yaml" &&
+    # (a copy: the database refuses symlinks leading out of it)
+    mkdir -p "$tmp/nomla" && cp "$top/data/nvidia-h200"/* "$tmp/nomla/" &&
+    sed '/^  "tensor_cast.multihead_latent_attention.default":/,/BMMs (mla_bmm_perf)/d' \
+      "$top/data/nvidia-h200/op_mapping.yaml" >"$tmp/nomla/op_mapping.yaml" &&
+    ! grep -q multihead_latent_attention "$tmp/nomla/op_mapping.yaml" &&
     for d in "$top/data/nvidia-h200" "$tmp/nomla"; do
       msperf e2e --no-cache --profiling-database "$d" --model "$models/deepseek-ai--DeepSeek-V3.json" \
         --tp 8 --ep 8 --isl 1024 --osl 64 --batch 4 --format jsonl 2>/dev/null |
         sed 's/.*"data_share": \([0-9.]*\).*/\1/'
     done >"$tmp/shares" &&
-    awk 'NR == 1 { a = $1 } NR == 2 { b = $1 } END { exit !(NR == 2 && a > b) }' "$tmp/shares"
+    awk 'NR == 1 { a = $1 } NR == 2 { b = $1 } END { exit !(NR == 2 && a > b && b > 0.9) }' \
+      "$tmp/shares"
   }
   ok "field_table: DeepSeek-V3 tp 8 ep 8 answers MLA from AicContextMla / AicGenerationMla (e2e share up)" \
     t_e2e_mla
