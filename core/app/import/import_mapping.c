@@ -109,6 +109,16 @@ static const char mapping_mla[] =
   "      doc/h200-database.md). The projections are the template's own GEMMs; the absorbed\n"
   "      BMMs (mla_bmm_perf) are not added\"\n";
 
+/* The MLA op that reads the merged elementwise rows (with --elementwise-from only). */
+static const char mapping_mla_proxy[] =
+  "  \"tensor_cast.concat_and_cache_mla.default\":\n"
+  "    kernel_type: Silu\n"
+  "    query_mode: elementwise\n"
+  "    tc_input_count: 1\n"
+  "    notes: \"memory-bound proxy from the sample database's unary Silu rows: one read and one\n"
+  "      write of the latent rows [T, kv_lora] where the op reads [T, kv_lora] and [T, rope] and\n"
+  "      writes both into the cache: 8/9 of its bytes; no NVIDIA table measures it\"\n";
+
 static const char mapping_elementwise[] =
   "  \"aten.add.Tensor\":\n"
   "    kernel_type: Add\n"
@@ -147,5 +157,6 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, mapping_mla, elementwise ? mapping_elementwise : "", NULL);
+  return g_strconcat (mapping_head, mapping_mla, elementwise ? mapping_elementwise : "",
+                      elementwise ? mapping_mla_proxy : "", NULL);
 }
