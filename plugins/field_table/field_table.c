@@ -13,9 +13,10 @@
  * the axis (the [T, topk] routing ids), every other dim must match exactly. Dtypes are not
  * compared: the table's quantisation is a field, and the kernel's internal dtypes (an fp8
  * activation) need not be what the op records.
- * Exact stage: in the entry's primary kernel, the first row whose fields, dims and token count
- * all equal the op's, MEASURED, confidence 1.0, rule `field_exact`. Otherwise the core's interpolation stage answers along
- * `tokens` in the same regime (listed in interpolation.modes).
+ * Exact stage: in the entry's kernels in order (primary, then alternates), the first row whose
+ * fields, dims and token count all equal the op's, MEASURED, confidence 1.0, rule `field_exact`.
+ * Otherwise the core's interpolation stage answers along `tokens` in the same regime (listed in
+ * interpolation.modes).
  * Column axes: when the kernel's interpolation policy names `axes` that are columns of its table
  * (the imported MLA tables: num_heads, batch_size, isl, step), those numeric columns are the
  * axes and the table needs no tensors; the fields are the policy's `exact_fields` (every other
