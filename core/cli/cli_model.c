@@ -142,7 +142,8 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
     { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Prefill: tokens per sequence (default 1024)",
       "S" },
     { "context", 0, 0, G_OPTION_ARG_INT, &o->context,
-      "Decode: cached tokens per sequence (default 1024)", "L" },
+      "Decode: cached tokens per sequence (default 1024); prefill: tokens cached before this "
+      "chunk of the prompt, none unless given", "L" },
     { "nextn", 0, 0, G_OPTION_ARG_INT, &o->nextn, "Decode: MTP draft tokens per step (default 0)",
       "K" },
   };
@@ -205,17 +206,19 @@ pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
     }
   if (!check_model_sizes (o, error))
     return FALSE;
-  if ((decode && o->seq != UNSET) || (!decode && (o->context != UNSET || o->nextn != UNSET)))
+  if ((decode && o->seq != UNSET) || (!decode && o->nextn != UNSET))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    decode ? "--seq is for prefill; decode takes --context and --nextn"
-                          : "--context and --nextn are for decode; prefill takes --seq");
+                          : "--nextn is for decode; prefill takes --seq and --context");
       return FALSE;
     }
   p->phase = decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL;
   p->batch = msperf_cli_or (o->batch, 1);
   p->seq = msperf_cli_or (o->seq, 1024);
-  p->context = msperf_cli_or (o->context, 1024);
+  /* A prefill with context is a chunk of a longer prompt: its queries attend to the
+   * context tokens cached by the earlier chunks too. */
+  p->context = msperf_cli_or (o->context, decode ? 1024 : 0);
   p->nextn = msperf_cli_or (o->nextn, 0);
   return TRUE;
 }
@@ -502,10 +505,15 @@ start_jobs (msperf_engine *e, int jobs, GError **error)
 /* ---------------------------------------------------------------- e2e */
 
 typedef struct {
-  int isl, osl, stride;
+  int isl, osl, stride, max_prefill;
   double accept, utilization;
   char *format;
 } request_opts;
+
+/* Tokens of one prefill pass unless --max-prefill-tokens says otherwise: the largest GEMM M the
+ * shipped H200 database measures (doc/models.md §3.1), so a pass within its grid runs as before
+ * and a longer prefill runs as passes the data answers. */
+#define DEFAULT_MAX_PREFILL_TOKENS 32768
 
 static void
 add_request_entries (GArray *out, request_opts *r, model_opts *o)
@@ -523,8 +531,11 @@ add_request_entries (GArray *out, request_opts *r, model_opts *o)
     { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_DOUBLE, &r->utilization,
       "Fit against a serving runtime's KV capacity at this share of the device (e.g. 0.9; "
       "default: weights + KV cache within the device)", "F" },
+    { "max-prefill-tokens", 0, 0, G_OPTION_ARG_INT, &r->max_prefill,
+      "Tokens of one prefill pass; a longer prefill runs as several, whole sequences or chunks "
+      "(0: the whole batch in one pass; default 32768)", "N" },
   };
-  r->isl = r->osl = r->stride = UNSET;
+  r->isl = r->osl = r->stride = r->max_prefill = UNSET;
   r->accept = r->utilization = NAN;
   g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
 }
@@ -536,6 +547,7 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   if (!msperf_cli_check_min ("--isl", r->isl, 1, error) || !msperf_cli_check_min ("--osl", r->osl, 1, error)
       || !msperf_cli_check_min ("--nextn", o->nextn, 0, error)
       || !msperf_cli_check_min ("--decode-stride", r->stride, 1, error)
+      || !msperf_cli_check_min ("--max-prefill-tokens", r->max_prefill, 0, error)
       || !check_double ("--nextn-accept", r->accept, TRUE, error)
       || !check_double ("--gpu-memory-utilization", r->utilization, TRUE, error))
     return FALSE;
@@ -546,6 +558,7 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   req->nextn = msperf_cli_or (o->nextn, 0);
   req->accept = isnan (r->accept) ? 0.7 : r->accept;
   req->stride = msperf_cli_or (r->stride, 32);
+  req->max_prefill_tokens = msperf_cli_or (r->max_prefill, DEFAULT_MAX_PREFILL_TOKENS);
   if (req->isl < 1 || req->osl < 1 || req->nextn < 0 || req->accept > 1 || batch < 1)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -553,6 +566,18 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
       return FALSE;
     }
   return TRUE;
+}
+
+/* The prefill budget: --max-prefill-tokens, else the policy's model.max_prefill_tokens, else
+ * the built-in default request_of set. */
+static void
+apply_policy_budget (msperf_engine *e, const request_opts *r, msperf_e2e_request *req)
+{
+  int64_t v;
+
+  if (r->max_prefill == UNSET
+      && msperf_value_get_int (msperf_engine_policy_value (e, "model.max_prefill_tokens"), &v))
+    req->max_prefill_tokens = v;
 }
 
 static void
@@ -578,6 +603,9 @@ print_e2e_table (FILE *out, const msperf_model *m, const msperf_e2e_point *p,
   if (!p->estimated)
     return;
   fprintf (out, "TTFT               %.3f ms\n", p->ttft_ms);
+  if (p->prefill_passes > 1)
+    fprintf (out, "prefill passes     %" G_GINT64_FORMAT " of at most %" G_GINT64_FORMAT
+             " tokens each\n", p->prefill_passes, r->max_prefill_tokens);
   fprintf (out, "TPOT               %.3f ms\n", p->tpot_ms);
   fprintf (out, "request latency    %.3f ms\n", p->latency_ms);
   fprintf (out, "tokens/s/device    %.2f\n", p->tps_device);
@@ -631,6 +659,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
+  apply_policy_budget (e, &ro, &req);
   layout = layout_of (&o);
   t0 = g_get_monotonic_time ();
   if (!msperf_model_jobs_point (jobs, m, &layout, &req, &pt, &error))
@@ -876,6 +905,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
+  apply_policy_budget (e, &ro, &req);
   layouts = sweep_layouts (&so, tps, eps, pps, o.sp);
   if (!msperf_model_jobs_sweep (jobs, m, layouts, batches, &req, shard, shards, pts, &counts,
                                 &error))

@@ -169,6 +169,12 @@ static const schema s_confidence = { .kind = S_MAP, .fields = confidence_fields 
 static const field cache_fields[] = { { "answers", &s_count }, { NULL, NULL } };
 static const schema s_cache = { .kind = S_MAP, .fields = cache_fields };
 
+/* The model-level commands' settings (e2e, sweep): optional, absent = their built-in
+ * defaults; they change no op's answer, so they are left out of the policy hash. */
+static const schema s_tokens = { .kind = S_INT, .min = 0, .max = INT32_MAX };
+static const field model_fields[] = { { "max_prefill_tokens", &s_tokens }, { NULL, NULL } };
+static const schema s_model = { .kind = S_MAP, .fields = model_fields };
+
 static const field root_fields[] = {
   { "modules", &s_modules },
   { "interpolation", &s_interpolation },
@@ -176,6 +182,7 @@ static const field root_fields[] = {
   { "parallel", &s_parallel },
   { "confidence", &s_confidence },
   { "cache", &s_cache },
+  { "model", &s_model },
   { NULL, NULL }
 };
 static const schema s_root = { .kind = S_MAP, .fields = root_fields };
@@ -1130,16 +1137,19 @@ msperf_policy_hash (const msperf_policy *p)
   g_autofree char *json = NULL;
 
   g_return_val_if_fail (p != NULL, NULL);
-  if (msperf_value_lookup (p->root, "cache") == NULL)
+  if (msperf_value_lookup (p->root, "cache") == NULL
+      && msperf_value_lookup (p->root, "model") == NULL)
     json = msperf_policy_canonical_json (p);
   else
     {
-      /* The cache sizes change no answer: a policy that sets them hashes as one that does
-       * not (answers carry the hash, and must not differ by a cache size). */
+      /* The cache sizes and the model-level settings change no op's answer: a policy that
+       * sets them hashes as one that does not (answers carry the hash, and must not differ
+       * by them). */
       g_autoptr (msperf_value) rest = msperf_value_new (MSPERF_VALUE_MAP);
 
       for (guint k = 0; k < p->root->keys->len; k++)
-        if (strcmp (g_ptr_array_index (p->root->keys, k), "cache") != 0)
+        if (strcmp (g_ptr_array_index (p->root->keys, k), "cache") != 0
+            && strcmp (g_ptr_array_index (p->root->keys, k), "model") != 0)
           msperf_value_map_set (rest, g_ptr_array_index (p->root->keys, k),
                                 msperf_value_copy (g_ptr_array_index (p->root->items, k)));
       json = msperf_value_canonical_json (rest);

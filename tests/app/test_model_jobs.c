@@ -30,7 +30,7 @@ assert_same_point (const msperf_e2e_point *a, const msperf_e2e_point *b)
   assert_true (a->layout.tp == b->layout.tp && a->layout.ep == b->layout.ep
                && a->layout.dp == b->layout.dp && a->layout.pp == b->layout.pp
                && a->layout.sp == b->layout.sp);
-  assert_true (a->batch == b->batch);
+  assert_true (a->batch == b->batch && a->prefill_passes == b->prefill_passes);
   assert_true (a->fits == b->fits && a->estimated == b->estimated && a->pareto == b->pareto);
   assert_true (same_double (a->ttft_ms, b->ttft_ms) && same_double (a->tpot_ms, b->tpot_ms)
                && same_double (a->latency_ms, b->latency_ms)
@@ -84,7 +84,7 @@ test_sweep_jobs_identical (void **state)
   g_autoptr (msperf_model) m = load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json", NULL);
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 512, 97, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 512, 97, 1, 0, 0.7, 32, 0, 0, 0 };
   g_autoptr (GArray) ref = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
   msperf_model_eval *ev = msperf_model_eval_new (e);
 
@@ -124,7 +124,7 @@ test_sweep_jobs_shard (void **state)
   g_autoptr (msperf_model) m = load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json", NULL);
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 128, 33, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 128, 33, 1, 0, 0.7, 32, 0, 0, 0 };
   g_autoptr (msperf_model_jobs) j = msperf_model_jobs_new (e, 2);
   g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (msperf_e2e_point));
   msperf_sweep_counts n = { 0 };
@@ -147,7 +147,7 @@ test_sweep_jobs_first_error (void **state)
   g_autoptr (msperf_model) m = load (DATA "toy-config.json", DATA "jobs/toy_mlp_negdim.yaml");
   g_autoptr (GArray) layouts = layouts_of (ls, G_N_ELEMENTS (ls));
   g_autoptr (GArray) batches = int64_list (bs, G_N_ELEMENTS (bs));
-  msperf_e2e_request req = { 64, 65, 1, 0, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 64, 65, 1, 0, 0.7, 32, 0, 0, 0 };
 
   for (guint jobs = 1; jobs <= 6; jobs++)
     {
@@ -172,7 +172,7 @@ test_point_jobs_identical (void **state)
   static const msperf_model_layout tp2 = { 2, 1, 1, 1, FALSE };
   msperf_engine *e = *state;
   g_autoptr (msperf_model) m = load (DATA "configs/Qwen--Qwen3-32B.json", NULL);
-  msperf_e2e_request req = { 1024, 200, 8, 1, 0.7, 32, 0, 0 };
+  msperf_e2e_request req = { 1024, 200, 8, 1, 0.7, 32, 0, 0, 0 };
   msperf_model_eval *ev = msperf_model_eval_new (e);
   msperf_e2e_point ref;
 
@@ -187,6 +187,77 @@ test_point_jobs_identical (void **state)
       msperf_e2e_point p;
 
       assert_true (msperf_model_jobs_point (j, m, &tp2, &req, &p, &error));
+      assert_same_point (&p, &ref);
+    }
+}
+
+/* The prefill within a token budget: one pass when the batch fits or there is no budget;
+ * passes of whole sequences and one of the rest; a long sequence as chunks over the KV of the
+ * earlier ones, each sequence alone. */
+static void
+test_prefill_plan (void **state)
+{
+  msperf_e2e_request req = { 1000, 65, 5, 0, 0.7, 32, 0, 0, 0 };
+  msperf_model_pass p;
+
+  (void) state;
+  assert_int_equal (msperf_e2e_prefill_distinct (&req), 1);
+  assert_int_equal (msperf_e2e_prefill_passes (&req), 1);
+  assert_int_equal (msperf_e2e_n_passes (&req), 1 + 2);
+  req.max_prefill_tokens = 5000;      /* the batch fits: as without a budget */
+  assert_int_equal (msperf_e2e_prefill_passes (&req), 1);
+  msperf_e2e_pass (&req, 0, &p);
+  assert_true (p.phase == MSPERF_PHASE_PREFILL && p.batch == 5 && p.seq == 1000 && p.context == 0);
+  req.max_prefill_tokens = 2048;      /* 2 + 2 + 1 sequences */
+  assert_int_equal (msperf_e2e_prefill_distinct (&req), 2);
+  assert_int_equal (msperf_e2e_prefill_times (&req, 0), 2);
+  assert_int_equal (msperf_e2e_prefill_times (&req, 1), 1);
+  assert_int_equal (msperf_e2e_prefill_passes (&req), 3);
+  assert_int_equal (msperf_e2e_n_passes (&req), 2 + 2);
+  msperf_e2e_pass (&req, 1, &p);
+  assert_true (p.phase == MSPERF_PHASE_PREFILL && p.batch == 1 && p.seq == 1000);
+  msperf_e2e_pass (&req, 2, &p);      /* the first decode sample follows the prefill passes */
+  assert_true (p.phase == MSPERF_PHASE_DECODE && p.batch == 5 && p.context == 1000);
+  req.max_prefill_tokens = 4000;      /* 4 + 1: no pass of the rest when it divides */
+  req.batch = 8;
+  assert_int_equal (msperf_e2e_prefill_distinct (&req), 1);
+  assert_int_equal (msperf_e2e_prefill_passes (&req), 2);
+  req.max_prefill_tokens = 384;       /* chunks 384, 384, 232 over 0, 384, 768 cached */
+  req.batch = 3;
+  assert_int_equal (msperf_e2e_prefill_distinct (&req), 3);
+  assert_int_equal (msperf_e2e_prefill_passes (&req), 9);
+  msperf_e2e_pass (&req, 2, &p);
+  assert_true (p.batch == 1 && p.seq == 232 && p.context == 768);
+  assert_int_equal (msperf_e2e_prefill_times (&req, 2), 3);
+}
+
+/* A chunked prefill: the TTFT is the sum of its passes, each pass answered as alone, and the
+ * jobs give the serial point bit for bit. */
+static void
+test_point_chunked (void **state)
+{
+  static const msperf_model_layout tp2 = { 2, 1, 1, 1, FALSE };
+  msperf_engine *e = *state;
+  g_autoptr (msperf_model) m = load (DATA "configs/Qwen--Qwen3-32B.json", NULL);
+  msperf_e2e_request req = { 1000, 1, 5, 0, 0.7, 32, 0, 0, 2048 };
+  msperf_model_pass two = { MSPERF_PHASE_PREFILL, 2, 1000, 0, 0 };
+  msperf_model_pass one = { MSPERF_PHASE_PREFILL, 1, 1000, 0, 0 };
+  msperf_model_eval *ev = msperf_model_eval_new (e);
+  double l2, d2, l1, d1;
+  msperf_e2e_point ref;
+
+  assert_true (msperf_e2e_point_compute (ev, m, &tp2, &req, &ref, NULL));
+  assert_int_equal (ref.prefill_passes, 3);
+  assert_true (msperf_model_eval_pass (ev, m, &tp2, &two, &l2, &d2, NULL));
+  assert_true (msperf_model_eval_pass (ev, m, &tp2, &one, &l1, &d1, NULL));
+  assert_true (fabs (ref.ttft_ms * 1e3 - (2 * l2 + l1)) <= 1e-9 * ref.ttft_ms * 1e3);
+  msperf_model_eval_free (ev);
+  for (guint jobs = 1; jobs <= 3; jobs++)
+    {
+      g_autoptr (msperf_model_jobs) j = msperf_model_jobs_new (e, jobs);
+      msperf_e2e_point p;
+
+      assert_true (msperf_model_jobs_point (j, m, &tp2, &req, &p, NULL));
       assert_same_point (&p, &ref);
     }
 }
@@ -206,6 +277,8 @@ main (void)
     cmocka_unit_test (test_sweep_jobs_shard),
     cmocka_unit_test (test_sweep_jobs_first_error),
     cmocka_unit_test (test_point_jobs_identical),
+    cmocka_unit_test (test_prefill_plan),
+    cmocka_unit_test (test_point_chunked),
   };
   return cmocka_run_group_tests (tests, setup, tu_teardown_engine);
 }

@@ -161,9 +161,18 @@ test_policies (void **state)
   assert_false (p.chunked_prefill || p.preempt);
   assert_float_equal (p.reserve_ratio_init, 1, 0);
   assert_true (p.kv_fp8_with_fp8_weights);
+  /* TensorRT-LLM's fp8 linears quantise their input inside (the database times them whole):
+   * handed to the model as a field after the MoE ones; the other presets leave it unset. */
+  assert_int_equal (p.gemm_quant_fused, 1);
+  {
+    g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
+    assert_int_equal (g_strv_length (f), 3);
+    assert_string_equal (f[2], "gemm_quant_fused=1");
+  }
   msperf_serve_policy_clear (&p);
   msperf_serve_policy_init (&p);
   assert_true (msperf_serve_policy_load (&p, SERVING "sglang.yaml", &e));
+  assert_int_equal (p.gemm_quant_fused, -1);
   assert_false (p.mixed_batch || p.kv_fp8_with_fp8_weights);
   assert_float_equal (p.reserve_ratio_init, 0.7, 0);
   assert_true (msperf_serve_policy_set (&p, "max_num_seqs", "12", &e));

@@ -391,10 +391,10 @@ set_pass (double *env, const msperf_model_pass *p)
 
   env[V_BATCH] = (double) p->batch;
   env[V_SEQ] = pre ? (double) p->seq : q_len;
-  env[V_CONTEXT] = pre ? 0 : (double) p->context;
+  env[V_CONTEXT] = (double) p->context;
   env[V_NEXTN] = pre ? 0 : (double) p->nextn;
   env[V_QLEN] = q_len;
-  env[V_KVLEN] = pre ? q_len : (double) p->context + q_len;
+  env[V_KVLEN] = (double) p->context + q_len;
   env[V_TOKENS] = (double) p->batch * q_len;
   env[V_PREFILL] = pre;
   env[V_DECODE] = !pre;
@@ -639,6 +639,7 @@ emit_quant_linear (const msperf_model *m, const double *env, const op_spec *op, 
   const char *act = msperf_model_dtype_names[m->act_dtype];
   gboolean ar = strstr (op->name, "all_reduce") != NULL;
   gint64 mk[2], kn[2], M, K, N, KB, NB;
+  int fused;
 
   if (!eval_dims (env, &g_array_index (op->args, arg_spec, 0), mk, error)
       || !eval_dims (env, &g_array_index (op->args, arg_spec, 1), kn, error))
@@ -652,7 +653,12 @@ emit_quant_linear (const msperf_model *m, const double *env, const op_spec *op, 
                    "template's %s has no such form", m->template_path, op->name);
       return FALSE;
     }
-  if ((q == QUANT_FP8 || q == QUANT_FP8_BLOCK) && !op->input_quantised)
+  /* gemm_quant_fused (a template parameter the serving presets set): the linear's answer
+   * already includes quantising its input, as the database's fp8 GEMM rows time the whole
+   * runtime linear (doc/serving.md §2) */
+  fused = msperf_msyms_find (m->syms, "gemm_quant_fused");
+  if ((q == QUANT_FP8 || q == QUANT_FP8_BLOCK) && !op->input_quantised
+      && !(fused >= 0 && env[fused] != 0))
     {
       g_string_assign (body, "{\"op\": \"tensor_cast.fp8_quantize.default\", \"args\": [");
       tensor2 (body, M, K, act);
@@ -773,7 +779,7 @@ check_pass (const msperf_model *m, const msperf_model_pass *p, GError **error)
 {
   gboolean pre = p->phase == MSPERF_PHASE_PREFILL;
 
-  if (p->batch >= 1 && (pre ? p->seq >= 1 : p->context >= 0) && p->nextn >= 0)
+  if (p->batch >= 1 && (!pre || p->seq >= 1) && p->context >= 0 && p->nextn >= 0)
     return TRUE;
   g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                "%s: --batch and --seq must be >= 1, --context and --nextn >= 0", m->name);
@@ -810,8 +816,12 @@ msperf_model_trace (const msperf_model *m, const msperf_model_layout *l, const m
   g_string_append_printf (out, "# msperf trace: %s (%s, template %s)\n", m->name, m->arch,
                           m->family);
   if (p->phase == MSPERF_PHASE_PREFILL)
-    g_string_append_printf (out, "# prefill batch %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT,
-                            p->batch, p->seq);
+    {
+      g_string_append_printf (out, "# prefill batch %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT,
+                              p->batch, p->seq);
+      if (p->context > 0)
+        g_string_append_printf (out, " context %" G_GINT64_FORMAT, p->context);
+    }
   else
     g_string_append_printf (out, "# decode batch %" G_GINT64_FORMAT " context %" G_GINT64_FORMAT
                             " nextn %" G_GINT64_FORMAT, p->batch, p->context, p->nextn);

@@ -181,22 +181,88 @@ tokens_per_step (const msperf_e2e_request *req)
   return tau;
 }
 
+/* Distinct prefill pass k of the request (k < its count, the return value when pass is NULL)
+ * and how many times the prefill runs it. A serving runtime caps the tokens of one forward
+ * pass the same way (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens, SGLang
+ * chunked_prefill_size) and chunks a longer prompt over its own cached KV. */
+static guint
+prefill_plan (const msperf_e2e_request *req, guint k, msperf_model_pass *pass, int64_t *times)
+{
+  int64_t b = req->batch, s = req->isl, budget = req->max_prefill_tokens;
+  msperf_model_pass p = { MSPERF_PHASE_PREFILL, b, s, 0, 0 };
+  int64_t t = 1;
+  guint n = 1;
+
+  if (budget > 0 && s <= budget && b * s > budget)
+    {
+      int64_t per = budget / s, full = b / per, rest = b % per;
+
+      /* Passes of `per` whole sequences, then one of the rest. */
+      n = rest > 0 ? 2 : 1;
+      p.batch = k == 0 ? per : rest;
+      t = k == 0 ? full : 1;
+    }
+  else if (budget > 0 && s > budget)
+    {
+      /* Every sequence alone, in chunks of the budget over the KV of the earlier ones. */
+      n = (guint) ((s + budget - 1) / budget);
+      p.batch = 1;
+      p.context = (int64_t) k * budget;
+      p.seq = MIN (budget, s - p.context);
+      t = b;
+    }
+  if (pass)
+    *pass = p;
+  if (times)
+    *times = t;
+  return n;
+}
+
+guint
+msperf_e2e_prefill_distinct (const msperf_e2e_request *req)
+{
+  return prefill_plan (req, 0, NULL, NULL);
+}
+
+int64_t
+msperf_e2e_prefill_times (const msperf_e2e_request *req, guint k)
+{
+  int64_t t;
+
+  prefill_plan (req, k, NULL, &t);
+  return t;
+}
+
+int64_t
+msperf_e2e_prefill_passes (const msperf_e2e_request *req)
+{
+  guint n = msperf_e2e_prefill_distinct (req);
+  int64_t total = 0;
+
+  for (guint k = 0; k < n; k++)
+    total += msperf_e2e_prefill_times (req, k);
+  return total;
+}
+
 guint
 msperf_e2e_n_passes (const msperf_e2e_request *req)
 {
   int64_t n = req->osl - 1;   /* the first output token comes from the prefill */
 
-  return 1 + (guint) ((n + req->stride - 1) / req->stride);
+  return msperf_e2e_prefill_distinct (req) + (guint) ((n + req->stride - 1) / req->stride);
 }
 
 void
 msperf_e2e_pass (const msperf_e2e_request *req, guint k, msperf_model_pass *pass)
 {
-  msperf_model_pass prefill = { MSPERF_PHASE_PREFILL, req->batch, req->isl, 0, 0 };
+  guint pre = msperf_e2e_prefill_distinct (req);
   msperf_model_pass decode = { MSPERF_PHASE_DECODE, req->batch, 0,
-                               req->isl + (int64_t) (k - 1) * req->stride, req->nextn };
+                               req->isl + (int64_t) (k - pre) * req->stride, req->nextn };
 
-  *pass = k == 0 ? prefill : decode;
+  if (k < pre)
+    prefill_plan (req, k, pass, NULL);
+  else
+    *pass = decode;
 }
 
 /* Weights and the KV cache of the batch's requests (isl + osl tokens each; a sliding-window
@@ -247,6 +313,7 @@ msperf_e2e_point_begin (const msperf_model *model, const msperf_model_layout *la
   out->batch = req->batch;
   out->ttft_ms = out->tpot_ms = out->latency_ms = out->tps_device = out->tps_user = NAN;
   out->data_share = NAN;
+  out->prefill_passes = msperf_e2e_prefill_passes (req);
   return msperf_model_check_layout (model, layout, error) && memory (model, layout, req, out, error);
 }
 
@@ -255,10 +322,20 @@ msperf_e2e_point_finish (const msperf_e2e_request *req, const double *lat, const
                          msperf_e2e_point *out)
 {
   const msperf_model_layout *layout = &out->layout;
-  double tau = tokens_per_step (req), pre_us = lat[0], pre_data = data[0], dec_us = 0,
-         dec_data = 0, world, lat_us;
+  double tau = tokens_per_step (req), pre_us = 0, pre_data = 0, dec_us = 0, dec_data = 0,
+         world, lat_us;
   int64_t n = req->osl - 1;
-  guint k = 1;
+  guint k = 0, pre = msperf_e2e_prefill_distinct (req);
+
+  /* TTFT: every prefill pass in turn. */
+  for (; k < pre; k++)
+    {
+      double times = (double) msperf_e2e_prefill_times (req, k);
+
+      pre_us += lat[k] * times;
+      pre_data += data[k] * times;
+    }
+  out->prefill_passes = msperf_e2e_prefill_passes (req);
 
   /* Each decode sample stands for the steps up to the next one. */
   for (int64_t t = 0; t < n; t += req->stride, k++)

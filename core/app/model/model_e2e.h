@@ -33,6 +33,8 @@ typedef struct msperf_e2e_request {
   double device_bytes;           /* memory of one device; <= 0 = unknown (not checked) */
   double gpu_memory_utilization; /* > 0: check against the runtime's KV capacity
                                   * (model_memory.h); 0: weights + KV within the device */
+  int64_t max_prefill_tokens;    /* tokens of one prefill pass (0 = the whole batch in one
+                                  * pass): longer prefills run as several (doc/models.md §3) */
 } msperf_e2e_request;
 
 typedef struct msperf_e2e_point {
@@ -44,6 +46,7 @@ typedef struct msperf_e2e_point {
   double weight_gib, kv_gib, device_gib;
   int64_t kv_capacity_tokens;    /* with gpu_memory_utilization; -1 = not computed */
   double data_share;             /* share of the estimated time answered from data, 0..1 */
+  int64_t prefill_passes;        /* forward passes the prefill took (1 = unchunked) */
   gboolean pareto;
 } msperf_e2e_point;
 
@@ -54,13 +57,24 @@ gboolean msperf_e2e_point_compute (msperf_model_eval *ev, const msperf_model *mo
                                    GError **error);
 /* The same in steps, for callers that answer the passes elsewhere (model_jobs.c): begin
  * checks the layout and the memory (out->fits: whether the passes are to be answered); the
- * point's passes are k = 0 .. n_passes - 1 (the prefill, then a decode sample every stride
- * tokens); finish sums their latencies lat[k] and data parts data[k] in that order. */
+ * point's passes are k = 0 .. n_passes - 1 (the distinct prefill passes, then a decode sample
+ * every stride tokens); finish sums their latencies lat[k] and data parts data[k] in that
+ * order, each prefill pass as many times as the prefill runs it. */
 gboolean msperf_e2e_point_begin (const msperf_model *model, const msperf_model_layout *layout,
                                  const msperf_e2e_request *req, msperf_e2e_point *out,
                                  GError **error);
 guint msperf_e2e_n_passes (const msperf_e2e_request *req);
 void msperf_e2e_pass (const msperf_e2e_request *req, guint k, msperf_model_pass *pass);
+
+/* The prefill of batch sequences × isl tokens within max_prefill_tokens per pass: with no
+ * budget, or when the batch fits, one pass; else passes of as many whole sequences as fit
+ * (and one of the rest); a sequence longer than the budget as chunks of the budget, chunk i
+ * attending to the i·budget tokens cached before it. Distinct passes only: pass k (k <
+ * n_distinct) is run times(k) times. */
+guint msperf_e2e_prefill_distinct (const msperf_e2e_request *req);
+int64_t msperf_e2e_prefill_times (const msperf_e2e_request *req, guint k);
+/* Forward passes of the whole prefill (the sum of the times). */
+int64_t msperf_e2e_prefill_passes (const msperf_e2e_request *req);
 void msperf_e2e_point_finish (const msperf_e2e_request *req, const double *lat,
                               const double *data, msperf_e2e_point *out);
 

@@ -94,6 +94,9 @@ msperf_e2e_jsonl_row (const msperf_e2e_point *p, FILE *out)
   json_key (s, "device_gib", p->device_gib);
   g_string_append_printf (s, ", \"fits\": %s", p->fits ? "true" : "false");
   json_key (s, "data_share", p->data_share);
+  /* Only when chunked: an unchunked point's row is as it always was. */
+  if (p->prefill_passes > 1)
+    g_string_append_printf (s, ", \"prefill_passes\": %" G_GINT64_FORMAT, p->prefill_passes);
   g_string_append_printf (s, ", \"pareto\": %s}\n", p->pareto ? "true" : "false");
   fputs (s->str, out);
 }

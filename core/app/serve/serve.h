@@ -41,11 +41,13 @@ typedef struct msperf_serve_policy {
   int64_t moe_allreduce;           /* MoE collectives (template parameter): 1 = all_reduce, or
                                       all_gather/reduce_scatter under attention DP; 0 =
                                       all_to_all dispatch/combine; -1 = the template's */
+  int64_t gemm_quant_fused;        /* 1 = an fp8 linear's answer includes quantising its input
+                                      (template parameter); -1 = the template's */
 } msperf_serve_policy;
 
 /* The template parameters the policy sets ("name=value", NULL-terminated, for
- * msperf_model_options.fields): moe_pad_tokens and moe_allreduce unless -1. Transfer full
- * (g_strfreev). */
+ * msperf_model_options.fields): moe_pad_tokens, moe_allreduce and gemm_quant_fused unless
+ * -1. Transfer full (g_strfreev). */
 char **msperf_serve_policy_model_fields (const msperf_serve_policy *p);
 
 /* Knob descriptors, for the preset reader and the CLI flags. */

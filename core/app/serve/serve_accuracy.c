@@ -333,7 +333,8 @@ typedef struct {
 
 typedef struct {
   msperf_model *model;
-  int fallback;             /* 1: run in bf16, 2: as w8a8 (the templates lack the mode) */
+  int fallback;             /* 1: run in bf16, 2: as w8a8 (the templates lack the mode), 3: fp8
+                             * as the checkpoint's fp8_block */
 } loaded;
 
 static void
@@ -343,6 +344,27 @@ loaded_free (gpointer p)
 
   msperf_model_free (l->model);
   g_free (l);
+}
+
+/* aiconfigurator's rows say "fp8" for any 8-bit float checkpoint; a checkpoint whose
+ * quantization_config has 128×128 weight blocks (DeepSeek-R1/V3) is served with its block
+ * scales (TensorRT-LLM's FP8_BLOCK_SCALES linear and fused MoE), and aiconfigurator itself
+ * prices DeepSeek's linears as fp8_block (its SDK's DeepSeek modules and MLA studies query
+ * GEMMQuantMode.fp8_block; its H200 MoE tables hold DeepSeek's H 7168 in fp8_block only). The
+ * model as its config declares it when that is fp8_block for both parts; NULL otherwise. */
+static msperf_model *
+block_fp8_checkpoint (const char *config, const char *templates_dir,
+                      const msperf_model_options *mo)
+{
+  msperf_model_options co = *mo;
+  msperf_model *m;
+
+  co.quant = NULL;
+  m = msperf_model_load (config, NULL, templates_dir, &co, NULL);
+  if (m != NULL && (strcmp (msperf_model_quant_name (m, FALSE), "fp8_block") != 0
+                    || strcmp (msperf_model_quant_name (m, TRUE), "fp8_block") != 0))
+    g_clear_pointer (&m, msperf_model_free);
+  return m;
 }
 
 static void
@@ -387,7 +409,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       mo.kv_dtype = fp8_kv ? "fp8" : NULL;
       mo.fields = (const char *const *) fields;
 
-      m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+      if (mo.quant && strcmp (mo.quant, "fp8") == 0
+          && (m = block_fp8_checkpoint (r->config, o->templates_dir, &mo)) != NULL)
+        fallback = 3;
+      if (m == NULL)
+        m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
                                     || g_str_has_prefix (mo.quant, "int8")))
         {
@@ -414,8 +440,9 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       g_hash_table_insert (models, g_strdup (key), lm);
     }
   if (lm->fallback)
-    note = lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
-                             : "; bf16 (the templates have no quant mode for it)";
+    note = lm->fallback == 3 ? "; fp8 as fp8_block (the checkpoint's 128x128 block scales)"
+           : lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
+                               : "; bf16 (the templates have no quant mode for it)";
   /* Without chunked prefill a prompt needs its whole length in one step beside the running
    * requests' decode tokens; a deployment serving this workload is configured for it, so the
    * budget is at least isl + concurrency (the preset's otherwise). */
@@ -428,6 +455,10 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   dep.decode = r->decode;
   dep.prefill_workers = r->prefill_workers;
   dep.decode_workers = r->decode_workers;
+  /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
+   * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
+   * speculative decoding only when one is asked for (doc/serving.md §6). */
+  dep.nextn = 0;
   dep.accept = 0.7;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;

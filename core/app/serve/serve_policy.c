@@ -31,6 +31,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (moe_pad_tokens, COUNT, "Decode MoE rows per rank the runtime pads to (0 = none)"),
   KNOB (moe_allreduce, COUNT, "MoE collectives: 1 = all_reduce (all_gather/reduce_scatter "
         "under attention DP) as CUDA runtimes, 0 = all_to_all dispatch/combine"),
+  KNOB (gemm_quant_fused, COUNT, "1 = an fp8 linear's answer includes quantising its input "
+        "(no separate fp8_quantize op), 0 = separate"),
 };
 
 const msperf_serve_knob *
@@ -55,6 +57,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->kv_transfer_latency_us = 100;
   p->moe_pad_tokens = -1;
   p->moe_allreduce = -1;
+  p->gemm_quant_fused = -1;
 }
 
 char **
@@ -66,6 +69,8 @@ msperf_serve_policy_model_fields (const msperf_serve_policy *p)
     g_ptr_array_add (f, g_strdup_printf ("moe_pad_tokens=%" G_GINT64_FORMAT, p->moe_pad_tokens));
   if (p->moe_allreduce >= 0)
     g_ptr_array_add (f, g_strdup_printf ("moe_allreduce=%d", p->moe_allreduce > 0));
+  if (p->gemm_quant_fused >= 0)
+    g_ptr_array_add (f, g_strdup_printf ("gemm_quant_fused=%d", p->gemm_quant_fused > 0));
   g_ptr_array_add (f, NULL);
   return (char **) g_ptr_array_free (f, FALSE);
 }
