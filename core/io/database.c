@@ -313,7 +313,8 @@ static const char *const entry_keys[] = {
   "primary_kernel_type", "zero_cost", "compute_subcategory", "expected_input_formats",
   "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
   "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
-  "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", "field_defaults", "field_args", NULL
+  "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", "field_defaults",
+  "proxy_bytes", "field_args", NULL
 };
 
 /* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */

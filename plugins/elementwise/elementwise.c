@@ -1,10 +1,12 @@
 /* msperf module "elementwise": exact lookup by output shape (reference §2.6). Only the primary
  * kernel is scanned (quirk Q17, reproduced); a row with the query's output dtype is preferred
- * over an earlier row of another dtype (quirk Q25, fixed). */
+ * over an earlier row of another dtype (quirk Q25, fixed). An entry with proxy_bytes is looked up
+ * as the unary op that moves the op's bytes, in the kernel's unary rows (elementwise_proxy.h). */
 #include <config.h>
 #include <string.h>
 #include <msperf/plugin.h>
 #include "elementwise_axes.h"
+#include "elementwise_proxy.h"
 
 /* Element sizes as upstream's elementwise scaling counts them; 0 rejects the row. */
 static guint
@@ -62,8 +64,10 @@ static msperf_status
 elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   const msperf_tensor *out;
-  msperf_tensor tc_out;
-  const char *kernel;
+  msperf_tensor tc_out, proxy_in, proxy_out;  /* proxy_in: the describe side's; unused here */
+  elementwise_proxy_status proxy;
+  const char *kernel, *reason = NULL;
+  int64_t proxy_bytes = 0;
   const msperf_table *t;
   g_autoptr (GError) error = NULL;
   msperf_dtype want;
@@ -73,7 +77,10 @@ elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, m
 
   (void) state;
   g_return_val_if_fail (q != NULL && r != NULL, MSPERF_ERROR);
-  out = q->op ? msperf_op_output (q->op) : NULL;
+  proxy = elementwise_proxy_tensors (q, &proxy_in, &proxy_out, &proxy_bytes, &reason);
+  if (proxy == ELEMENTWISE_PROXY_FAILED)
+    return msperf_result_set_miss (r, "%s", reason);
+  out = proxy == ELEMENTWISE_PROXY_READY ? &proxy_out : q->op ? msperf_op_output (q->op) : NULL;
   /* Without an output tensor the op is answered by the compute path (reference §2.6 step 1):
    * the engine asks this module's fallback_mode. */
   if (out == NULL || out->rank == 0)
@@ -90,10 +97,14 @@ elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, m
   want = msperf_dtype_is_mapped (out->dtype) ? out->dtype : MSPERF_DTYPE_UNKNOWN;
   for (row = 0; row < msperf_table_n_rows (t) && same < 0; row++)
     {
-      const msperf_slots *outs;
+      const msperf_slots *outs, *ins;
       msperf_dtype have;
 
       if (!msperf_table_row_valid (t, row))
+        continue;
+      /* A proxy is one read and one write: only the kernel's unary rows move its bytes. */
+      ins = proxy == ELEMENTWISE_PROXY_READY ? msperf_table_row_inputs (t, row) : NULL;
+      if (proxy == ELEMENTWISE_PROXY_READY && (ins == NULL || ins->n != 1))
         continue;
       outs = msperf_table_row_outputs (t, row);
       if (outs == NULL || outs->n == 0 || !output_fits (&tc_out, &outs->t[0]))
@@ -130,6 +141,13 @@ elementwise_lookup (msperf_engine *engine, void *state, const msperf_query *q, m
     msperf_result_detail_double (r, "dtype_scale", scale);
   if (same < 0 && alias >= 0)
     msperf_result_detail_string (r, "dtype_alias", "DT_FLOAT16->DT_BF16");
+  if (proxy == ELEMENTWISE_PROXY_READY)
+    {
+      msperf_result_detail_string (r, "proxy_bytes",
+                                   msperf_value_get_string (
+                                     msperf_value_lookup (q->entry->raw, "proxy_bytes")));
+      msperf_result_detail_double (r, "proxy_op_bytes", (double) proxy_bytes);
+    }
   {
     const msperf_slots *outs = msperf_table_row_outputs (t, row);
     for (size_t i = 0; i < outs->n; i++)

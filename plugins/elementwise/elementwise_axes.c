@@ -12,6 +12,7 @@
 #include <config.h>
 #include <string.h>
 #include "elementwise_axes.h"
+#include "elementwise_proxy.h"
 
 /* More inputs than any elementwise kernel has. */
 #define MAX_AXIS_INPUTS 8
@@ -153,9 +154,10 @@ elementwise_describe_target (msperf_engine *engine, void *state, const msperf_qu
   const msperf_tensor *src;
   msperf_tensor in[MAX_AXIS_INPUTS], out;
   const msperf_table *t;
-  const char *kernel;
+  const char *kernel, *reason = NULL;
   size_t n;
   int fp16 = -1;  /* unknown until needed */
+  elementwise_proxy_status proxy;
 
   (void) state;
   g_return_val_if_fail (engine != NULL && q != NULL && p != NULL, FALSE);
@@ -166,6 +168,12 @@ elementwise_describe_target (msperf_engine *engine, void *state, const msperf_qu
   if (q->entry && q->entry->kernel_types && q->entry->kernel_types[0]
       && strcmp (kernel, q->entry->kernel_types[0]) != 0)
     return FALSE;
+  /* A proxy is described as the unary op of the same bytes, as the exact lookup reads it. */
+  proxy = elementwise_proxy_tensors (q, &in[0], &out, NULL, &reason);
+  if (proxy == ELEMENTWISE_PROXY_FAILED)
+    return FALSE;
+  if (proxy == ELEMENTWISE_PROXY_READY)
+    return describe (kernel, in, 1, &out, p);
   src = msperf_op_output (q->op);
   if (src == NULL || src->rank == 0 || !msperf_dtype_is_mapped (src->dtype))
     return FALSE;
