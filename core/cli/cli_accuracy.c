@@ -71,18 +71,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
   msperf_cli_serve_engine_entries (all, &eo);
-  if (!msperf_cli_check_options ("msperf accuracy", (const GOptionEntry *) (void *) all->data,
-                                 args, &error))
+  if (!msperf_cli_parse_options ("msperf accuracy", ctx, all, &args, &error))
     goto out;
-  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) all->data, NULL);
-  if (!g_option_context_parse_strv (ctx, &args, &error))
-    goto out;
-  if (g_strv_length (args) > 1)
-    {
-      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
-                   args[1]);
-      goto out;
-    }
   if (silicon == NULL)
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--silicon FILE is required");

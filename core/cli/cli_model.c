@@ -223,25 +223,6 @@ pass_of (const model_opts *o, msperf_model_pass *p, GError **error)
   return TRUE;
 }
 
-/* Every option of args must be one of entries (an option of another command is an error
- * naming this one, with "did you mean"); then GOption parses them. */
-static gboolean
-parse_ctx (const char *cmd, GOptionContext *ctx, GArray *entries, char ***args, GError **error)
-{
-  if (!msperf_cli_check_options (cmd, (const GOptionEntry *) (void *) entries->data, *args, error))
-    return FALSE;
-  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) entries->data, NULL);
-  if (!g_option_context_parse_strv (ctx, args, error))
-    return FALSE;
-  if (g_strv_length (*args) > 1)
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
-                   (*args)[1]);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static int
 fail (const char *cmd, GError *error)
 {
@@ -352,7 +333,8 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
   model_opts_init (&o);
   add_model_entries (all, &o, TRUE, TRUE);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
-  if (!parse_ctx ("msperf trace", ctx, all, &args, &error) || !pass_of (&o, &pass, &error)
+  if (!msperf_cli_parse_options ("msperf trace", ctx, all, &args, &error)
+      || !pass_of (&o, &pass, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
@@ -645,7 +627,8 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
-  if (!parse_ctx ("msperf e2e", ctx, all, &args, &error) || !check_model_sizes (&o, &error)
+  if (!msperf_cli_parse_options ("msperf e2e", ctx, all, &args, &error)
+      || !check_model_sizes (&o, &error)
       || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
       || !request_of (&ro, &o, msperf_cli_or (o.batch, 1), &req, &error)
       || (m = load_model (&o, &error)) == NULL)
@@ -882,7 +865,8 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
-  if (!parse_ctx ("msperf sweep", ctx, all, &args, &error) || !request_of (&ro, &o, 1, &req, &error)
+  if (!msperf_cli_parse_options ("msperf sweep", ctx, all, &args, &error)
+      || !request_of (&ro, &o, 1, &req, &error)
       || !msperf_cli_check_min ("--devices", so.devices, 1, &error)
       || !check_double ("--ttft-max", so.ttft_max, FALSE, &error)
       || !check_double ("--tpot-max", so.tpot_max, FALSE, &error)

@@ -383,18 +383,8 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       g_array_append_val (all, en);
     }
   (void) argc;
-  if (!msperf_cli_check_options ("msperf serve", (const GOptionEntry *) (void *) all->data, args,
-                                 &error))
+  if (!msperf_cli_parse_options ("msperf serve", ctx, all, &args, &error))
     goto out;
-  g_option_context_add_main_entries (ctx, (const GOptionEntry *) (void *) all->data, NULL);
-  if (!g_option_context_parse_strv (ctx, &args, &error))
-    goto out;
-  if (g_strv_length (args) > 1)
-    {
-      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
-                   args[1]);
-      goto out;
-    }
   if (o.format && strcmp (o.format, "table") && strcmp (o.format, "json")
       && strcmp (o.format, "csv"))
     {

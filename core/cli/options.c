@@ -222,3 +222,25 @@ msperf_cli_or (int value, int fallback)
 {
   return value == MSPERF_CLI_UNSET ? fallback : value;
 }
+
+gboolean
+msperf_cli_parse_options (const char *command, GOptionContext *ctx, GArray *entries,
+                          char ***args, GError **error)
+{
+  const GOptionEntry *e;
+
+  g_return_val_if_fail (ctx != NULL && entries != NULL && args != NULL, FALSE);
+  e = (const GOptionEntry *) (void *) entries->data;
+  if (!msperf_cli_check_options (command, e, *args, error))
+    return FALSE;
+  g_option_context_add_main_entries (ctx, e, NULL);
+  if (!g_option_context_parse_strv (ctx, args, error))
+    return FALSE;
+  if (g_strv_length (*args) > 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "unexpected argument '%s'",
+                   (*args)[1]);
+      return FALSE;
+    }
+  return TRUE;
+}

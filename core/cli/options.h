@@ -15,6 +15,10 @@
  * take itself is refused as "a global option: put it before the subcommand". */
 gboolean msperf_cli_check_options (const char *command, const GOptionEntry *entries,
                                    char *const *args, GError **error);
+/* msperf_cli_check_options on args against entries (GOptionEntry), then GOption parses
+ * args with ctx; anything left but the program name is an "unexpected argument" error. */
+gboolean msperf_cli_parse_options (const char *command, GOptionContext *ctx, GArray *entries,
+                                   char ***args, GError **error);
 /* Closest of candidates to word within a small edit distance, or NULL. Transfer none. */
 const char *msperf_cli_closest (const char *word, const char *const *candidates);
 

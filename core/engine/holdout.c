@@ -511,12 +511,7 @@ run_sample (msperf_engine *e, msperf_index *idx, const kernel_job *job, const co
   s->source = g_strdup (s->interpolated ? msperf_source_name (r->source) : "NONE");
   if (s->interpolated)
     {
-      s->predicted_us = r->latency_us;
-      s->abs_error_us = fabs (s->predicted_us - s->measured_us);
-      s->rel_error = s->abs_error_us / s->measured_us;
-      s->confidence = r->confidence;
-      s->method = g_strdup (r->method);
-      s->dim = r->interpolation_dim;
+      msperf_holdout_sample_predicted (s, r);
       s->method_key = method_key (r);
       if (msperf_value_get_int (msperf_value_lookup (msperf_result_details (r), "candidate_count"), &count))
         s->candidate_count = count;

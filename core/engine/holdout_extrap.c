@@ -12,6 +12,18 @@
 #include "engine/extrapolate.h"
 #include "engine/holdout_extrap.h"
 
+void
+msperf_holdout_sample_predicted (msperf_holdout_sample *s, const msperf_result *r)
+{
+  g_return_if_fail (s != NULL && r != NULL);
+  s->predicted_us = r->latency_us;
+  s->abs_error_us = fabs (s->predicted_us - s->measured_us);
+  s->rel_error = s->abs_error_us / s->measured_us;
+  s->confidence = r->confidence;
+  s->method = g_strdup (r->method);
+  s->dim = r->interpolation_dim;
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -133,14 +145,7 @@ run_sample (msperf_engine *e, msperf_index *idx, const char *kernel, const char 
   s->interpolated = ok;
   s->source = g_strdup (ok ? msperf_source_name (r->source) : "NONE");
   if (ok)
-    {
-      s->predicted_us = r->latency_us;
-      s->abs_error_us = fabs (s->predicted_us - s->measured_us);
-      s->rel_error = s->abs_error_us / s->measured_us;
-      s->confidence = r->confidence;
-      s->method = g_strdup (r->method);
-      s->dim = r->interpolation_dim;
-    }
+    msperf_holdout_sample_predicted (s, r);
   else
     {
       s->predicted_us = s->abs_error_us = s->rel_error = s->confidence = NAN;

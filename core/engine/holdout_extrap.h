@@ -5,6 +5,7 @@
 #define MSPERF_CORE_HOLDOUT_EXTRAP_H
 
 #include <msperf/holdout.h>
+#include <msperf/result.h>
 #include "interp/index.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,10 @@ typedef struct msperf_holdout_extrap_options {
 size_t msperf_holdout_extrapolate (msperf_engine *engine, msperf_index *index, const char *kernel,
                                    const char *mode, int64_t tc_input_count,
                                    const msperf_holdout_extrap_options *o, GPtrArray *samples);
+
+/* Sets s's prediction from the answer r: predicted_us, its absolute and relative error against
+ * s->measured_us, confidence, method (a copy) and dimension. */
+void msperf_holdout_sample_predicted (msperf_holdout_sample *s, const msperf_result *r);
 
 G_END_DECLS
 

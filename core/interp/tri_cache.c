@@ -10,19 +10,15 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 #include <glib/gstdio.h>
 #include <libqhull_r/libqhull_r.h>
 
-#include <msperf/error.h>
 #include "io/cache_file.h"
 #include "interp/tri_cache.h"
 
 #define MAGIC "MSPTRIC"           /* 8 bytes with the NUL */
-#define ENDIAN_MARK 0x01020304u
 #define MAX_SECTIONS 32u
 /* Below this many points Qhull is faster than a file (and the directory stays small). */
 #define MIN_POINTS 256
@@ -45,15 +41,8 @@ typedef struct {
   double paraboloid_shift;
 } file_header;
 
-typedef struct {
-  guint32 id;
-  guint32 elem_size;
-  guint64 count;
-  guint64 offset;
-} file_section;
-
 G_STATIC_ASSERT (sizeof (file_header) == 168);
-G_STATIC_ASSERT (sizeof (file_section) == 24);
+MSPERF_CACHE_FILE_ASSERT_PREFIX (file_header);
 
 enum {
   SEC_POINTS = 1, SEC_SIMPLICES, SEC_NEIGHBORS, SEC_EQUATIONS, SEC_TRANSFORM,
@@ -61,11 +50,11 @@ enum {
   SEC_GRID_N = 16, SEC_GRID_CUTS = 19, SEC_GRID_START, SEC_GRID_ITEMS
 };
 
-/* One section to write: its header and its bytes. */
-typedef struct {
-  file_section s;
-  const void *data;
-} out_section;
+static const msperf_cache_file_kind kind = {
+  .magic = MAGIC, .format = MSPERF_TRI_CACHE_FORMAT, .header_size = sizeof (file_header),
+  .name = "triangulation", .key_owner = "point set",
+  .word_size_at = G_STRUCT_OFFSET (file_header, word_size)
+};
 
 /* ------------------------------------------------------------------ key */
 
@@ -117,37 +106,23 @@ msperf_tri_cache_path (const char *dir, const double *points, size_t n, int dim)
 
 /* ------------------------------------------------------------------ payload checksum */
 
-/* Not cryptographic (the key is): SHA-256 would cost more than the Qhull run it saves on
- * large files. */
-static guint64
-file_checksum (const guint8 *data, size_t size)
-{
-  return msperf_cache_file_checksum (data, size, G_STRUCT_OFFSET (file_header, checksum));
-}
-
+/* The checksum is not cryptographic (the key is): SHA-256 would cost more than the Qhull
+ * run it saves on large files. */
 void
 msperf_tri_cache_seal (guint8 *data, size_t size, const double *points, size_t n, int dim)
 {
-  guint64 sum;
-
   g_return_if_fail (data != NULL || size == 0);
   if (size < sizeof (file_header))
     return;
   key_digest (points, n, dim, data + G_STRUCT_OFFSET (file_header, key));
-  sum = file_checksum (data, size);
-  memcpy (data + G_STRUCT_OFFSET (file_header, checksum), &sum, sizeof sum);
+  msperf_cache_file_seal (data, size, sizeof (file_header));
 }
 
 /* ------------------------------------------------------------------ writing */
 
-static size_t
-add_section (out_section *out, size_t k, guint32 id, guint32 elem_size, size_t count,
-             const void *data)
-{
-  out[k] = (out_section){ .s = { .id = id, .elem_size = elem_size, .count = count },
-                          .data = data };
-  return k + 1;
-}
+typedef msperf_cache_out_section out_section;
+/* A short name for the shared helper (cache_file.h): the section lists read best with it. */
+#define add_section msperf_cache_file_add_section
 
 /* The grid's sections: every field of msperf_delaunay_grid_view (a new field goes here and
  * in read_grid). None when the triangulation has no grid. */
@@ -182,39 +157,18 @@ static GByteArray *
 serialize (const msperf_delaunay_view *v, const guint8 key[32])
 {
   out_section sec[MAX_SECTIONS];
-  size_t nsec = all_sections (sec, v), at;
-  file_header h = { .magic = MAGIC, .format = MSPERF_TRI_CACHE_FORMAT, .endian = ENDIAN_MARK,
+  size_t nsec = all_sections (sec, v);
+  file_header h = { .magic = MAGIC, .format = MSPERF_TRI_CACHE_FORMAT,
+                    .endian = MSPERF_CACHE_FILE_ENDIAN,
                     .word_size = sizeof (size_t), .nsections = (guint32) nsec,
                     .ndim = v->ndim, .nsimplex = v->nsimplex, .npoints = v->npoints,
                     .paraboloid_scale = v->paraboloid_scale,
                     .paraboloid_shift = v->paraboloid_shift };
-  const guint8 pad[8] = { 0 };
-  GByteArray *b;
 
   memcpy (h.key, key, 32);
   memcpy (h.min_bound, v->min_bound, sizeof h.min_bound);
   memcpy (h.max_bound, v->max_bound, sizeof h.max_bound);
-  at = sizeof h + nsec * sizeof (file_section);
-  for (size_t k = 0; k < nsec; k++)
-    {
-      sec[k].s.offset = at;
-      at += (sec[k].s.count * sec[k].s.elem_size + 7) / 8 * 8;
-    }
-  h.file_size = at;
-  b = g_byte_array_sized_new ((guint) at);
-  g_byte_array_append (b, (const guint8 *) &h, sizeof h);
-  for (size_t k = 0; k < nsec; k++)
-    g_byte_array_append (b, (const guint8 *) &sec[k].s, sizeof sec[k].s);
-  for (size_t k = 0; k < nsec; k++)
-    {
-      size_t len = sec[k].s.count * sec[k].s.elem_size;
-
-      g_byte_array_append (b, sec[k].data, (guint) len);
-      g_byte_array_append (b, pad, (guint) ((8 - len % 8) % 8));
-    }
-  h.checksum = file_checksum (b->data, b->len);
-  memcpy (b->data + G_STRUCT_OFFSET (file_header, checksum), &h.checksum, 8);
-  return b;
+  return msperf_cache_file_build (&h, sizeof h, sec, nsec);
 }
 
 gboolean
@@ -234,25 +188,14 @@ msperf_tri_cache_write (const char *path, const msperf_delaunay *tri, GError **e
 
 /* ------------------------------------------------------------------ loading */
 
-/* A mapped file being checked. */
+/* A mapped file being checked: the shared part and this kind's header. */
 typedef struct {
-  const guint8 *data;
-  size_t size;
+  msperf_cache_reader c;
   file_header h;
-  const file_section *table;
 } reader;
 
-static gboolean G_GNUC_PRINTF (2, 3)
-bad (GError **error, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  g_propagate_error (error, g_error_new_valist (MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                                                format, ap));
-  va_end (ap);
-  return FALSE;
-}
+/* The parse error of a refused file (cache_file.h). */
+#define bad msperf_cache_file_bad
 
 /* The array of section id with exactly count elements of elem_size, in the file; NULL with
  * error when it is missing or does not fit (optional: missing is no error). */
@@ -260,31 +203,21 @@ static const void *
 section (const reader *r, guint32 id, guint32 elem_size, guint64 count, gboolean optional,
          GError **error)
 {
-  for (guint32 k = 0; k < r->h.nsections; k++)
-    {
-      file_section s;
+  msperf_cache_section s;
 
-      memcpy (&s, r->table + k, sizeof s);
-      if (s.id != id)
-        continue;
-      if (s.elem_size != elem_size || s.count != count)
-        {
-          bad (error, "section %u holds %" G_GUINT64_FORMAT " × %u bytes, expected %"
-               G_GUINT64_FORMAT " × %u", id, s.count, s.elem_size, count, elem_size);
-          return NULL;
-        }
-      if (s.offset % 8 != 0 || s.offset > r->size
-          || (count > 0 && count > (r->size - s.offset) / elem_size))
-        {
-          bad (error, "section %u (offset %" G_GUINT64_FORMAT ") runs past the end of the file",
-               id, s.offset);
-          return NULL;
-        }
-      return r->data + s.offset;
+  if (!msperf_cache_file_find (&r->c, id, &s))
+    {
+      if (!optional)
+        bad (error, "section %u is missing", id);
+      return NULL;
     }
-  if (!optional)
-    bad (error, "section %u is missing", id);
-  return NULL;
+  if (s.elem_size != elem_size || s.count != count)
+    {
+      bad (error, "section %u holds %" G_GUINT64_FORMAT " × %u bytes, expected %"
+           G_GUINT64_FORMAT " × %u", id, s.count, s.elem_size, count, elem_size);
+      return NULL;
+    }
+  return msperf_cache_file_section_data (&r->c, &s, error);
 }
 
 static gboolean
@@ -292,32 +225,19 @@ read_header (reader *r, const double *points, size_t n, int dim, GError **error)
 {
   guint8 key[32];
 
-  if (r->size < sizeof r->h)
-    return bad (error, "truncated: %zu bytes, shorter than the header", r->size);
-  memcpy (&r->h, r->data, sizeof r->h);
-  if (memcmp (r->h.magic, MAGIC, sizeof r->h.magic) != 0)
-    return bad (error, "not a msperf triangulation cache file (bad magic)");
-  if (r->h.format != MSPERF_TRI_CACHE_FORMAT)
-    return bad (error, "format version %u, this msperf reads %u", r->h.format,
-                MSPERF_TRI_CACHE_FORMAT);
-  if (r->h.endian != ENDIAN_MARK || r->h.word_size != sizeof (size_t))
-    return bad (error, "written on another architecture");
-  if (r->h.file_size != r->size)
-    return bad (error, "truncated or extended: %zu bytes, the header says %" G_GUINT64_FORMAT,
-                r->size, r->h.file_size);
   key_digest (points, n, dim, key);
-  if (memcmp (r->h.key, key, sizeof key) != 0)
-    return bad (error, "foreign file: its key is not this point set's");
-  if (r->h.checksum != file_checksum (r->data, r->size))
-    return bad (error, "checksum mismatch (corrupt file)");
+  if (!msperf_cache_file_check_prefix (r->c.data, r->c.size, &kind, key, error))
+    return FALSE;
+  memcpy (&r->h, r->c.data, sizeof r->h);
   if (r->h.ndim != dim || r->h.npoints != n)
     return bad (error, "holds %" G_GUINT64_FORMAT " points of %d dimensions, expected %zu of %d",
                 r->h.npoints, r->h.ndim, n, dim);
-  if (r->h.nsimplex < 1 || r->h.nsections > MAX_SECTIONS
-      || r->h.nsections * sizeof (file_section) > r->size - sizeof r->h)
+  if (r->h.nsimplex < 1
+      || !msperf_cache_file_sections_fit (r->c.size, sizeof r->h, r->h.nsections, MAX_SECTIONS))
     return bad (error, "bad counts (%d simplices, %u sections)", r->h.nsimplex,
                 r->h.nsections);
-  r->table = (const file_section *) (r->data + sizeof r->h);
+  r->c.nsections = r->h.nsections;
+  r->c.table = (const msperf_cache_section *) (const void *) (r->c.data + sizeof r->h);
   return TRUE;
 }
 
@@ -351,7 +271,7 @@ read_grid (const reader *r, msperf_delaunay_view *v, GError **error)
   const int *gn = section (r, SEC_GRID_N, sizeof (int), MSPERF_DELAUNAY_MAX_DIM, TRUE,
                            &gn_error);
   size_t ncells = 1, ncuts = 0;
-  const file_section *s = NULL;
+  const msperf_cache_section *s = NULL;
 
   if (gn_error)
     {
@@ -367,9 +287,10 @@ read_grid (const reader *r, msperf_delaunay_view *v, GError **error)
       ncells *= (size_t) gn[k];
       ncuts += (size_t) gn[k] - 1;
     }
-  for (guint32 k = 0; k < r->h.nsections; k++)
-    if (r->table[k].id == SEC_GRID_ITEMS)
-      s = r->table + k;
+  /* The last entry's count (a repeated id fails the exact-count lookup below). */
+  for (guint32 k = 0; k < r->c.nsections; k++)
+    if (r->c.table[k].id == SEC_GRID_ITEMS)
+      s = r->c.table + k;
   if (s == NULL)
     return bad (error, "section %u is missing", (guint) SEC_GRID_ITEMS);
   if ((g->cuts = section (r, SEC_GRID_CUTS, sizeof (double), ncuts, FALSE, error)) == NULL
@@ -441,14 +362,10 @@ msperf_tri_cache_load (const char *path, const double *points, size_t n, int dim
   g_return_val_if_fail (path != NULL && (points != NULL || n == 0), NULL);
   g_return_val_if_fail (dim >= 2 && dim <= MSPERF_DELAUNAY_MAX_DIM, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  /* Read-only mapping (PROT_READ, MAP_PRIVATE): the arrays point into it. */
-  map = g_mapped_file_new (path, FALSE, error);
+  /* Read-only mapping: the arrays point into it. */
+  map = msperf_cache_file_map (path, &r.c.data, &r.c.size, error);
   if (map == NULL)
     return NULL;
-  r.data = (const guint8 *) g_mapped_file_get_contents (map);
-  r.size = g_mapped_file_get_length (map);
-  if (r.data == NULL)
-    r.size = 0;
   if (!read_header (&r, points, n, dim, error))
     return NULL;
   v.ndim = dim;

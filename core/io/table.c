@@ -576,12 +576,28 @@ cmp_size (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* Appends the rows of index entries first..end-1 (first < end) to rows, in index order; the
+ * address of the first appended. */
+static size_t *
+append_index_rows (const msperf_table *table, guint first, guint end, GArray *rows)
+{
+  const numel_entry *entries = (const numel_entry *) (const void *) table->numel_index->data;
+  guint start = rows->len;
+  size_t *out;
+
+  g_array_set_size (rows, start + (end - first));
+  out = &g_array_index (rows, size_t, start);
+  for (guint k = first; k < end; k++)
+    out[k - first] = entries[k].row;
+  return out;
+}
+
 size_t
 msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64_t hi,
                                   GArray *rows)
 {
   const numel_entry *entries;
-  guint start, first, end;
+  guint first, end;
   size_t *out;
 
   g_return_val_if_fail (table != NULL && rows != NULL, 0);
@@ -592,15 +608,11 @@ msperf_table_rows_by_input_numel (const msperf_table *table, uint64_t lo, uint64
   end = hi == UINT64_MAX ? table->numel_index->len : numel_lower_bound (table->numel_index, hi + 1);
   if (end <= first)
     return 0;
-  start = rows->len;
-  g_array_set_size (rows, start + (end - first));
-  out = &g_array_index (rows, size_t, start);
+  out = append_index_rows (table, first, end, rows);
   entries = (const numel_entry *) (const void *) table->numel_index->data;
-  for (guint k = first; k < end; k++)
-    *out++ = entries[k].row;
   /* One (key, key1) run is already in row order; anything wider is not. */
   if (entries[first].key != entries[end - 1].key || entries[first].key1 != entries[end - 1].key1)
-    qsort (&g_array_index (rows, size_t, start), end - first, sizeof (size_t), cmp_size);
+    qsort (out, end - first, sizeof (size_t), cmp_size);
   return end - first;
 }
 
@@ -608,9 +620,7 @@ size_t
 msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0, uint64_t key1,
                                    GArray *rows)
 {
-  const numel_entry *entries;
-  guint start, first, end;
-  size_t *out;
+  guint first, end;
 
   g_return_val_if_fail (table != NULL && rows != NULL, 0);
   g_return_val_if_fail (g_array_get_element_size (rows) == sizeof (size_t), 0);
@@ -621,12 +631,7 @@ msperf_table_rows_by_input_numels (const msperf_table *table, uint64_t key0, uin
     end = table->numel_index->len;
   if (end <= first)
     return 0;
-  start = rows->len;
-  g_array_set_size (rows, start + (end - first));
-  out = &g_array_index (rows, size_t, start);
-  entries = (const numel_entry *) (const void *) table->numel_index->data;
-  for (guint k = first; k < end; k++)
-    *out++ = entries[k].row;
+  append_index_rows (table, first, end, rows);
   return end - first;
 }
 

@@ -8,13 +8,8 @@
  * reference against the slots, before the table is built from it. */
 #include <config.h>
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
 
 #include <msperf/error.h>
 #include "io/cache_file.h"
@@ -22,7 +17,6 @@
 #include "io/table_private.h"
 
 #define MAGIC "MSPTBLC"           /* 8 bytes with the NUL */
-#define ENDIAN_MARK 0x01020304u
 #define MAX_SECTIONS 16u
 
 typedef struct {
@@ -38,13 +32,6 @@ typedef struct {
   guint64 n_columns;
   guint64 n_skipped;
 } file_header;
-
-typedef struct {
-  guint32 id;
-  guint32 elem_size;
-  guint64 count;
-  guint64 offset;
-} file_section;
 
 /* One row: its line, latency column and latency, and its slot lists as (offset, count) into
  * the slots section. */
@@ -68,7 +55,7 @@ typedef struct {
 } file_slot;
 
 G_STATIC_ASSERT (sizeof (file_header) == 96);
-G_STATIC_ASSERT (sizeof (file_section) == 24);
+MSPERF_CACHE_FILE_ASSERT_PREFIX (file_header);
 G_STATIC_ASSERT (sizeof (file_row) == 32);
 G_STATIC_ASSERT (sizeof (file_slot) == 16 + 8 * MSPERF_MAX_RANK);
 
@@ -82,10 +69,10 @@ enum {
   SEC_HASH           /* the plain CSV's SHA-256 (hex), NUL-terminated */
 };
 
-typedef struct {
-  file_section s;
-  const void *data;
-} out_section;
+static const msperf_cache_file_kind kind = {
+  .magic = MAGIC, .format = MSPERF_TABLE_CACHE_FORMAT, .header_size = sizeof (file_header),
+  .name = "table", .key_owner = "table"
+};
 
 /* ------------------------------------------------------------------ key */
 
@@ -138,34 +125,17 @@ msperf_table_cache_file (const char *dir, const char *key)
 
 /* ------------------------------------------------------------------ payload checksum */
 
-static guint64
-file_checksum (const guint8 *data, size_t size)
-{
-  return msperf_cache_file_checksum (data, size, G_STRUCT_OFFSET (file_header, checksum));
-}
-
 void
 msperf_table_cache_seal (guint8 *data, size_t size)
 {
-  guint64 sum;
-
   g_return_if_fail (data != NULL || size == 0);
-  if (size < sizeof (file_header))
-    return;
-  sum = file_checksum (data, size);
-  memcpy (data + G_STRUCT_OFFSET (file_header, checksum), &sum, sizeof sum);
+  msperf_cache_file_seal (data, size, sizeof (file_header));
 }
 
 /* ------------------------------------------------------------------ writing */
 
-static size_t
-add_section (out_section *out, size_t k, guint32 id, guint32 elem_size, size_t count,
-             const void *data)
-{
-  out[k] = (out_section){ .s = { .id = id, .elem_size = elem_size, .count = count },
-                          .data = data };
-  return k + 1;
-}
+/* A short name for the shared helper (cache_file.h): the section lists read best with it. */
+#define add_section msperf_cache_file_add_section
 
 /* NUL-terminated strings one after the other. */
 static GByteArray *
@@ -190,14 +160,12 @@ serialize (const msperf_table *t, const guint8 key[32])
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (file_row), t->rows->len);
   g_autoptr (GArray) slots = g_array_sized_new (FALSE, TRUE, sizeof (file_slot), t->slots->len);
   const msperf_tensor *base = (const msperf_tensor *) (const void *) t->slots->data;
-  out_section sec[MAX_SECTIONS];
-  size_t nsec = 0, at;
+  msperf_cache_out_section sec[MAX_SECTIONS];
+  size_t nsec = 0;
   file_header h = { .magic = MAGIC, .format = MSPERF_TABLE_CACHE_FORMAT,
-                    .endian = ENDIAN_MARK, .first_skipped_line = t->first_skipped_line,
+                    .endian = MSPERF_CACHE_FILE_ENDIAN, .first_skipped_line = t->first_skipped_line,
                     .n_rows = t->rows->len, .n_columns = t->columns->len,
                     .n_skipped = t->n_skipped };
-  const guint8 pad[8] = { 0 };
-  GByteArray *b;
 
   for (guint k = 0; k < t->slots->len; k++)
     {
@@ -227,27 +195,7 @@ serialize (const msperf_table *t, const guint8 key[32])
   nsec = add_section (sec, nsec, SEC_HASH, 1, strlen (t->hash) + 1, t->hash);
   h.nsections = (guint32) nsec;
   memcpy (h.key, key, 32);
-  at = sizeof h + nsec * sizeof (file_section);
-  for (size_t k = 0; k < nsec; k++)
-    {
-      sec[k].s.offset = at;
-      at += (sec[k].s.count * sec[k].s.elem_size + 7) / 8 * 8;
-    }
-  h.file_size = at;
-  b = g_byte_array_sized_new ((guint) at);
-  g_byte_array_append (b, (const guint8 *) &h, sizeof h);
-  for (size_t k = 0; k < nsec; k++)
-    g_byte_array_append (b, (const guint8 *) &sec[k].s, sizeof sec[k].s);
-  for (size_t k = 0; k < nsec; k++)
-    {
-      size_t len = sec[k].s.count * sec[k].s.elem_size;
-
-      if (len > 0)
-        g_byte_array_append (b, sec[k].data, (guint) len);
-      g_byte_array_append (b, pad, (guint) ((8 - len % 8) % 8));
-    }
-  msperf_table_cache_seal (b->data, b->len);
-  return b;
+  return msperf_cache_file_build (&h, sizeof h, sec, nsec);
 }
 
 gboolean
@@ -278,24 +226,14 @@ msperf_table_cache_write (const char *file, const msperf_table *table, const cha
 
 /* ------------------------------------------------------------------ loading */
 
+/* A mapped file being checked: the shared part and this kind's header. */
 typedef struct {
-  const guint8 *data;
-  size_t size;
+  msperf_cache_reader c;
   file_header h;
-  const file_section *table;
 } reader;
 
-static gboolean G_GNUC_PRINTF (2, 3)
-bad (GError **error, const char *format, ...)
-{
-  va_list ap;
-
-  va_start (ap, format);
-  g_propagate_error (error, g_error_new_valist (MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                                                format, ap));
-  va_end (ap);
-  return FALSE;
-}
+/* The parse error of a refused file (cache_file.h). */
+#define bad msperf_cache_file_bad
 
 /* The array of section id (elements of elem_size) and its count; NULL with error when it is
  * missing, of another element size or past the end of the file. An empty section is a
@@ -303,61 +241,38 @@ bad (GError **error, const char *format, ...)
 static const void *
 section (const reader *r, guint32 id, guint32 elem_size, guint64 *count, GError **error)
 {
-  for (guint32 k = 0; k < r->h.nsections; k++)
-    {
-      file_section s;
+  msperf_cache_section s;
+  const void *p;
 
-      memcpy (&s, r->table + k, sizeof s);
-      if (s.id != id)
-        continue;
-      if (s.elem_size != elem_size)
-        {
-          bad (error, "section %u has %u-byte elements, expected %u", id, s.elem_size,
-               elem_size);
-          return NULL;
-        }
-      if (s.offset % 8 != 0 || s.offset > r->size
-          || (s.count > 0 && s.count > (r->size - s.offset) / elem_size))
-        {
-          bad (error, "section %u (offset %" G_GUINT64_FORMAT ") runs past the end of the file",
-               id, s.offset);
-          return NULL;
-        }
-      *count = s.count;
-      return r->data + s.offset;
+  if (!msperf_cache_file_find (&r->c, id, &s))
+    {
+      bad (error, "section %u is missing", id);
+      return NULL;
     }
-  bad (error, "section %u is missing", id);
-  return NULL;
+  if (s.elem_size != elem_size)
+    {
+      bad (error, "section %u has %u-byte elements, expected %u", id, s.elem_size, elem_size);
+      return NULL;
+    }
+  if ((p = msperf_cache_file_section_data (&r->c, &s, error)) != NULL)
+    *count = s.count;
+  return p;
 }
 
 static gboolean
 read_header (reader *r, const guint8 key[32], GError **error)
 {
-  if (r->size < sizeof r->h)
-    return bad (error, "truncated: %zu bytes, shorter than the header", r->size);
-  memcpy (&r->h, r->data, sizeof r->h);
-  if (memcmp (r->h.magic, MAGIC, sizeof r->h.magic) != 0)
-    return bad (error, "not a msperf table cache file (bad magic)");
-  if (r->h.format != MSPERF_TABLE_CACHE_FORMAT)
-    return bad (error, "format version %u, this msperf reads %u", r->h.format,
-                MSPERF_TABLE_CACHE_FORMAT);
-  if (r->h.endian != ENDIAN_MARK)
-    return bad (error, "written on another architecture");
-  if (r->h.file_size != r->size)
-    return bad (error, "truncated or extended: %zu bytes, the header says %" G_GUINT64_FORMAT,
-                r->size, r->h.file_size);
-  if (memcmp (r->h.key, key, 32) != 0)
-    return bad (error, "foreign file: its key is not this table's");
-  if (r->h.checksum != file_checksum (r->data, r->size))
-    return bad (error, "checksum mismatch (corrupt file)");
-  if (r->h.nsections > MAX_SECTIONS
-      || r->h.nsections * sizeof (file_section) > r->size - sizeof r->h)
+  if (!msperf_cache_file_check_prefix (r->c.data, r->c.size, &kind, key, error))
+    return FALSE;
+  memcpy (&r->h, r->c.data, sizeof r->h);
+  if (!msperf_cache_file_sections_fit (r->c.size, sizeof r->h, r->h.nsections, MAX_SECTIONS))
     return bad (error, "bad section count %u", r->h.nsections);
   if (r->h.n_rows > G_MAXUINT32 || r->h.n_columns > G_MAXUINT32
       || (r->h.n_columns > 0 && r->h.n_rows > G_MAXUINT64 / r->h.n_columns))
     return bad (error, "bad counts (%" G_GUINT64_FORMAT " rows, %" G_GUINT64_FORMAT
                 " columns)", r->h.n_rows, r->h.n_columns);
-  r->table = (const file_section *) (r->data + sizeof r->h);
+  r->c.nsections = r->h.nsections;
+  r->c.table = (const msperf_cache_section *) (const void *) (r->c.data + sizeof r->h);
   return TRUE;
 }
 
@@ -515,14 +430,9 @@ msperf_table_cache_load (const char *file, const char *key, const char *path,
       bad (error, "the key is not 64 hex digits");
       return NULL;
     }
-  /* Read-only mapping (PROT_READ, MAP_PRIVATE). */
-  map = g_mapped_file_new (file, FALSE, error);
+  map = msperf_cache_file_map (file, &r.c.data, &r.c.size, error);
   if (map == NULL)
     return NULL;
-  r.data = (const guint8 *) g_mapped_file_get_contents (map);
-  r.size = g_mapped_file_get_length (map);
-  if (r.data == NULL)
-    r.size = 0;
   if (!read_header (&r, k, error))
     return NULL;
   t = msperf_table_new_empty (path, kernel_type);

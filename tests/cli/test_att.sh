@@ -9,22 +9,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 data=$MSPERF_TOP_SRCDIR/tests/data/broadcast
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 att() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" att "$@"; }
 
@@ -260,5 +245,4 @@ t_bind_names_symbol() {
 }
 ok "--bind s0=1.5 and the other bind errors name the symbol" t_bind_names_symbol
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -6,27 +6,12 @@
 # of them miss, and holdout recovers more coordinates with them. TAP output.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 # The sample rows under the upstream mapping (Makefile.am, upstream_db): the shipped sample
 # database opts in to the settings these tests switch on one by one.
 db=$MSPERF_TEST_UPSTREAM_DB
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 printf 'interpolation:\n  attention:\n    mha_heads_axis: true\n' >"$tmp/mha.yaml"
 printf 'interpolation:\n  kernel_overrides:\n    BatchMatMulV2:\n      axes: [H, M, K, N]\n' \
@@ -81,5 +66,4 @@ t_holdout() {
 }
 ok "holdout recovers more attention and BMM coordinates with the keys" t_holdout
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

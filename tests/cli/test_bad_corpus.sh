@@ -12,10 +12,7 @@ corpus=$src/tests/data/bad/commands
 configs=$src/tests/data/models/configs
 llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
 gemm_rel=gemm/trtllm-1.3.0rc20/gemm_perf.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 [ -f "$corpus/CASES" ] || { echo "1..0 # SKIP no $corpus/CASES"; exit 0; }
 
@@ -61,5 +58,4 @@ while IFS='|' read -r file want fragment; do
   fi
 done < "$tmp/cases"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -7,9 +7,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}"
 bin=$MSPERF_BIN
 bad=$MSPERF_TOP_SRCDIR/tests/data/bad
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-n=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 report() {  # report OK? DESCRIPTION [TODO]
   n=$((n + 1))

@@ -6,22 +6,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_FAKEDIR:?}"
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -245,5 +230,13 @@ t_validate_ascend() {
 }
 ok "validate reports the missing CSVs of the real Ascend mappings" t_validate_ascend
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+t_stray_argument() {
+  for c in trace e2e sweep serve accuracy; do
+    status_is 2 "$bin" "$c" stray || return 1
+    contains "$tmp/cmd.err" "msperf $c: unexpected argument 'stray'" || return 1
+    [ ! -s "$tmp/cmd.out" ] || { echo "$c printed output"; return 1; }
+  done
+}
+ok "the model commands refuse a stray argument (exit 2, named)" t_stray_argument
+
+tap_end

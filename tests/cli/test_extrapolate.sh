@@ -12,22 +12,7 @@ bin=$MSPERF_BIN
 # database opts in to the settings these tests switch on one by one.
 db=$MSPERF_TEST_UPSTREAM_DB
 trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -c 2000 "$1"; return 1; }; }
 lacks() { if grep -q -- "$2" "$1"; then echo "'$2' in $1"; return 1; fi; }
@@ -114,5 +99,4 @@ ok "without the policy: no EXTRAPOLATED anywhere" t_off_by_default
 ok "summary: EXTRAPOLATED share and counts apart from INTERPOLATED" t_summary_counts_it_apart
 ok "holdout --extrapolate-axis N: the hidden N values come back EXTRAPOLATED" t_holdout
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

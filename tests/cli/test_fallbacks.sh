@@ -13,22 +13,8 @@ bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 sums=$src/tests/data/models/tc_op_summaries
 asc=${MSPERF_ASCEND_DB:-$src/../shared/data/msmodeling/ATLAS_800_A3_752T_128G_DIE/vllm_ascend/vllm0.18.0_torch2.9.0_cann8.5}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # check SUMMARY JSONL: the assertions of the header, in Python (the records are JSON).
@@ -100,5 +86,4 @@ else
 fi
 ok "default tp 1: all_reduce 0 us with group_size_1, all_gather group from its shapes" default_group
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,24 +8,9 @@
 # TAP output for automake's tap-driver.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TEST_DATADIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TEST_DATADIR:?}"
 db=$MSPERF_TEST_DATADIR/field_table
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 bin=$MSPERF_BIN
@@ -153,5 +138,4 @@ fi
 ok "field_table: plugins list shows the module with lookup and interpolate" \
   sh -c "\"$bin\" --plugins-dir \"$MSPERF_TEST_PLUGINDIR\" plugins list | grep field_table | grep -q interpolate"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

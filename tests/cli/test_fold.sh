@@ -10,22 +10,7 @@ set -u
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 traces=$src/doc/examples/traces
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION FUNCTION ARGS... : passes when the function succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 # run OUT COMMAND... : stdout to OUT, stderr to OUT.err; status 0 or 1 (rejected lines)
 run() {
@@ -108,5 +93,4 @@ t_small_cache() {
 }
 ok "cache.answers: 2 gives the bytes of the default cache" t_small_cache
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -4,27 +4,12 @@
 # the usage errors. TAP output for automake's tap-driver.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TEST_PLUGINDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 # The sample rows under the upstream mapping (Makefile.am, upstream_db): the shipped sample
 # database opts in to the settings these tests switch on one by one.
 db=$MSPERF_TEST_UPSTREAM_DB
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -160,5 +145,4 @@ t_variant_errors() {
 }
 ok "variant usage errors exit 2" t_variant_errors
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

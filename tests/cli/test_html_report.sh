@@ -12,13 +12,10 @@
 # MSPERF_REQUIRE_CHROMIUM=1 (scripts/bootstrap.sh sets it: CI installs chromium). TAP output.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 chromium=${CHROMIUM:-chromium}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 if ! command -v "$chromium" >/dev/null 2>&1; then
   if [ "${MSPERF_REQUIRE_CHROMIUM:-0}" = 1 ]; then
@@ -29,18 +26,6 @@ if ! command -v "$chromium" >/dev/null 2>&1; then
   echo "1..0 # SKIP chromium not installed (apt-get install chromium)"
   exit 0
 fi
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" | head -n 30
-    failed=$((failed + 1))
-  fi
-}
 
 # render HTML WIDTH DOM: the DOM after load, in a window WIDTH px wide. A private profile
 # under $tmp, no sandbox (CI runs as root), a time budget so the load handler runs, and a
@@ -172,5 +157,4 @@ t_nowrap() {
 }
 ok "the long label with wrapping switched off reports clipped labels at 700 px" t_nowrap
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -11,22 +11,8 @@ bin=$MSPERF_BIN
 top=$MSPERF_TOP_SRCDIR
 fx=$top/tests/data/import/tables
 sample=$top/doc/examples/h200-db
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
@@ -281,5 +267,4 @@ t_draft() {
 ok "mapping draft: forward entries as the importer maps them, reverse placeholders, and it checks clean" \
   t_draft
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -13,22 +13,7 @@ bin=$MSPERF_BIN
 top=$MSPERF_TOP_SRCDIR
 cut=$top/tests/data/import
 gemm_rel=gemm/trtllm-1.3.0rc20/gemm_perf.csv
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
@@ -242,5 +227,4 @@ t_unwritable() {
 }
 ok "import: an output whose directory does not exist is refused cleanly" t_unwritable
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

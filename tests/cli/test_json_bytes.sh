@@ -8,22 +8,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 bad=$MSPERF_TOP_SRCDIR/tests/data/bad
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 e9=$(printf '\351')
 db="$tmp/db$e9"
@@ -98,5 +83,4 @@ t_holdout_json() {
 }
 ok "holdout --report .json escapes a non-UTF-8 path" t_holdout_json
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

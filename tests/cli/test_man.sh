@@ -8,22 +8,7 @@ set -u
 : "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 man=$MSPERF_TOP_SRCDIR/doc/msperf.1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" | head -n 30
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 # The man page as plain text for grepping: roff's escaped hyphen "\-" becomes "-", font
 # escapes (\fB, \fI, \fR, \fP) disappear.
@@ -143,5 +128,4 @@ t_renders() {
 }
 ok "the man page formats without groff warnings" t_renders
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -11,10 +11,7 @@ bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 corpus=$src/tests/data/bad/commands
 llama=$src/tests/data/models/configs/meta-llama--Meta-Llama-3.1-8B.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 [ -f "$corpus/CASES" ] || { echo "1..0 # SKIP no $corpus/CASES"; exit 0; }
 
@@ -62,5 +59,4 @@ else
   failed=$((failed + 1))
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -11,22 +11,7 @@ src=$MSPERF_TOP_SRCDIR
 shared=${MSPERF_SHARED_DATA:-$src/../shared/data}
 M=$shared/models
 tdata=$src/tests/data/models
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND...
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
@@ -231,7 +216,7 @@ t_dev_set() {
 }
 if [ -f "$csv" ]; then
   ok "dev set: every H200 agg configuration fits and e2e estimates it" t_dev_set
-  sed -n 's/^# /# /p' "$tmp/out" | head -n 20
+  sed -n 's/^# /# /p' "$tmp/ok.out" | head -n 20
 else
   skip "silicon_dev.csv absent"
 fi
@@ -251,5 +236,4 @@ t_new_e2e() {
 }
 ok "e2e: MiniMax-M2.5, gpt-oss, Kimi-K2.5, GLM-5, Qwen3.5, DeepSeek-R1 run and fit" t_new_e2e
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -7,22 +7,7 @@ set -u
 bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 data=$src/tests/data/models
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -198,5 +183,4 @@ ok "bad --shard exits 2" t_bad_shard
 t_no_model() { status_is 2 $bin e2e && contains "$tmp/cmd.err" "--model CONFIG is required"; }
 ok "e2e without --model exits 2" t_no_model
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

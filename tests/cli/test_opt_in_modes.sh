@@ -11,22 +11,7 @@ bin=$MSPERF_BIN
 db=$MSPERF_TEST_UPSTREAM_DB
 trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
 policy=$MSPERF_TEST_DATADIR/elementwise/opt-in-policy.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -78,5 +63,4 @@ t_holdout_elementwise() {
 }
 ok "holdout covers elementwise kernels only when the mode is interpolated" t_holdout_elementwise
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -9,13 +9,10 @@
 # (CI installs chromium). TAP output.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
 chromium=${CHROMIUM:-chromium}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 models=$MSPERF_TOP_SRCDIR/tests/data/models/configs
 
 if ! command -v "$chromium" >/dev/null 2>&1; then
@@ -27,18 +24,6 @@ if ! command -v "$chromium" >/dev/null 2>&1; then
   echo "1..0 # SKIP chromium not installed (apt-get install chromium)"
   exit 0
 fi
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" | head -n 30
-    failed=$((failed + 1))
-  fi
-}
 
 # page SVG HTML: an HTML page holding the SVG inline and the script that measures it. The
 # result is written onto <body data-*> for --dump-dom to carry out.
@@ -135,5 +120,4 @@ t_check_fails() {
 }
 ok "the layout check catches overlapping labels" t_check_fails
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -9,22 +9,8 @@ set -u
 bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 configs=$src/tests/data/models/configs
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
 # Under valgrind (the CI wrapper's path names it) a run is some 40 times slower: the heavy runs
 # are left to the ordinary and the sanitizer builds; usage errors, refusals and one small run
 # stay.
@@ -128,5 +114,4 @@ t_usage() {
 }
 ok "usage errors exit 2 and name the flag" t_usage
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -10,22 +10,8 @@ bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 rows=$src/tests/data/silicon-rank/silicon_rows.csv
 configs=$src/tests/data/models/configs
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 40
-    failed=$((failed + 1))
-  fi
-}
 # Under valgrind (the CI wrapper's path names it) a run is some 40 times slower: the runs that
 # simulate are left to the ordinary and the sanitizer builds; usage errors stay.
 case "$MSPERF_BIN" in *valgrind*) light=1 ;; *) light=0 ;; esac
@@ -111,5 +97,4 @@ t_usage() {
 }
 ok "accuracy --format json without --rank, and an unknown format, are usage errors" t_usage
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

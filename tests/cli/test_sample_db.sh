@@ -10,22 +10,7 @@ set -u
 bin=$MSPERF_BIN
 db=$MSPERF_TOP_SRCDIR/doc/examples/h200-db
 trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 
@@ -84,5 +69,4 @@ t_log_attention() {
 }
 ok "attention decode between measured contexts: INTERPOLATED in log space" t_log_attention
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,22 +8,7 @@ set -u
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 traces=$src/doc/examples/traces
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
@@ -293,5 +278,4 @@ else
   skip "GNU parallel: 4 shards merged equal the single run" "GNU parallel not installed (apt-get install parallel)"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

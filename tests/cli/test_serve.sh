@@ -10,22 +10,7 @@ bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 data=$src/tests/data/models
 shared=${MSPERF_SHARED_DATA:-$src/../shared/data}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # Under valgrind (the CI wrapper's path names it) a run is some 40 times slower: the heavy runs
@@ -335,5 +320,4 @@ t_accuracy_usage() {
 }
 ok "accuracy usage errors" t_accuracy_usage
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

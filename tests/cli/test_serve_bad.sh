@@ -11,22 +11,7 @@ bin="$MSPERF_BIN --plugins-dir $MSPERF_TEST_PLUGINDIR"
 src=$MSPERF_TOP_SRCDIR
 configs=$src/tests/data/models/configs
 llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION COMMAND... : passes when the command succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 status_is() {  # status_is EXPECTED COMMAND...
   want=$1; shift
@@ -244,5 +229,4 @@ t_accuracy_bounds() {
 ok "accuracy --max-rows / --max-events: past the file bound refused, past the event bound per row" \
   t_accuracy_bounds
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

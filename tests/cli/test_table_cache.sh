@@ -6,24 +6,9 @@
 # warning naming it, the same stdout, and is rebuilt for the next run. TAP output.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 # A copy of the sample database (the stale test edits it): a GEMM that is in the table and
 # one that is interpolated.
@@ -98,5 +83,4 @@ t_unusable_dir() {
 }
 ok "an unusable directory: still answers, the same bytes" t_unusable_dir
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

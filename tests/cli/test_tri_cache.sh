@@ -6,24 +6,9 @@
 # unusable directory still answers; --cache-dir with --no-cache is a usage error. TAP output.
 set -u
 
-: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}"
+: "${MSPERF_BIN:?}" "${MSPERF_TOP_SRCDIR:?}" "${MSPERF_TOP_SRCDIR:?}"
 bin=$MSPERF_BIN
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 # Interpolated 3-D GEMMs on the sample database (its MatMulV2 set has ~900 points, above the
 # cache's 256-point floor).
@@ -103,5 +88,4 @@ t_holdout() {
 }
 ok "holdout takes the options; same stdout with and without the cache" t_holdout
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,22 +8,7 @@ set -u
 bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 bad=$src/tests/data/bad
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-
-ok() {  # ok DESCRIPTION FUNCTION : passes when the function succeeds
-  n=$((n + 1))
-  desc=$1; shift
-  if "$@" >"$tmp/why" 2>&1; then
-    echo "ok $n - $desc"
-  else
-    echo "not ok $n - $desc"
-    sed 's/^/# /' "$tmp/why" | head -n 20
-    failed=$((failed + 1))
-  fi
-}
+. "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
@@ -626,5 +611,4 @@ t_non_utf8_path() {
 ok "a non-UTF-8 path is written as \\xNN in the headline and the report (outputs stay UTF-8)" \
   t_non_utf8_path
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

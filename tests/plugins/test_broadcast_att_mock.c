@@ -14,78 +14,17 @@
 #include <cmocka.h>
 #include <msperf/details.h>
 #include <msperf/plugin.h>
+#include "common/att_mock.h"
 #include "common/host_mock.h"
 #include "common/test_util.h"
 
-extern const msperf_plugin msperf_plugin_v1;
-
-typedef struct {
-  msperf_engine *engine;
-  void *state;
-} fx;
-
-#define E (((fx *) *state)->engine)
-
-static int
-setup (void **state)
-{
-  fx *f = g_new0 (fx, 1);
-  g_autoptr (GError) error = NULL;
-
-  f->engine = hm_engine_new ();
-  if (!msperf_plugin_v1.init (f->engine, &f->state, &error))
-    fail_msg ("init: %s", error->message);
-  assert_non_null (f->state);
-  *state = f;
-  return 0;
-}
-
-static int
-teardown (void **state)
-{
-  fx *f = *state;
-
-  msperf_plugin_v1.fini (f->state);
-  msperf_engine_free (f->engine);
-  g_free (f);
-  return 0;
-}
+#define E AM_ENGINE (state)
 
 /* Calls the model slot for ascir.Broadcast with att (JSON, NULL = no att object). */
 static msperf_result *
 model (void **state, const char *att_json, msperf_status *status)
 {
-  fx *f = *state;
-  g_autoptr (msperf_op) op = tu_op ("ascir.Broadcast");
-  g_autoptr (msperf_query) q = NULL;
-  msperf_result *r = msperf_result_new ();
-
-  if (att_json)
-    op->att = hm_value_from_json (att_json);
-  q = hm_query_new (f->engine, op, "broadcast_att", NULL);
-  *status = msperf_plugin_v1.model (f->engine, f->state, q, r);
-  return r;
-}
-
-static const msperf_value *
-detail (const msperf_result *r, const char *key)
-{
-  const msperf_value *v = msperf_value_lookup (msperf_result_details (r), key);
-
-  if (v == NULL)
-    fail_msg ("no detail '%s'", key);
-  return v;
-}
-
-/* Items of a LIST detail (fails the test for anything else). */
-static guint
-detail_len (const msperf_result *r, const char *key)
-{
-  const msperf_value *v = detail (r, key);
-
-  if (v == NULL || v->kind != MSPERF_VALUE_LIST)
-    fail_msg ("detail '%s' is not a list", key);
-  return v != NULL && v->items != NULL ? v->items->len : 0;
+  return am_model (state, "ascir.Broadcast", "broadcast_att", att_json, status);
 }
 
 /* E2B: 71 cycles; at the A3 clock 1.85 GHz 71 / 1.85 / 1e3 µs; one VF launch. */
@@ -104,12 +43,12 @@ test_broadcast_mock_e2b_71_cycles_at_a3_clock (void **state)
   assert_string_equal (r->kernel_type, "Broadcast");
   assert_float_equal (r->confidence, 0.5, 1e-12);
   assert_null (r->miss_reason);
-  assert_int_equal (detail (r, "cycles")->i, 71);
-  assert_int_equal (detail (r, "value")->i, 71);
+  assert_int_equal (am_detail (r, "cycles")->i, 71);
+  assert_int_equal (am_detail (r, "value")->i, 71);
   assert_float_equal (r->latency_us, 71.0 / 1.85 / 1e3, 1e-12);
-  assert_int_equal (detail (r, "vf_launches")->i, 1);
-  assert_string_equal (msperf_value_get_string (detail (r, "att_kind")), "broadcast_extend");
-  assert_string_equal (msperf_value_get_string (detail (r, "att_branch")),
+  assert_int_equal (am_detail (r, "vf_launches")->i, 1);
+  assert_string_equal (msperf_value_get_string (am_detail (r, "att_kind")), "broadcast_extend");
+  assert_string_equal (msperf_value_get_string (am_detail (r, "att_branch")),
                        "Last/LastWrap2D/BrcLastE2B2D");
 }
 
@@ -127,8 +66,8 @@ test_broadcast_mock_duplicate_latency_follows_host_clock (void **state)
   assert_int_equal (status, MSPERF_HIT);
   assert_true (isnan (none->latency_us));
   assert_string_equal (none->miss_reason, "no_vector_clock");
-  assert_int_equal (detail (none, "cycles")->i, 31);
-  assert_string_equal (msperf_value_get_string (detail (none, "att_kind")), "duplicate");
+  assert_int_equal (am_detail (none, "cycles")->i, 31);
+  assert_string_equal (msperf_value_get_string (am_detail (none, "att_kind")), "duplicate");
   hm_vector_clock_ghz (E, 1.0);
   one = model (state, att, &status);
   assert_null (one->miss_reason);
@@ -145,8 +84,8 @@ test_broadcast_mock_duplicate_tensor_source_ledger (void **state)
                     "\"dst_view_size\": 320, \"source_kind\": \"kTensorVecIn\"}", &status);
 
   assert_int_equal (status, MSPERF_HIT);
-  assert_int_equal (detail (r, "cycles")->i, 30);
-  assert_int_equal (detail_len (r, "ledger"), 8);
+  assert_int_equal (am_detail (r, "cycles")->i, 30);
+  assert_int_equal (am_detail_len (r, "ledger"), 8);
 }
 
 /* Symbols: unbound, the expression is the answer (cycles "broadcast_cost", value null,
@@ -164,13 +103,13 @@ test_broadcast_mock_symbolic_and_bind (void **state)
   assert_int_equal (status, MSPERF_HIT);
   assert_string_equal (sym->miss_reason, "symbolic_cost");
   assert_true (isnan (sym->latency_us));
-  assert_int_equal (detail (sym, "value")->kind, MSPERF_VALUE_NONE);
-  assert_string_equal (msperf_value_get_string (detail (sym, "cycles")), "broadcast_cost");
+  assert_int_equal (am_detail (sym, "value")->kind, MSPERF_VALUE_NONE);
+  assert_string_equal (msperf_value_get_string (am_detail (sym, "cycles")), "broadcast_cost");
   bound = model (state, "{\"kind\": \"broadcast_extend\", \"dtype\": \"int8\", "
                         "\"dst_shapes\": [\"a\", 2, 2, 2, 8192], "
                         "\"src_shapes\": [1, 1, 2, 1, 8192], \"bind\": {\"a\": 1}}", &status);
   assert_int_equal (status, MSPERF_HIT);
-  assert_int_equal (detail (bound, "value")->i, 1367);
+  assert_int_equal (am_detail (bound, "value")->i, 1367);
   assert_float_equal (bound->latency_us, 1367.0 / 1.85 / 1e3, 1e-12);
 }
 
@@ -210,7 +149,7 @@ test_broadcast_mock_descriptor (void **state)
   assert_null (msperf_plugin_v1.lookup);
 }
 
-#define T(t) cmocka_unit_test_setup_teardown (t, setup, teardown)
+#define T(t) cmocka_unit_test_setup_teardown (t, am_setup, am_teardown)
 
 int
 main (void)

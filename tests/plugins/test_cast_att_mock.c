@@ -14,78 +14,17 @@
 #include <cmocka.h>
 #include <msperf/details.h>
 #include <msperf/plugin.h>
+#include "common/att_mock.h"
 #include "common/host_mock.h"
 #include "common/test_util.h"
 
-extern const msperf_plugin msperf_plugin_v1;
-
-typedef struct {
-  msperf_engine *engine;
-  void *state;
-} fx;
-
-#define E (((fx *) *state)->engine)
-
-static int
-setup (void **state)
-{
-  fx *f = g_new0 (fx, 1);
-  g_autoptr (GError) error = NULL;
-
-  f->engine = hm_engine_new ();
-  if (!msperf_plugin_v1.init (f->engine, &f->state, &error))
-    fail_msg ("init: %s", error->message);
-  assert_non_null (f->state);
-  *state = f;
-  return 0;
-}
-
-static int
-teardown (void **state)
-{
-  fx *f = *state;
-
-  msperf_plugin_v1.fini (f->state);
-  msperf_engine_free (f->engine);
-  g_free (f);
-  return 0;
-}
+#define E AM_ENGINE (state)
 
 /* Calls the model slot for ascir.Cast with att (JSON, NULL = no att object). */
 static msperf_result *
 model (void **state, const char *att_json, msperf_status *status)
 {
-  fx *f = *state;
-  g_autoptr (msperf_op) op = tu_op ("ascir.Cast");
-  g_autoptr (msperf_query) q = NULL;
-  msperf_result *r = msperf_result_new ();
-
-  if (att_json)
-    op->att = hm_value_from_json (att_json);
-  q = hm_query_new (f->engine, op, "cast_att", NULL);
-  *status = msperf_plugin_v1.model (f->engine, f->state, q, r);
-  return r;
-}
-
-static const msperf_value *
-detail (const msperf_result *r, const char *key)
-{
-  const msperf_value *v = msperf_value_lookup (msperf_result_details (r), key);
-
-  if (v == NULL)
-    fail_msg ("no detail '%s'", key);
-  return v;
-}
-
-/* Items of a LIST detail (fails the test for anything else). */
-static guint
-detail_len (const msperf_result *r, const char *key)
-{
-  const msperf_value *v = detail (r, key);
-
-  if (v == NULL || v->kind != MSPERF_VALUE_LIST)
-    fail_msg ("detail '%s' is not a list", key);
-  return v != NULL && v->items != NULL ? v->items->len : 0;
+  return am_model (state, "ascir.Cast", "cast_att", att_json, status);
 }
 
 /* §3.5 TestCastV2: float32 → float16 [129], 30 cycles; at the A3 clock 1.85 GHz
@@ -105,12 +44,12 @@ test_cast_mock_upstream_30_cycles_at_a3_clock (void **state)
   assert_string_equal (r->kernel_type, "Cast");
   assert_float_equal (r->confidence, 0.5, 1e-12);
   assert_null (r->miss_reason);
-  assert_int_equal (detail (r, "cycles")->i, 30);
+  assert_int_equal (am_detail (r, "cycles")->i, 30);
   assert_float_equal (r->latency_us, 30.0 / 1.85 / 1e3, 1e-12);
-  assert_string_equal (msperf_value_get_string (detail (r, "expression")), "30");
+  assert_string_equal (msperf_value_get_string (am_detail (r, "expression")), "30");
   /* Load, Cast, Store */
-  assert_int_equal (detail_len (r, "ledger"), 3);
-  assert_int_equal (detail (r, "ternaries")->kind, MSPERF_VALUE_MAP);
+  assert_int_equal (am_detail_len (r, "ledger"), 3);
+  assert_int_equal (am_detail (r, "ternaries")->kind, MSPERF_VALUE_MAP);
 }
 
 /* The clock is whatever the host says: 38 cycles (§3.5 Int64ToUInt8UsesPackCost) at 2 GHz
@@ -128,7 +67,7 @@ test_cast_mock_latency_follows_host_clock (void **state)
   hm_vector_clock_ghz (E, 2.0);
   fast = model (state, att, &status);
   assert_int_equal (status, MSPERF_HIT);
-  assert_int_equal (detail (fast, "cycles")->i, 38);
+  assert_int_equal (am_detail (fast, "cycles")->i, 38);
   assert_float_equal (fast->latency_us, 0.019, 1e-12);
   hm_vector_clock_ghz (E, NAN);
   none = model (state, att, &status);
@@ -136,7 +75,7 @@ test_cast_mock_latency_follows_host_clock (void **state)
   assert_int_equal (none->source, MSPERF_SOURCE_ANALYTIC);
   assert_true (isnan (none->latency_us));
   assert_string_equal (none->miss_reason, "no_vector_clock");
-  assert_int_equal (detail (none, "cycles")->i, 38);
+  assert_int_equal (am_detail (none, "cycles")->i, 38);
 }
 
 /* A symbolic shape [s0, 128] costs ((2 * Ceiling((2 * s0))) + 24): unbound it is the answer
@@ -155,15 +94,15 @@ test_cast_mock_symbolic_cost_and_bind (void **state)
   assert_int_equal (status, MSPERF_HIT);
   assert_string_equal (sym->miss_reason, "symbolic_cost");
   assert_true (isnan (sym->latency_us));
-  assert_string_equal (msperf_value_get_string (detail (sym, "cycles")),
+  assert_string_equal (msperf_value_get_string (am_detail (sym, "cycles")),
                        "((2 * Ceiling((2 * s0))) + 24)");
-  assert_int_equal (detail (sym, "value")->kind, MSPERF_VALUE_NONE);
+  assert_int_equal (am_detail (sym, "value")->kind, MSPERF_VALUE_NONE);
   bound = model (state, "{\"kind\": \"cast\", \"in_dtype\": \"float32\", "
                         "\"out_dtype\": \"float16\", \"shape\": [\"s0\", 128], "
                         "\"bind\": {\"s0\": 3}}", &status);
   assert_int_equal (status, MSPERF_HIT);
   assert_null (bound->miss_reason);
-  assert_int_equal (detail (bound, "value")->i, 36);
+  assert_int_equal (am_detail (bound, "value")->i, 36);
   assert_float_equal (bound->latency_us, 36.0 / 1.85 / 1e3, 1e-12);
 }
 
@@ -210,7 +149,7 @@ test_cast_mock_descriptor (void **state)
   assert_non_null (msperf_plugin_v1.model);
 }
 
-#define T(t) cmocka_unit_test_setup_teardown (t, setup, teardown)
+#define T(t) cmocka_unit_test_setup_teardown (t, am_setup, am_teardown)
 
 int
 main (void)

@@ -1,0 +1,33 @@
+# The TAP plumbing the CLI test scripts share; each sources it after its own checks of the
+# environment, as
+#   . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
+# It gives a scratch directory $tmp (removed on exit, read-only parts included), the counters
+# $n (tests run) and $failed, and:
+#   ok DESCRIPTION COMMAND...  runs the command (a shell function or a program) with its
+#                              stdout in $tmp/ok.out and its stderr in $tmp/ok.err, prints
+#                              "ok N - DESCRIPTION" when it succeeds, else "not ok N - ..."
+#                              and the start of both files as TAP comments;
+#   tap_end                    prints the plan "1..N"; succeeds when nothing failed (the
+#                              script's last command, so its exit status).
+
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+
+ok() {
+  n=$((n + 1))
+  desc=$1; shift
+  if "$@" >"$tmp/ok.out" 2>"$tmp/ok.err"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    sed 's/^/# /' "$tmp/ok.out" "$tmp/ok.err" | head -n 40
+    failed=$((failed + 1))
+  fi
+}
+
+tap_end() {
+  echo "1..$n"
+  [ "$failed" -eq 0 ]
+}
