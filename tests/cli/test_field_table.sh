@@ -84,7 +84,7 @@ ok "field_table axes: two axes off the grid are a 2-D interpolation (batch 2, st
   '"axes": {"batch_size": 2, "step": 2048}'
 
 # The shipped H200 database: DeepSeek-V3's MLA answered from the MLA kernel tables.
-top=$(cd "$MSPERF_TEST_DATADIR/../.." && pwd)
+top=$MSPERF_TOP_SRCDIR
 models=$top/tests/data/models/configs
 if [ -d "$top/data/nvidia-h200" ] && [ -f "$models/deepseek-ai--DeepSeek-V3.json" ]; then
   t_e2e_mla() {
