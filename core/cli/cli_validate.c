@@ -134,8 +134,28 @@ check_duplicates (const msperf_table *t, report *r)
     }
 }
 
+/* TRUE when the kernel's interpolation axes name a column of t: a field table whose
+ * coordinates are numeric columns (doc/formats.md §1.6), which needs no tensors. */
+static gboolean
+has_column_axes (msperf_database *db, const msperf_table *t, const char *kernel)
+{
+  const msperf_value *axes = msperf_database_kernel_option (db, "interpolation_policy", kernel,
+                                                            "axes");
+
+  if (axes == NULL || axes->kind != MSPERF_VALUE_LIST)
+    return FALSE;
+  for (guint i = 0; i < axes->items->len; i++)
+    {
+      const char *name = msperf_value_get_string (g_ptr_array_index (axes->items, i));
+
+      if (name != NULL && msperf_table_column (t, name) >= 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
-check_table (const msperf_table *t, gboolean communication, report *r)
+check_table (const msperf_table *t, gboolean communication, gboolean column_axes, report *r)
 {
   const char *path = msperf_table_path (t);
   const GPtrArray *problems = msperf_table_problems (t);
@@ -150,7 +170,7 @@ check_table (const msperf_table *t, gboolean communication, report *r)
                                                      "message_bytes and num_devices columns",
                                                      path));
     }
-  else if (!msperf_table_has_shapes (t))
+  else if (!column_axes && !msperf_table_has_shapes (t))
     g_ptr_array_add (r->errors, g_strdup_printf ("%s:1: compute table without an 'Input Shapes' "
                                                  "column", path));
   if (!msperf_table_has_latency_column (t))
@@ -196,7 +216,7 @@ check_kernel (msperf_database *db, const kernel_ref *ref, report *r)
 
   if (t != NULL)
     {
-      check_table (t, ref->communication, r);
+      check_table (t, ref->communication, has_column_axes (db, t, ref->kernel), r);
       return;
     }
   if (g_error_matches (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_NOT_FOUND))

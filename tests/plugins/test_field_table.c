@@ -1,7 +1,11 @@
 /* Tests of the "field_table" module (plugins/field_table) through the engine on the fixture
  * tests/data/field_table: a fused-MoE table whose rows differ by named fields. Rows (tokens:
  * latency) with num_experts 8, power_law_1.2: 1: 10, 8: 20, 16: 40; balanced: 8: 30, 16: 60;
- * num_experts 16, power_law_1.2: 8: 99. Every other field is moe_tp 1, moe_ep 2, topk 2, fp8. */
+ * num_experts 16, power_law_1.2: 8: 99. Every other field is moe_tp 1, moe_ep 2, topk 2, fp8.
+ * Column axes on tests/data/field_table_axes: two MLA tables without tensors, every row at 16
+ * heads, bf16 q and cache. CtxMla (step 0; linear) (batch, isl): (1, 128) 10, (1, 256) 20,
+ * (2, 128) 20, (2, 256) 40. GenMla (isl 1; log space) (batch, step): (1, 1024) 10, (1, 4096) 40,
+ * (4, 1024) 30, (4, 4096) 90. */
 #include <config.h>
 #include <math.h>
 #include <stdarg.h>
@@ -152,6 +156,157 @@ test_dims_exact (void **state)
   assert_string_equal (tu_detail_string (r, "base_reason"), "field_row_not_found");
 }
 
+/* ------------------------------------------------------------------ column axes */
+
+/* One int64 tensor [batch] holding `value` in every entry (seq_lens, query_lens). */
+static void
+add_lens (msperf_op *op, int64_t batch, int64_t value)
+{
+  char dims[32];
+  msperf_value *v;
+
+  g_snprintf (dims, sizeof dims, "%" G_GINT64_FORMAT, batch);
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, dims);
+  v = g_ptr_array_index (op->args, op->args->len - 1);
+  v->tensor.n_values = (size_t) batch;
+  v->tensor.values = g_new (int64_t, batch);
+  for (int64_t i = 0; i < batch; i++)
+    v->tensor.values[i] = value;
+}
+
+/* The mla_moe op: q [T, 16, 192], the latent cache, block table, seq_lens (the KV length),
+ * query_lens (the new tokens). */
+static msperf_op *
+mla (int64_t batch, int64_t kv_len, int64_t q_len, msperf_dtype kv_dtype)
+{
+  msperf_op *op = tu_op ("tensor_cast.multihead_latent_attention.default");
+  char dims[64];
+
+  g_snprintf (dims, sizeof dims, "%" G_GINT64_FORMAT ",16,192", batch * q_len);
+  tu_op_add_tensor (op, BF16, dims);
+  tu_op_add_tensor (op, kv_dtype, "33,128,576");
+  tu_op_add_none (op);
+  g_snprintf (dims, sizeof dims, "%" G_GINT64_FORMAT ",8", batch);
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT64, dims);
+  add_lens (op, batch, kv_len);
+  add_lens (op, batch, q_len);
+  g_snprintf (dims, sizeof dims, "%" G_GINT64_FORMAT ",16,128", batch * q_len);
+  tu_op_add_out (op, BF16, dims);
+  return op;
+}
+
+/* Heads from q, batch from seq_lens, isl from query_lens, step 0: the context row. */
+static void
+test_axes_exact_context (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (2, 256, 256, BF16));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
+  assert_float_equal (r->latency_us, 40.0, 1e-12);
+  assert_string_equal (r->kernel_type, "CtxMla");
+  assert_string_equal (r->shape_match_rule, "field_exact");
+}
+
+/* A decode step (step = 4096 cached tokens) is no context row: the alternate's exact row. */
+static void
+test_axes_alternate_kernel (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (1, 4097, 1, BF16));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
+  assert_float_equal (r->latency_us, 40.0, 1e-12);
+  assert_string_equal (r->kernel_type, "GenMla");
+}
+
+/* isl 192 between 128 (10 us) and 256 (20 us) at batch 1, linear: 15 us. */
+static void
+test_axes_interpolated_linear (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (1, 192, 192, BF16));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  assert_float_equal (r->latency_us, 15.0, 1e-9);
+  assert_string_equal (r->kernel_type, "CtxMla");
+  assert_string_equal (r->method, "linear_1d");
+}
+
+/* step 2048 between 1024 (10 us) and 4096 (40 us), log space: log2 2048 is halfway, so
+ * exp ((ln 10 + ln 40) / 2) = 20 us (linear would give 20/3 + 10 = 16.67). */
+static void
+test_axes_interpolated_log (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (1, 2049, 1, BF16));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
+  assert_float_equal (r->latency_us, 20.0, 1e-9);
+  assert_string_equal (r->method, "linear_1d_log");
+}
+
+/* Past the largest step: no answer from data, the reason says the boundary. */
+static void
+test_axes_out_of_range (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (1, 8193, 1, BF16));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
+  assert_string_equal (r->miss_reason, "wrapper_interpolation_failed");
+  assert_string_equal (tu_detail_string (r, "base_reason"), "field_row_not_found");
+}
+
+/* An fp8 cache is an exact field no row has: never answered from the bf16 rows. */
+static void
+test_axes_exact_field_fp8 (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  g_autoptr (msperf_result) r = tu_run (e, mla (1, 2049, 1, FP8));
+
+  (void) state;
+  tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
+  assert_string_equal (r->miss_reason, "regime_key_unmatched");
+}
+
+/* An op without seq_lens values: the batch axis cannot be derived, named in the reason. */
+static void
+test_axes_missing_values (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  msperf_op *op = mla (1, 2049, 1, BF16);
+  g_autoptr (msperf_result) r = NULL;
+  msperf_value *lens = g_ptr_array_index (op->args, 4);
+
+  (void) state;
+  g_clear_pointer (&lens->tensor.values, g_free);
+  lens->tensor.n_values = 0;
+  r = tu_run (e, op);
+  tu_assert_source (r, MSPERF_SOURCE_ANALYTIC);
+  assert_string_equal (tu_detail_string (r, "base_reason"), "field_missing:step");
+}
+
+/* A kwarg wins over field_args: step 1024 given, whatever seq_lens says. */
+static void
+test_axes_kwarg_wins (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("field_table_axes", NULL);
+  msperf_op *op = mla (1, 2049, 1, BF16);
+  g_autoptr (msperf_result) r = NULL;
+
+  (void) state;
+  msperf_value_map_set (op->kwargs, "step", msperf_value_new_int (1024));
+  r = tu_run (e, op);
+  tu_assert_source (r, MSPERF_SOURCE_MEASURED);
+  assert_float_equal (r->latency_us, 10.0, 1e-12);
+}
+
 int
 main (void)
 {
@@ -164,6 +319,14 @@ main (void)
     cmocka_unit_test (test_unknown_fields_miss),
     cmocka_unit_test (test_field_not_scalar),
     cmocka_unit_test (test_dims_exact),
+    cmocka_unit_test (test_axes_exact_context),
+    cmocka_unit_test (test_axes_alternate_kernel),
+    cmocka_unit_test (test_axes_interpolated_linear),
+    cmocka_unit_test (test_axes_interpolated_log),
+    cmocka_unit_test (test_axes_out_of_range),
+    cmocka_unit_test (test_axes_exact_field_fp8),
+    cmocka_unit_test (test_axes_missing_values),
+    cmocka_unit_test (test_axes_kwarg_wins),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

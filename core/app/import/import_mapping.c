@@ -27,6 +27,12 @@ static const char mapping_head[] =
   "    FusedInferAttentionScore:\n"
   "      space: log\n"
   "      seq_block: 128\n"
+  "    AicContextMla:\n"
+  "      axes: [num_heads, batch_size, isl]\n"
+  "      exact_fields: [mla_dtype, kv_cache_dtype, step]\n"
+  "    AicGenerationMla:\n"
+  "      axes: [num_heads, batch_size, step]\n"
+  "      exact_fields: [mla_dtype, kv_cache_dtype, isl]\n"
   "operator_mappings:\n"
   "  \"aten.mm.default\":\n"
   "    kernel_type: MatMulV2\n"
@@ -81,6 +87,37 @@ static const char mapping_head[] =
   "    zero_cost: true\n"
   "  \"aten.detach.default\":\n"
   "    accepted_miss: \"metadata-only op; no standalone kernel\"\n";
+
+/* The MLA entries (after the head: one literal would pass C's 4095-byte limit). */
+static const char mapping_mla[] =
+  "  \"tensor_cast.multihead_latent_attention.default\":\n"
+  "    kernel_type: AicContextMla\n"
+  "    alternate_kernel_types: [AicGenerationMla]\n"
+  "    query_mode: field_table\n"
+  "    field_args:\n"
+  "      num_heads: {arg: 0, dim: 1}\n"
+  "      batch_size: {arg: 4, dim: 0}\n"
+  "      isl: {arg: 5, value: max}\n"
+  "      step: {arg: 4, value: max, minus: {arg: 5, value: max}}\n"
+  "      mla_dtype: {arg: 0, dtype: {bfloat16: bfloat16}}\n"
+  "      kv_cache_dtype: {arg: 1, dtype: {bfloat16: bfloat16, float8_e4m3fn: fp8}}\n"
+  "    notes: \"the MLA attention kernel alone, as aiconfigurator prices it (ContextMLA /\n"
+  "      GenerationMLA): context_mla_perf for a pass without cached tokens (step 0),\n"
+  "      generation_mla_perf (one query token, step = cached tokens) otherwise; heads per rank\n"
+  "      from q, batch from seq_lens, isl = query length, KV-cache dtype from the cache;\n"
+  "      num_heads, batch and length interpolated in linear space (the leave-one-out of\n"
+  "      doc/h200-database.md). The projections are the template's own GEMMs; the absorbed\n"
+  "      BMMs (mla_bmm_perf) are not added\"\n";
+
+/* The MLA op that reads the merged elementwise rows (with --elementwise-from only). */
+static const char mapping_mla_proxy[] =
+  "  \"tensor_cast.concat_and_cache_mla.default\":\n"
+  "    kernel_type: Silu\n"
+  "    query_mode: elementwise\n"
+  "    tc_input_count: 1\n"
+  "    notes: \"memory-bound proxy from the sample database's unary Silu rows: one read and one\n"
+  "      write of the latent rows [T, kv_lora] where the op reads [T, kv_lora] and [T, rope] and\n"
+  "      writes both into the cache: 8/9 of its bytes; no NVIDIA table measures it\"\n";
 
 static const char mapping_elementwise[] =
   "  \"aten.add.Tensor\":\n"
@@ -168,5 +205,6 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, elementwise ? mapping_elementwise : "", NULL);
+  return g_strconcat (mapping_head, mapping_mla, elementwise ? mapping_elementwise : "",
+                      elementwise ? mapping_mla_proxy : "", NULL);
 }
