@@ -33,6 +33,9 @@ static const char mapping_head[] =
   "    AicGenerationMla:\n"
   "      axes: [num_heads, batch_size, step]\n"
   "      exact_fields: [mla_dtype, kv_cache_dtype, isl]\n"
+  "    AicGatedDeltaNet:\n"
+  "      axes: [batch_size, seq_len]\n"
+  "      exact_fields: [kernel_source, num_k_heads, head_k_dim, num_v_heads, head_v_dim, d_model]\n"
   "operator_mappings:\n"
   "  \"aten.mm.default\":\n"
   "    kernel_type: MatMulV2\n"
@@ -108,6 +111,23 @@ static const char mapping_mla[] =
   "      num_heads, batch and length interpolated in linear space (the leave-one-out of\n"
   "      doc/h200-database.md). The projections are the template's own GEMMs; the absorbed\n"
   "      BMMs (mla_bmm_perf) are not added\"\n";
+
+/* The gated-delta-net recurrence (the template's kwargs name the kernel and the sequence length). */
+static const char mapping_gdn[] =
+  "  \"tensor_cast.gated_delta_rule.default\":\n"
+  "    kernel_type: AicGatedDeltaNet\n"
+  "    query_mode: field_table\n"
+  "    field_args:\n"
+  "      batch_size: {arg: 5, dim: 0}\n"
+  "      num_k_heads: {arg: 0, dim: 1}\n"
+  "      head_k_dim: {arg: 0, dim: 2}\n"
+  "      num_v_heads: {arg: 2, dim: 1}\n"
+  "      head_v_dim: {arg: 2, dim: 2}\n"
+  "    notes: \"gdn_perf: the recurrence kernel alone, chunk_gated_delta_rule for a prefill,\n"
+  "      fused_recurrent_gated_delta_rule for a decode step (the op's kwarg kernel_source, with\n"
+  "      seq_len = query length and d_model); batch from the state, heads per rank from k and\n"
+  "      v. Every row is at 16 key heads (tp 1): a layer split over tp > 1 misses. The short\n"
+  "      convolution is its own rows (causal_conv1d_fn / _update), not part of these\"\n";
 
 /* The MLA op that reads the merged elementwise rows (with --elementwise-from only). */
 static const char mapping_mla_proxy[] =
@@ -212,6 +232,6 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, mapping_mla, elementwise ? mapping_elementwise : "",
+  return g_strconcat (mapping_head, mapping_mla, mapping_gdn, elementwise ? mapping_elementwise : "",
                       elementwise ? mapping_mla_proxy : "", NULL);
 }
