@@ -4,7 +4,8 @@
 # moe_tp, moe_ep, topk, distribution, quant) besides their tensors. Exact rows are MEASURED,
 # token counts between rows of the same fields INTERPOLATED, other fields never stand in.
 # And tests/data/field_table_axes: two MLA tables without tensors whose numeric columns are the
-# kernel policy's axes, the op's values derived from its tensors (field_args).
+# kernel policy's axes, the op's values derived from its tensors (field_args). And, on the
+# shipped H200 database, the MLA and gated-delta-net ops of real model configs.
 # TAP output for automake's tap-driver.
 set -u
 
@@ -132,6 +133,46 @@ if [ -d "$top/data/nvidia-h200" ] && [ -f "$models/deepseek-ai--DeepSeek-V3.json
 else
   n=$((n + 1)); echo "ok $n # SKIP shipped H200 database or DeepSeek-V3 config absent"
   n=$((n + 1)); echo "ok $n # SKIP shipped H200 database or DeepSeek-V3 config absent"
+fi
+
+# The shipped H200 database: Qwen3.5's gated-delta-net recurrence answered from AicGatedDeltaNet
+# (one table, its kernel told apart by the template op's kernel_source kwarg per phase).
+qwen35=${MSPERF_MODELS_DIR:-$top/../shared/data/models}/Qwen--Qwen3.5-397B-A17B.json
+if [ -d "$top/data/nvidia-h200" ] && [ -f "$qwen35" ]; then
+  # gdn TP PHASE...: the estimate of the trace's gated_delta_rule op
+  gdn() {
+    tp=$1; shift
+    msperf trace --model "$qwen35" --tp "$tp" --batch 4 "$@" -o "$tmp/g.jsonl" 2>/dev/null &&
+    msperf estimate --no-cache --profiling-database "$top/data/nvidia-h200" --ops "$tmp/g.jsonl" \
+      --format jsonl 2>/dev/null | grep '"op": "tensor_cast.gated_delta_rule.default"'
+  }
+  t_gdn_prefill() {
+    gdn 1 --phase prefill --seq 1024 >"$tmp/gp" && [ "$(wc -l <"$tmp/gp")" -eq 1 ] &&
+    line_has "$tmp/gp" 1 '"source": "MEASURED"' '"kernel_type": "AicGatedDeltaNet"' \
+      '"shape_match_rule": "field_exact"' &&
+    zcat "$top/data/nvidia-h200/AicGatedDeltaNet.csv.gz" |
+      grep -q '^gdn,chunk_gated_delta_rule,context,4,1024,4096,4096,4,16,128,64,128,'
+  }
+  ok "field_table: a Qwen3.5 prefill's GDN op at tp 1 is the chunk_gated_delta_rule row (MEASURED)" \
+    t_gdn_prefill
+  t_gdn_decode() {
+    gdn 1 --phase decode --context 1024 >"$tmp/gd" &&
+    line_has "$tmp/gd" 1 '"source": "MEASURED"' '"kernel_type": "AicGatedDeltaNet"' &&
+    # the fused recurrent step of batch 4 (its latency, to 8 characters), not the chunked row
+    row=$(zcat "$top/data/nvidia-h200/AicGatedDeltaNet.csv.gz" |
+      grep '^gdn,fused_recurrent_gated_delta_rule,generation,4,1,4,4096,4,16,128,64,128,' |
+      sed 's/.*,//' | cut -c1-8) && [ -n "$row" ] && line_has "$tmp/gd" 1 "\"latency_us\": $row"
+  }
+  ok "field_table: a Qwen3.5 decode step's GDN op at tp 1 is the fused_recurrent row (MEASURED)" \
+    t_gdn_decode
+  t_gdn_tp() {
+    gdn 8 --phase decode --context 1024 >"$tmp/g8" &&
+    line_has "$tmp/g8" 1 '"source": "ANALYTIC"' '"base_reason": "field_row_not_found"'
+  }
+  ok "field_table: at tp 8 (2 key heads per rank; every row is at 16) the GDN op is a miss" \
+    t_gdn_tp
+else
+  for i in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP shipped H200 database or Qwen3.5 config absent"; done
 fi
 
 # The module is listed with its capabilities.
