@@ -112,7 +112,7 @@ static const char mapping_mla[] =
   "      doc/h200-database.md). The projections are the template's own GEMMs; the absorbed\n"
   "      BMMs (mla_bmm_perf) are not added\"\n";
 
-/* The gated-delta-net recurrence (the template's kwargs name the kernel and the sequence length). */
+/* The gated-delta-net recurrence (the template's kwargs name the kernel and the length). */
 static const char mapping_gdn[] =
   "  \"tensor_cast.gated_delta_rule.default\":\n"
   "    kernel_type: AicGatedDeltaNet\n"
@@ -232,6 +232,7 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, mapping_mla, mapping_gdn, elementwise ? mapping_elementwise : "",
+  return g_strconcat (mapping_head, mapping_mla, mapping_gdn,
+                      elementwise ? mapping_elementwise : "",
                       elementwise ? mapping_mla_proxy : "", NULL);
 }
