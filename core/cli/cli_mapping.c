@@ -116,8 +116,12 @@ entry_kernels (const msperf_mapping_entry *e, GPtrArray *out)
 {
   const msperf_value *subs = msperf_value_lookup (e->raw, "sub_kernels");
 
+  const char *from = msperf_value_get_string (msperf_value_lookup (e->raw, "batched_from"));
+
   for (char **k = e->kernel_types; k && *k; k++)
     g_ptr_array_add (out, g_strdup (*k));
+  if (from != NULL)
+    g_ptr_array_add (out, g_strdup (from));
   if (subs != NULL && subs->kind == MSPERF_VALUE_LIST)
     for (guint i = 0; i < subs->items->len; i++)
       {
@@ -161,6 +165,21 @@ check_schema (msperf_database *db, const char *yaml, GPtrArray *problems)
         g_ptr_array_add (problems, g_strdup_printf (
           "schema: %s:%u: operator '%s': tc_input_count (it only cuts the op's trailing internal "
           "parameters) needs a kernel_type and a value >= 1", yaml, e->line, e->op_name));
+      if (msperf_value_lookup (e->raw, "batched_from") != NULL)
+        {
+          const char *from = msperf_value_get_string (msperf_value_lookup (e->raw,
+                                                                           "batched_from"));
+          g_autoptr (GError) terr = NULL;
+          if (from == NULL || e->kernel_type == NULL
+              || (e->query_mode != NULL && strcmp (e->query_mode, "compute") != 0))
+            g_ptr_array_add (problems, g_strdup_printf (
+              "schema: %s:%u: operator '%s': batched_from names the single-GEMM kernel of a "
+              "compute entry with a kernel_type", yaml, e->line, e->op_name));
+          else if (msperf_database_table (db, from, &terr) == NULL)
+            g_ptr_array_add (problems, g_strdup_printf (
+              "schema: %s:%u: operator '%s': batched_from '%s': no such kernel table", yaml,
+              e->line, e->op_name, from));
+        }
       if (g_strcmp0 (e->category, "communication") == 0)
         {
           const msperf_table *t;

@@ -314,7 +314,7 @@ static const char *const entry_keys[] = {
   "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
   "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
   "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", "field_defaults",
-  "proxy_bytes", "field_args", NULL
+  "proxy_bytes", "field_args", "batched_from", NULL
 };
 
 /* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */

@@ -9,6 +9,7 @@
 #include "compute_match.h"
 #include "compute_keys.h"
 #include "compute_axes.h"
+#include "compute_batched.h"
 
 typedef enum {
   SCAN_HIT,
@@ -331,6 +332,8 @@ compute_lookup (msperf_engine *engine, void *state, const msperf_query *q, msper
   g_return_val_if_fail (q != NULL && r != NULL, MSPERF_ERROR);
   if (q->kernel_types == NULL || q->kernel_types[0] == NULL)
     return msperf_result_set_miss (r, "no_kernel_type");
+  if (compute_batched_kernel (q) != NULL)
+    return compute_batched_lookup (engine, q, compute_batched_kernel (q), r);
 
   a.n_tc = msperf_input_count_limit (q->n_inputs, q->tc_input_count);
   a.tc = g_new0 (msperf_tensor, a.n_tc ? a.n_tc : 1);

@@ -129,6 +129,16 @@ static const char mapping_gdn[] =
   "      v. Every row is at 16 key heads (tp 1): a layer split over tp > 1 misses. The short\n"
   "      convolution is its own rows (causal_conv1d_fn / _update), not part of these\"\n";
 
+/* The batched matmul of the DSA indexer, from the single-GEMM table. */
+static const char mapping_bmm[] =
+  "  \"aten.bmm.default\":\n"
+  "    kernel_type: MatMulV2\n"
+  "    batched_from: MatMulV2\n"
+  "    notes: \"no table measures a plain batched GEMM: [b, M, K] x [b, K, N] is answered as\n"
+  "      gemm_perf bfloat16 GEMM(b*M, N, K) (the same FLOPs, one right-hand matrix) plus the\n"
+  "      roofline time of reading the b - 1 other right-hand matrices; INTERPOLATED, method\n"
+  "      batched_from_gemm (doc/h200-database.md: against mla_bmm_perf's batched kernels)\"\n";
+
 /* The MLA op that reads the merged elementwise rows (with --elementwise-from only). */
 static const char mapping_mla_proxy[] =
   "  \"tensor_cast.concat_and_cache_mla.default\":\n"
@@ -232,7 +242,7 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, mapping_mla, mapping_gdn,
+  return g_strconcat (mapping_head, mapping_mla, mapping_gdn, mapping_bmm,
                       elementwise ? mapping_elementwise : "",
                       elementwise ? mapping_mla_proxy : "", NULL);
 }
