@@ -30,7 +30,7 @@ msperf_engine_lookup_as (msperf_engine *e, const char *mode, const msperf_op *op
 /* Whether part sq of parent goes through the interpolation stage after an exact miss. The
  * optional policy key interpolation.part_modes lists the part modes that do, whatever the parent
  * (a moe_fused entry's embedded terms too); without it only the parts of composite entries do
- * (reference §4.5 "Composite"), and the parts of other modes' answers keep the exact behaviour
+ * (reference §4.5 "Composite") and the GEMM of a batched_from entry, and the parts of other modes' answers keep the exact behaviour
  * their own confidence rules assume. Either way msperf_interpolate_subquery still requires the
  * mode to be interpolated (interpolation.modes). */
 static gboolean
@@ -48,7 +48,10 @@ part_interpolated (msperf_engine *e, const msperf_op *parent, const msperf_subqu
       return FALSE;
     }
   entry = e->shared->db ? msperf_database_entry (e->shared->db, parent->name) : NULL;
-  return entry && entry->composite;
+  /* A batched matmul answered from a single-GEMM table (batched_from) asks for the GEMM of
+   * its flattened rows, which the table rarely measures exactly. */
+  return entry
+         && (entry->composite || msperf_value_lookup (entry->raw, "batched_from") != NULL);
 }
 
 msperf_status

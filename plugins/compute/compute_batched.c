@@ -9,6 +9,9 @@
 /* Largest flattened row count asked of the GEMM table (far above any measured m; keeps the
  * products below int64 overflow for any dims the trace may hold). */
 #define BATCHED_MAX_ROWS ((int64_t) 1 << 40)
+/* At most this many chunks of rows beyond the table, each of at least this many rows. */
+#define BATCHED_MAX_CHUNKS 64
+#define BATCHED_MIN_CHUNK_ROWS 1024
 
 const char *
 compute_batched_kernel (const msperf_query *q)
@@ -61,10 +64,12 @@ compute_batched_lookup (msperf_engine *engine, const msperf_query *q, const char
 {
   const msperf_tensor *a, *w;
   msperf_tensor flat_a, flat_w, flat_o, bmm_o;
-  msperf_subquery *sq = NULL;
+  msperf_subquery *sq;
   g_autoptr (msperf_result) sub = NULL;
   int64_t b, m, k, n;
-  double batched_roof, gemm_roof, extra = 0.0;
+  double batched_roof, gemm_roof, extra = 0.0, gemm_us = NAN;
+  g_autofree char *first_reason = NULL;
+  int64_t chunks;
   msperf_source source;
   msperf_status status;
 
@@ -86,20 +91,38 @@ compute_batched_lookup (msperf_engine *engine, const msperf_query *q, const char
                                    w->dims[2]);
 
   /* The GEMM of the same FLOPs: [b*M, K] x [K, N], answered as aten.mm is (exact, else the
-   * interpolation of the kernel's table). */
-  set_tensor (&flat_a, a->dtype, 2, (int64_t[]) { b * m, k });
+   * interpolation of the kernel's table). Rows beyond the table are answered in c equal
+   * chunks (c = 2, 4, ... 64) scaled by the row ratio: a GEMM that large is compute-bound,
+   * its time linear in the rows; such an answer is EXTRAPOLATED. */
   set_tensor (&flat_w, w->dtype, 2, (int64_t[]) { k, n });
+  set_tensor (&flat_a, a->dtype, 2, (int64_t[]) { b * m, k });
   set_tensor (&flat_o, a->dtype, 2, (int64_t[]) { b * m, n });
   set_tensor (&bmm_o, a->dtype, 3, (int64_t[]) { b, m, n });
-  sq = msperf_subquery_new ("compute", kernel);
-  msperf_subquery_add_input (sq, &flat_a);
-  msperf_subquery_add_input (sq, &flat_w);
-  sub = msperf_result_new ();
-  status = msperf_engine_subquery (engine, q->op, sq, sub);
-  msperf_subquery_free (sq);
-  if (status != MSPERF_HIT || isnan (sub->latency_us))
-    return msperf_result_set_miss (r, "batched_from_gemm_miss:%s",
-                                   sub->miss_reason ? sub->miss_reason : "shape_mismatch");
+  for (chunks = 1; chunks <= BATCHED_MAX_CHUNKS; chunks *= 2)
+    {
+      msperf_tensor part_a;
+      int64_t rows = (b * m + chunks - 1) / chunks;
+
+      if (chunks > 1 && rows < BATCHED_MIN_CHUNK_ROWS)
+        break;
+      set_tensor (&part_a, a->dtype, 2, (int64_t[]) { rows, k });
+      sq = msperf_subquery_new ("compute", kernel);
+      msperf_subquery_add_input (sq, &part_a);
+      msperf_subquery_add_input (sq, &flat_w);
+      g_clear_pointer (&sub, msperf_result_free);
+      sub = msperf_result_new ();
+      status = msperf_engine_subquery (engine, q->op, sq, sub);
+      msperf_subquery_free (sq);
+      if (status == MSPERF_HIT && !isnan (sub->latency_us))
+        {
+          gemm_us = sub->latency_us * (double) (b * m) / (double) rows;
+          break;
+        }
+      if (first_reason == NULL)
+        first_reason = g_strdup (sub->miss_reason ? sub->miss_reason : "shape_mismatch");
+    }
+  if (isnan (gemm_us))
+    return msperf_result_set_miss (r, "batched_from_gemm_miss:%s", first_reason);
 
   /* The b - 1 other right-hand matrices the batched kernel reads: the roofline difference
    * (zero for b = 1; launch overheads cancel). */
@@ -108,16 +131,17 @@ compute_batched_lookup (msperf_engine *engine, const msperf_query *q, const char
   if (isfinite (batched_roof) && isfinite (gemm_roof) && batched_roof > gemm_roof)
     extra = batched_roof - gemm_roof;
 
-  source = sub->source == MSPERF_SOURCE_EXTRAPOLATED ? MSPERF_SOURCE_EXTRAPOLATED
-                                                     : MSPERF_SOURCE_INTERPOLATED;
-  msperf_result_set_hit (r, source, sub->latency_us + extra, sub->confidence,
+  source = sub->source == MSPERF_SOURCE_EXTRAPOLATED || chunks > 1
+             ? MSPERF_SOURCE_EXTRAPOLATED : MSPERF_SOURCE_INTERPOLATED;
+  msperf_result_set_hit (r, source, gemm_us + extra, sub->confidence,
                          sub->kernel_type ? sub->kernel_type : kernel,
                          sub->shape_match_rule ? sub->shape_match_rule : "identity");
   msperf_result_set_method (r, COMPUTE_BATCHED_METHOD);
   for (guint i = 0; i < sub->kernel_shapes->len; i++)
     msperf_result_add_kernel_shape (r, g_ptr_array_index (sub->kernel_shapes, i));
   msperf_result_detail_int (r, "batch", b);
-  msperf_result_detail_double (r, "gemm_us", sub->latency_us);
+  msperf_result_detail_double (r, "gemm_us", gemm_us);
+  msperf_result_detail_int (r, "row_chunks", chunks);
   msperf_result_detail_string (r, "gemm_method", sub->method ? sub->method : "exact");
   msperf_result_detail_string (r, "gemm_source", msperf_source_name (sub->source));
   msperf_result_detail_double (r, "extra_weight_read_us", extra);

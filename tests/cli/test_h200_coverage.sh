@@ -16,7 +16,7 @@ db=$top/data/nvidia-h200
 # The ops the mapping may still leave unmapped (answered by the roofline). Empty it once every
 # template op is mapped: the tests below then require `mapping check --require-coverage` to
 # pass with nothing unmapped.
-allowed_unmapped="aten.bmm.default"
+allowed_unmapped=""
 
 # The memory-bound proxies of the sample database's elementwise rows.
 proxies="aten.embedding.default aten.index.Tensor tensor_cast.apply_rope.default aten.topk.default
