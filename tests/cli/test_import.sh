@@ -228,6 +228,13 @@ operator_mappings:
   "tensor_cast.all_gather.default":
     kernel_type: hcom_allGather_
     category: communication
+  "test.bmm_from_missing.default":
+    kernel_type: MatMulV2
+    batched_from: NoSuchGemm
+  "test.bmm_not_compute.default":
+    kernel_type: MatMulV2
+    query_mode: elementwise
+    batched_from: MatMulV2
 YAML
   msperf mapping check --database "$tmp/badmap" >"$tmp/o" 2>"$tmp/e"
   [ $? -eq 1 ] &&
@@ -235,7 +242,9 @@ YAML
   grep -q "operator 'tensor_cast.all_reduce.default': a communication entry's kernel_type must be a collective table (hcom_\*), not 'MatMulV2'" "$tmp/e" &&
   grep -q "operator 'aten.add.Tensor': tc_input_count" "$tmp/e" &&
   grep -q "lookup: .*operator 'aten.linear.default': Missing.csv not found" "$tmp/e" &&
-  grep -q "operator 'aten.bmm.default': alternate 'hcom_allGather_' is the kernel of operator 'tensor_cast.all_gather.default'" "$tmp/e" ||
+  grep -q "operator 'aten.bmm.default': alternate 'hcom_allGather_' is the kernel of operator 'tensor_cast.all_gather.default'" "$tmp/e" &&
+  grep -q "op_mapping.yaml:22: operator 'test.bmm_from_missing.default': batched_from 'NoSuchGemm': no such kernel table" "$tmp/e" &&
+  grep -q "op_mapping.yaml:25: operator 'test.bmm_not_compute.default': batched_from names the single-GEMM kernel of a compute entry" "$tmp/e" ||
     { cat "$tmp/o" "$tmp/e"; return 1; }
 }
 ok "mapping check: contract violations are FILE:LINE problems (exit 1)" t_check_bad
