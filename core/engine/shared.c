@@ -210,6 +210,12 @@ msperf_engine_analytic_latency (msperf_engine *e, const msperf_op *op)
   return r.latency_us;
 }
 
+double
+msperf_engine_roofline_us (msperf_engine *e, const msperf_op *op)
+{
+  return msperf_engine_analytic_latency (e, op);
+}
+
 msperf_database *
 msperf_engine_database (msperf_engine *e)
 {

@@ -53,6 +53,10 @@ MSPERF_API gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_
 MSPERF_API const char *msperf_engine_device_name (msperf_engine *engine);
 /* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
 MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
+/* The roofline of op on the engine's device profile and parallel settings, in µs (the
+ * engine's analytic answer; NAN when it cannot be computed): for a module that derives an answer
+ * from a measurement of other work (a batched matmul from a single GEMM). */
+MSPERF_API double msperf_engine_roofline_us (msperf_engine *engine, const msperf_op *op);
 /* The device profile's memory per device in GiB (its optional memory_gib), NAN when none. */
 MSPERF_API double msperf_engine_device_memory_gib (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 #include <msperf/plugin.h>
-#include <msperf/engine.h>
 #include "compute_batched.h"
 
 /* Largest flattened row count asked of the GEMM table (far above any measured m; keeps the
@@ -39,7 +38,8 @@ op_add_tensor (msperf_op *op, const msperf_tensor *t)
 {
   msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
 
-  v->tensor = *t;
+  /* Shape and dtype only: the values (if any) stay the caller's. */
+  set_tensor (&v->tensor, t->dtype, t->rank, t->dims);
   g_ptr_array_add (op->args, v);
 }
 
@@ -53,9 +53,9 @@ roofline_us (msperf_engine *engine, const char *name, const msperf_tensor *a,
 
   op_add_tensor (op, a);
   op_add_tensor (op, w);
-  *o = *out;
+  set_tensor (o, out->dtype, out->rank, out->dims);
   g_ptr_array_add (op->out, o);
-  return msperf_engine_analytic_latency (engine, op);
+  return msperf_engine_roofline_us (engine, op);
 }
 
 msperf_status
