@@ -1,6 +1,6 @@
 /* Tests of the "compute" module's batched matmul from a single-GEMM table (an entry's
  * batched_from key, plugins/compute/compute_batched.h) through the engine, on the fixture
- * tests/data/compute/batched (MatMulV2 rows m = 64..512, k = 128, n = 512; H200 profile). */
+ * tests/data/compute/batched (MatMulV2 rows m = 64..512 and 2048, k = 128, n = 512; H200 profile). */
 #include <config.h>
 #include <math.h>
 #include <stdarg.h>
@@ -92,6 +92,20 @@ test_batched_interpolates_flattened_rows (void **state)
   assert_float_equal (r->latency_us, gemm + tu_detail_double (r, "extra_weight_read_us"), 1e-9);
 }
 
+/* b*M = 8192 past the table's 2048 rows (and no extrapolation policy): 4 chunks of the
+ * measured 2048-row GEMM (30 µs), scaled by the row ratio, EXTRAPOLATED. */
+static void
+test_batched_chunks_rows_beyond_table (void **state)
+{
+  g_autoptr (msperf_result) r = tu_run (*state, op2 ("aten.bmm.default", "8,1024,128",
+                                                     "8,128,512"));
+
+  assert_batched (r, MSPERF_SOURCE_EXTRAPOLATED,
+                  120.0 + tu_detail_double (r, "extra_weight_read_us"));
+  assert_float_equal (tu_detail_double (r, "row_chunks"), 4.0, 0.0);
+  assert_float_equal (tu_detail_double (r, "gemm_us"), 120.0, 1e-12);
+}
+
 /* Dims that are not [b, M, K] x [b, K, N]: a miss naming them, never a GEMM answer. */
 static void
 test_batched_bad_dims_miss_with_reason (void **state)
@@ -131,6 +145,7 @@ main (void)
     cmocka_unit_test (test_batched_b1_equals_plain_gemm),
     cmocka_unit_test (test_batched_adds_other_weight_reads),
     cmocka_unit_test (test_batched_interpolates_flattened_rows),
+    cmocka_unit_test (test_batched_chunks_rows_beyond_table),
     cmocka_unit_test (test_batched_bad_dims_miss_with_reason),
     cmocka_unit_test (test_batched_missing_table_names_gemm_miss),
   };
