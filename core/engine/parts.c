@@ -30,9 +30,9 @@ msperf_engine_lookup_as (msperf_engine *e, const char *mode, const msperf_op *op
 /* Whether part sq of parent goes through the interpolation stage after an exact miss. The
  * optional policy key interpolation.part_modes lists the part modes that do, whatever the parent
  * (a moe_fused entry's embedded terms too); without it only the parts of composite entries do
- * (reference §4.5 "Composite") and the GEMM of a batched_from entry, and the parts of other modes' answers keep the exact behaviour
- * their own confidence rules assume. Either way msperf_interpolate_subquery still requires the
- * mode to be interpolated (interpolation.modes). */
+ * (reference §4.5 "Composite") and the GEMM of a batched_from entry, and the parts of other
+ * modes' answers keep the exact behaviour their own confidence rules assume. Either way
+ * msperf_interpolate_subquery still requires the mode to be interpolated (interpolation.modes). */
 static gboolean
 part_interpolated (msperf_engine *e, const msperf_op *parent, const msperf_subquery *sq)
 {

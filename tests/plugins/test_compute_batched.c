@@ -1,6 +1,7 @@
 /* Tests of the "compute" module's batched matmul from a single-GEMM table (an entry's
  * batched_from key, plugins/compute/compute_batched.h) through the engine, on the fixture
- * tests/data/compute/batched (MatMulV2 rows m = 64..512 and 2048, k = 128, n = 512; H200 profile). */
+ * tests/data/compute/batched (MatMulV2 rows m = 64..512 and 2048, k = 128, n = 512; H200
+ * profile). */
 #include <config.h>
 #include <math.h>
 #include <stdarg.h>

@@ -136,8 +136,9 @@ static const char mapping_bmm[] =
   "    batched_from: MatMulV2\n"
   "    notes: \"no table measures a plain batched GEMM: [b, M, K] x [b, K, N] is answered as\n"
   "      gemm_perf bfloat16 GEMM(b*M, N, K) (the same FLOPs, one right-hand matrix) plus the\n"
-  "      roofline time of reading the b - 1 other right-hand matrices; INTERPOLATED, method\n"
-  "      batched_from_gemm (doc/h200-database.md: against mla_bmm_perf's batched kernels)\"\n";
+  "      roofline time of reading the b - 1 other right-hand matrices; INTERPOLATED\n"
+  "      (EXTRAPOLATED when b*M passes the table's rows), method batched_from_gemm\n"
+  "      (doc/h200-database.md: against mla_bmm_perf's batched kernels)\"\n";
 
 /* The MLA op that reads the merged elementwise rows (with --elementwise-from only). */
 static const char mapping_mla_proxy[] =
