@@ -552,7 +552,9 @@ draft_field_table (GString *out, msperf_database *db, const GPtrArray *files, co
     g_string_append_printf (out, "    field_defaults: %s\n", r->defaults);
   g_string_append_printf (out, "    notes: \"%s%s%s%s; the kernel's interpolation_policy "
                           "(axes, exact_fields) decides which columns are interpolated\"\n",
-                          r->note, left_out->len ? " (no column of the table for " : "",
+                          r->note,
+                          left_out->len ? " (left out: the table lacks the column or the op "
+                                          "the argument of " : "",
                           left_out->str, left_out->len ? ")" : "");
   if (!in_array (used, primary))
     g_ptr_array_add (used, g_strdup (primary));
