@@ -460,7 +460,8 @@ static const proxy_rule proxy_rules[] = {
   { "tensor_cast.swiglu.default", "Mul", NULL, 0,
     "silu(x) * y: two reads and one write of one shape, the bytes of Mul" },
   { "tensor_cast.rms_norm.default", "Silu", NULL, 1,
-    "one read and one write of [T, H] (the [H] weight is cut), the bytes of the unary Silu rows" },
+    "one read and one write of [T, H] (the [H] weight is cut), the bytes of the unary Silu "
+    "rows" },
   { "tensor_cast.add_rms_norm2.default", "Add", NULL, 2,
     "residual add + norm reads x and r as Add does (the [H] weight is cut); its second output "
     "is not counted" },
@@ -550,12 +551,15 @@ draft_field_table (GString *out, msperf_database *db, const GPtrArray *files, co
     g_string_append_printf (out, "    field_args:\n%s", args->str);
   if (defaults)
     g_string_append_printf (out, "    field_defaults: %s\n", r->defaults);
-  g_string_append_printf (out, "    notes: \"%s%s%s%s; the kernel's interpolation_policy "
+  g_string_append_printf (out, "    notes: \"%s%s%s%s%s%s; the kernel's interpolation_policy "
                           "(axes, exact_fields) decides which columns are interpolated\"\n",
                           r->note,
                           left_out->len ? " (left out: the table lacks the column or the op "
                                           "the argument of " : "",
-                          left_out->str, left_out->len ? ")" : "");
+                          left_out->str, left_out->len ? ")" : "",
+                          r->phased && alternate == NULL ? "; the database has no AicGeneration"
+                                                           : "",
+                          r->phased && alternate == NULL ? r->family : "");
   if (!in_array (used, primary))
     g_ptr_array_add (used, g_strdup (primary));
   if (alternate != NULL && !in_array (used, alternate))
