@@ -615,7 +615,7 @@ draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op
              GPtrArray *used)
 {
   const char *n = s->name;
-  const char *kernel = NULL, *mode = NULL, *category = NULL, *note = NULL;
+  const char *kernel = NULL, *mode = NULL, *category = NULL, *note = NULL, *batched = NULL;
   const char *mm = exact_kernel (files, "MatMulV2") ? "MatMulV2" : first_kernel_with (files, "MatMul");
 
   if (g_strv_contains (metadata_ops, n))
@@ -650,7 +650,12 @@ draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op
   else if (strcmp (n, "aten.mm.default") == 0 || strcmp (n, "aten.linear.default") == 0)
     kernel = mm;
   else if (strcmp (n, "aten.bmm.default") == 0)
-    kernel = first_kernel_with (files, "BatchMatMul");
+    {
+      /* Without a batched-GEMM table, the single GEMM's (doc/formats.md §1.1 batched_from). */
+      kernel = first_kernel_with (files, "BatchMatMul");
+      if (kernel == NULL && mm != NULL)
+        kernel = batched = mm;
+    }
   else if (strcmp (n, "tensor_cast.attention.default") == 0)
     kernel = exact_kernel (files, "FusedInferAttentionScore"), mode = "attention_special";
   else if (strcmp (n, "aten.add.Tensor") == 0)
@@ -680,7 +685,13 @@ draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op
     g_string_append_printf (out, "    category: %s\n", category);
   if (mode != NULL)
     g_string_append_printf (out, "    query_mode: %s\n", mode);
-  if (category == NULL && mode == NULL && s->example != NULL)
+  if (batched != NULL)
+    {
+      g_string_append_printf (out, "    batched_from: %s\n", batched);
+      note = "no batched-GEMM table: [b, M, K] x [b, K, N] as GEMM(b*M, N, K) plus the reads of "
+             "the other b - 1 right-hand matrices";
+    }
+  else if (category == NULL && mode == NULL && s->example != NULL)
     {
       /* tc_input_count cuts only trailing internal parameters (scales) the table lacks */
       const msperf_table *t = msperf_database_table (db, kernel, NULL);

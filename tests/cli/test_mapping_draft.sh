@@ -57,17 +57,19 @@ mkdir -p "$tmp/db" && cp "$shipped"/* "$tmp/db/" &&
   sed '/^operator_mappings:/,$d' "$shipped/op_mapping.yaml" >"$tmp/db/op_mapping.yaml"
 cp "$tmp/db/op_mapping.yaml" "$tmp/header.yaml"
 
-# fields FILE: "op kernel_type query_mode composite zero_cost" of each operator_mappings entry
+# fields FILE: "op kernel_type query_mode composite zero_cost batched_from" of each
+# operator_mappings entry
 # (- for a key the entry lacks), sorted.
 fields() {
-  awk 'function flush() { if (op != "") print op, kt, qm, co, zc }
+  awk 'function flush() { if (op != "") print op, kt, qm, co, zc, bf }
        /^operator_mappings:/ { on = 1; next }
        !on { next }
-       /^  "[^"]*":/ { flush(); op = $1; gsub(/[":]/, "", op); kt = qm = co = zc = "-"; next }
+       /^  "[^"]*":/ { flush(); op = $1; gsub(/[":]/, "", op); kt = qm = co = zc = bf = "-"; next }
        /^    kernel_type:/ { kt = $2 }
        /^    query_mode:/ { qm = $2 }
        /^    composite:/ { co = $2 }
        /^    zero_cost:/ { zc = $2 }
+       /^    batched_from:/ { bf = $2 }
        END { flush() }' "$1" | sort
 }
 
