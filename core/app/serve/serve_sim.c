@@ -152,6 +152,18 @@ typedef struct {
   gboolean dec_ready;
   double dec_room;
   int64_t dec_steps;
+  /* With one token a step (no MTP) every count above is a whole number of tokens, so a
+   * decode pass of the reused batch that finishes no request changes each running request by
+   * exactly one token: such passes are counted (lazy_steps, the last at lazy_t) and written
+   * to the requests only when something reads them (settle), and the batch's KV sum is the
+   * one of the build that made it (dec_kv) plus one token per entry and pass. Whole numbers
+   * below 2^53 add exactly in any order, so the figures are those of the pass-by-pass
+   * updates, bit for bit. */
+  double dec_kv;              /* KV sum of the batch at that build */
+  double dec_left;            /* least remaining output among its requests at that build */
+  gboolean step_lazy;         /* the step in flight is the reused batch (see above) */
+  int64_t lazy_steps;
+  double lazy_t;
 } worker;
 
 typedef struct {
@@ -173,6 +185,8 @@ typedef struct {
   GArray *gaps;
   int64_t warmup, cooldown;
   int64_t rec_capacity;
+  gboolean lazy_ok;           /* one token a step and no per-token record: passes may be
+                                 counted, not applied (worker.lazy_steps) */
 } sim;
 
 int64_t
@@ -338,6 +352,22 @@ grow (sim *s, worker *w, req *r, double tokens)
   return grow_to (w, r, blocks_for (s, tokens));
 }
 
+/* Writes the counted decode passes to the running requests (see worker.lazy_steps). */
+static void
+settle (sim *s, worker *w)
+{
+  if (w->lazy_steps == 0)
+    return;
+  for (guint i = 0; i < w->running->len; i++)
+    {
+      req *r = &s->reqs[g_array_index (w->running, guint, i)];
+
+      r->generated += (double) w->lazy_steps;
+      r->last_token = w->lazy_t;
+    }
+  w->lazy_steps = 0;
+}
+
 /* Recompute preemption of the last running request (vLLM's and SGLang's victim): its cache
  * is dropped, it goes back to the head of the queue and will prefill its prompt and the
  * output so far again. */
@@ -389,18 +419,22 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   int64_t bud = *budget, ns = *nseq;
   double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
   guint n_dec = 0;
-  double room = INFINITY;
+  double room = INFINITY, left_min = INFINITY, kv0;
 
   if (decode && w->dec_ready && (double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room)
     {
       /* Every running request decodes within the blocks it holds: the entries, the budget
        * and the count are those of the last build. */
-      for (guint i = 0; i < w->running->len; i++)
-        {
-          const req *r = &s->reqs[w->batch[i].req];
+      if (s->lazy_ok)
+        /* Each pass since that build added one token to each entry. */
+        kv += w->dec_kv + (double) w->running->len * (double) (w->dec_steps + 1);
+      else
+        for (guint i = 0; i < w->running->len; i++)
+          {
+            const req *r = &s->reqs[w->batch[i].req];
 
-          kv += (double) r->computed + r->generated;
-        }
+            kv += (double) r->computed + r->generated;
+          }
       w->kv_sum = kv;
       w->n_batch = w->running->len;
       w->n_dec += w->running->len;
@@ -412,6 +446,8 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   if (!decode && w->dec_ready)
     return;                     /* no running request has prompt left to prefill */
   w->dec_ready = FALSE;
+  settle (s, w);
+  kv0 = kv;
 
   for (guint i = 0; i < w->running->len && bud > 0 && ns < max_seqs; i++)
     {
@@ -464,6 +500,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
                 continue;           /* no preemption: stalls this step */
             }
           room = MIN (room, (double) (r->blocks * bs) - tokens);
+          left_min = MIN (left_min, (double) r->osl - r->generated);
           n_dec++;
           bud -= q;
           {
@@ -488,6 +525,8 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
       w->dec_ready = TRUE;
       w->dec_room = room;
       w->dec_steps = 0;
+      w->dec_kv = kv - kv0;
+      w->dec_left = left_min;
     }
 }
 
@@ -536,6 +575,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
              - hit_blocks + blocks_for (s, own) + blocks_for (s, reserve);
       if (w->used_blocks - freeable + need > w->total_blocks)
         break;
+      settle (s, w);
       g_queue_pop_head (&w->waiting);
       if (hit)
         {
@@ -610,6 +650,7 @@ start_step (sim *s, guint wi, GError **error)
   build_step (s, w);
   if (w->n_batch == 0)
     return TRUE;
+  w->step_lazy = s->lazy_ok && w->dec_ready;
   if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
                                   &us, &data_us, error))
     return FALSE;
@@ -680,6 +721,16 @@ apply_step (sim *s, guint wi, GError **error)
   double rem = w->rem_out;    /* w->rem_out, in a register for the loop */
 
   w->busy = FALSE;
+  if (w->step_lazy && w->dec_left - (double) (w->dec_steps + 1) > 1e-9)
+    {
+      /* The reused batch, and no request reaches its output length: one token each,
+       * counted (see worker.lazy_steps). */
+      w->lazy_steps++;
+      w->lazy_t = s->now;
+      w->rem_out = rem - (double) w->n_batch;
+      return TRUE;
+    }
+  settle (s, w);
   for (guint i = 0; i < w->n_batch; i++)
     {
       const entry *e = &w->batch[i];
@@ -1196,6 +1247,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   s.rec = rec;
   s.q = 1 + dep->nextn;
   s.tau = tokens_per_step (dep->nextn, dep->accept);
+  s.lazy_ok = s.tau == 1.0 && !(rec && rec->want_itl);
   s.h.items = g_array_new (FALSE, FALSE, sizeof (event));
   s.specs = msperf_serve_make_requests (wl);
   n_warm = wl->arrival != MSPERF_SERVE_TRACE && wl->prompt_pool > 0 ? (guint) wl->prompt_warmup : 0;
