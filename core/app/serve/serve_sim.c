@@ -185,6 +185,7 @@ typedef struct {
   GArray *gaps;
   int64_t warmup, cooldown;
   int64_t rec_capacity;
+  guint n_busy;               /* workers with a step in flight */
   gboolean lazy_ok;           /* one token a step and no per-token record: passes may be
                                  counted, not applied (worker.lazy_steps) */
 } sim;
@@ -659,6 +660,7 @@ start_step (sim *s, guint wi, GError **error)
   s->total_us += us;
   s->steps++;
   w->busy = TRUE;
+  s->n_busy++;
   w->step_start = s->now;
   dur /= 1e6;
   /* In use: the blocks the requests hold; cached prompts no request holds are free to take
@@ -721,6 +723,7 @@ apply_step (sim *s, guint wi, GError **error)
   double rem = w->rem_out;    /* w->rem_out, in a register for the loop */
 
   w->busy = FALSE;
+  s->n_busy--;
   if (w->step_lazy && w->dec_left - (double) (w->dec_steps + 1) > 1e-9)
     {
       /* The reused batch, and no request reaches its output length: one token each,
@@ -1311,7 +1314,16 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
           if (!apply_step (&s, ev.arg, error))
             goto out;
           /* Finished requests may have issued new arrivals at this instant; they are events
-           * of their own. Every idle worker with work starts its next step. */
+           * of their own. Every idle worker with work starts its next step (when every other
+           * worker is busy, the one that just finished its step is the only idle one). */
+          if (s.n_busy + 1 == s.n_workers)
+            {
+              worker *w = &s.w[ev.arg];
+
+              if ((w->waiting.length || w->running->len) && !start_step (&s, ev.arg, error))
+                goto out;
+              break;
+            }
           for (guint i = 0; i < s.n_workers; i++)
             if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
               if (!start_step (&s, i, error))
