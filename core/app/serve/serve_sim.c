@@ -104,18 +104,20 @@ typedef struct {
 } cached_prompt;
 
 typedef struct {
-  int64_t isl, osl;
-  int64_t prompt_id;          /* in the pool; -1 = a prompt of its own */
-  cached_prompt *cached;      /* the cached prompt it holds (its first `shared` blocks) */
-  int64_t shared;
+  /* The fields every step reads first, in one cache line. */
   int64_t prompt;             /* tokens to prefill: isl, or isl + output after a recompute */
   int64_t computed;           /* of prompt */
   double generated;           /* output tokens so far */
   int64_t blocks;             /* KV blocks held */
-  double arrival, first_token, last_token, finish;
-  gboolean has_first;
+  int64_t osl;
   req_state state;
   guint worker;
+  int64_t isl;
+  int64_t prompt_id;          /* in the pool; -1 = a prompt of its own */
+  cached_prompt *cached;      /* the cached prompt it holds (its first `shared` blocks) */
+  int64_t shared;
+  double arrival, first_token, last_token, finish;
+  gboolean has_first;
 } req;
 
 typedef struct {
