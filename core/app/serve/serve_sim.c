@@ -166,6 +166,13 @@ typedef struct {
   gboolean step_lazy;         /* the step in flight is the reused batch (see above) */
   int64_t lazy_steps;
   double lazy_t;
+  /* Blocks of one token (SGLang's pages): every decode crosses into a new block at every
+   * pass. When at that build each entry held exactly its tokens (dec_fits), each later pass
+   * takes one block per entry, granted as long as that many are free (no eviction, no
+   * preemption: what the entry-by-entry growth does then); the per-request counts are
+   * written by settle (lazy_blocks). */
+  gboolean dec_fits;
+  int64_t lazy_blocks;
 } worker;
 
 typedef struct {
@@ -359,7 +366,7 @@ grow (sim *s, worker *w, req *r, double tokens)
 static void
 settle (sim *s, worker *w)
 {
-  if (w->lazy_steps == 0)
+  if (w->lazy_steps == 0 && w->lazy_blocks == 0)
     return;
   for (guint i = 0; i < w->running->len; i++)
     {
@@ -367,8 +374,10 @@ settle (sim *s, worker *w)
 
       r->generated += (double) w->lazy_steps;
       r->last_token = w->lazy_t;
+      r->blocks += w->lazy_blocks;
     }
   w->lazy_steps = 0;
+  w->lazy_blocks = 0;
 }
 
 /* Recompute preemption of the last running request (vLLM's and SGLang's victim): its cache
@@ -422,10 +431,18 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   int64_t bud = *budget, ns = *nseq;
   double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
   guint n_dec = 0;
-  double room = INFINITY, left_min = INFINITY, kv0;
+  double room = INFINITY, room_max = 0, left_min = INFINITY, kv0;
 
-  if (decode && w->dec_ready && (double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room)
+  if (decode && w->dec_ready
+      && ((double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room
+          || (w->dec_fits && w->used_blocks + (int64_t) w->running->len <= w->total_blocks)))
     {
+      if (w->dec_fits)
+        {
+          /* One more block each (see worker.dec_fits). */
+          w->used_blocks += (int64_t) w->running->len;
+          w->lazy_blocks++;
+        }
       /* Every running request decodes within the blocks it holds: the entries, the budget
        * and the count are those of the last build. */
       if (s->lazy_ok)
@@ -503,6 +520,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
                 continue;           /* no preemption: stalls this step */
             }
           room = MIN (room, (double) (r->blocks * bs) - tokens);
+          room_max = MAX (room_max, (double) (r->blocks * bs) - tokens);
           left_min = MIN (left_min, (double) r->osl - r->generated);
           n_dec++;
           bud -= q;
@@ -530,6 +548,7 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
       w->dec_steps = 0;
       w->dec_kv = kv - kv0;
       w->dec_left = left_min;
+      w->dec_fits = s->lazy_ok && bs == 1 && room == 0 && room_max == 0;
     }
 }
 
