@@ -557,6 +557,12 @@ static void
 admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
 {
   const msperf_serve_policy *pol = s->pol;
+  /* A request admitted straight to decode (its KV came from a prefill worker) joins a reused
+   * decode batch (worker.dec_ready) when the step mixes it with the running decodes: the next
+   * build would make the same entries. Its figures enter the batch's as if it had been there
+   * since that batch's build (dec_steps passes ago). */
+  gboolean extend = s->lazy_ok && pol->mixed_batch && w->dec_ready
+                    && w->n_batch == w->running->len;
 
   while (w->waiting.length > 0 && *nseq < pol->max_num_seqs && (gint64) w->running->len
          < pol->max_num_seqs)
@@ -609,7 +615,23 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
       g_array_append_val (w->running, ri);
-      w->dec_ready = FALSE;
+      if (extend && left <= 0 && hit == NULL
+          && (double) (r->blocks * pol->block_size) >= (double) r->computed + r->generated
+                                                        + (double) s->q)
+        {
+          double base = (double) r->computed + r->generated, j = (double) w->dec_steps;
+          double room = (double) (r->blocks * pol->block_size) - (base + (double) s->q);
+
+          w->dec_kv += base - j;
+          w->dec_room = MIN (w->dec_room, room + j);
+          w->dec_left = MIN (w->dec_left, (double) r->osl - r->generated + j);
+          w->dec_fits = w->dec_fits && room == 0;
+        }
+      else
+        {
+          w->dec_ready = FALSE;
+          extend = FALSE;
+        }
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
       push_entry (s, w, &e);
