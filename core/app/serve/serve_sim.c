@@ -173,6 +173,11 @@ typedef struct {
    * written by settle (lazy_blocks). */
   gboolean dec_fits;
   int64_t lazy_blocks;
+  /* With counted passes (sim.lazy_ok) and mixed steps, the reused batch may be the first
+   * dec_n running requests only, the ones after them (prefill chunks, requests admitted
+   * since) walked one by one at each build and joining it once they decode; else dec_n is
+   * the whole running list. */
+  guint dec_n;
 } worker;
 
 typedef struct {
@@ -368,7 +373,7 @@ settle (sim *s, worker *w)
 {
   if (w->lazy_steps == 0 && w->lazy_blocks == 0)
     return;
-  for (guint i = 0; i < w->running->len; i++)
+  for (guint i = 0; i < w->dec_n; i++)
     {
       req *r = &s->reqs[g_array_index (w->running, guint, i)];
 
@@ -421,6 +426,25 @@ push_entry (sim *s, worker *w, const entry *e)
     }
 }
 
+/* Running request ri, a decode entry of this step with blocks for it, joins the reused batch
+ * (worker.dec_ready) as its last member: its figures enter the batch's as if it had been
+ * there since the batch's build (dec_steps passes ago), and the passes counted but not yet
+ * written are taken off it, so that settle leaves it as it is now. */
+static void
+join_batch (sim *s, worker *w, req *r)
+{
+  double base = (double) r->computed + r->generated, j = (double) w->dec_steps;
+  double room = (double) (r->blocks * s->pol->block_size) - (base + (double) s->q);
+
+  w->dec_kv += base - j;
+  w->dec_room = MIN (w->dec_room, room + j);
+  w->dec_left = MIN (w->dec_left, (double) r->osl - r->generated + j);
+  w->dec_fits = w->dec_fits && room == 0;
+  w->dec_n++;
+  r->generated -= (double) w->lazy_steps;
+  r->blocks -= w->lazy_blocks;
+}
+
 /* Adds the running requests' work to the step: decodes (when decode is TRUE) and continuing
  * prefill chunks (when prefill is TRUE), within the budget; preempts on a full cache. */
 static void
@@ -430,55 +454,73 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   const int64_t bs = pol->block_size, q = s->q, max_seqs = pol->max_num_seqs;
   int64_t bud = *budget, ns = *nseq;
   double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
-  guint n_dec = 0;
-  double room = INFINITY, room_max = 0, left_min = INFINITY, kv0;
+  /* The leading decode entries of the walk (the running requests from `start` on, each made
+   * a decode entry in order) and their figures: the reused batch they make. */
+  guint start = 0, lead = 0;
+  gboolean leading = TRUE, tail = FALSE;
+  double room = INFINITY, room_max = 0, left_min = INFINITY, lead_kv = 0;
 
   if (decode && w->dec_ready
       && ((double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room
-          || (w->dec_fits && w->used_blocks + (int64_t) w->running->len <= w->total_blocks)))
+          || (w->dec_fits && w->used_blocks + (int64_t) w->dec_n <= w->total_blocks)))
     {
+      const guint n = w->dec_n;
+
       if (w->dec_fits)
         {
           /* One more block each (see worker.dec_fits). */
-          w->used_blocks += (int64_t) w->running->len;
+          w->used_blocks += (int64_t) n;
           w->lazy_blocks++;
         }
-      /* Every running request decodes within the blocks it holds: the entries, the budget
-       * and the count are those of the last build. */
+      /* Every request of the reused batch decodes within the blocks it holds: its entries,
+       * budget and count are those of the last build. */
       if (s->lazy_ok)
         /* Each pass since that build added one token to each entry. */
-        kv += w->dec_kv + (double) w->running->len * (double) (w->dec_steps + 1);
+        kv += w->dec_kv + (double) n * (double) (w->dec_steps + 1);
       else
-        for (guint i = 0; i < w->running->len; i++)
+        for (guint i = 0; i < n; i++)
           {
             const req *r = &s->reqs[w->batch[i].req];
 
             kv += (double) r->computed + r->generated;
           }
-      w->kv_sum = kv;
-      w->n_batch = w->running->len;
-      w->n_dec += w->running->len;
-      *budget -= q * (int64_t) w->running->len;
-      *nseq += w->running->len;
+      w->n_batch = n;
+      w->n_dec += n;
+      bud -= q * (int64_t) n;
+      ns += n;
       w->dec_steps++;
-      return;
+      if (n == w->running->len)
+        {
+          w->kv_sum = kv;
+          *budget = bud;
+          *nseq = ns;
+          return;
+        }
+      /* The requests after it, one by one. */
+      start = n;
+      tail = TRUE;
     }
-  if (!decode && w->dec_ready)
-    return;                     /* no running request has prompt left to prefill */
-  w->dec_ready = FALSE;
-  settle (s, w);
-  kv0 = kv;
+  else
+    {
+      if (!decode && w->dec_ready && w->dec_n == w->running->len)
+        return;                 /* no running request has prompt left to prefill */
+      w->dec_ready = FALSE;
+      settle (s, w);
+    }
 
-  for (guint i = 0; i < w->running->len && bud > 0 && ns < max_seqs; i++)
+  for (guint i = start; i < w->running->len && bud > 0 && ns < max_seqs; i++)
     {
       guint ri = g_array_index (w->running, guint, i);
       req *r = &s->reqs[ri];
       entry e = { ri, 0, r->computed };
 
+      if (w->n_batch != i)
+        leading = FALSE;        /* an entry before it was left out */
       if (r->computed < r->prompt)
         {
           int64_t left = r->prompt - r->computed;
 
+          leading = FALSE;
           if (!prefill)
             continue;
           e.chunk = pol->chunked_prefill ? MIN (left, bud) : left;
@@ -519,10 +561,14 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
               if (r->blocks < want)
                 continue;           /* no preemption: stalls this step */
             }
-          room = MIN (room, (double) (r->blocks * bs) - tokens);
-          room_max = MAX (room_max, (double) (r->blocks * bs) - tokens);
-          left_min = MIN (left_min, (double) r->osl - r->generated);
-          n_dec++;
+          if (leading)
+            {
+              lead++;
+              room = MIN (room, (double) (r->blocks * bs) - tokens);
+              room_max = MAX (room_max, (double) (r->blocks * bs) - tokens);
+              left_min = MIN (left_min, (double) r->osl - r->generated);
+              lead_kv += base;
+            }
           bud -= q;
           {
             entry *d = &w->batch[w->n_batch++];
@@ -540,13 +586,23 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   *budget = bud;
   *nseq = ns;
   w->kv_sum = kv;
-  if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
-      && w->n_batch == n_dec)
+  if (tail)
+    {
+      /* The reused batch takes in the leading decodes after it (unless a preemption in the
+       * walk dropped it). */
+      if (w->dec_ready)
+        for (guint i = start; i < start + lead; i++)
+          join_batch (s, w, &s->reqs[w->batch[i].req]);
+      return;
+    }
+  if (decode && w->role != W_PREFILL && lead > 0
+      && ((s->lazy_ok && pol->mixed_batch) || (lead == w->running->len && w->n_batch == lead)))
     {
       w->dec_ready = TRUE;
+      w->dec_n = lead;
       w->dec_room = room;
       w->dec_steps = 0;
-      w->dec_kv = kv - kv0;
+      w->dec_kv = lead_kv;
       w->dec_left = left_min;
       w->dec_fits = s->lazy_ok && bs == 1 && room == 0 && room_max == 0;
     }
@@ -562,7 +618,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
    * build would make the same entries. Its figures enter the batch's as if it had been there
    * since that batch's build (dec_steps passes ago). */
   gboolean extend = s->lazy_ok && pol->mixed_batch && w->dec_ready
-                    && w->n_batch == w->running->len;
+                    && w->n_batch == w->running->len && w->dec_n == w->running->len;
 
   while (w->waiting.length > 0 && *nseq < pol->max_num_seqs && (gint64) w->running->len
          < pol->max_num_seqs)
@@ -603,7 +659,6 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
              - hit_blocks + blocks_for (s, own) + blocks_for (s, reserve);
       if (w->used_blocks - freeable + need > w->total_blocks)
         break;
-      settle (s, w);
       g_queue_pop_head (&w->waiting);
       if (hit)
         {
@@ -615,26 +670,20 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
       g_array_append_val (w->running, ri);
-      if (extend && left <= 0 && hit == NULL
-          && (double) (r->blocks * pol->block_size) >= (double) r->computed + r->generated
-                                                        + (double) s->q)
-        {
-          double base = (double) r->computed + r->generated, j = (double) w->dec_steps;
-          double room = (double) (r->blocks * pol->block_size) - (base + (double) s->q);
-
-          w->dec_kv += base - j;
-          w->dec_room = MIN (w->dec_room, room + j);
-          w->dec_left = MIN (w->dec_left, (double) r->osl - r->generated + j);
-          w->dec_fits = w->dec_fits && room == 0;
-        }
-      else
-        {
-          w->dec_ready = FALSE;
-          extend = FALSE;
-        }
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
       push_entry (s, w, &e);
+      if (extend && left <= 0 && hit == NULL
+          && (double) (r->blocks * pol->block_size) >= (double) r->computed + r->generated
+                                                        + (double) s->q)
+        join_batch (s, w, r);
+      else
+        {
+          /* Mixed steps with counted passes keep the batch; it walks the newcomer. */
+          if (!(s->lazy_ok && pol->mixed_batch))
+            w->dec_ready = FALSE;
+          extend = FALSE;
+        }
       (*nseq)++;
     }
 }
@@ -764,20 +813,27 @@ apply_step (sim *s, guint wi, GError **error)
   worker *w = &s->w[wi];
   gboolean any_done = FALSE;
   double rem = w->rem_out;    /* w->rem_out, in a register for the loop */
+  guint first = 0;
 
   w->busy = FALSE;
   s->n_busy--;
   if (w->step_lazy && w->dec_left - (double) (w->dec_steps + 1) > 1e-9)
     {
-      /* The reused batch, and no request reaches its output length: one token each,
-       * counted (see worker.lazy_steps). */
+      /* The reused batch, and none of its requests reaches its output length: one token
+       * each, counted (see worker.lazy_steps); the entries after it one by one. */
       w->lazy_steps++;
       w->lazy_t = s->now;
-      w->rem_out = rem - (double) w->n_batch;
-      return TRUE;
+      rem -= (double) w->dec_n;
+      first = w->dec_n;
+      if (first == w->n_batch)
+        {
+          w->rem_out = rem;
+          return TRUE;
+        }
     }
-  settle (s, w);
-  for (guint i = 0; i < w->n_batch; i++)
+  else
+    settle (s, w);
+  for (guint i = first; i < w->n_batch; i++)
     {
       const entry *e = &w->batch[i];
       req *r = &s->reqs[e->req];
