@@ -178,6 +178,13 @@ typedef struct {
    * since) walked one by one at each build and joining it once they decode; else dec_n is
    * the whole running list. */
   guint dec_n;
+  /* Blocks of several tokens, with counted passes: a member of the reused batch with room r
+   * (tokens free in its blocks, r < block size) at build j crosses into a new block at the
+   * builds j + r + 1 + k·block_size; it is listed in cross[(j + r + 1) mod block_size], and
+   * the build dec_steps takes one more block for each request of cross[dec_steps mod
+   * block_size] while that many are free (no eviction, no preemption: what the entry-by-entry
+   * growth does then). dec_room is then the least room of the members not listed. */
+  GArray **cross;             /* block_size lists of request indices, or NULL */
 } worker;
 
 typedef struct {
@@ -437,7 +444,15 @@ join_batch (sim *s, worker *w, req *r)
   double room = (double) (r->blocks * s->pol->block_size) - (base + (double) s->q);
 
   w->dec_kv += base - j;
-  w->dec_room = MIN (w->dec_room, room + j);
+  if (w->cross && room < (double) s->pol->block_size)
+    {
+      guint ri = (guint) (r - s->reqs);
+
+      g_array_append_val (w->cross[(w->dec_steps + (int64_t) room + 1) % s->pol->block_size],
+                          ri);
+    }
+  else
+    w->dec_room = MIN (w->dec_room, room + j);
   w->dec_left = MIN (w->dec_left, (double) r->osl - r->generated + j);
   w->dec_fits = w->dec_fits && room == 0;
   w->dec_n++;
@@ -460,8 +475,13 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   gboolean leading = TRUE, tail = FALSE;
   double room = INFINITY, room_max = 0, left_min = INFINITY, lead_kv = 0;
 
+  GArray *crossing = w->cross && w->dec_ready
+                      ? w->cross[(w->dec_steps + 1) % pol->block_size] : NULL;
+
   if (decode && w->dec_ready
-      && ((double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room
+      && (((double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room
+           && (crossing == NULL
+               || w->used_blocks + (int64_t) crossing->len <= w->total_blocks))
           || (w->dec_fits && w->used_blocks + (int64_t) w->dec_n <= w->total_blocks)))
     {
       const guint n = w->dec_n;
@@ -471,6 +491,13 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
           /* One more block each (see worker.dec_fits). */
           w->used_blocks += (int64_t) n;
           w->lazy_blocks++;
+        }
+      else if (crossing)
+        {
+          /* One more block for each that crosses at this build (see worker.cross). */
+          for (guint i = 0; i < crossing->len; i++)
+            s->reqs[g_array_index (crossing, guint, i)].blocks++;
+          w->used_blocks += (int64_t) crossing->len;
         }
       /* Every request of the reused batch decodes within the blocks it holds: its entries,
        * budget and count are those of the last build. */
@@ -605,6 +632,31 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
       w->dec_kv = lead_kv;
       w->dec_left = left_min;
       w->dec_fits = s->lazy_ok && bs == 1 && room == 0 && room_max == 0;
+      if (s->lazy_ok && bs > 1)
+        {
+          /* Who crosses into a new block when (see worker.cross). */
+          if (w->cross == NULL)
+            {
+              w->cross = g_new (GArray *, bs);
+              for (int64_t b = 0; b < bs; b++)
+                w->cross[b] = g_array_new (FALSE, FALSE, sizeof (guint));
+            }
+          for (int64_t b = 0; b < bs; b++)
+            g_array_set_size (w->cross[b], 0);
+          w->dec_room = INFINITY;
+          for (guint i = 0; i < lead; i++)
+            {
+              guint ri = w->batch[i].req;
+              const req *r = &s->reqs[ri];
+              double rr = (double) (r->blocks * bs) - ((double) r->computed + r->generated
+                                                       + (double) q);
+
+              if (rr < (double) bs)
+                g_array_append_val (w->cross[((int64_t) rr + 1) % bs], ri);
+              else
+                w->dec_room = MIN (w->dec_room, rr);
+            }
+        }
     }
 }
 
@@ -1454,6 +1506,12 @@ out:
         g_hash_table_destroy (s.w[i].pcache);
       if (s.w[i].running)
         g_array_free (s.w[i].running, TRUE);
+      if (s.w[i].cross)
+        {
+          for (int64_t b = 0; b < pol->block_size; b++)
+            g_array_free (s.w[i].cross[b], TRUE);
+          g_free (s.w[i].cross);
+        }
       g_free (s.w[i].batch);
       g_free (s.w[i].chunk);
       g_free (s.w[i].ctx);
