@@ -214,7 +214,11 @@ check_lookup (msperf_database *db, const char *yaml, GPtrArray *problems, GPtrAr
         {
           const char *kernel = g_ptr_array_index (ks, j);
           g_autoptr (GError) error = NULL;
-          gboolean primary = e->kernel_type != NULL && strcmp (kernel, e->kernel_type) == 0;
+          const char *window = msperf_value_get_string (msperf_value_lookup (e->raw,
+                                                                             "window_kernel_type"));
+          /* The primary and the window kernel must exist; an alternate may be absent. */
+          gboolean primary = (e->kernel_type != NULL && strcmp (kernel, e->kernel_type) == 0)
+                             || g_strcmp0 (kernel, window) == 0;
 
           if (!in_array (used, kernel))
             g_ptr_array_add (used, g_strdup (kernel));
