@@ -26,6 +26,11 @@
  *   prefill keep the filter.
  * - literal_tokens (upstream): "tokens" = T, block-padding tolerant, always compared.
  *
+ * Sliding window: a row with a positive `Runtime window_size` has the exact field "window". With
+ * a `window_kernel_type` in the op's mapping entry, a target is described against that table
+ * only when its op has a window (the field "window"), and against another table only when it has
+ * none or its sequence lies within the window (the exact lookup's rule).
+ *
  * MHA regime (opt-in, policy interpolation.attention.mha_heads_axis: true): a row or
  * target whose kv_heads is known and equals its heads is described with the regime part "mha"
  * and without the kv_heads field, so `heads` interpolates across every MHA row (an off-grid MHA

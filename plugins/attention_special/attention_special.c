@@ -42,6 +42,14 @@
  * no row (reason semantic_context_missing:csv:<columns> when nothing matched), and a blank cell
  * in a required column rejects the row whatever the filter kind.
  *
+ * Sliding window (msperf): when the mapping entry names a `window_kernel_type`, an op with a
+ * positive kwargs.window (or params key window) is looked up in that table only, the window
+ * an exact filter on `Runtime window_size`; without a row there it reads the other kernels only
+ * when avg_seq_len <= window (full attention computes the same), else it misses with
+ * window_shape_mismatch:<kernel>:window=<W>. An op without a window never reads the window
+ * table. Without the key the window is not looked at. Window hits add the details window and
+ * window_full_attention.
+ *
  * Selection is nearest (§2.3) with distance gap + 0.5·legacy, plus a msperf tie-break that puts
  * an exact token count before a block-padded one (TOKEN_PADDING_TIE_BREAK). A hit is MEASURED,
  * confidence 0.9, rule "attention", details kernel_type, avg_seq_len, sparse_mode, num_kv_heads,
