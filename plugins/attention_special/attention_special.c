@@ -43,7 +43,7 @@
  * in a required column rejects the row whatever the filter kind.
  *
  * Sliding window (msperf): when the mapping entry names a `window_kernel_type`, an op with a
- * positive kwargs.window (or params key window) is looked up in that table only, the window
+ * positive kwargs.window is looked up in that table only, the window
  * an exact filter on `Runtime window_size`; without a row there it reads the other kernels only
  * when avg_seq_len <= window (full attention computes the same), else it misses with
  * window_shape_mismatch:<kernel>:window=<W>. An op without a window never reads the window
