@@ -66,6 +66,15 @@ t_check_missing_table() {
       "$tmp/badkey.err" || { cat "$tmp/badkey.out" "$tmp/badkey.err"; return 1; }
 }
 
+# `mapping draft` proposes the window table for the attention op.
+t_draft() {
+  mkdir -p "$tmp/nomap" && cp "$db"/*.csv.gz "$tmp/nomap/" &&
+  msperf mapping draft --database "$tmp/nomap" --ops "$tmp/prefill.jsonl" >"$tmp/draft.yaml" \
+    2>/dev/null || return 1
+  grep -A3 '^  "tensor_cast.attention.default":' "$tmp/draft.yaml" |
+    grep -q '^    window_kernel_type: SlidingWindowAttention$' || { cat "$tmp/draft.yaml"; return 1; }
+}
+
 # The shipped mapping passes the check and uses the window table.
 t_check_shipped() {
   msperf mapping check --database "$db" >"$tmp/check.out" 2>&1 || { cat "$tmp/check.out"; return 1; }
@@ -86,6 +95,7 @@ if [ -f "$cfg" ]; then
     ok "window: gpt-oss-120b tp 4 prefill window layers from SlidingWindowAttention" t_window prefill
     ok "window: gpt-oss-120b tp 4 decode window layers from SlidingWindowAttention" t_window decode
     ok "window: without window_kernel_type the window layers read the full table" t_without_key
+    ok "window: mapping draft proposes window_kernel_type for the attention op" t_draft
   else
     cat "$tmp/trace.err"
     ok "window: tracing $cfg" false
