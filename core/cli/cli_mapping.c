@@ -397,6 +397,204 @@ tensor_inputs (const msperf_op *op)
   return n;
 }
 
+/* Ops whose kernel is a table of named fields (doc/formats.md §1.6), by a part of the op's name:
+ * the table (or, with `phased`, the pair AicContextFAMILY / AicGenerationFAMILY: the context
+ * table first, the generation table its alternate) and where the template op's tensors carry
+ * the table's numeric columns (column, spec pairs; a column the table lacks is left out). */
+typedef struct field_rule {
+  const char *op_part;
+  const char *family;
+  gboolean phased;
+  const char *const *args;
+  const char *defaults_column; /* the column the default below is for (absent: none) */
+  const char *defaults;
+  const char *note;
+} field_rule;
+
+static const char *const mla_args[] = {
+  "num_heads", "{arg: 0, dim: 1}",
+  "batch_size", "{arg: 4, dim: 0}",
+  "isl", "{arg: 5, value: max}",
+  "step", "{arg: 4, value: max, minus: {arg: 5, value: max}}",
+  "mla_dtype", "{arg: 0, dtype: {bfloat16: bfloat16}}",
+  "kv_cache_dtype", "{arg: 1, dtype: {bfloat16: bfloat16, float8_e4m3fn: fp8}}",
+  NULL
+};
+
+static const char *const gdn_args[] = {
+  "batch_size", "{arg: 5, dim: 0}",
+  "num_k_heads", "{arg: 0, dim: 1}",
+  "head_k_dim", "{arg: 0, dim: 2}",
+  "num_v_heads", "{arg: 2, dim: 1}",
+  "head_v_dim", "{arg: 2, dim: 2}",
+  NULL
+};
+
+static const char *const no_args[] = { NULL };
+
+static const field_rule field_rules[] = {
+  { "multihead_latent_attention", "Mla", TRUE, mla_args, NULL, NULL,
+    "MLA attention kernel alone: the context table for a pass without cached tokens (step 0), "
+    "the generation table otherwise; heads per rank from q, batch from seq_lens, isl = query "
+    "length, step = cached tokens, dtypes from q and the cache" },
+  { "gated_delta_rule", "AicGatedDeltaNet", FALSE, gdn_args, NULL, NULL,
+    "gated delta rule recurrence alone: batch from the state, heads and head dims per rank "
+    "from k and v; kernel_source, seq_len and d_model from the op's kwargs" },
+  { "fused_moe", "FusedMoE", FALSE, no_args, "distribution", "{distribution: power_law_1.2}",
+    "fused MoE: exact fields from the op's kwargs (num_experts, moe_tp, moe_ep, topk, quant); "
+    "the routing distribution defaults to power_law_1.2 (as aiconfigurator) for an op "
+    "without that kwarg; tokens interpolated" },
+};
+
+/* Memory-bound ops no table measures, answered from an elementwise table as the op that moves
+ * the same bytes (doc/formats.md §1.7): the kernel whose rows have the op's operand count
+ * (Silu: one, Add/Mul: two), `proxy_bytes` or a `tc_input_count` cutting a small weight, and
+ * which bytes the op moves. */
+typedef struct proxy_rule {
+  const char *op;
+  const char *kernel;
+  const char *proxy_bytes;  /* "all", "gather" or NULL */
+  guint tc_input_count;     /* 0: none */
+  const char *note;
+} proxy_rule;
+
+static const proxy_rule proxy_rules[] = {
+  { "aten.sigmoid.default", "Silu", NULL, 0,
+    "one read and one write of the same shape, the bytes of the unary Silu rows" },
+  { "tensor_cast.swiglu.default", "Mul", NULL, 0,
+    "silu(x) * y: two reads and one write of one shape, the bytes of Mul" },
+  { "tensor_cast.rms_norm.default", "Silu", NULL, 1,
+    "one read and one write of [T, H] (the [H] weight is cut), the bytes of the unary Silu "
+    "rows" },
+  { "tensor_cast.add_rms_norm2.default", "Add", NULL, 2,
+    "residual add + norm reads x and r as Add does (the [H] weight is cut); its second output "
+    "is not counted" },
+  { "tensor_cast.reshape_and_cache.default", "Add", NULL, 2,
+    "reads k and v as Add reads its two operands and writes one of them where the op writes "
+    "both into the cache: 3/4 of its bytes" },
+  { "tensor_cast.concat_and_cache_mla.default", "Silu", NULL, 1,
+    "one read and one write of the latent rows (the rope part and the cache write of it are "
+    "not counted)" },
+  { "aten.embedding.default", "Silu", "gather", 0,
+    "a gather: reads the gathered rows (not the whole table) and the indices, writes them" },
+  { "aten.index.Tensor", "Silu", "gather", 0,
+    "a gather: reads the selected elements and the indices, writes them" },
+  { "tensor_cast.apply_rope.default", "Silu", "all", 0,
+    "reads every input (q, k, cos, sin) and writes every output" },
+  { "tensor_cast.causal_conv1d.default", "Silu", "all", 0,
+    "a depthwise convolution of a few taps reads x and its weights once and writes its "
+    "output (its conv-state update is not counted)" },
+  { "aten.topk.default", "Silu", "all", 0,
+    "reads the scores, writes the values and indices (the selection's compare work is not "
+    "counted)" },
+  { "tensor_cast.init_routing_v2.default", "Silu", "all", 0,
+    "reads the tokens and expert ids, writes the permuted copies (the sort is not counted)" },
+  { "tensor_cast.unpermute_tokens.default", "Silu", "all", 0,
+    "reads the expert outputs and ids, writes them back in token order" },
+  { "aten.sum.dim_IntList", "Silu", "all", 0,
+    "a reduction reads its input and writes the reduced output" },
+};
+
+static gboolean
+table_has_column (msperf_database *db, const char *kernel, const char *column)
+{
+  const msperf_table *t = msperf_database_table (db, kernel, NULL);
+
+  return t != NULL && msperf_table_column (t, column) >= 0;
+}
+
+/* A field_table entry for op s by rule r, when the database has the rule's table(s) and they
+ * have at least one of its columns (or the rule needs none). */
+static gboolean
+draft_field_table (GString *out, msperf_database *db, const GPtrArray *files, const op_stat *s,
+                   const field_rule *r, GPtrArray *used)
+{
+  g_autofree char *primary = NULL, *alternate = NULL;
+  g_autoptr (GString) args = g_string_new (NULL);
+  g_autoptr (GString) left_out = g_string_new (NULL);
+  guint n_args = 0;
+  gboolean defaults;
+
+  if (r->phased)
+    {
+      primary = g_strdup_printf ("AicContext%s", r->family);
+      alternate = g_strdup_printf ("AicGeneration%s", r->family);
+      if (!in_array (files, alternate))
+        g_clear_pointer (&alternate, g_free);
+    }
+  else
+    primary = g_strdup (r->family);
+  if (!in_array (files, primary))
+    return FALSE;
+  for (guint k = 0; r->args[k] != NULL; k += 2)
+    {
+      const char *column = r->args[k], *spec = r->args[k + 1];
+      guint arg = 0;
+      gboolean has = table_has_column (db, primary, column)
+                     || (alternate != NULL && table_has_column (db, alternate, column));
+      /* the op must have the argument the spec reads */
+      if (has && s->example != NULL && sscanf (spec, "{arg: %u", &arg) == 1
+          && arg >= s->example->args->len)
+        has = FALSE;
+      if (has)
+        {
+          g_string_append_printf (args, "      %s: %s\n", column, spec);
+          n_args++;
+        }
+      else
+        g_string_append_printf (left_out, "%s%s", left_out->len ? ", " : "", column);
+    }
+  if (r->args[0] != NULL && n_args == 0)
+    return FALSE;
+  defaults = r->defaults != NULL && table_has_column (db, primary, r->defaults_column);
+  g_string_append_printf (out, "  \"%s\":\n    kernel_type: %s\n", s->name, primary);
+  if (alternate != NULL)
+    g_string_append_printf (out, "    alternate_kernel_types: [%s]\n", alternate);
+  g_string_append (out, "    query_mode: field_table\n");
+  if (n_args > 0)
+    g_string_append_printf (out, "    field_args:\n%s", args->str);
+  if (defaults)
+    g_string_append_printf (out, "    field_defaults: %s\n", r->defaults);
+  g_string_append_printf (out, "    notes: \"%s%s%s%s%s%s; the kernel's interpolation_policy "
+                          "(axes, exact_fields) decides which columns are interpolated\"\n",
+                          r->note,
+                          left_out->len ? " (left out: the table lacks the column or the op "
+                                          "the argument of " : "",
+                          left_out->str, left_out->len ? ")" : "",
+                          r->phased && alternate == NULL ? "; the database has no AicGeneration"
+                                                           : "",
+                          r->phased && alternate == NULL ? r->family : "");
+  if (!in_array (used, primary))
+    g_ptr_array_add (used, g_strdup (primary));
+  if (alternate != NULL && !in_array (used, alternate))
+    g_ptr_array_add (used, g_strdup (alternate));
+  return TRUE;
+}
+
+/* An elementwise proxy entry for op s by rule r, when the database has the rule's kernel and
+ * the op has the tensors the cut keeps. */
+static gboolean
+draft_proxy (GString *out, const GPtrArray *files, const op_stat *s, const proxy_rule *r,
+             GPtrArray *used)
+{
+  if (!in_array (files, r->kernel))
+    return FALSE;
+  if (r->tc_input_count > 0 && s->example != NULL
+      && tensor_inputs (s->example) < r->tc_input_count)
+    return FALSE;
+  g_string_append_printf (out, "  \"%s\":\n    kernel_type: %s\n    query_mode: elementwise\n",
+                          s->name, r->kernel);
+  if (r->proxy_bytes != NULL)
+    g_string_append_printf (out, "    proxy_bytes: %s\n", r->proxy_bytes);
+  if (r->tc_input_count > 0)
+    g_string_append_printf (out, "    tc_input_count: %u\n", r->tc_input_count);
+  g_string_append_printf (out, "    notes: \"memory-bound proxy (no table measures the op): %s; "
+                          "answered as the %s op of those bytes\"\n", r->note, r->kernel);
+  if (!in_array (used, r->kernel))
+    g_ptr_array_add (used, g_strdup (r->kernel));
+  return TRUE;
+}
+
 static void
 draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op_stat *s,
              GPtrArray *used)
@@ -448,6 +646,14 @@ draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op
     kernel = exact_kernel (files, "Silu"), mode = "elementwise";
   if (kernel == NULL)
     {
+      for (guint k = 0; k < G_N_ELEMENTS (field_rules); k++)
+        if (strstr (n, field_rules[k].op_part) != NULL
+            && draft_field_table (out, db, files, s, &field_rules[k], used))
+          return;
+      for (guint k = 0; k < G_N_ELEMENTS (proxy_rules); k++)
+        if (strcmp (n, proxy_rules[k].op) == 0
+            && draft_proxy (out, files, s, &proxy_rules[k], used))
+          return;
       g_string_append_printf (out, "  # \"%s\": no kernel table of this database measures it "
                               "(answered by the roofline); map it when one does\n", n);
       return;

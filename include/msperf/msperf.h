@@ -7,6 +7,7 @@
 #include <msperf/error.h>
 #include <msperf/paths.h>
 #include <msperf/format.h>
+#include <msperf/number.h>
 #include <msperf/dtype.h>
 #include <msperf/op.h>
 #include <msperf/shape.h>

@@ -30,6 +30,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include <msperf/number.h>
 #include <msperf/plugin.h>
 
 #define MAX_INPUTS 8
@@ -45,24 +46,6 @@ static gboolean
 is_field_column (const char *name)
 {
   return name && *name && !g_strv_contains (contract_columns, name);
-}
-
-/* Numbers in one form so "8", "8.0" and the kwarg 8 compare equal; other text as is. */
-static void
-append_canonical (GString *s, const char *text)
-{
-  char *end;
-  double v;
-
-  v = g_ascii_strtod (text, &end);
-  if (*text && end != text && *end == '\0' && isfinite (v))
-    {
-      char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
-    }
-  else
-    g_string_append (s, text);
 }
 
 /* Tensor argument n of the op (positional), or NULL. */
@@ -147,7 +130,7 @@ spec_text (const msperf_op *op, const msperf_value *spec, GString *s)
   if (!spec_number (op, spec, 0, &v))
     return FALSE;
   g_snprintf (buf, sizeof buf, "%.17g", v);
-  append_canonical (s, buf);
+  msperf_number_append_canonical (s, buf);
   return TRUE;
 }
 
@@ -173,14 +156,14 @@ target_field (const msperf_query *q, const char *name, GString *s)
   switch (v->kind)
     {
     case MSPERF_VALUE_STRING:
-      append_canonical (s, v->s);
+      msperf_number_append_canonical (s, v->s);
       return TRUE;
     case MSPERF_VALUE_INT:
       g_string_append_printf (s, "%" G_GINT64_FORMAT, v->i);
       return TRUE;
     case MSPERF_VALUE_FLOAT:
       g_snprintf (buf, sizeof buf, "%.17g", v->f);
-      append_canonical (s, buf);
+      msperf_number_append_canonical (s, buf);
       return TRUE;
     case MSPERF_VALUE_BOOL:
       g_string_append (s, v->b ? "1" : "0");
@@ -263,7 +246,7 @@ fields_key (const msperf_table *t, const layout *l, size_t row, const msperf_que
         continue;
       g_string_append_printf (key, "|%s=", name);
       if (q == NULL)
-        append_canonical (key, msperf_table_cell (t, row, (int) c));
+        msperf_number_append_canonical (key, msperf_table_cell (t, row, (int) c));
       else if (!target_field (q, name, key))
         {
           *missing = name;
@@ -273,25 +256,13 @@ fields_key (const msperf_table *t, const layout *l, size_t row, const msperf_que
   return TRUE;
 }
 
-/* A finite number from text; FALSE otherwise. */
-static gboolean
-parse_number (const char *text, double *v)
-{
-  char *end;
-
-  if (text == NULL || *text == '\0')
-    return FALSE;
-  *v = g_ascii_strtod (text, &end);
-  return end != text && *end == '\0' && isfinite (*v);
-}
-
 /* A cell as a number, NAN when it is not one (msperf_table_column_parsed's parser). */
 static double
 cell_number (const char *cell)
 {
   double v;
 
-  return parse_number (cell, &v) ? v : NAN;
+  return msperf_number_parse (cell, &v) ? v : NAN;
 }
 
 /* The op's value of column axis `name`: from the same sources as a field, as a number. */
@@ -300,7 +271,7 @@ target_number (const msperf_query *q, const char *name, double *v)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
-  return target_field (q, name, s) && parse_number (s->str, v);
+  return target_field (q, name, s) && msperf_number_parse (s->str, v);
 }
 
 /* The dims of in[0..n), token dims written T; *tokens = dim 0 of the first input. */
@@ -393,7 +364,7 @@ column_row_key (const msperf_table *t, const layout *l, size_t row, GString *key
   if (!msperf_table_row_valid (t, row))
     return FALSE;
   for (size_t a = 0; a < l->n_axes; a++)
-    if (!parse_number (msperf_table_cell (t, row, l->axis_col[a]), &x[a]))
+    if (!msperf_number_parse (msperf_table_cell (t, row, l->axis_col[a]), &x[a]))
       return FALSE;
   g_string_append (key, msperf_table_kernel_type (t));
   return fields_key (t, l, row, NULL, key, NULL);

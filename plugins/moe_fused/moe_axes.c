@@ -13,6 +13,7 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
+#include <msperf/number.h>
 #include "moe_private.h"
 
 #define MOE_PHYSICAL_INPUTS 7
@@ -163,14 +164,9 @@ moe_describe_target (msperf_engine *engine, void *state, const msperf_query *q, 
 static gboolean
 row_ep (const msperf_table *t, size_t row, int col, int64_t *ep)
 {
-  const char *s = msperf_table_cell (t, row, col);
-  char *end;
   double v;
 
-  if (s == NULL || *s == '\0')
-    return FALSE;
-  v = g_ascii_strtod (s, &end);
-  if (end == s || *end != '\0' || !isfinite (v) || fabs (v) > 9.0e15)
+  if (!msperf_number_parse (msperf_table_cell (t, row, col), &v) || fabs (v) > 9.0e15)
     return FALSE;
   *ep = (int64_t) v;
   return TRUE;

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <msperf/plugin.h>
 #include <msperf/details.h>
+#include <msperf/number.h>
 #include "moe_private.h"
 
 #define CONFIDENCE_PARTIAL 0.5
@@ -316,16 +317,11 @@ row_inputs_match (const msperf_tensor *tc, size_t n_tc, const msperf_slots *slot
 static gboolean
 ep_matches (const msperf_table *t, size_t row, int col, int64_t ep_size)
 {
-  const char *s = msperf_table_cell (t, row, col);
-  char *end;
   double v;
 
   if (col < 0)
     return TRUE;
-  if (s == NULL || *s == '\0')
-    return FALSE;
-  v = g_ascii_strtod (s, &end);
-  if (end == s || *end != '\0' || !isfinite (v))
+  if (!msperf_number_parse (msperf_table_cell (t, row, col), &v) || fabs (v) > 9.0e15)
     return FALSE;
   return (int64_t) v == ep_size;
 }

@@ -32,7 +32,7 @@ rank() {
 public() {
   case $1 in
     api.h | version.h | error.h | dtype.h | op.h | shape.h | result.h | details.h | point.h | \
-      paths.h | format.h | subquery.h) echo base ;;
+      paths.h | format.h | number.h | subquery.h) echo base ;;
     table.h | select.h | database.h) echo io ;;
     expr.h | att.h) echo att ;;
     handle.h | engine.h | host.h | plugin.h | latency.h | holdout.h | msperf.h) echo engine ;;

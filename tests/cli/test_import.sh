@@ -258,7 +258,10 @@ t_draft() {
   grep -A2 '^  "tensor_cast.matmul_all_reduce.default":' "$tmp/draft.yaml" |
     grep -q "sub_kernels: \[MatMulV2, hcom_allReduce_\]" &&
   grep -q '^  # "tensor_cast.apply_rope.default": no kernel table' "$tmp/draft.yaml" &&
-  grep -A1 '^  "profiling.FusedMoE":' "$tmp/draft.yaml" | grep -q "kernel_type: FusedMoE" ||
+  grep -A2 '^  "tensor_cast.fused_moe.default":' "$tmp/draft.yaml" |
+    grep -q "query_mode: field_table" &&
+  grep -A1 '^  "profiling.AicMlaContextModule":' "$tmp/draft.yaml" |
+    grep -q "kernel_type: AicMlaContextModule" ||
     { cat "$tmp/draft.yaml"; return 1; }
   # the draft is a valid mapping
   { echo 'version: "1.0"'; cat "$tmp/draft.yaml"; } >"$tmp/nomap/op_mapping.yaml" &&
