@@ -233,7 +233,11 @@ check_lookup (msperf_database *db, const char *yaml, GPtrArray *problems, GPtrAr
         {
           const char *kernel = g_ptr_array_index (ks, j);
           g_autoptr (GError) error = NULL;
-          gboolean primary = e->kernel_type != NULL && strcmp (kernel, e->kernel_type) == 0;
+          const char *window = msperf_value_get_string (msperf_value_lookup (e->raw,
+                                                                             "window_kernel_type"));
+          /* The primary and the window kernel must exist; an alternate may be absent. */
+          gboolean primary = (e->kernel_type != NULL && strcmp (kernel, e->kernel_type) == 0)
+                             || g_strcmp0 (kernel, window) == 0;
 
           if (!in_array (used, kernel))
             g_ptr_array_add (used, g_strdup (kernel));
@@ -685,6 +689,13 @@ draft_entry (GString *out, msperf_database *db, const GPtrArray *files, const op
     g_string_append_printf (out, "    category: %s\n", category);
   if (mode != NULL)
     g_string_append_printf (out, "    query_mode: %s\n", mode);
+  /* attention_special reads sliding-window ops from their own table when the database has it */
+  if (g_strcmp0 (mode, "attention_special") == 0 && exact_kernel (files, "SlidingWindowAttention"))
+    {
+      g_string_append (out, "    window_kernel_type: SlidingWindowAttention\n");
+      if (!in_array (used, "SlidingWindowAttention"))
+        g_ptr_array_add (used, g_strdup ("SlidingWindowAttention"));
+    }
   if (batched != NULL)
     {
       g_string_append_printf (out, "    batched_from: %s\n", batched);

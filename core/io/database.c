@@ -295,6 +295,11 @@ decode_entry (const char *name, const msperf_value *raw, char **problem, guint *
       if (item->kind == MSPERF_VALUE_STRING)
         add_kernel (kinds, item->s);
     }
+  /* attention_special's table of sliding-window attention: after the others, so that the
+   * interpolation stage, holdout and the checks see it; the module picks by the op's window. */
+  alt = msperf_value_lookup (raw, "window_kernel_type");
+  if (alt != NULL && alt->kind == MSPERF_VALUE_STRING)
+    add_kernel (kinds, alt->s);
   g_ptr_array_add (kinds, NULL);
   e->kernel_types = (char **) g_ptr_array_free (kinds, FALSE);
   return e;
@@ -314,7 +319,7 @@ static const char *const entry_keys[] = {
   "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
   "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
   "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", "field_defaults",
-  "proxy_bytes", "field_args", "batched_from", NULL
+  "proxy_bytes", "field_args", "batched_from", "window_kernel_type", NULL
 };
 
 /* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */

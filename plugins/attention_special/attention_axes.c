@@ -26,6 +26,11 @@
  *   prefill keep the filter.
  * - literal_tokens (upstream): "tokens" = T, block-padding tolerant, always compared.
  *
+ * Sliding window: a row with a positive `Runtime window_size` has the exact field "window". With
+ * a `window_kernel_type` in the op's mapping entry, a target is described against that table
+ * only when its op has a window (the field "window"), and against another table only when it has
+ * none or its sequence lies within the window (the exact lookup's rule).
+ *
  * MHA regime (opt-in, policy interpolation.attention.mha_heads_axis: true): a row or
  * target whose kv_heads is known and equals its heads is described with the regime part "mha"
  * and without the kv_heads field, so `heads` interpolates across every MHA row (an off-grid MHA
@@ -56,6 +61,7 @@ typedef struct axes_cols {
   int layout;
   int quant_mode;
   int attn_state;
+  int window;
 } axes_cols;
 
 static void
@@ -75,6 +81,7 @@ find_cols (const msperf_table *t, axes_cols *c)
   c->layout = msperf_table_column (t, "Runtime input_layout");
   c->quant_mode = msperf_table_column (t, "Runtime quant_mode");
   c->attn_state = msperf_table_column (t, "Runtime attn_state");
+  c->window = msperf_table_column (t, "Runtime window_size");
 }
 
 /* TRUE when policy interpolation.attention.mha_heads_axis is true (absent: FALSE). */
@@ -170,6 +177,8 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
   attn_target_info info;
   axes_cols c;
   int64_t qlen;
+  const char *wk;
+  gboolean in_window_table;
 
   g_return_val_if_fail (e != NULL && q != NULL && p != NULL, FALSE);
   if (q->kernel_types == NULL || q->kernel_types[0] == NULL)
@@ -179,6 +188,14 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
     return FALSE;
   find_cols (t, &c);
   if (c.avg_seq < 0 || c.shapes < 0 || !attn_target_info_get (q, &info))
+    return FALSE;
+  /* With a window kernel in the mapping (the exact lookup's rule): full attention is not
+   * described against its table, and a sliding-window op against a full-attention table only
+   * when every query sees the whole sequence (avg_seq_len <= window). */
+  wk = attn_window_kernel (q);
+  in_window_table = wk != NULL && strcmp (q->kernel_types[0], wk) == 0;
+  if (in_window_table ? info.window <= 0
+      : wk != NULL && info.window > 0 && info.avg_seq_len > info.window)
     return FALSE;
   /* The exact lookup compares the layout when it is known; unknown, no regime holds it. */
   if (c.layout >= 0 && info.layout[0] == '\0')
@@ -198,6 +215,8 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
     msperf_point_add_field (p, "sparse_mode", info.sparse_mode, MSPERF_MATCH_EXACT);
   if (c.kv_heads >= 0 && info.kv_known)
     add_kv_heads (e, p, info.kv_heads, info.heads);
+  if (in_window_table && c.window >= 0)
+    msperf_point_add_field (p, "window", info.window, MSPERF_MATCH_EXACT);
   return TRUE;
 }
 
@@ -336,6 +355,9 @@ attention_describe_row (msperf_engine *engine, void *state, const msperf_table *
     msperf_point_add_field (p, "sparse_mode", v, MSPERF_MATCH_EXACT);
   if (c.kv_heads >= 0 && row_strict_int (t, row, c.kv_heads, &v))
     add_kv_heads (e, p, v, q3[1]);
+  /* The window of a sliding-window row; a full-attention row (window 0 or blank) has none. */
+  if (c.window >= 0 && attn_cell_int (msperf_table_cell (t, row, c.window), &v) && v > 0)
+    msperf_point_add_field (p, "window", v, MSPERF_MATCH_EXACT);
   p->latency_us = msperf_latency_policy_apply (e, t, row, NULL, NULL);
   return TRUE;
 }

@@ -24,12 +24,16 @@ typedef struct attn_target_info {
   int64_t sparse_mode;
   gboolean kv_known;
   int64_t kv_heads;
+  int64_t window;            /* sliding window in tokens; 0 for full attention */
   char layout[32];           /* "" when unknown */
   char quant_mode[32];       /* "" when none */
 } attn_target_info;
 
 /* FALSE when the query has no target (the exact lookup's miss reasons). */
 gboolean attn_target_info_get (const msperf_query *query, attn_target_info *out);
+
+/* The mapping entry's window_kernel_type (sliding-window attention's table), or NULL. */
+const char *attn_window_kernel (const msperf_query *query);
 
 /* Cell readers of the exact lookup: blanks and quotes trimmed; a number as pandas reads it
  * (NAN when blank); int(float(cell)) (Q6); slot 0 of Input Shapes; the first input dtype. */

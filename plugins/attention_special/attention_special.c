@@ -42,6 +42,14 @@
  * no row (reason semantic_context_missing:csv:<columns> when nothing matched), and a blank cell
  * in a required column rejects the row whatever the filter kind.
  *
+ * Sliding window (msperf): when the mapping entry names a `window_kernel_type`, an op with a
+ * positive kwargs.window is looked up in that table only, the window
+ * an exact filter on `Runtime window_size`; without a row there it reads the other kernels only
+ * when avg_seq_len <= window (full attention computes the same), else it misses with
+ * window_shape_mismatch:<kernel>:window=<W>. An op without a window never reads the window
+ * table. Without the key the window is not looked at. Window hits add the details window and
+ * window_full_attention.
+ *
  * Selection is nearest (§2.3) with distance gap + 0.5·legacy, plus a msperf tie-break that puts
  * an exact token count before a block-padded one (TOKEN_PADDING_TIE_BREAK). A hit is MEASURED,
  * confidence 0.9, rule "attention", details kernel_type, avg_seq_len, sparse_mode, num_kv_heads,
@@ -101,6 +109,7 @@ enum {
   F_KV_CACHE_MODE,
   F_SPARSE_PATTERN,
   F_ATTN_STATE,
+  F_WINDOW,
   N_FIELDS
 };
 
@@ -130,6 +139,7 @@ static const field_def fields[N_FIELDS] = {
   [F_SPARSE_PATTERN] = { "sparse_indices_pattern", NULL, "Runtime sparse_indices_pattern",
                          FILTER_STR_LENIENT, FALSE },
   [F_ATTN_STATE] = { "attn_state", NULL, "Runtime attn_state", FILTER_STR_LENIENT, FALSE },
+  [F_WINDOW] = { "window", "window_size", "Runtime window_size", FILTER_INT_STRICT, FALSE },
 };
 
 typedef struct target_value {
@@ -821,6 +831,10 @@ target_from_op (const msperf_query *q, target *tg, msperf_result *r)
     set_field (&tg->v[F_SPARSE_MODE], &fields[F_SPARSE_MODE],
                msperf_engine_policy_value (q->engine,
                                            "interpolation.attention.sparse_mode_default"));
+  /* A sliding-window layer: kwargs.window, a positive number of tokens (0: full attention). */
+  if (set_field (&tg->v[F_WINDOW], &fields[F_WINDOW], msperf_value_lookup (op->kwargs, "window"))
+      && tg->v[F_WINDOW].i <= 0)
+    tg->v[F_WINDOW].known = FALSE;
   /* Q23: a TND key is (T, KVH, D), a BNSD key (B, KVH, S, D). */
   if (key && (key->rank == 3 || key->rank == 4))
     {
@@ -888,14 +902,63 @@ set_hit (msperf_engine *engine, const msperf_selector *sel, const target *tg, gb
     msperf_result_detail_string (r, "dtype_alias", "DT_FLOAT16->DT_BF16");
 }
 
+/* The scan of kernels, with the Q3 retry: float16 first matches DT_FLOAT16 rows, then
+ * DT_BF16 ones as upstream does (*aliased says so). */
+static scan_status
+scan_aliased (msperf_engine *engine, const char *const *kernels, const target *tg,
+              msperf_selector *sel, GString *missing, gboolean *aliased)
+{
+  scan_status st;
+
+  msperf_selector_init (sel);
+  g_string_truncate (missing, 0);
+  *aliased = FALSE;
+  st = scan (engine, kernels, tg, tg->dtype, sel, missing);
+  if (st == SCAN_NO_MATCH && tg->dtype == MSPERF_DTYPE_FLOAT16)
+    {
+      msperf_selector_clear (sel);
+      msperf_selector_init (sel);
+      g_string_truncate (missing, 0);
+      st = scan (engine, kernels, tg, MSPERF_DTYPE_BF16, sel, missing);
+      *aliased = TRUE;
+    }
+  return st;
+}
+
+/* The mapping entry's window_kernel_type (the table of sliding-window attention), or NULL. */
+static const char *
+window_kernel (const msperf_query *q)
+{
+  return q->entry ? msperf_value_get_string (msperf_value_lookup (q->entry->raw,
+                                                                  "window_kernel_type"))
+                  : NULL;
+}
+
+/* The kernels of the query without the window kernel (full attention), NULL-terminated; the
+ * strings stay the query's. */
+static const char **
+full_kernels (const msperf_query *q, const char *wk)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (const char *const *k = q->kernel_types; k && *k; k++)
+    if (wk == NULL || strcmp (*k, wk) != 0)
+      g_ptr_array_add (out, (gpointer) *k);
+  g_ptr_array_add (out, NULL);
+  return (const char **) g_ptr_array_free (out, FALSE);
+}
+
 static msperf_status
 attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msperf_result *r)
 {
   target tg = { 0 };
   g_autoptr (GString) missing = NULL;
+  g_autofree const char **full = NULL;
   msperf_selector sel;
   scan_status st;
-  gboolean aliased = FALSE;
+  gboolean aliased = FALSE, windowed, within = FALSE;
+  const char *wk;
+  int64_t window;
   msperf_status status;
 
   (void) state;
@@ -909,21 +972,40 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
     }
 
   missing = g_string_new (NULL);
-  msperf_selector_init (&sel);
-  st = scan (engine, q->kernel_types, &tg, tg.dtype, &sel, missing);
-  /* Q3: float16 first matches DT_FLOAT16 rows, then retries as DT_BF16 as upstream does. */
-  if (st == SCAN_NO_MATCH && tg.dtype == MSPERF_DTYPE_FLOAT16)
+  /* With a window kernel in the mapping, full attention never reads its rows, and a
+   * sliding-window op reads them first (the window an exact field). Its own miss falls back to
+   * full attention only when every query sees the whole sequence (avg_seq_len <= window), where
+   * the two compute the same. Without the key the window is not looked at. */
+  wk = window_kernel (q);
+  full = full_kernels (q, wk);
+  windowed = wk != NULL && tg.v[F_WINDOW].known;
+  window = tg.v[F_WINDOW].i;
+  if (windowed)
     {
-      msperf_selector_clear (&sel);
-      msperf_selector_init (&sel);
-      g_string_truncate (missing, 0);
-      st = scan (engine, q->kernel_types, &tg, MSPERF_DTYPE_BF16, &sel, missing);
-      aliased = TRUE;
+      const char *one[] = { wk, NULL };
+
+      tg.v[F_WINDOW].required = TRUE;
+      st = scan_aliased (engine, one, &tg, &sel, missing, &aliased);
+      if (st != SCAN_HIT && st != SCAN_AMBIGUOUS && tg.avg_seq_len <= window)
+        within = TRUE;
+    }
+  /* Full attention (a full-attention table may hold a window column of zeros: not compared). */
+  if (!windowed || within)
+    {
+      if (windowed)
+        msperf_selector_clear (&sel);
+      tg.v[F_WINDOW].known = tg.v[F_WINDOW].required = FALSE;
+      st = scan_aliased (engine, full, &tg, &sel, missing, &aliased);
     }
   switch (st)
     {
     case SCAN_HIT:
       set_hit (engine, &sel, &tg, aliased, r);
+      if (windowed)
+        {
+          msperf_result_detail_int (r, "window", window);
+          msperf_result_detail_bool (r, "window_full_attention", within);
+        }
       status = MSPERF_HIT;
       break;
     case SCAN_NO_CSV:
@@ -941,7 +1023,12 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
       break;
     case SCAN_NO_MATCH:
     default:
-      status = msperf_result_set_miss (r, "shape_mismatch");
+      /* A sliding-window op longer than its window: full attention would over-state it. */
+      if (windowed && !within)
+        status = msperf_result_set_miss (r, "window_shape_mismatch:%s:window=%" G_GINT64_FORMAT,
+                                         wk, window);
+      else
+        status = msperf_result_set_miss (r, "shape_mismatch");
       break;
     }
   msperf_selector_clear (&sel);
@@ -950,6 +1037,13 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
 }
 
 /* ---- shared with attention_axes.c (attention_private.h) ---- */
+
+const char *
+attn_window_kernel (const msperf_query *q)
+{
+  g_return_val_if_fail (q != NULL, NULL);
+  return window_kernel (q);
+}
 
 const char *
 attn_trimmed (const char *cell, char *buf, size_t size)
@@ -1012,6 +1106,7 @@ attn_target_info_get (const msperf_query *q, attn_target_info *out)
   out->sparse_mode = tg.v[F_SPARSE_MODE].i;
   out->kv_known = tg.v[F_NUM_KV_HEADS].known;
   out->kv_heads = tg.v[F_NUM_KV_HEADS].i;
+  out->window = tg.v[F_WINDOW].known && tg.v[F_WINDOW].i > 0 ? tg.v[F_WINDOW].i : 0;
   if (tg.v[F_INPUT_LAYOUT].known)
     g_strlcpy (out->layout, tg.v[F_INPUT_LAYOUT].s, sizeof out->layout);
   out->batch = -1;

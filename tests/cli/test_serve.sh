@@ -222,6 +222,9 @@ t_accuracy() {
   head -n 1 "$tmp/acc1" | grep -q '^id,predicted_ttft_ms,predicted_tpot_ms,data_share,status$' \
     || return 1
   [ "$(wc -l < "$tmp/acc1")" -eq 7 ] || return 1
+  # The rows run longest first, but come out in the file's order.
+  [ "$(cut -d, -f1 "$tmp/acc1")" = "$(sed '1s/^.*$/id/' "$tmp/rows.csv" | cut -d, -f1)" ] \
+    || return 1
   contains "$tmp/acc1" '^unknown_row,,,,unmapped: no config for acme/Nonexistent-7B' || return 1
   grep -c ',ok' "$tmp/acc1" | grep -q '^[1-9]' || return 1
   status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$shared/models" --format csv \

@@ -192,7 +192,8 @@ test_import_mapping_names_only_written_kernels (void **state)
   static const char *const written[] = {
     "MatMulV2", "FP8MatMul", "FP8BlockMatMul", "Fp8Quantize", "FusedInferAttentionScore",
     "hcom_allReduce_", "hcom_allGather_", "hcom_reduceScatter_", "hcom_alltoall_", "FusedMoE",
-    "AicContextMla", "AicGenerationMla", "AicGatedDeltaNet", "Add", "Mul", "Silu", NULL
+    "AicContextMla", "AicGenerationMla", "AicGatedDeltaNet", "SlidingWindowAttention", "Add",
+    "Mul", "Silu", NULL
   };
   g_autofree char *dir = g_dir_make_tmp ("msperf-import-map-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "op_mapping.yaml", NULL);

@@ -1128,6 +1128,132 @@ test_h200_params_subquery_interpolates (void **state)
   assert_int_equal (detail_int (r, "target.batch"), 1);
 }
 
+/* ---- sliding-window attention (mapping key window_kernel_type; tests/data/attention/window) */
+
+static int
+setup_window (void **state)
+{
+  *state = tu_engine_new ("attention/window", NULL);
+  return 0;
+}
+
+/* A prefill (TND, one sequence of seq tokens) or a decode step (BNSD, four sequences over seq
+ * cached tokens) of 8 heads over 2 KV heads, head_dim 64, named name, with kwarg window when
+ * window > 0. */
+static msperf_op *
+window_op (const char *name, gboolean decode, int64_t seq, int64_t window)
+{
+  msperf_op *op;
+
+  if (decode)
+    {
+      g_autofree char *k = g_strdup_printf ("4,2,%" G_GINT64_FORMAT ",64", seq);
+      const int64_t lens[] = { seq, seq, seq, seq };
+
+      op = tu_op (name);
+      tu_op_add_tensor (op, BF16, "4,8,1,64");
+      tu_op_add_tensor (op, BF16, k);
+      tu_op_add_tensor (op, BF16, k);
+      tu_op_add_none (op);
+      tu_op_add_none (op);
+      tu_op_add_none (op);
+      add_seq_lens (op, lens, 4);
+      tu_op_add_none (op);
+    }
+  else
+    {
+      g_autofree char *q = g_strdup_printf ("%" G_GINT64_FORMAT ",8,64", seq);
+      g_autofree char *k = g_strdup_printf ("%" G_GINT64_FORMAT ",2,64", seq);
+
+      op = attn_named (name, BF16, q, k, seq);
+    }
+  if (window > 0)
+    set_kwarg_int (op, "window", window);
+  return op;
+}
+
+/* A window op is answered from the window table with the window as an exact field. */
+static void
+test_window_prefill_and_decode_from_window_table (void **state)
+{
+  g_autoptr (msperf_result) pre128 = tu_run (*state, window_op (ATTN, FALSE, 4096, 128));
+  g_autoptr (msperf_result) pre256 = tu_run (*state, window_op (ATTN, FALSE, 4096, 256));
+  g_autoptr (msperf_result) dec128 = tu_run (*state, window_op (ATTN, TRUE, 4096, 128));
+
+  assert_hit (pre128, 30.0, "SlidingWindowAttention");
+  assert_float_equal (tu_detail_double (pre128, "window"), 128, 0);
+  assert_false (tu_detail_bool (pre128, "window_full_attention"));
+  assert_string_equal (tu_detail_string (pre128, "input_layout"), "TND");
+  /* the window is exact: the window-256 row, not the nearest */
+  assert_hit (pre256, 40.0, "SlidingWindowAttention");
+  assert_float_equal (tu_detail_double (pre256, "window"), 256, 0);
+  assert_hit (dec128, 7.0, "SlidingWindowAttention");
+  assert_string_equal (tu_detail_string (dec128, "input_layout"), "BNSD_NBSD");
+}
+
+/* Full attention never reads the window table, whatever its shapes. */
+static void
+test_window_full_attention_keeps_full_table (void **state)
+{
+  g_autoptr (msperf_result) pre = tu_run (*state, window_op (ATTN, FALSE, 4096, 0));
+  g_autoptr (msperf_result) dec = tu_run (*state, window_op (ATTN, TRUE, 4096, 0));
+
+  assert_hit (pre, 100.0, "FusedInferAttentionScore");
+  assert_hit (dec, 20.0, "FusedInferAttentionScore");
+  assert_null (msperf_value_lookup (msperf_result_details (pre), "window"));
+}
+
+/* No row of the window: a sequence longer than the window misses with the reason (and no
+ * interpolation from the full table), one within it is full attention, exact. */
+static void
+test_window_missing_row_reason_or_within_window (void **state)
+{
+  g_autoptr (msperf_result) longer = tu_run (*state, window_op (ATTN, FALSE, 4096, 512));
+  g_autoptr (msperf_result) within = tu_run (*state, window_op (ATTN, FALSE, 64, 128));
+  g_autoptr (msperf_result) decode = tu_run (*state, window_op (ATTN, TRUE, 4096, 1024));
+
+  assert_miss (longer, "window_shape_mismatch:SlidingWindowAttention:window=512");
+  assert_int_equal (longer->source, MSPERF_SOURCE_ANALYTIC);
+  assert_miss (decode, "window_shape_mismatch:SlidingWindowAttention:window=1024");
+  assert_int_equal (decode->source, MSPERF_SOURCE_ANALYTIC);
+  assert_hit (within, 5.0, "FusedInferAttentionScore");
+  assert_float_equal (tu_detail_double (within, "window"), 128, 0);
+  assert_true (tu_detail_bool (within, "window_full_attention"));
+}
+
+/* Off the window table's grid, a window op interpolates among the rows of its window only. */
+static void
+test_window_interpolates_in_window_table (void **state)
+{
+  g_autoptr (msperf_result) r = tu_run (*state, window_op (ATTN, TRUE, 3072, 128));
+
+  if (r->source != MSPERF_SOURCE_INTERPOLATED)
+    fail_msg ("expected INTERPOLATED, got %s (reason %s)", msperf_source_name (r->source),
+              r->miss_reason ? r->miss_reason : "-");
+  assert_string_equal (r->kernel_type, "SlidingWindowAttention");
+  assert_true (r->latency_us > 6.0 && r->latency_us < 7.0);
+  assert_int_equal (detail_int (r, "exact_fields.window"), 128);
+}
+
+/* Without window_kernel_type the window kwarg is not looked at (the full table answers), and a
+ * mapping naming an absent window table misses a long window op with csv_not_found. */
+static void
+test_window_without_key_unchanged (void **state)
+{
+  g_autoptr (msperf_result) pre = tu_run (*state, window_op ("test.attention_nowindow.default",
+                                                             FALSE, 4096, 128));
+  g_autoptr (msperf_result) dec = tu_run (*state, window_op ("test.attention_nowindow.default",
+                                                             TRUE, 4096, 128));
+  g_autoptr (msperf_result) absent = tu_run (*state,
+                                             window_op ("test.attention_nowindowtable.default",
+                                                        FALSE, 4096, 128));
+
+  assert_hit (pre, 100.0, "FusedInferAttentionScore");
+  assert_null (msperf_value_lookup (msperf_result_details (pre), "window"));
+  assert_hit (dec, 20.0, "FusedInferAttentionScore");
+  assert_miss (absent, "csv_not_found");
+}
+
 int
 main (void)
 {
@@ -1183,6 +1309,12 @@ main (void)
     H200 (test_h200_params_subquery_interpolates),
     H200 (test_h200_mha_off_grid_heads_miss_without_key),
     H200 (test_h200_mha_heads_axis_interpolates),
+#define WINDOW(t) cmocka_unit_test_setup_teardown (t, setup_window, tu_teardown_engine)
+    WINDOW (test_window_prefill_and_decode_from_window_table),
+    WINDOW (test_window_full_attention_keeps_full_table),
+    WINDOW (test_window_missing_row_reason_or_within_window),
+    WINDOW (test_window_interpolates_in_window_table),
+    WINDOW (test_window_without_key_unchanged),
   };
 
   return cmocka_run_group_tests_name ("attention_special", tests, NULL, NULL);

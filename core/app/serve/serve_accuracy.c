@@ -328,6 +328,7 @@ typedef struct {
   const msperf_serve_accuracy_opts *o;
   msperf_engine *engine;
   GArray *rows;
+  guint *order;               /* the rows' indices, the longest expected simulation first */
   gint next;
 } acc_run;
 
@@ -517,10 +518,11 @@ worker_main (gpointer data)
 
   for (;;)
     {
-      guint k = (guint) g_atomic_int_add (&a->next, 1);
+      guint n = (guint) g_atomic_int_add (&a->next, 1), k;
 
-      if (k >= a->rows->len)
+      if (n >= a->rows->len)
         break;
+      k = a->order[n];
       if (g_array_index (a->rows, row, k).status == NULL)
         run_row (a->o, answers, models, &g_array_index (a->rows, row, k));
     }
@@ -528,6 +530,26 @@ worker_main (gpointer data)
   msperf_serve_answers_free (answers);
   msperf_engine_free (session);
   return NULL;
+}
+
+/* The expected cost of a row's simulation: its decode steps carry every running request,
+ * concurrency × output length of them. */
+static double
+row_cost (const row *r)
+{
+  return (double) r->concurrency * (double) r->osl;
+}
+
+static int
+cmp_cost (gconstpointer x, gconstpointer y, gpointer data)
+{
+  const row *rows = data;
+  guint a = *(const guint *) x, b = *(const guint *) y;
+  double ca = row_cost (&rows[a]), cb = row_cost (&rows[b]);
+
+  if (ca != cb)
+    return ca > cb ? -1 : 1;
+  return (a > b) - (a < b);
 }
 
 /* ---------------------------------------------------------------- summary */
@@ -686,7 +708,8 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
 {
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (row));
   g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func (group_free);
-  acc_run a = { o, engine, rows, 0 };
+  acc_run a = { o, engine, rows, NULL, 0 };
+  g_autofree guint *order = NULL;
   guint workers, unmapped = 0;
   g_autofree GThread **threads = NULL;
   gboolean ok = FALSE;
@@ -694,6 +717,13 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
   g_array_set_clear_func (rows, (GDestroyNotify) row_clear);
   if (!parse_rows (o, rows, error))
     return FALSE;
+  /* The longest rows first: with a few rows many times the others, the threads end
+   * together instead of one running the last long row alone. The output is in file order. */
+  order = g_new (guint, rows->len + 1);
+  for (guint i = 0; i < rows->len; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) rows->len, sizeof *order, cmp_cost, rows->data);
+  a.order = order;
   workers = CLAMP (rows->len, 1, MAX (o->jobs, 1));
   threads = g_new0 (GThread *, workers);
   for (guint w = 1; w < workers; w++)

@@ -104,18 +104,20 @@ typedef struct {
 } cached_prompt;
 
 typedef struct {
-  int64_t isl, osl;
-  int64_t prompt_id;          /* in the pool; -1 = a prompt of its own */
-  cached_prompt *cached;      /* the cached prompt it holds (its first `shared` blocks) */
-  int64_t shared;
+  /* The fields every step reads first, in one cache line. */
   int64_t prompt;             /* tokens to prefill: isl, or isl + output after a recompute */
   int64_t computed;           /* of prompt */
   double generated;           /* output tokens so far */
   int64_t blocks;             /* KV blocks held */
-  double arrival, first_token, last_token, finish;
-  gboolean has_first;
+  int64_t osl;
   req_state state;
   guint worker;
+  int64_t isl;
+  int64_t prompt_id;          /* in the pool; -1 = a prompt of its own */
+  cached_prompt *cached;      /* the cached prompt it holds (its first `shared` blocks) */
+  int64_t shared;
+  double arrival, first_token, last_token, finish;
+  gboolean has_first;
 } req;
 
 typedef struct {
@@ -152,6 +154,37 @@ typedef struct {
   gboolean dec_ready;
   double dec_room;
   int64_t dec_steps;
+  /* With one token a step (no MTP) every count above is a whole number of tokens, so a
+   * decode pass of the reused batch that finishes no request changes each running request by
+   * exactly one token: such passes are counted (lazy_steps, the last at lazy_t) and written
+   * to the requests only when something reads them (settle), and the batch's KV sum is the
+   * one of the build that made it (dec_kv) plus one token per entry and pass. Whole numbers
+   * below 2^53 add exactly in any order, so the figures are those of the pass-by-pass
+   * updates, bit for bit. */
+  double dec_kv;              /* KV sum of the batch at that build */
+  double dec_left;            /* least remaining output among its requests at that build */
+  gboolean step_lazy;         /* the step in flight is the reused batch (see above) */
+  int64_t lazy_steps;
+  double lazy_t;
+  /* Blocks of one token (SGLang's pages): every decode crosses into a new block at every
+   * pass. When at that build each entry held exactly its tokens (dec_fits), each later pass
+   * takes one block per entry, granted as long as that many are free (no eviction, no
+   * preemption: what the entry-by-entry growth does then); the per-request counts are
+   * written by settle (lazy_blocks). */
+  gboolean dec_fits;
+  int64_t lazy_blocks;
+  /* With counted passes (sim.lazy_ok) and mixed steps, the reused batch may be the first
+   * dec_n running requests only, the ones after them (prefill chunks, requests admitted
+   * since) walked one by one at each build and joining it once they decode; else dec_n is
+   * the whole running list. */
+  guint dec_n;
+  /* Blocks of several tokens, with counted passes: a member of the reused batch with room r
+   * (tokens free in its blocks, r < block size) at build j crosses into a new block at the
+   * builds j + r + 1 + k·block_size; it is listed in cross[(j + r + 1) mod block_size], and
+   * the build dec_steps takes one more block for each request of cross[dec_steps mod
+   * block_size] while that many are free (no eviction, no preemption: what the entry-by-entry
+   * growth does then). dec_room is then the least room of the members not listed. */
+  GArray **cross;             /* block_size lists of request indices, or NULL */
 } worker;
 
 typedef struct {
@@ -173,6 +206,9 @@ typedef struct {
   GArray *gaps;
   int64_t warmup, cooldown;
   int64_t rec_capacity;
+  guint n_busy;               /* workers with a step in flight */
+  gboolean lazy_ok;           /* one token a step and no per-token record: passes may be
+                                 counted, not applied (worker.lazy_steps) */
 } sim;
 
 int64_t
@@ -338,6 +374,24 @@ grow (sim *s, worker *w, req *r, double tokens)
   return grow_to (w, r, blocks_for (s, tokens));
 }
 
+/* Writes the counted decode passes to the running requests (see worker.lazy_steps). */
+static void
+settle (sim *s, worker *w)
+{
+  if (w->lazy_steps == 0 && w->lazy_blocks == 0)
+    return;
+  for (guint i = 0; i < w->dec_n; i++)
+    {
+      req *r = &s->reqs[g_array_index (w->running, guint, i)];
+
+      r->generated += (double) w->lazy_steps;
+      r->last_token = w->lazy_t;
+      r->blocks += w->lazy_blocks;
+    }
+  w->lazy_steps = 0;
+  w->lazy_blocks = 0;
+}
+
 /* Recompute preemption of the last running request (vLLM's and SGLang's victim): its cache
  * is dropped, it goes back to the head of the queue and will prefill its prompt and the
  * output so far again. */
@@ -379,6 +433,33 @@ push_entry (sim *s, worker *w, const entry *e)
     }
 }
 
+/* Running request ri, a decode entry of this step with blocks for it, joins the reused batch
+ * (worker.dec_ready) as its last member: its figures enter the batch's as if it had been
+ * there since the batch's build (dec_steps passes ago), and the passes counted but not yet
+ * written are taken off it, so that settle leaves it as it is now. */
+static void
+join_batch (sim *s, worker *w, req *r)
+{
+  double base = (double) r->computed + r->generated, j = (double) w->dec_steps;
+  double room = (double) (r->blocks * s->pol->block_size) - (base + (double) s->q);
+
+  w->dec_kv += base - j;
+  if (w->cross && room < (double) s->pol->block_size)
+    {
+      guint ri = (guint) (r - s->reqs);
+
+      g_array_append_val (w->cross[(w->dec_steps + (int64_t) room + 1) % s->pol->block_size],
+                          ri);
+    }
+  else
+    w->dec_room = MIN (w->dec_room, room + j);
+  w->dec_left = MIN (w->dec_left, (double) r->osl - r->generated + j);
+  w->dec_fits = w->dec_fits && room == 0;
+  w->dec_n++;
+  r->generated -= (double) w->lazy_steps;
+  r->blocks -= w->lazy_blocks;
+}
+
 /* Adds the running requests' work to the step: decodes (when decode is TRUE) and continuing
  * prefill chunks (when prefill is TRUE), within the budget; preempts on a full cache. */
 static void
@@ -388,41 +469,85 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   const int64_t bs = pol->block_size, q = s->q, max_seqs = pol->max_num_seqs;
   int64_t bud = *budget, ns = *nseq;
   double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
-  guint n_dec = 0;
-  double room = INFINITY;
+  /* The leading decode entries of the walk (the running requests from `start` on, each made
+   * a decode entry in order) and their figures: the reused batch they make. */
+  guint start = 0, lead = 0;
+  gboolean leading = TRUE, tail = FALSE;
+  double room = INFINITY, room_max = 0, left_min = INFINITY, lead_kv = 0;
 
-  if (decode && w->dec_ready && (double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room)
+  GArray *crossing = w->cross && w->dec_ready
+                      ? w->cross[(w->dec_steps + 1) % pol->block_size] : NULL;
+
+  if (decode && w->dec_ready
+      && (((double) (w->dec_steps + 1) * s->tau + 1e-6 < w->dec_room
+           && (crossing == NULL
+               || w->used_blocks + (int64_t) crossing->len <= w->total_blocks))
+          || (w->dec_fits && w->used_blocks + (int64_t) w->dec_n <= w->total_blocks)))
     {
-      /* Every running request decodes within the blocks it holds: the entries, the budget
-       * and the count are those of the last build. */
-      for (guint i = 0; i < w->running->len; i++)
+      const guint n = w->dec_n;
+
+      if (w->dec_fits)
         {
-          const req *r = &s->reqs[w->batch[i].req];
-
-          kv += (double) r->computed + r->generated;
+          /* One more block each (see worker.dec_fits). */
+          w->used_blocks += (int64_t) n;
+          w->lazy_blocks++;
         }
-      w->kv_sum = kv;
-      w->n_batch = w->running->len;
-      w->n_dec += w->running->len;
-      *budget -= q * (int64_t) w->running->len;
-      *nseq += w->running->len;
-      w->dec_steps++;
-      return;
-    }
-  if (!decode && w->dec_ready)
-    return;                     /* no running request has prompt left to prefill */
-  w->dec_ready = FALSE;
+      else if (crossing)
+        {
+          /* One more block for each that crosses at this build (see worker.cross). */
+          for (guint i = 0; i < crossing->len; i++)
+            s->reqs[g_array_index (crossing, guint, i)].blocks++;
+          w->used_blocks += (int64_t) crossing->len;
+        }
+      /* Every request of the reused batch decodes within the blocks it holds: its entries,
+       * budget and count are those of the last build. */
+      if (s->lazy_ok)
+        /* Each pass since that build added one token to each entry. */
+        kv += w->dec_kv + (double) n * (double) (w->dec_steps + 1);
+      else
+        for (guint i = 0; i < n; i++)
+          {
+            const req *r = &s->reqs[w->batch[i].req];
 
-  for (guint i = 0; i < w->running->len && bud > 0 && ns < max_seqs; i++)
+            kv += (double) r->computed + r->generated;
+          }
+      w->n_batch = n;
+      w->n_dec += n;
+      bud -= q * (int64_t) n;
+      ns += n;
+      w->dec_steps++;
+      if (n == w->running->len)
+        {
+          w->kv_sum = kv;
+          *budget = bud;
+          *nseq = ns;
+          return;
+        }
+      /* The requests after it, one by one. */
+      start = n;
+      tail = TRUE;
+    }
+  else
+    {
+      if (!decode && w->dec_ready && w->dec_n == w->running->len)
+        return;                 /* no running request has prompt left to prefill */
+      w->dec_ready = FALSE;
+      settle (s, w);
+    }
+
+  for (guint i = start; i < w->running->len && bud > 0 && ns < max_seqs; i++)
     {
       guint ri = g_array_index (w->running, guint, i);
       req *r = &s->reqs[ri];
       entry e = { ri, 0, r->computed };
 
+      if (w->n_batch != i)
+        leading = FALSE;        /* an entry before it was left out */
       if (r->computed < r->prompt)
         {
           int64_t left = r->prompt - r->computed;
 
+          leading = FALSE;
           if (!prefill)
             continue;
           e.chunk = pol->chunked_prefill ? MIN (left, bud) : left;
@@ -463,8 +588,14 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
               if (r->blocks < want)
                 continue;           /* no preemption: stalls this step */
             }
-          room = MIN (room, (double) (r->blocks * bs) - tokens);
-          n_dec++;
+          if (leading)
+            {
+              lead++;
+              room = MIN (room, (double) (r->blocks * bs) - tokens);
+              room_max = MAX (room_max, (double) (r->blocks * bs) - tokens);
+              left_min = MIN (left_min, (double) r->osl - r->generated);
+              lead_kv += base;
+            }
           bud -= q;
           {
             entry *d = &w->batch[w->n_batch++];
@@ -482,12 +613,50 @@ add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budg
   *budget = bud;
   *nseq = ns;
   w->kv_sum = kv;
-  if (decode && w->role != W_PREFILL && n_dec > 0 && n_dec == w->running->len
-      && w->n_batch == n_dec)
+  if (tail)
+    {
+      /* The reused batch takes in the leading decodes after it (unless a preemption in the
+       * walk dropped it). */
+      if (w->dec_ready)
+        for (guint i = start; i < start + lead; i++)
+          join_batch (s, w, &s->reqs[w->batch[i].req]);
+      return;
+    }
+  if (decode && w->role != W_PREFILL && lead > 0
+      && ((s->lazy_ok && pol->mixed_batch) || (lead == w->running->len && w->n_batch == lead)))
     {
       w->dec_ready = TRUE;
+      w->dec_n = lead;
       w->dec_room = room;
       w->dec_steps = 0;
+      w->dec_kv = lead_kv;
+      w->dec_left = left_min;
+      w->dec_fits = s->lazy_ok && bs == 1 && room == 0 && room_max == 0;
+      if (s->lazy_ok && bs > 1)
+        {
+          /* Who crosses into a new block when (see worker.cross). */
+          if (w->cross == NULL)
+            {
+              w->cross = g_new (GArray *, bs);
+              for (int64_t b = 0; b < bs; b++)
+                w->cross[b] = g_array_new (FALSE, FALSE, sizeof (guint));
+            }
+          for (int64_t b = 0; b < bs; b++)
+            g_array_set_size (w->cross[b], 0);
+          w->dec_room = INFINITY;
+          for (guint i = 0; i < lead; i++)
+            {
+              guint ri = w->batch[i].req;
+              const req *r = &s->reqs[ri];
+              double rr = (double) (r->blocks * bs) - ((double) r->computed + r->generated
+                                                       + (double) q);
+
+              if (rr < (double) bs)
+                g_array_append_val (w->cross[((int64_t) rr + 1) % bs], ri);
+              else
+                w->dec_room = MIN (w->dec_room, rr);
+            }
+        }
     }
 }
 
@@ -496,6 +665,12 @@ static void
 admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
 {
   const msperf_serve_policy *pol = s->pol;
+  /* A request admitted straight to decode (its KV came from a prefill worker) joins a reused
+   * decode batch (worker.dec_ready) when the step mixes it with the running decodes: the next
+   * build would make the same entries. Its figures enter the batch's as if it had been there
+   * since that batch's build (dec_steps passes ago). */
+  gboolean extend = s->lazy_ok && pol->mixed_batch && w->dec_ready
+                    && w->n_batch == w->running->len && w->dec_n == w->running->len;
 
   while (w->waiting.length > 0 && *nseq < pol->max_num_seqs && (gint64) w->running->len
          < pol->max_num_seqs)
@@ -547,10 +722,20 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
       g_array_append_val (w->running, ri);
-      w->dec_ready = FALSE;
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
       push_entry (s, w, &e);
+      if (extend && left <= 0 && hit == NULL
+          && (double) (r->blocks * pol->block_size) >= (double) r->computed + r->generated
+                                                        + (double) s->q)
+        join_batch (s, w, r);
+      else
+        {
+          /* Mixed steps with counted passes keep the batch; it walks the newcomer. */
+          if (!(s->lazy_ok && pol->mixed_batch))
+            w->dec_ready = FALSE;
+          extend = FALSE;
+        }
       (*nseq)++;
     }
 }
@@ -610,6 +795,7 @@ start_step (sim *s, guint wi, GError **error)
   build_step (s, w);
   if (w->n_batch == 0)
     return TRUE;
+  w->step_lazy = s->lazy_ok && w->dec_ready;
   if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
                                   &us, &data_us, error))
     return FALSE;
@@ -618,6 +804,7 @@ start_step (sim *s, guint wi, GError **error)
   s->total_us += us;
   s->steps++;
   w->busy = TRUE;
+  s->n_busy++;
   w->step_start = s->now;
   dur /= 1e6;
   /* In use: the blocks the requests hold; cached prompts no request holds are free to take
@@ -678,9 +865,27 @@ apply_step (sim *s, guint wi, GError **error)
   worker *w = &s->w[wi];
   gboolean any_done = FALSE;
   double rem = w->rem_out;    /* w->rem_out, in a register for the loop */
+  guint first = 0;
 
   w->busy = FALSE;
-  for (guint i = 0; i < w->n_batch; i++)
+  s->n_busy--;
+  if (w->step_lazy && w->dec_left - (double) (w->dec_steps + 1) > 1e-9)
+    {
+      /* The reused batch, and none of its requests reaches its output length: one token
+       * each, counted (see worker.lazy_steps); the entries after it one by one. */
+      w->lazy_steps++;
+      w->lazy_t = s->now;
+      rem -= (double) w->dec_n;
+      first = w->dec_n;
+      if (first == w->n_batch)
+        {
+          w->rem_out = rem;
+          return TRUE;
+        }
+    }
+  else
+    settle (s, w);
+  for (guint i = first; i < w->n_batch; i++)
     {
       const entry *e = &w->batch[i];
       req *r = &s->reqs[e->req];
@@ -1196,6 +1401,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   s.rec = rec;
   s.q = 1 + dep->nextn;
   s.tau = tokens_per_step (dep->nextn, dep->accept);
+  s.lazy_ok = s.tau == 1.0 && !(rec && rec->want_itl);
   s.h.items = g_array_new (FALSE, FALSE, sizeof (event));
   s.specs = msperf_serve_make_requests (wl);
   n_warm = wl->arrival != MSPERF_SERVE_TRACE && wl->prompt_pool > 0 ? (guint) wl->prompt_warmup : 0;
@@ -1259,7 +1465,16 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
           if (!apply_step (&s, ev.arg, error))
             goto out;
           /* Finished requests may have issued new arrivals at this instant; they are events
-           * of their own. Every idle worker with work starts its next step. */
+           * of their own. Every idle worker with work starts its next step (when every other
+           * worker is busy, the one that just finished its step is the only idle one). */
+          if (s.n_busy + 1 == s.n_workers)
+            {
+              worker *w = &s.w[ev.arg];
+
+              if ((w->waiting.length || w->running->len) && !start_step (&s, ev.arg, error))
+                goto out;
+              break;
+            }
           for (guint i = 0; i < s.n_workers; i++)
             if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
               if (!start_step (&s, i, error))
@@ -1291,6 +1506,12 @@ out:
         g_hash_table_destroy (s.w[i].pcache);
       if (s.w[i].running)
         g_array_free (s.w[i].running, TRUE);
+      if (s.w[i].cross)
+        {
+          for (int64_t b = 0; b < pol->block_size; b++)
+            g_array_free (s.w[i].cross[b], TRUE);
+          g_free (s.w[i].cross);
+        }
       g_free (s.w[i].batch);
       g_free (s.w[i].chunk);
       g_free (s.w[i].ctx);

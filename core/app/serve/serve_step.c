@@ -69,6 +69,17 @@ pass_key_equal (gconstpointer a, gconstpointer b)
          && x->pp == y->pp && x->sp == y->sp && x->nextn == y->nextn && x->key == y->key;
 }
 
+/* The grid values up to here are kept in a table (msperf_serve_grid_value above): every
+ * step asks for several; the index of 2^31 is 232. */
+#define GRID_TABLE 256
+/* Slots of the direct-mapped cache in front of the memo (2^8). */
+#define RECENT_BITS 8
+
+typedef struct {
+  gint64 key;                 /* -1: empty */
+  pass_parts parts;
+} recent_pass;
+
 struct msperf_serve_steps {
   msperf_serve_answers *answers;
   const msperf_model *model;
@@ -76,6 +87,10 @@ struct msperf_serve_steps {
   int64_t nextn;
   GHashTable *memo;           /* key (gint64*) -> pass_parts* */
   guint64 points;
+  int64_t grid[GRID_TABLE];   /* msperf_serve_grid_value (i) */
+  /* The passes asked last, by key: consecutive steps ask mostly the same grid points, and
+   * this answers them without hashing the memo. */
+  recent_pass recent[1 << RECENT_BITS];
 };
 
 msperf_serve_answers *
@@ -170,6 +185,10 @@ msperf_serve_steps_new (msperf_serve_answers *answers, const msperf_model *model
   s->layout = *layout;
   s->nextn = nextn;
   s->memo = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  for (int64_t i = 0; i < GRID_TABLE; i++)
+    s->grid[i] = msperf_serve_grid_value (i);
+  for (guint i = 0; i < G_N_ELEMENTS (s->recent); i++)
+    s->recent[i].key = -1;
   return s;
 }
 
@@ -211,13 +230,41 @@ msperf_serve_grid_index (int64_t x)
   return i;
 }
 
+/* msperf_serve_grid_value, from the table where it holds it. */
+static int64_t
+grid_value (const msperf_serve_steps *s, int64_t i)
+{
+  return i >= 0 && i < GRID_TABLE ? s->grid[i] : msperf_serve_grid_value (i);
+}
+
+/* msperf_serve_grid_index, from the table: the grid point of 2^k (k >= 4) is 16 + 8 (k - 4)
+ * and the answer lies in that octave. */
+static int64_t
+grid_index (const msperf_serve_steps *s, int64_t x)
+{
+  int64_t i;
+
+  if (x <= 16)
+    return x;
+  if (x > G_MAXINT32)
+    return msperf_serve_grid_index (x);
+  i = 16 + 8 * ((int64_t) g_bit_storage ((gulong) x) - 5);
+  while (s->grid[i] > x)
+    i--;
+  while (s->grid[i + 1] <= x)
+    i++;
+  return i;
+}
+
 /* The parts of one template pass: decode (batch, context) or prefill (1 × seq). */
 static gboolean
 pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_parts *out,
          GError **error)
 {
   gint64 key = ((gint64) decode << 62) | ((gint64) batch << 31) | (gint64) x;
-  pass_parts *known = g_hash_table_lookup (s->memo, &key);
+  recent_pass *slot = &s->recent[((guint64) key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15))
+                                 >> (64 - RECENT_BITS)];
+  pass_parts *known;
   msperf_serve_answers *a = s->answers;
   msperf_model_pass pass = { decode ? MSPERF_PHASE_DECODE : MSPERF_PHASE_PREFILL, batch,
                              decode ? 0 : x, decode ? x : 0, decode ? s->nextn : 0 };
@@ -226,9 +273,17 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
                   s->layout.sp, decode ? s->nextn : 0, key };
   const pass_parts *shared;
 
+  if (slot->key == key)
+    {
+      *out = slot->parts;
+      return TRUE;
+    }
+  known = g_hash_table_lookup (s->memo, &key);
   if (known)
     {
       *out = *known;
+      slot->key = key;
+      slot->parts = *known;
       return TRUE;
     }
   /* Asked by an earlier run on these answers: the same pass, the same parts. It still counts
@@ -238,6 +293,8 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
     {
       s->points++;
       *out = *shared;
+      slot->key = key;
+      slot->parts = *shared;
       g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key),
                            g_memdup2 (shared, sizeof *shared));
       return TRUE;
@@ -268,6 +325,8 @@ pass_of (msperf_serve_steps *s, gboolean decode, int64_t batch, int64_t x, pass_
     }
   s->points++;
   *out = p;
+  slot->key = key;
+  slot->parts = p;
   g_hash_table_insert (s->memo, g_memdup2 (&key, sizeof key), g_memdup2 (&p, sizeof p));
   g_hash_table_insert (a->passes, g_memdup2 (&pk, sizeof pk), g_memdup2 (&p, sizeof p));
   return TRUE;
@@ -287,7 +346,7 @@ static gboolean
 along (msperf_serve_steps *s, gboolean decode, int64_t batch, double x, pass_parts *out,
        GError **error)
 {
-  int64_t xi = MAX (1, (int64_t) floor (x)), i = msperf_serve_grid_index (xi);
+  int64_t xi = MAX (1, (int64_t) floor (x)), i = grid_index (s, xi);
   int64_t lo, hi;
 
   /* Decode contexts on every other grid point above 16 (4 per octave): decode attention is
@@ -295,8 +354,8 @@ along (msperf_serve_steps *s, gboolean decode, int64_t batch, double x, pass_par
    * passes asked. */
   if (decode && i > 16 && i % 2)
     i--;
-  lo = msperf_serve_grid_value (i);
-  hi = msperf_serve_grid_value (decode && i >= 16 ? i + 2 : i + 1);
+  lo = grid_value (s, i);
+  hi = grid_value (s, decode && i >= 16 ? i + 2 : i + 1);
   pass_parts a, b;
   double w;
 
@@ -320,8 +379,8 @@ along (msperf_serve_steps *s, gboolean decode, int64_t batch, double x, pass_par
 static gboolean
 decode_parts (msperf_serve_steps *s, int64_t n, double k, pass_parts *out, GError **error)
 {
-  int64_t i = msperf_serve_grid_index (n);
-  int64_t lo = msperf_serve_grid_value (i), hi = msperf_serve_grid_value (i + 1);
+  int64_t i = grid_index (s, n);
+  int64_t lo = grid_value (s, i), hi = grid_value (s, i + 1);
   pass_parts a, b;
   double w;
 
