@@ -16,6 +16,7 @@
  *      avg_seq_len              int (a float is truncated, Q6)            (required)
  *      dtype                    string, torch or profiling spelling; when absent the dtype of
  *                               the sub-query's first input tensor is used
+ *      kv_dtype                 string, the KV cache's dtype (absent: the Q dtype)
  *      sparse_mode              int        -> Runtime sparse_mode        (absent/null: no filter)
  *      num_kv_heads             int        -> Runtime num_key_value_heads
  *      input_layout             string     -> Runtime input_layout ("TND", "BNSD_NBSD")
@@ -49,6 +50,13 @@
  * window_shape_mismatch:<kernel>:window=<W>. An op without a window never reads the window
  * table. Without the key the window is not looked at. Window hits add the details window and
  * window_full_attention.
+ *
+ * KV-cache dtype (msperf, opt-in: policy interpolation.attention.kv_dtype_exact: true): the
+ * op's key dtype (the Q dtype when the key is not a tensor of a known dtype) must equal the
+ * row's second Input Data Types item (its first when the cell has one), in every table; the
+ * float16 retry (Q3) reads a float16 cache as DT_BF16 too. A miss where rows at the op's other
+ * coordinates exist with another cache dtype says kv_dtype_not_measured:kv_dtype=<D>. Without
+ * the key only the Q dtype is compared (the reference).
  *
  * Selection is nearest (§2.3) with distance gap + 0.5·legacy, plus a msperf tie-break that puts
  * an exact token count before a block-padded one (TOKEN_PADDING_TIE_BREAK). A hit is MEASURED,
@@ -788,7 +796,9 @@ target_from_params (const msperf_query *q, target *tg, msperf_result *r)
     }
   /* kv_dtype: the KV cache's dtype when the decomposer knows it, else the Q dtype. */
   dtype = msperf_value_get_string (msperf_value_lookup (p, "kv_dtype"));
-  tg->kv_dtype = dtype ? msperf_dtype_from_string (dtype) : tg->dtype;
+  tg->kv_dtype = dtype && msperf_dtype_is_mapped (msperf_dtype_from_string (dtype))
+                  ? msperf_dtype_from_string (dtype)
+                  : tg->dtype;
   for (int f = 0; f < N_FIELDS; f++)
     {
       const msperf_value *v = msperf_value_lookup (p, fields[f].key);
@@ -846,7 +856,7 @@ target_from_op (const msperf_query *q, target *tg, msperf_result *r)
   tg->d = q3[2];
   tg->dtype = query->dtype;
   /* The KV cache's dtype is the key input's; without a key tensor, the Q dtype. */
-  tg->kv_dtype = key ? key->dtype : query->dtype;
+  tg->kv_dtype = key && msperf_dtype_is_mapped (key->dtype) ? key->dtype : query->dtype;
 
   seq_lens = arg_tensor (op, 6);
   if (seq_lens == NULL || seq_lens->values == NULL)
