@@ -1346,6 +1346,23 @@ test_kv_dtype_exact_miss_names_dtype (void **state)
   assert_hit (hit, 2.0, "SlidingWindowAttention");
 }
 
+/* The params form: kv_dtype names the cache's dtype; absent, the Q dtype's rows answer. */
+static void
+test_kv_dtype_exact_params (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("attention/kvdtype", kv_exact_on);
+  msperf_value *p;
+
+  (void) state;
+  assert_sub_hit (e, "FusedInferAttentionScore", params_new ("4,8,64", 4096), 20.0);
+  p = params_new ("4,8,64", 4096);
+  p_str (p, "kv_dtype", "float8_e4m3fn");
+  assert_sub_hit (e, "FusedInferAttentionScore", p, 10.0);
+  p = params_new ("4,8,64", 1024);
+  p_str (p, "kv_dtype", "DT_BF16");
+  assert_sub_miss (e, "SlidingWindowAttention", p, "kv_dtype_not_measured:kv_dtype=DT_BF16");
+}
+
 int
 main (void)
 {
@@ -1404,6 +1421,7 @@ main (void)
     cmocka_unit_test (test_kv_dtype_not_compared_by_default),
     cmocka_unit_test (test_kv_dtype_exact_each_op_its_row),
     cmocka_unit_test (test_kv_dtype_exact_miss_names_dtype),
+    cmocka_unit_test (test_kv_dtype_exact_params),
 #define WINDOW(t) cmocka_unit_test_setup_teardown (t, setup_window, tu_teardown_engine)
     WINDOW (test_window_prefill_and_decode_from_window_table),
     WINDOW (test_window_full_attention_keeps_full_table),
