@@ -36,7 +36,13 @@
  * and without the kv_heads field, so `heads` interpolates across every MHA row (an off-grid MHA
  * head count, e.g. 24 between 16 and 32, is otherwise a miss: no row has kv_heads 24). It is a
  * regime part, not a field, because the index keeps one field layout per regime; GQA rows and
- * targets (kv_heads != heads, or unknown) keep the kv_heads exact field as before. */
+ * targets (kv_heads != heads, or unknown) keep the kv_heads exact field as before.
+ *
+ * KV-cache dtype (opt-in, policy interpolation.attention.kv_dtype_exact: true): the regime part
+ * "kv=<dtype>" — a row's second `Input Data Types` item (its first when it has one), a target's
+ * key input dtype (float16 as DT_BF16 under the Q dtype's rule) — so a bf16-KV op never
+ * interpolates over FP8-KV rows, as in the exact lookup. Without it the KV dtype is not looked
+ * at (the reference matches the Q dtype only). */
 #include <config.h>
 #include <math.h>
 #include <string.h>
@@ -128,15 +134,30 @@ regime_dtype (const msperf_table *t, const axes_cols *c, msperf_dtype d)
   return MSPERF_DTYPE_BF16;
 }
 
+/* TRUE when policy interpolation.attention.kv_dtype_exact is true (absent: FALSE). */
+static gboolean
+kv_dtype_exact (msperf_engine *e)
+{
+  const msperf_value *v = msperf_engine_policy_value (e, "interpolation.attention.kv_dtype_exact");
+
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+/* kv is MSPERF_DTYPE_UNKNOWN when the KV dtype is not part of the regime. */
 static void
-add_regime (msperf_point *p, const char *kernel, msperf_dtype dtype, const axes_cols *c,
-            const char *layout, const char *quant)
+add_regime (msperf_point *p, const char *kernel, msperf_dtype dtype, msperf_dtype kv,
+            const axes_cols *c, const char *layout, const char *quant)
 {
   g_autofree char *d = g_strdup_printf ("dtype=%s", msperf_dtype_profiling_name (dtype));
 
   msperf_point_regime_add (p, "attention");
   msperf_point_regime_add (p, kernel);
   msperf_point_regime_add (p, d);
+  if (kv != MSPERF_DTYPE_UNKNOWN)
+    {
+      g_autofree char *k = g_strdup_printf ("kv=%s", msperf_dtype_profiling_name (kv));
+      msperf_point_regime_add (p, k);
+    }
   if (c->layout >= 0)
     {
       g_autofree char *l = g_strdup_printf ("layout=%s", layout);
@@ -177,6 +198,7 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
   attn_target_info info;
   axes_cols c;
   int64_t qlen;
+  msperf_dtype kv;
   const char *wk;
   gboolean in_window_table;
 
@@ -200,7 +222,16 @@ attention_describe_target (msperf_engine *engine, void *state, const msperf_quer
   /* The exact lookup compares the layout when it is known; unknown, no regime holds it. */
   if (c.layout >= 0 && info.layout[0] == '\0')
     return FALSE;
-  add_regime (p, q->kernel_types[0], regime_dtype (t, &c, info.dtype), &c, info.layout,
+  kv = MSPERF_DTYPE_UNKNOWN;
+  if (kv_dtype_exact (e))
+    {
+      kv = info.kv_dtype;
+      if (kv == MSPERF_DTYPE_FLOAT16 && regime_dtype (t, &c, kv) == MSPERF_DTYPE_BF16)
+        kv = MSPERF_DTYPE_BF16;
+      if (kv == MSPERF_DTYPE_UNKNOWN)
+        return FALSE;
+    }
+  add_regime (p, q->kernel_types[0], regime_dtype (t, &c, info.dtype), kv, &c, info.layout,
               info.quant_mode);
   add_axes (p, info.avg_seq_len, info.batch, info.heads, info.head_dim);
   if (literal_tokens_rule (e))
@@ -310,7 +341,7 @@ attention_describe_row (msperf_engine *engine, void *state, const msperf_table *
   msperf_tensor q, key;
   int64_t q3[3], seq, batch, head_dim = 0, qlen, v;
   double avg;
-  msperf_dtype dtype;
+  msperf_dtype dtype, kv = MSPERF_DTYPE_UNKNOWN;
   char layout[64] = "", quant[64] = "", st[64] = "";
 
   g_return_val_if_fail (e != NULL && t != NULL && p != NULL, FALSE);
@@ -332,13 +363,19 @@ attention_describe_row (msperf_engine *engine, void *state, const msperf_table *
   dtype = attn_parse_dtype0 (msperf_table_cell (t, row, c.dtypes));
   if (dtype == MSPERF_DTYPE_UNKNOWN)
     return FALSE;
+  if (kv_dtype_exact (e))
+    {
+      kv = attn_parse_dtype1 (msperf_table_cell (t, row, c.dtypes));
+      if (kv == MSPERF_DTYPE_UNKNOWN)
+        return FALSE;
+    }
   batch = row_batch (t, row, &c, &q);
   if (c.layout >= 0)
     attn_trimmed (msperf_table_cell (t, row, c.layout), layout, sizeof layout);
   if (c.quant_mode >= 0)
     attn_trimmed (msperf_table_cell (t, row, c.quant_mode), quant, sizeof quant);
 
-  add_regime (p, msperf_table_kernel_type (t), dtype, &c, layout, quant);
+  add_regime (p, msperf_table_kernel_type (t), dtype, kv, &c, layout, quant);
   add_axes (p, seq, batch, q3[1], q3[2]);
   if (literal_tokens_rule (e))
     msperf_point_add_field (p, "tokens", q3[0], MSPERF_MATCH_BLOCK_PADDED);

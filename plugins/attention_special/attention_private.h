@@ -19,6 +19,7 @@ typedef struct attn_target_info {
   int64_t head_dim;          /* D */
   int64_t avg_seq_len;       /* int(mean(seq_lens)) */
   msperf_dtype dtype;
+  msperf_dtype kv_dtype;     /* the key input's dtype (the Q dtype when the op gives none) */
   int64_t batch;             /* number of sequences; -1 when unknown */
   gboolean sparse_known;
   int64_t sparse_mode;
@@ -41,6 +42,8 @@ const char *attn_trimmed (const char *cell, char *buf, size_t size);
 double attn_cell_number (const char *cell);
 gboolean attn_cell_int (const char *cell, int64_t *out);
 msperf_dtype attn_parse_dtype0 (const char *cell);
+/* The second input dtype (the key: the KV cache's); the first when the cell has one item. */
+msperf_dtype attn_parse_dtype1 (const char *cell);
 /* Q shape to (T, N, D): 3-D as is; 4-D (B, N, 1, D) squeezed; 2-D (T, H) split by head_dim. */
 gboolean attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3]);
 

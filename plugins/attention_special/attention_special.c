@@ -16,6 +16,7 @@
  *      avg_seq_len              int (a float is truncated, Q6)            (required)
  *      dtype                    string, torch or profiling spelling; when absent the dtype of
  *                               the sub-query's first input tensor is used
+ *      kv_dtype                 string, the KV cache's dtype (absent: the Q dtype)
  *      sparse_mode              int        -> Runtime sparse_mode        (absent/null: no filter)
  *      num_kv_heads             int        -> Runtime num_key_value_heads
  *      input_layout             string     -> Runtime input_layout ("TND", "BNSD_NBSD")
@@ -49,6 +50,13 @@
  * window_shape_mismatch:<kernel>:window=<W>. An op without a window never reads the window
  * table. Without the key the window is not looked at. Window hits add the details window and
  * window_full_attention.
+ *
+ * KV-cache dtype (msperf, opt-in: policy interpolation.attention.kv_dtype_exact: true): the
+ * op's key dtype (the Q dtype when the key is not a tensor of a known dtype) must equal the
+ * row's second Input Data Types item (its first when the cell has one), in every table; the
+ * float16 retry (Q3) reads a float16 cache as DT_BF16 too. A miss where rows at the op's other
+ * coordinates exist with another cache dtype says kv_dtype_not_measured:kv_dtype=<D>. Without
+ * the key only the Q dtype is compared (the reference).
  *
  * Selection is nearest (§2.3) with distance gap + 0.5·legacy, plus a msperf tie-break that puts
  * an exact token count before a block-padded one (TOKEN_PADDING_TIE_BREAK). A hit is MEASURED,
@@ -155,6 +163,8 @@ typedef struct target {
   int64_t t, n, d;          /* Q shape normalised to (T, N, D) */
   int64_t avg_seq_len;
   msperf_dtype dtype;
+  msperf_dtype kv_dtype;    /* the key input's dtype (the Q dtype when the op gives none) */
+  gboolean kv_exact;        /* policy interpolation.attention.kv_dtype_exact */
   target_value v[N_FIELDS];
 } target;
 
@@ -170,6 +180,7 @@ typedef struct table_cols {
    * (NULL for the others). */
   const double *avgs;
   const double *dtype0;
+  const double *dtype1;     /* the KV dtype of each row; NULL when not compared */
   const double *numbers[N_FIELDS];
 } table_cols;
 
@@ -327,6 +338,33 @@ dtype0_number (const char *cell)
   return (double) parse_dtype0 (cell);
 }
 
+/* Second item of an Input Data Types cell (the key input: the KV-cache dtype); the first item
+ * when the cell has one item only (a KV cache in the activations' dtype). */
+static msperf_dtype
+parse_dtype1 (const char *cell)
+{
+  char buf[64];
+  char *semi, *item, *end;
+
+  trimmed (cell, buf, sizeof buf);
+  semi = strchr (buf, ';');
+  if (semi == NULL)
+    return parse_dtype0 (cell);
+  item = semi + 1;
+  end = strchr (item, ';');
+  if (end)
+    *end = '\0';
+  g_strstrip (item);
+  return *item ? msperf_dtype_from_string (item) : MSPERF_DTYPE_UNKNOWN;
+}
+
+/* parse_dtype1 as a number, for the per-table memo of the KV dtype. */
+static double
+dtype1_number (const char *cell)
+{
+  return (double) parse_dtype1 (cell);
+}
+
 /* Q shape to (T, N, D): 3-D as is; 4-D (B, N, 1, D) squeezed; 2-D (T, H) split by head_dim. */
 static gboolean
 normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
@@ -413,7 +451,7 @@ field_passes (const msperf_table *t, size_t row, int col, const field_def *def,
  * reject most rows, come first, and the cell parsing only for the rows they keep. */
 static gboolean
 row_matches (const msperf_table *t, size_t row, const table_cols *c, const target *tg,
-             msperf_dtype want_dtype, double *distance)
+             msperf_dtype want_dtype, msperf_dtype want_kv, double *distance)
 {
   double avg = c->avgs[row];
   msperf_tensor q;
@@ -427,6 +465,10 @@ row_matches (const msperf_table *t, size_t row, const table_cols *c, const targe
   if (gap > AVG_SEQ_LEN_TOLERANCE)
     return FALSE;
   if (c->dtype0 == NULL || (msperf_dtype) c->dtype0[row] != want_dtype)
+    return FALSE;
+  /* want_kv is UNKNOWN when the KV dtype is not compared (the reference matches Q only). */
+  if (want_kv != MSPERF_DTYPE_UNKNOWN
+      && (c->dtype1 == NULL || (msperf_dtype) c->dtype1[row] != want_kv))
     return FALSE;
   for (int f = 0; f < N_FIELDS; f++)
     if (c->numbers[f] != NULL && !int_field_passes (c->numbers[f][row], &fields[f], &tg->v[f]))
@@ -462,6 +504,9 @@ memo_columns (const msperf_table *t, const target *tg, table_cols *c)
 {
   c->avgs = msperf_table_column_parsed (t, c->avg_seq, cell_number);
   c->dtype0 = c->dtypes >= 0 ? msperf_table_column_parsed (t, c->dtypes, dtype0_number) : NULL;
+  c->dtype1 = c->dtypes >= 0 && tg->kv_exact
+                ? msperf_table_column_parsed (t, c->dtypes, dtype1_number)
+                : NULL;
   for (int f = 0; f < N_FIELDS; f++)
     c->numbers[f] = c->field[f] >= 0 && tg->v[f].known && is_int_field (&fields[f])
                       ? msperf_table_column_parsed (t, c->field[f], cell_number)
@@ -541,7 +586,8 @@ window_rows (const msperf_table *t, const table_cols *c, const target *tg, GArra
 
 static scan_status
 scan (msperf_engine *engine, const char *const *kernels, const target *tg,
-      msperf_dtype want_dtype, msperf_selector *sel, GString *missing_columns)
+      msperf_dtype want_dtype, msperf_dtype want_kv, msperf_selector *sel,
+      GString *missing_columns)
 {
   gboolean any_table = FALSE, any_usable = FALSE, any_complete = FALSE;
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (size_t));
@@ -574,7 +620,7 @@ scan (msperf_engine *engine, const char *const *kernels, const target *tg,
           double distance, lat;
           int priority;
 
-          if (!row_matches (t, row, &c, tg, want_dtype, &distance)
+          if (!row_matches (t, row, &c, tg, want_dtype, want_kv, &distance)
               || !msperf_table_row_valid (t, row))
             continue;
           lat = msperf_latency_policy_row (&policy, t, row, &priority, NULL);
@@ -748,6 +794,11 @@ target_from_params (const msperf_query *q, target *tg, msperf_result *r)
       msperf_result_set_miss (r, "dtype_unmapped");
       return FALSE;
     }
+  /* kv_dtype: the KV cache's dtype when the decomposer knows it, else the Q dtype. */
+  dtype = msperf_value_get_string (msperf_value_lookup (p, "kv_dtype"));
+  tg->kv_dtype = dtype && msperf_dtype_is_mapped (msperf_dtype_from_string (dtype))
+                  ? msperf_dtype_from_string (dtype)
+                  : tg->dtype;
   for (int f = 0; f < N_FIELDS; f++)
     {
       const msperf_value *v = msperf_value_lookup (p, fields[f].key);
@@ -804,6 +855,8 @@ target_from_op (const msperf_query *q, target *tg, msperf_result *r)
   tg->n = q3[1];
   tg->d = q3[2];
   tg->dtype = query->dtype;
+  /* The KV cache's dtype is the key input's; without a key tensor, the Q dtype. */
+  tg->kv_dtype = key && msperf_dtype_is_mapped (key->dtype) ? key->dtype : query->dtype;
 
   seq_lens = arg_tensor (op, 6);
   if (seq_lens == NULL || seq_lens->values == NULL)
@@ -908,21 +961,52 @@ static scan_status
 scan_aliased (msperf_engine *engine, const char *const *kernels, const target *tg,
               msperf_selector *sel, GString *missing, gboolean *aliased)
 {
+  msperf_dtype kv = tg->kv_exact ? tg->kv_dtype : MSPERF_DTYPE_UNKNOWN;
   scan_status st;
 
   msperf_selector_init (sel);
   g_string_truncate (missing, 0);
   *aliased = FALSE;
-  st = scan (engine, kernels, tg, tg->dtype, sel, missing);
-  if (st == SCAN_NO_MATCH && tg->dtype == MSPERF_DTYPE_FLOAT16)
+  st = scan (engine, kernels, tg, tg->dtype, kv, sel, missing);
+  if (st == SCAN_NO_MATCH
+      && (tg->dtype == MSPERF_DTYPE_FLOAT16 || kv == MSPERF_DTYPE_FLOAT16))
     {
       msperf_selector_clear (sel);
       msperf_selector_init (sel);
       g_string_truncate (missing, 0);
-      st = scan (engine, kernels, tg, MSPERF_DTYPE_BF16, sel, missing);
+      st = scan (engine, kernels, tg,
+                 tg->dtype == MSPERF_DTYPE_FLOAT16 ? MSPERF_DTYPE_BF16 : tg->dtype,
+                 kv == MSPERF_DTYPE_FLOAT16 ? MSPERF_DTYPE_BF16 : kv, sel, missing);
       *aliased = TRUE;
     }
   return st;
+}
+
+/* TRUE when policy interpolation.attention.kv_dtype_exact is true (absent: FALSE). */
+static gboolean
+kv_dtype_exact (msperf_engine *engine)
+{
+  const msperf_value *v = msperf_engine_policy_value (engine,
+                                                      "interpolation.attention.kv_dtype_exact");
+
+  return v != NULL && v->kind == MSPERF_VALUE_BOOL && v->b;
+}
+
+/* TRUE when the kernels hold a row the target would match with the KV dtype not compared: the
+ * miss is then the KV dtype's alone. */
+static gboolean
+kv_dtype_alone (msperf_engine *engine, const char *const *kernels, target *tg)
+{
+  g_autoptr (GString) missing = g_string_new (NULL);
+  msperf_selector sel;
+  gboolean aliased;
+  scan_status st;
+
+  tg->kv_exact = FALSE;
+  st = scan_aliased (engine, kernels, tg, &sel, missing, &aliased);
+  tg->kv_exact = TRUE;
+  msperf_selector_clear (&sel);
+  return st == SCAN_HIT || st == SCAN_AMBIGUOUS;
 }
 
 /* The mapping entry's window_kernel_type (the table of sliding-window attention), or NULL. */
@@ -958,6 +1042,7 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
   scan_status st;
   gboolean aliased = FALSE, windowed, within = FALSE;
   const char *wk;
+  const char *one[] = { NULL, NULL };
   int64_t window;
   msperf_status status;
 
@@ -971,6 +1056,7 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
       return MSPERF_MISS;
     }
 
+  tg.kv_exact = kv_dtype_exact (engine);
   missing = g_string_new (NULL);
   /* With a window kernel in the mapping, full attention never reads its rows, and a
    * sliding-window op reads them first (the window an exact field). Its own miss falls back to
@@ -982,8 +1068,7 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
   window = tg.v[F_WINDOW].i;
   if (windowed)
     {
-      const char *one[] = { wk, NULL };
-
+      one[0] = wk;
       tg.v[F_WINDOW].required = TRUE;
       st = scan_aliased (engine, one, &tg, &sel, missing, &aliased);
       if (st != SCAN_HIT && st != SCAN_AMBIGUOUS && tg.avg_seq_len <= window)
@@ -1023,8 +1108,12 @@ attention_lookup (msperf_engine *engine, void *state, const msperf_query *q, msp
       break;
     case SCAN_NO_MATCH:
     default:
+      /* Rows at the op's coordinates exist, but none with its KV-cache dtype. */
+      if (tg.kv_exact && kv_dtype_alone (engine, windowed && !within ? one : full, &tg))
+        status = msperf_result_set_miss (r, "kv_dtype_not_measured:kv_dtype=%s",
+                                         msperf_dtype_profiling_name (tg.kv_dtype));
       /* A sliding-window op longer than its window: full attention would over-state it. */
-      if (windowed && !within)
+      else if (windowed && !within)
         status = msperf_result_set_miss (r, "window_shape_mismatch:%s:window=%" G_GINT64_FORMAT,
                                          wk, window);
       else
@@ -1069,6 +1158,12 @@ attn_parse_dtype0 (const char *cell)
   return parse_dtype0 (cell);
 }
 
+msperf_dtype
+attn_parse_dtype1 (const char *cell)
+{
+  return parse_dtype1 (cell);
+}
+
 gboolean
 attn_normalize_q (const msperf_tensor *q, int64_t head_dim, int64_t out[3])
 {
@@ -1102,6 +1197,7 @@ attn_target_info_get (const msperf_query *q, attn_target_info *out)
   out->head_dim = tg.d;
   out->avg_seq_len = tg.avg_seq_len;
   out->dtype = tg.dtype;
+  out->kv_dtype = tg.kv_dtype;
   out->sparse_known = tg.v[F_SPARSE_MODE].known;
   out->sparse_mode = tg.v[F_SPARSE_MODE].i;
   out->kv_known = tg.v[F_NUM_KV_HEADS].known;
@@ -1156,7 +1252,8 @@ MSPERF_PLUGIN_DEFINE (
     "  query_length_rule: {type: choice, choices: [per_sequence, literal_tokens],\n"
     "                      default: per_sequence}\n"
     "  sparse_mode_default: {type: integer, min: 0, nullable: true, default: null}\n"
-    "  mha_heads_axis: {type: bool}\n",
+    "  mha_heads_axis: {type: bool}\n"
+    "  kv_dtype_exact: {type: bool}\n",
   .lookup = attention_lookup,
   .describe_target = attention_describe_target,
   .describe_row = attention_describe_row,

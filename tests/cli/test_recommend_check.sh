@@ -49,11 +49,12 @@ t_csv() {
   fld() { grep -F "$1," "$tmp/rank.csv" | cut -d, -f"$2"; }
   # columns: 2 rows, 3 judged, 7 best_id, 14 pick_verdict, 22 order_verdict, 23 spearman
   [ "$(fld "$vllm" 2)" = 3 ] && [ "$(fld "$vllm" 3)" = 1 ] || return 1
-  # The benchmark's reused prompts hit vLLM's prefix cache: the predicted TTFT and TPOT are
-  # within the SLA for the best measured row, the pick: pass; within the group's median
-  # predicted TTFT and TPOT the pick is the same row: pass. The order is half kept.
-  [ "$(fld "$vllm" 14)" = pass ] && [ "$(fld "$vllm" 22)" = pass ] || { cat "$tmp/rank.csv"; return 1; }
-  [ "$(fld "$vllm" 23)" = 0.5000 ] || return 1
+  # The best measured row (tp 2, its TPOT 9.45 ms the SLA's) is predicted at 10.14 ms with the
+  # bf16 KV cache's attention rows: outside the SLA, so the pick is the tp 4 row, 34 % below
+  # the best: FAIL; within the group's median predicted TTFT and TPOT the pick is the best
+  # row: pass. The order is kept (Spearman 1).
+  [ "$(fld "$vllm" 14)" = FAIL ] && [ "$(fld "$vllm" 22)" = pass ] || { cat "$tmp/rank.csv"; return 1; }
+  [ "$(fld "$vllm" 23)" = 1.0000 ] || return 1
   # The SGLang rows' predicted TTFT is three times the measured: no row is predicted within
   # the SLA, no pick: FAIL; the order is kept (Spearman 1).
   [ "$(fld "$sg4" 14)" = FAIL ] && [ "$(fld "$sg4" 22)" = pass ] && [ "$(fld "$sg4" 23)" = 1.0000 ] ||
@@ -83,7 +84,7 @@ t_report() {
   contains "$t" "groups judged (>= 3 rows, GPUs stated, some row meeting the SLA): 2; " || return 1
   contains "$t" "; order: 2; rows not predicted: 0; repeated measurements counted once: 0" || return 1
   j=$tmp/rep/rank.json
-  contains "$j" '"judged": 2, "passed": 1, "order_passed": 2, "rows_not_predicted": 0, "duplicates": 0}' || return 1
+  contains "$j" '"judged": 2, "passed": 0, "order_passed": 2, "rows_not_predicted": 0, "duplicates": 0}' || return 1
   contains "$j" '"verdict": "shown"' || return 1
   if command -v python3 >/dev/null; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["groups"]) == 4' "$j" || return 1

@@ -1254,6 +1254,115 @@ test_window_without_key_unchanged (void **state)
   assert_miss (absent, "csv_not_found");
 }
 
+/* ---- the KV-cache dtype (policy interpolation.attention.kv_dtype_exact) ---- */
+
+static const char *const kv_exact_on[] = { "interpolation.attention.kv_dtype_exact", "true", NULL };
+
+/* A decode step (BNSD, four sequences over seq cached tokens, 8 heads over 2 KV heads,
+ * head_dim 64) whose key and value are kv, with kwarg window when window > 0. */
+static msperf_op *
+kv_op (int64_t seq, msperf_dtype kv, int64_t window)
+{
+  g_autofree char *k = g_strdup_printf ("4,2,%" G_GINT64_FORMAT ",64", seq);
+  const int64_t lens[] = { seq, seq, seq, seq };
+  msperf_op *op = tu_op (ATTN);
+
+  tu_op_add_tensor (op, BF16, "4,8,1,64");
+  tu_op_add_tensor (op, kv, k);
+  tu_op_add_tensor (op, kv, k);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  tu_op_add_none (op);
+  add_seq_lens (op, lens, 4);
+  tu_op_add_none (op);
+  if (window > 0)
+    set_kwarg_int (op, "window", window);
+  return op;
+}
+
+static void
+assert_interpolated_within (const msperf_result *r, double lo, double hi)
+{
+  if (r->source != MSPERF_SOURCE_INTERPOLATED)
+    fail_msg ("expected INTERPOLATED, got %s (reason %s)", msperf_source_name (r->source),
+              r->miss_reason ? r->miss_reason : "-");
+  if (!(r->latency_us > lo && r->latency_us < hi))
+    fail_msg ("expected a latency in (%g, %g), got %g", lo, hi, r->latency_us);
+}
+
+/* Without the switch the KV dtype is not compared (the reference): a bf16-KV op takes the
+ * FP8-KV row first in the table, and interpolates over both caches' rows. */
+static void
+test_kv_dtype_not_compared_by_default (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("attention/kvdtype", NULL);
+  g_autoptr (msperf_result) bf = tu_run (e, kv_op (4096, BF16, 0));
+  g_autoptr (msperf_result) win = tu_run (e, kv_op (4096, BF16, 128));
+  g_autoptr (msperf_result) off = tu_run (e, kv_op (3072, BF16, 0));
+
+  (void) state;
+  assert_hit (bf, 10.0, "FusedInferAttentionScore");
+  assert_hit (win, 3.0, "SlidingWindowAttention");
+  /* the median of the two caches' rows at 2048 (9) and 4096 (15) */
+  assert_interpolated_within (off, 9.0, 15.0);
+}
+
+/* With the switch each op gets the rows of its own KV dtype, exact and interpolated, in the
+ * full and the window table. */
+static void
+test_kv_dtype_exact_each_op_its_row (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("attention/kvdtype", kv_exact_on);
+  g_autoptr (msperf_result) bf = tu_run (e, kv_op (4096, BF16, 0));
+  g_autoptr (msperf_result) fp8 = tu_run (e, kv_op (4096, MSPERF_DTYPE_FP8_E4M3, 0));
+  g_autoptr (msperf_result) wbf = tu_run (e, kv_op (4096, BF16, 128));
+  g_autoptr (msperf_result) wfp8 = tu_run (e, kv_op (4096, MSPERF_DTYPE_FP8_E4M3, 128));
+  g_autoptr (msperf_result) ibf = tu_run (e, kv_op (3072, BF16, 0));
+  g_autoptr (msperf_result) ifp8 = tu_run (e, kv_op (3072, MSPERF_DTYPE_FP8_E4M3, 0));
+
+  (void) state;
+  assert_hit (bf, 20.0, "FusedInferAttentionScore");
+  assert_hit (fp8, 10.0, "FusedInferAttentionScore");
+  assert_hit (wbf, 7.0, "SlidingWindowAttention");
+  assert_hit (wfp8, 3.0, "SlidingWindowAttention");
+  /* between the bf16 rows 12 and 20, and between the FP8 rows 6 and 10 */
+  assert_interpolated_within (ibf, 12.0, 20.0);
+  assert_interpolated_within (ifp8, 6.0, 10.0);
+}
+
+/* With the switch, a op whose KV dtype no row at its coordinates has misses with a reason
+ * naming it; without, the FP8 row answers it. */
+static void
+test_kv_dtype_exact_miss_names_dtype (void **state)
+{
+  g_autoptr (msperf_engine) on = tu_engine_new ("attention/kvdtype", kv_exact_on);
+  g_autoptr (msperf_engine) off = tu_engine_new ("attention/kvdtype", NULL);
+  g_autoptr (msperf_result) miss = tu_run (on, kv_op (1024, BF16, 256));
+  g_autoptr (msperf_result) hit = tu_run (off, kv_op (1024, BF16, 256));
+
+  (void) state;
+  assert_miss (miss, "kv_dtype_not_measured:kv_dtype=DT_BF16");
+  assert_int_equal (miss->source, MSPERF_SOURCE_ANALYTIC);
+  assert_hit (hit, 2.0, "SlidingWindowAttention");
+}
+
+/* The params form: kv_dtype names the cache's dtype; absent, the Q dtype's rows answer. */
+static void
+test_kv_dtype_exact_params (void **state)
+{
+  g_autoptr (msperf_engine) e = tu_engine_new ("attention/kvdtype", kv_exact_on);
+  msperf_value *p;
+
+  (void) state;
+  assert_sub_hit (e, "FusedInferAttentionScore", params_new ("4,8,64", 4096), 20.0);
+  p = params_new ("4,8,64", 4096);
+  p_str (p, "kv_dtype", "float8_e4m3fn");
+  assert_sub_hit (e, "FusedInferAttentionScore", p, 10.0);
+  p = params_new ("4,8,64", 1024);
+  p_str (p, "kv_dtype", "DT_BF16");
+  assert_sub_miss (e, "SlidingWindowAttention", p, "kv_dtype_not_measured:kv_dtype=DT_BF16");
+}
+
 int
 main (void)
 {
@@ -1309,6 +1418,10 @@ main (void)
     H200 (test_h200_params_subquery_interpolates),
     H200 (test_h200_mha_off_grid_heads_miss_without_key),
     H200 (test_h200_mha_heads_axis_interpolates),
+    cmocka_unit_test (test_kv_dtype_not_compared_by_default),
+    cmocka_unit_test (test_kv_dtype_exact_each_op_its_row),
+    cmocka_unit_test (test_kv_dtype_exact_miss_names_dtype),
+    cmocka_unit_test (test_kv_dtype_exact_params),
 #define WINDOW(t) cmocka_unit_test_setup_teardown (t, setup_window, tu_teardown_engine)
     WINDOW (test_window_prefill_and_decode_from_window_table),
     WINDOW (test_window_full_attention_keeps_full_table),

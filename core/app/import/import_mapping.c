@@ -14,7 +14,7 @@ static const char mapping_head[] =
   "source: aiconfigurator\n"
   "interpolation_policy:\n"
   "  modes: [compute, attention_special, elementwise, field_table]\n"
-  "  attention: {mha_heads_axis: true}\n"
+  "  attention: {mha_heads_axis: true, kv_dtype_exact: true}\n"
   "  kernel_overrides:\n"
   "    MatMulV2: &gemm\n"
   "      space: log\n"
