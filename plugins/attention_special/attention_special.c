@@ -316,19 +316,31 @@ parse_slot0 (const char *cell, msperf_tensor *q)
   return q->rank > 0;
 }
 
-/* First item of an Input Data Types cell (empty items kept, as upstream split(";")[0]). */
+/* Item IDX (0-based) of an Input Data Types cell, empty items kept (as upstream
+ * split(";")[IDX]); the last item when the cell has fewer (a KV cache in the activations'
+ * dtype may be written once). */
+static msperf_dtype
+parse_dtype_item (const char *cell, int idx)
+{
+  char buf[64];
+  char *item, *semi;
+
+  trimmed (cell, buf, sizeof buf);
+  item = buf;
+  for (int k = 0; k < idx && (semi = strchr (item, ';')) != NULL; k++)
+    item = semi + 1;
+  semi = strchr (item, ';');
+  if (semi)
+    *semi = '\0';
+  g_strstrip (item);
+  return *item ? msperf_dtype_from_string (item) : MSPERF_DTYPE_UNKNOWN;
+}
+
+/* First item: the query's dtype. */
 static msperf_dtype
 parse_dtype0 (const char *cell)
 {
-  char buf[64];
-  char *semi;
-
-  trimmed (cell, buf, sizeof buf);
-  semi = strchr (buf, ';');
-  if (semi)
-    *semi = '\0';
-  g_strstrip (buf);
-  return *buf ? msperf_dtype_from_string (buf) : MSPERF_DTYPE_UNKNOWN;
+  return parse_dtype_item (cell, 0);
 }
 
 /* parse_dtype0 as a number, for the per-table memo of the dtype column. */
@@ -338,24 +350,11 @@ dtype0_number (const char *cell)
   return (double) parse_dtype0 (cell);
 }
 
-/* Second item of an Input Data Types cell (the key input: the KV-cache dtype); the first item
- * when the cell has one item only (a KV cache in the activations' dtype). */
+/* Second item of an Input Data Types cell (the key input: the KV-cache dtype). */
 static msperf_dtype
 parse_dtype1 (const char *cell)
 {
-  char buf[64];
-  char *semi, *item, *end;
-
-  trimmed (cell, buf, sizeof buf);
-  semi = strchr (buf, ';');
-  if (semi == NULL)
-    return parse_dtype0 (cell);
-  item = semi + 1;
-  end = strchr (item, ';');
-  if (end)
-    *end = '\0';
-  g_strstrip (item);
-  return *item ? msperf_dtype_from_string (item) : MSPERF_DTYPE_UNKNOWN;
+  return parse_dtype_item (cell, 1);
 }
 
 /* parse_dtype1 as a number, for the per-table memo of the KV dtype. */

@@ -7,6 +7,9 @@
 #                              stdout in $tmp/ok.out and its stderr in $tmp/ok.err, prints
 #                              "ok N - DESCRIPTION" when it succeeds, else "not ok N - ..."
 #                              and the start of both files as TAP comments;
+#   model_traces DIR TAG       prefill and decode traces (bf16, fp8, fp8_block; TP 2, batch
+#                              4) of every model config DIR/*.json into $tmp/TAG-*.jsonl,
+#                              the tracer's stderr in $tmp/trace.err;
 #   tap_end                    prints the plan "1..N"; succeeds when nothing failed (the
 #                              script's last command, so its exit status).
 
@@ -30,4 +33,17 @@ ok() {
 tap_end() {
   echo "1..$n"
   [ "$failed" -eq 0 ]
+}
+
+model_traces() {
+  for cfg in "$1"/*.json; do
+    m=$(basename "$cfg" .json)
+    for q in bf16 fp8 fp8_block; do
+      for ph in prefill decode; do
+        "$MSPERF_BIN" --plugins-dir "$MSPERF_TEST_PLUGINDIR" trace --model "$cfg" --quant "$q" \
+          --phase "$ph" --tp 2 --batch 4 -o "$tmp/$2-$m.$q.$ph.jsonl" 2>>"$tmp/trace.err" \
+          || return 1
+      done
+    done
+  done
 }

@@ -27,19 +27,6 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 
-# traces DIR TAG: prefill and decode traces of every config in DIR into $tmp/TAG-*.jsonl
-traces() {
-  for cfg in "$1"/*.json; do
-    m=$(basename "$cfg" .json)
-    for q in bf16 fp8 fp8_block; do
-      for ph in prefill decode; do
-        msperf trace --model "$cfg" --quant "$q" --phase "$ph" --tp 2 --batch 4 \
-          -o "$tmp/$2-$m.$q.$ph.jsonl" 2>>"$tmp/trace.err" || return 1
-      done
-    done
-  done
-}
-
 # check TAG: the coverage report and --require-coverage's status on the TAG traces
 check() {
   set -- "$1" "$(for f in "$tmp/$1"-*.jsonl; do printf ' --ops %s' "$f"; done)"
@@ -99,7 +86,7 @@ t_can_fail() {
 }
 
 local_cfgs=$top/tests/data/models/configs
-if traces "$local_cfgs" local && check local; then
+if model_traces "$local_cfgs" local && check local; then
   ok "coverage: the shipped H200 mapping leaves nothing but the allowed ops unmapped (test configs)" \
     t_status local
   ok "coverage: every proxy op of the test configs is answered from Silu rows" t_proxies local
@@ -111,7 +98,7 @@ fi
 
 models=${MSPERF_MODELS_DIR:-$top/../shared/data/models}
 if [ -d "$models" ]; then
-  if traces "$models" shared && check shared; then
+  if model_traces "$models" shared && check shared; then
     ok "coverage: the shipped H200 mapping leaves nothing but the allowed ops unmapped (every model)" \
       t_status shared
   else

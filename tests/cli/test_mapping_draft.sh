@@ -27,19 +27,6 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 
-# traces DIR TAG: prefill and decode traces of every config in DIR into $tmp/TAG-*.jsonl
-traces() {
-  for cfg in "$1"/*.json; do
-    m=$(basename "$cfg" .json)
-    for q in bf16 fp8 fp8_block; do
-      for ph in prefill decode; do
-        msperf trace --model "$cfg" --quant "$q" --phase "$ph" --tp 2 --batch 4 \
-          -o "$tmp/$2-$m.$q.$ph.jsonl" 2>>"$tmp/trace.err" || return 1
-      done
-    done
-  done
-}
-
 # Ops the shipped mapping maps that no template emits, so that the draft is asked for them too.
 cat >"$tmp/extra.jsonl" <<'EOF'
 {"op": "aten.linear.default", "args": [{"shape": [4, 64], "dtype": "bfloat16"}, {"shape": [128, 64], "dtype": "bfloat16"}], "out": [{"shape": [4, 128], "dtype": "bfloat16"}], "count": 1}
@@ -198,7 +185,7 @@ t_check() {
 }
 
 local_cfgs=$top/tests/data/models/configs
-if traces "$local_cfgs" local && draft local; then
+if model_traces "$local_cfgs" local && draft local; then
   ok "draft: every shipped H200 entry of the test configs' ops is proposed alike" \
     t_same local only-traced
   ok "draft: a changed shipped entry is reported (the comparison can fail)" t_can_fail local
@@ -215,7 +202,7 @@ fi
 
 models=${MSPERF_MODELS_DIR:-$top/../shared/data/models}
 if [ -d "$models" ]; then
-  if traces "$models" shared && draft shared; then
+  if model_traces "$models" shared && draft shared; then
     ok "draft: every shipped H200 entry is proposed alike (the ops of every model)" t_same shared
     ok "draft: mapping check passes and answers every op as the shipped mapping (every model)" \
       t_check shared
