@@ -88,7 +88,7 @@ msperf_cli_serving_dir (void)
 /* ---------------------------------------------------------------- options */
 
 typedef struct {
-  char *config, *template_path, *templates_dir, *dtype, *quant;
+  char *config, *template_path, *templates_dir, *dtype, *quant, *gemm_quant, *moe_quant, *kv_dtype;
   int tp, ep, dp, pp, replicas;
   char *mode;
   int p_workers, p_tp, p_ep, p_dp, p_pp, d_workers, d_tp, d_ep, d_dp, d_pp;
@@ -344,7 +344,16 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "templates-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.templates_dir,
         "Directory of templates (default: the shipped policies/models)", "DIR" },
       { "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "Activation and weight dtype", "DTYPE" },
-      { "quant", 0, 0, G_OPTION_ARG_STRING, &o.quant, "Quantisation mode of the templates", "MODE" },
+      { "quant", 0, 0, G_OPTION_ARG_STRING, &o.quant,
+        "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
+        "quantization_config, else bf16)", "MODE" },
+      { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, &o.gemm_quant,
+        "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
+      { "moe-quant", 0, 0, G_OPTION_ARG_STRING, &o.moe_quant,
+        "Quant mode of the routed experts (default: --quant)", "MODE" },
+      { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, &o.kv_dtype,
+        "KV cache dtype: bf16 (the model's, default) or fp8; sizes the cache and picks the "
+        "attention rows", "DTYPE" },
       { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor-parallel size (default 1)", "N" },
       { "ep", 0, 0, G_OPTION_ARG_INT, &o.ep, "Expert-parallel size (default 1)", "N" },
       { "dp", 0, 0, G_OPTION_ARG_INT, &o.dp, "Attention data-parallel size (default 1)", "N" },
@@ -452,6 +461,9 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
     memset (&mo, 0, sizeof mo);
     mo.dtype = o.dtype;
     mo.quant = o.quant;
+    mo.gemm_quant = o.gemm_quant;
+    mo.moe_quant = o.moe_quant;
+    mo.kv_dtype = o.kv_dtype;
     mo.fields = (const char *const *) fields;
     g_autofree char *dir = o.templates_dir ? g_strdup (o.templates_dir)
                                            : msperf_paths_data_file ("policies/models",
@@ -526,7 +538,8 @@ out:
       g_array_free (rec.e2es, TRUE);
     }
   g_free (o.config); g_free (o.template_path); g_free (o.templates_dir); g_free (o.dtype);
-  g_free (o.quant); g_free (o.mode); g_free (o.backend); g_free (o.scheduler);
+  g_free (o.quant); g_free (o.gemm_quant); g_free (o.moe_quant); g_free (o.kv_dtype);
+  g_free (o.mode); g_free (o.backend); g_free (o.scheduler);
   g_free (o.arrival); g_free (o.requests); g_free (o.isl_dist); g_free (o.osl_dist);
   g_free (o.format); g_free (o.timeline); g_free (o.report); g_free (o.rate_text);
   /* Unset knobs are NULL among set ones: each is freed, not up to the first NULL. */

@@ -61,6 +61,30 @@ t_backends() {
 }
 heavy "serve runs each backend's scheduler preset" t_backends
 
+t_kv_dtype() {
+  # --kv-dtype fp8 halves a token's KV bytes: twice the tokens in the same memory; an unknown
+  # dtype is refused with the flag named. --gemm-quant / --moe-quant reach the template.
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --format json \
+    || return 1
+  bf=$(sed -n 's/.*"kv_capacity_tokens": \([0-9]*\).*/\1/p' "$tmp/cmd.out")
+  status_is 0 $bin serve --model "$llama" --concurrency 4 --num-requests 20 --format json \
+    --kv-dtype fp8 || return 1
+  f8=$(sed -n 's/.*"kv_capacity_tokens": \([0-9]*\).*/\1/p' "$tmp/cmd.out")
+  [ -n "$bf" ] && [ "$f8" -gt $((2 * bf - 64)) ] && [ "$f8" -lt $((2 * bf + 64)) ] \
+    || { echo "kv capacity bf16 $bf, fp8 $f8: not twice"; return 1; }
+  status_is 2 $bin serve --model "$llama" --kv-dtype fp16x || return 1
+  contains "$tmp/cmd.err" "kv-dtype" || return 1
+  status_is 0 $bin serve --model "$llama" --concurrency 2 --num-requests 4 --gemm-quant fp8 \
+    --format json || return 1
+  g8=$(sed -n 's/.*"tpot_ms": {"mean": \([0-9.]*\).*/\1/p' "$tmp/cmd.out")
+  status_is 0 $bin serve --model "$llama" --concurrency 2 --num-requests 4 --format json \
+    || return 1
+  b16=$(sed -n 's/.*"tpot_ms": {"mean": \([0-9.]*\).*/\1/p' "$tmp/cmd.out")
+  awk -v a="$g8" -v b="$b16" 'BEGIN { exit !(a > 0 && a != b) }' \
+    || { echo "TPOT with --gemm-quant fp8 $g8, bf16 $b16"; return 1; }
+}
+heavy "serve --kv-dtype sizes the KV cache; --gemm-quant reaches the template" t_kv_dtype
+
 dsv3=$data/configs/deepseek-ai--DeepSeek-V3.json
 t_moe_pad() {
   # The NVIDIA runtimes' presets run the decode MoE on the batch's own tokens
