@@ -292,6 +292,44 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_generated() {
+  # The vLLM and SGLang rows come from deployments aiconfigurator generated: SGLang aggregated
+  # workers with --enable-mixed-chunk (the running requests decode in every prefill batch, so a
+  # burst of 80 prompts no longer waits for the whole wave: TTFT down, TPOT up) and budgets of
+  # isl + 1500 (+ the batch for vLLM). Without the preset's accuracy_* keys the runtime's
+  # defaults come back.
+  { head -n 1 "$sil"
+    grep ',sglang,.*meta-llama/Llama-3.1-8B-Instruct,.*,agg,2000,100,.*,80,1,1,' "$sil" | head -n 1
+    grep ',vllm,.*,agg,8000,100,.*,16,1,1,' "$sil" | head -n 1
+  } > "$tmp/genrows.csv"
+  [ "$(wc -l < "$tmp/genrows.csv")" -eq 3 ] || { cat "$tmp/genrows.csv"; return 1; }
+  status_is 0 $bin accuracy --silicon "$tmp/genrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 || return 1
+  cp "$tmp/cmd.out" "$tmp/gen1"
+  mkdir -p "$tmp/schedg"
+  for b in sglang vllm; do
+    grep -v '^accuracy_' "$src/policies/serving/$b.yaml" > "$tmp/schedg/$b.yaml"
+    ! cmp -s "$src/policies/serving/$b.yaml" "$tmp/schedg/$b.yaml" || return 1
+  done
+  status_is 0 $bin accuracy --silicon "$tmp/genrows.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 3 --schedulers-dir "$tmp/schedg" || return 1
+  set -- $(sed -n 2p "$tmp/gen1" | cut -d, -f2,3 | tr , ' ') \
+         $(sed -n 2p "$tmp/cmd.out" | cut -d, -f2,3 | tr , ' ')
+  [ $# -eq 4 ] || return 1
+  awk -v mt="$1" -v mp="$2" -v ut="$3" -v up="$4" \
+    'BEGIN { exit !(mt * 2 < ut && mp > up) }' \
+    || { echo "sglang mixed TTFT/TPOT $1/$2, unmixed $3/$4"; return 1; }
+  a=$(sed -n 3p "$tmp/gen1" | cut -d, -f2)
+  b=$(sed -n 3p "$tmp/cmd.out" | cut -d, -f2)
+  [ -n "$a" ] && [ "$a" != "$b" ] || { echo "vllm TTFT $a with the budget rule, $b without"; return 1; }
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  heavy "accuracy: the generated SGLang / vLLM deployments' limits (mixed chunks, budgets)" \
+    t_accuracy_generated
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_fp8_block() {
   # aiconfigurator's rows say "fp8" for DeepSeek-R1, whose checkpoint has 128x128 weight blocks:
   # the row runs as fp8_block (the MoE answered from data; per-tensor fp8 at H 7168 is not in

@@ -46,6 +46,13 @@ typedef struct msperf_serve_policy {
   gboolean prefix_caching;         /* a prompt seen before is served from the KV cache (vLLM
                                       v1 prefix caching, SGLang radix cache): only the tokens
                                       past its cached full blocks are prefilled */
+  /* How the deployments behind `accuracy`'s rows were configured (aiconfigurator's generated
+   * engine configs), where that differs from the runtime's defaults: */
+  int64_t accuracy_token_margin;   /* step budget = isl + this (-1 = the preset's budget) */
+  gboolean accuracy_budget_holds_batch; /* that budget also holds the batch size (vLLM, TRT-LLM
+                                      max_num_tokens); else it caps the preset's (SGLang's
+                                      max_prefill_tokens under its chunked_prefill_size) */
+  int64_t accuracy_agg_mixed_batch; /* aggregated rows: 1 mixed steps, 0 not, -1 the preset's */
 } msperf_serve_policy;
 
 /* The template parameters the policy sets ("name=value", NULL-terminated, for

@@ -368,6 +368,34 @@ block_fp8_checkpoint (const char *config, const char *templates_dir,
   return m;
 }
 
+
+/* The step limits of the deployment that measured the row. aiconfigurator generates an
+ * aggregated worker's engine config with a token budget of the prompt plus a margin (plus the
+ * batch size where the runtime counts decode tokens in it) and, for SGLang, mixed chunks; the
+ * preset keys accuracy_* carry those rules (doc/serving.md §6). Otherwise (disaggregated
+ * rows, whose batch sizes the rows leave empty, or a preset without them) a runtime that does
+ * not chunk prompts gets at least isl + concurrency: the deployment was configured to take a
+ * prompt beside its running requests. */
+static void
+generated_limits (msperf_serve_policy *pol, const row *r)
+{
+  int64_t batch = r->concurrency;
+
+  if (strcmp (r->mode, "agg") == 0 && r->agg.dp > 1)
+    batch = (batch + r->agg.dp - 1) / r->agg.dp;   /* the rows' batch_size is per DP rank */
+  if (pol->accuracy_token_margin >= 0 && strcmp (r->mode, "agg") == 0)
+    {
+      int64_t want = r->isl + pol->accuracy_token_margin;
+
+      pol->max_num_batched_tokens = pol->accuracy_budget_holds_batch
+                                      ? want + batch : MIN (pol->max_num_batched_tokens, want);
+    }
+  else if (!pol->chunked_prefill)
+    pol->max_num_batched_tokens = MAX (pol->max_num_batched_tokens, r->isl + r->concurrency);
+  if (strcmp (r->mode, "agg") == 0 && pol->accuracy_agg_mixed_batch >= 0)
+    pol->mixed_batch = pol->accuracy_agg_mixed_batch > 0;
+}
+
 static void
 run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r)
@@ -444,11 +472,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     note = lm->fallback == 3 ? "; fp8 as fp8_block (the checkpoint's 128x128 block scales)"
            : lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
                                : "; bf16 (the templates have no quant mode for it)";
-  /* Without chunked prefill a prompt needs its whole length in one step beside the running
-   * requests' decode tokens; a deployment serving this workload is configured for it, so the
-   * budget is at least isl + concurrency (the preset's otherwise). */
-  if (!pol.chunked_prefill)
-    pol.max_num_batched_tokens = MAX (pol.max_num_batched_tokens, r->isl + r->concurrency);
+  generated_limits (&pol, r);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = r->agg;
   dep.replicas = 1;

@@ -35,6 +35,12 @@ static const msperf_serve_knob knobs[] = {
         "(no separate fp8_quantize op), 0 = separate"),
   KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
         "(true/false)"),
+  KNOB (accuracy_token_margin, COUNT, "accuracy: the measured deployments' step budget is isl "
+        "+ this many tokens (-1 = the preset's)"),
+  KNOB (accuracy_budget_holds_batch, BOOL, "accuracy: that budget also holds the batch size "
+        "(true), or caps the preset's budget (false)"),
+  KNOB (accuracy_agg_mixed_batch, COUNT, "accuracy: aggregated rows mix prefill into decode "
+        "steps (1) or not (0); -1 = the preset's"),
 };
 
 const msperf_serve_knob *
@@ -60,6 +66,8 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->moe_pad_tokens = -1;
   p->moe_allreduce = -1;
   p->gemm_quant_fused = -1;
+  p->accuracy_token_margin = -1;
+  p->accuracy_agg_mixed_batch = -1;
 }
 
 char **
