@@ -86,6 +86,23 @@ t_kv_dtype() {
 heavy "serve --kv-dtype sizes the KV cache; --gemm-quant reaches the template" t_kv_dtype
 
 dsv3=$data/configs/deepseek-ai--DeepSeek-V3.json
+t_dp_lockstep() {
+  # The attention-DP ranks of a MoE engine step together (the MoE's collectives join every
+  # rank in every forward): 12 clients over 8 ranks load them unevenly, yet in the timeline
+  # the ranks' steps start together and last the same, and a rank's next step starts only
+  # when the group's ends.
+  status_is 0 $bin serve --model "$dsv3" --tp 1 --dp 8 --ep 8 --backend trtllm \
+    --kv-capacity-tokens 200000 --concurrency 12 --num-requests 48 --isl 256 --osl 16 \
+    --timeline "$tmp/dp.json" || return 1
+  grep -o '"pid":1,"tid":[0-9]*,"ts":[0-9.]*,"dur":[0-9.]*' "$tmp/dp.json" \
+    | awk -F'[:,]' '{ print $6, $8 }' | sort -g | awk '
+      { if (n && $1 == t) { if ($2 != d) bad++; together++ }
+        else { if (n && $1 < t + d - 0.01) bad++; t = $1; d = $2 }
+        n++ }
+      END { if (n < 100 || together < n / 2 || bad) { print n, together, bad; exit 1 } }'
+}
+heavy "serve: the attention-DP ranks of a MoE engine step in lockstep" t_dp_lockstep
+
 t_moe_pad() {
   # The NVIDIA runtimes' presets run the decode MoE on the batch's own tokens
   # (moe_pad_tokens 0); --moe-pad-tokens 256 pads it as vLLM-Ascend's decode graph does: a

@@ -185,6 +185,11 @@ typedef struct {
    * block_size] while that many are free (no eviction, no preemption: what the entry-by-entry
    * growth does then). dec_room is then the least room of the members not listed. */
   GArray **cross;             /* block_size lists of request indices, or NULL */
+  /* The attention-DP ranks of one MoE engine step together: the MoE's collectives (all-gather
+   * and reduce-scatter, or dispatch and combine) join every rank in every forward, so a step
+   * lasts as long as its slowest rank's (ranks with nothing to run wait in it). Workers
+   * [group, group + group_size) are one engine; group_size 1 = independent. */
+  guint group, group_size;
 } worker;
 
 typedef struct {
@@ -784,14 +789,14 @@ build_step (sim *s, worker *w)
     w->ratio = MAX (pol->reserve_ratio_min, w->ratio - pol->reserve_ratio_decay);
 }
 
+/* Builds worker wi's next step and prices it: *dur in seconds, 0 when it has nothing to run. */
 static gboolean
-start_step (sim *s, guint wi, GError **error)
+price_step (sim *s, guint wi, double *dur, GError **error)
 {
   worker *w = &s->w[wi];
-  double us, data_us, dur;
+  double us, data_us;
 
-  if (w->busy)
-    return TRUE;
+  *dur = 0;
   build_step (s, w);
   if (w->n_batch == 0)
     return TRUE;
@@ -799,14 +804,23 @@ start_step (sim *s, guint wi, GError **error)
   if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
                                   &us, &data_us, error))
     return FALSE;
-  dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch;
+  *dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch;
   s->data_us += data_us;
   s->total_us += us;
   s->steps++;
+  *dur /= 1e6;
+  return TRUE;
+}
+
+/* Starts the priced step of worker wi, lasting dur seconds. */
+static void
+launch_step (sim *s, guint wi, double dur)
+{
+  worker *w = &s->w[wi];
+
   w->busy = TRUE;
   s->n_busy++;
   w->step_start = s->now;
-  dur /= 1e6;
   /* In use: the blocks the requests hold; cached prompts no request holds are free to take
    * (vLLM's KV cache usage counts them so). */
   w->kv_time += dur * (w->total_blocks > 0 ? (double) (w->used_blocks - w->evictable)
@@ -830,6 +844,38 @@ start_step (sim *s, guint wi, GError **error)
                             ",\"kv_blocks\":%" G_GINT64_FORMAT "}}", wi, s->now * 1e6, dur * 1e6,
                             w->n_pre, w->n_dec, w->used_blocks);
   heap_push (&s->h, s->now + dur, EV_STEP, wi);
+}
+
+/* Starts worker wi's next step if it is idle and has work; a lockstep group's ranks start
+ * together once all are idle, each for the slowest one's time. */
+static gboolean
+start_step (sim *s, guint wi, GError **error)
+{
+  worker *w = &s->w[wi];
+  double dur, most = 0;
+
+  if (w->busy)
+    return TRUE;
+  if (w->group_size <= 1)
+    {
+      if (!price_step (s, wi, &dur, error))
+        return FALSE;
+      if (dur > 0)
+        launch_step (s, wi, dur);
+      return TRUE;
+    }
+  for (guint k = w->group; k < w->group + w->group_size; k++)
+    if (s->w[k].busy)
+      return TRUE;              /* it starts with them when their step ends */
+  for (guint k = w->group; k < w->group + w->group_size; k++)
+    {
+      if (!price_step (s, k, &dur, error))
+        return FALSE;
+      most = MAX (most, dur);
+    }
+  for (guint k = w->group; k < w->group + w->group_size; k++)
+    if (s->w[k].n_batch > 0)
+      launch_step (s, k, most);
   return TRUE;
 }
 
@@ -1173,6 +1219,9 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
   const msperf_serve_deployment *dep = s->dep;
   pool_spec pools[2];
   guint n_pools = 0, wi = 0;
+  double total = 0, active = 0, mtp, emb;
+  /* Routed experts (fewer parameters active than held): the DP ranks step together. */
+  gboolean moe = msperf_model_params (model, &total, &active, &mtp, &emb, NULL) && active < total;
 
   if (dep->mode == MSPERF_SERVE_AGG)
     pools[n_pools++] = (pool_spec){ W_AGG, &dep->layout, dep->replicas };
@@ -1232,6 +1281,8 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
 
           w->role = pools[p].role;
           w->steps = steps;
+          w->group_size = moe && l->dp > 1 ? (guint) l->dp : 1;
+          w->group = wi - (guint) (k % (int64_t) w->group_size);
           g_queue_init (&w->waiting);
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
