@@ -20,6 +20,10 @@ typedef struct msperf_serve_policy {
   int64_t block_size;              /* KV cache block (tokens) */
   int64_t max_num_batched_tokens;  /* token budget of one step */
   int64_t max_num_seqs;            /* sequences in one step */
+  int64_t max_prefill_tokens;      /* SGLang's --max-prefill-tokens: once a step's tokens reach
+                                      it, no further prompt is admitted, but a prompt that fits
+                                      the budget left is admitted whole even past it; <= 0 =
+                                      none (the budget alone) */
   gboolean chunked_prefill;        /* a prompt may be split over steps */
   gboolean mixed_batch;            /* prefill chunks ride in the decode steps */
   double reserve_ratio_init;       /* share of a request's remaining output reserved in the

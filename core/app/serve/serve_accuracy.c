@@ -387,8 +387,12 @@ generated_limits (msperf_serve_policy *pol, const row *r)
     {
       int64_t want = r->isl + pol->accuracy_token_margin;
 
-      pol->max_num_batched_tokens = pol->accuracy_budget_holds_batch
-                                      ? want + batch : MIN (pol->max_num_batched_tokens, want);
+      if (pol->accuracy_budget_holds_batch)
+        pol->max_num_batched_tokens = want + batch;
+      else if (pol->max_prefill_tokens > 0)
+        pol->max_prefill_tokens = want;
+      else
+        pol->max_num_batched_tokens = MIN (pol->max_num_batched_tokens, want);
     }
   else if (!pol->chunked_prefill)
     pol->max_num_batched_tokens = MAX (pol->max_num_batched_tokens, r->isl + r->concurrency);

@@ -15,6 +15,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (block_size, INT, "KV cache block, tokens"),
   KNOB (max_num_batched_tokens, INT, "Token budget of one step"),
   KNOB (max_num_seqs, INT, "Sequences in one step"),
+  KNOB (max_prefill_tokens, COUNT, "Tokens of a step past which no further prompt is admitted "
+        "(a prompt within the budget is admitted whole); 0 = none"),
   KNOB (chunked_prefill, BOOL, "Split prompts over steps (true/false)"),
   KNOB (mixed_batch, BOOL, "Prefill chunks ride in decode steps (true/false)"),
   KNOB (reserve_ratio_init, DOUBLE, "Share of remaining output reserved at admission"),

@@ -706,6 +706,11 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
         {
           if (*budget <= 0)
             break;
+          /* SGLang's input budget (PrefillAdder.budget_state): spent once the step's tokens
+           * reach max_prefill_tokens, which a prompt admitted whole may overshoot. */
+          if (pol->max_prefill_tokens > 0 && w->n_pre > 0
+              && pol->max_num_batched_tokens - *budget >= pol->max_prefill_tokens)
+            break;
           e.chunk = pol->chunked_prefill ? MIN (left, *budget) : left;
           if (e.chunk > *budget && *nseq > 0)
             break;
