@@ -190,6 +190,7 @@ typedef struct {
    * lasts as long as its slowest rank's (ranks with nothing to run wait in it). Workers
    * [group, group + group_size) are one engine; group_size 1 = independent. */
   guint group, group_size;
+  guint group_busy;           /* on a group's first worker: its members with a step in flight */
 } worker;
 
 typedef struct {
@@ -825,6 +826,7 @@ launch_step (sim *s, guint wi, double dur)
 
   w->busy = TRUE;
   s->n_busy++;
+  s->w[w->group].group_busy++;
   w->step_start = s->now;
   /* In use: the blocks the requests hold; cached prompts no request holds are free to take
    * (vLLM's KV cache usage counts them so). */
@@ -869,9 +871,8 @@ start_step (sim *s, guint wi, GError **error)
         launch_step (s, wi, dur);
       return TRUE;
     }
-  for (guint k = w->group; k < w->group + w->group_size; k++)
-    if (s->w[k].busy)
-      return TRUE;              /* it starts with them when their step ends */
+  if (s->w[w->group].group_busy > 0)
+    return TRUE;                /* it starts with them when their step ends */
   for (guint k = w->group; k < w->group + w->group_size; k++)
     {
       if (!price_step (s, k, &dur, error))
@@ -920,6 +921,7 @@ apply_step (sim *s, guint wi, GError **error)
 
   w->busy = FALSE;
   s->n_busy--;
+  s->w[w->group].group_busy--;
   if (w->step_lazy && w->dec_left - (double) (w->dec_steps + 1) > 1e-9)
     {
       /* The reused batch, and none of its requests reaches its output length: one token
@@ -1520,6 +1522,9 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
         case EV_STEP:
           if (!apply_step (&s, ev.arg, error))
             goto out;
+          /* A lockstep group starts again only when its last member's step ends. */
+          if (s.w[s.w[ev.arg].group].group_busy > 0)
+            break;
           /* Finished requests may have issued new arrivals at this instant; they are events
            * of their own. Every idle worker with work starts its next step (when every other
            * worker is busy, the one that just finished its step is the only idle one). */
