@@ -113,6 +113,27 @@ first_given (const model_opts *o)
   return NULL;
 }
 
+void
+msperf_cli_model_quant_entries (GArray *out, char **quant, char **gemm_quant, char **moe_quant,
+                                char **kv_dtype)
+{
+  const GOptionEntry entries[] = {
+    { "quant", 0, 0, G_OPTION_ARG_STRING, quant,
+      "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
+      "quantization_config, else bf16)", "MODE" },
+    { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, gemm_quant,
+      "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
+    { "moe-quant", 0, 0, G_OPTION_ARG_STRING, moe_quant,
+      "Quant mode of the routed experts (default: --quant)", "MODE" },
+    { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, kv_dtype,
+      "KV cache dtype: bf16 (the model's, default) or fp8; it sizes the cache and picks the "
+      "attention rows", "DTYPE" },
+  };
+
+  g_return_if_fail (out != NULL);
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
 /* Appends the shared entries to out (GOptionEntry, no terminator): the model, and the pass
  * (phase, sizes) and layout groups when asked. */
 static void
@@ -126,15 +147,6 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
       "Directory of templates (default: the shipped policies/models)", "DIR" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype,
       "Activation and weight dtype (default: the config's torch_dtype)", "DTYPE" },
-    { "quant", 0, 0, G_OPTION_ARG_STRING, &o->quant,
-      "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
-      "quantization_config, else bf16)", "MODE" },
-    { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, &o->gemm_quant,
-      "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
-    { "moe-quant", 0, 0, G_OPTION_ARG_STRING, &o->moe_quant,
-      "Quant mode of the routed experts (default: --quant)", "MODE" },
-    { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, &o->kv_dtype,
-      "KV cache dtype: bf16 (the model's, default) or fp8", "DTYPE" },
   };
   const GOptionEntry pass_entries[] = {
     { "phase", 0, 0, G_OPTION_ARG_STRING, &o->phase, "prefill (default) or decode", "PHASE" },
@@ -155,6 +167,7 @@ add_model_entries (GArray *out, model_opts *o, gboolean pass, gboolean layout)
   };
 
   g_array_append_vals (out, model, G_N_ELEMENTS (model));
+  msperf_cli_model_quant_entries (out, &o->quant, &o->gemm_quant, &o->moe_quant, &o->kv_dtype);
   if (pass)
     g_array_append_vals (out, pass_entries, G_N_ELEMENTS (pass_entries));
   if (layout)

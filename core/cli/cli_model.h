@@ -16,6 +16,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_cli_model_opts, msperf_cli_model_opts_free
 GOptionGroup *msperf_cli_model_estimate_group (msperf_cli_model_opts *o);
 /* The same options appended to out (GOptionEntry, no terminator), for the option check. */
 void msperf_cli_model_estimate_entries (msperf_cli_model_opts *o, GArray *out);
+/* The quantisation options every model command takes (--quant, --gemm-quant, --moe-quant,
+ * --kv-dtype), appended to out (GOptionEntry, no terminator) and written into the given
+ * strings, which must outlive the parse. */
+void msperf_cli_model_quant_entries (GArray *out, char **quant, char **gemm_quant,
+                                     char **moe_quant, char **kv_dtype);
 /* The trace estimate should read: NULL (and no error) without --model; else the JSON Lines
  * text, or NULL with *error (0 or negative sizes refused). *name is the config path for
  * messages (transfer none, owned by o). */

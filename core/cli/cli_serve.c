@@ -8,6 +8,7 @@
 #include <msperf/msperf.h>
 #include <msperf/paths.h>
 #include "cli/cli.h"
+#include "cli/cli_model.h"
 #include "cli/cli_serve.h"
 #include "cli/options.h"
 #include "app/model/model.h"
@@ -338,22 +339,18 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
   o.max_events = MSPERF_SERVE_MAX_EVENTS;
   o.knob_values = g_new0 (char *, n_knobs + 1);
   {
-    const GOptionEntry entries[] = {
+    const GOptionEntry model[] = {
       { "model", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Hugging Face config.json", "CONFIG" },
       { "template", 0, 0, G_OPTION_ARG_FILENAME, &o.template_path, "Architecture template", "FILE" },
       { "templates-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.templates_dir,
         "Directory of templates (default: the shipped policies/models)", "DIR" },
       { "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "Activation and weight dtype", "DTYPE" },
-      { "quant", 0, 0, G_OPTION_ARG_STRING, &o.quant,
-        "bf16, fp8, fp8_block, w4a16_mxfp4 (experts), int4_wo or w8a8 (default: the config's "
-        "quantization_config, else bf16)", "MODE" },
-      { "gemm-quant", 0, 0, G_OPTION_ARG_STRING, &o.gemm_quant,
-        "Quant mode of the non-expert linear layers (default: --quant)", "MODE" },
-      { "moe-quant", 0, 0, G_OPTION_ARG_STRING, &o.moe_quant,
-        "Quant mode of the routed experts (default: --quant)", "MODE" },
-      { "kv-dtype", 0, 0, G_OPTION_ARG_STRING, &o.kv_dtype,
-        "KV cache dtype: bf16 (the model's, default) or fp8; sizes the cache and picks the "
-        "attention rows", "DTYPE" },
+    };
+    g_array_append_vals (all, model, G_N_ELEMENTS (model));
+    msperf_cli_model_quant_entries (all, &o.quant, &o.gemm_quant, &o.moe_quant, &o.kv_dtype);
+  }
+  {
+    const GOptionEntry entries[] = {
       { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor-parallel size (default 1)", "N" },
       { "ep", 0, 0, G_OPTION_ARG_INT, &o.ep, "Expert-parallel size (default 1)", "N" },
       { "dp", 0, 0, G_OPTION_ARG_INT, &o.dp, "Attention data-parallel size (default 1)", "N" },

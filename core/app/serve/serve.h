@@ -53,9 +53,9 @@ typedef struct msperf_serve_policy {
   /* How the deployments behind `accuracy`'s rows were configured (aiconfigurator's generated
    * engine configs), where that differs from the runtime's defaults: */
   int64_t accuracy_token_margin;   /* step budget = isl + this (-1 = the preset's budget) */
-  gboolean accuracy_budget_holds_batch; /* that budget also holds the batch size (vLLM, TRT-LLM
-                                      max_num_tokens); else it caps the preset's (SGLang's
-                                      max_prefill_tokens under its chunked_prefill_size) */
+  gboolean accuracy_budget_holds_batch; /* that budget also holds the batch size (vLLM's
+                                      max-num-batched-tokens); else it sets max_prefill_tokens
+                                      where the preset has one (SGLang), or caps the budget */
   int64_t accuracy_agg_mixed_batch; /* aggregated rows: 1 mixed steps, 0 not, -1 the preset's */
 } msperf_serve_policy;
 

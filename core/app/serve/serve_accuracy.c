@@ -371,21 +371,22 @@ block_fp8_checkpoint (const char *config, const char *templates_dir,
 
 /* The step limits of the deployment that measured the row. aiconfigurator generates an
  * aggregated worker's engine config with a token budget of the prompt plus a margin (plus the
- * batch size where the runtime counts decode tokens in it) and, for SGLang, mixed chunks; the
- * preset keys accuracy_* carry those rules (doc/serving.md §6). Otherwise (disaggregated
- * rows, whose batch sizes the rows leave empty, or a preset without them) a runtime that does
- * not chunk prompts gets at least isl + concurrency: the deployment was configured to take a
- * prompt beside its running requests. */
+ * batch size where the runtime counts decode tokens in it: vLLM's max-num-batched-tokens; else
+ * SGLang's max-prefill-tokens) and, for SGLang, mixed chunks; the preset keys accuracy_* carry
+ * those rules (doc/serving.md §2). Otherwise (disaggregated rows, whose batch sizes the rows
+ * leave empty, or a preset without them) a runtime that does not chunk prompts gets at least
+ * isl + concurrency: the deployment was configured to take a prompt beside its running
+ * requests. */
 static void
 generated_limits (msperf_serve_policy *pol, const row *r)
 {
-  int64_t batch = r->concurrency;
+  gboolean agg = strcmp (r->mode, "agg") == 0;
 
-  if (strcmp (r->mode, "agg") == 0 && r->agg.dp > 1)
-    batch = (batch + r->agg.dp - 1) / r->agg.dp;   /* the rows' batch_size is per DP rank */
-  if (pol->accuracy_token_margin >= 0 && strcmp (r->mode, "agg") == 0)
+  if (agg && pol->accuracy_token_margin >= 0)
     {
       int64_t want = r->isl + pol->accuracy_token_margin;
+      /* The rows' batch_size is the batch of one DP rank. */
+      int64_t batch = (r->concurrency + r->agg.dp - 1) / r->agg.dp;
 
       if (pol->accuracy_budget_holds_batch)
         pol->max_num_batched_tokens = want + batch;
@@ -396,7 +397,7 @@ generated_limits (msperf_serve_policy *pol, const row *r)
     }
   else if (!pol->chunked_prefill)
     pol->max_num_batched_tokens = MAX (pol->max_num_batched_tokens, r->isl + r->concurrency);
-  if (strcmp (r->mode, "agg") == 0 && pol->accuracy_agg_mixed_batch >= 0)
+  if (agg && pol->accuracy_agg_mixed_batch >= 0)
     pol->mixed_batch = pol->accuracy_agg_mixed_batch > 0;
 }
 

@@ -40,7 +40,7 @@ static const msperf_serve_knob knobs[] = {
   KNOB (accuracy_token_margin, COUNT, "accuracy: the measured deployments' step budget is isl "
         "+ this many tokens (-1 = the preset's)"),
   KNOB (accuracy_budget_holds_batch, BOOL, "accuracy: that budget also holds the batch size "
-        "(true), or caps the preset's budget (false)"),
+        "(true), or is max_prefill_tokens where the preset has one, else a cap (false)"),
   KNOB (accuracy_agg_mixed_batch, COUNT, "accuracy: aggregated rows mix prefill into decode "
         "steps (1) or not (0); -1 = the preset's"),
 };
