@@ -92,7 +92,7 @@ typedef struct {
   char *config, *template_path, *templates_dir, *dtype, *quant, *gemm_quant, *moe_quant, *kv_dtype;
   int tp, ep, dp, pp, replicas;
   char *mode;
-  int p_workers, p_tp, p_ep, p_dp, p_pp, d_workers, d_tp, d_ep, d_dp, d_pp;
+  int p_workers, p_tp, p_ep, p_dp, p_pp, d_workers, d_tp, d_ep, d_dp, d_pp, p_seqs, d_seqs;
   int nextn;
   double accept;
   char *backend, *scheduler;
@@ -158,6 +158,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
     { "--prefill-dp", o->p_dp, 1 }, { "--prefill-pp", o->p_pp, 1 },
     { "--decode-workers", o->d_workers, 1 }, { "--decode-tp", o->d_tp, 1 },
     { "--decode-ep", o->d_ep, 1 }, { "--decode-dp", o->d_dp, 1 }, { "--decode-pp", o->d_pp, 1 },
+    { "--prefill-max-num-seqs", o->p_seqs, 1 }, { "--decode-max-num-seqs", o->d_seqs, 1 },
     { "--nextn", o->nextn, 0 }, { "--concurrency", o->concurrency, 1 }, { "--isl", o->isl, 1 },
     { "--osl", o->osl, 1 }, { "--num-requests", o->num_requests, 1 }, { "--seed", o->seed, 0 },
     { "--warmup", o->warmup, 0 }, { "--cooldown", o->cooldown, 0 },
@@ -189,6 +190,8 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
                                        msperf_cli_or (o->d_dp, dep->layout.dp), msperf_cli_or (o->d_pp, 1), FALSE };
   dep->prefill_workers = msperf_cli_or (o->p_workers, 1);
   dep->decode_workers = msperf_cli_or (o->d_workers, 1);
+  dep->prefill_max_seqs = msperf_cli_or (o->p_seqs, 0);
+  dep->decode_max_seqs = msperf_cli_or (o->d_seqs, 0);
   dep->nextn = msperf_cli_or (o->nextn, 0);
   dep->accept = isnan (o->accept) ? 0.7 : o->accept;
   dep->kv_capacity_tokens = o->kv_capacity == UNSET ? 0 : o->kv_capacity;
@@ -330,7 +333,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
 
   memset (&o, 0, sizeof o);
   o.tp = o.ep = o.dp = o.pp = o.replicas = UNSET;
-  o.p_workers = o.p_tp = o.p_ep = o.p_dp = o.p_pp = UNSET;
+  o.p_workers = o.p_tp = o.p_ep = o.p_dp = o.p_pp = o.p_seqs = o.d_seqs = UNSET;
   o.d_workers = o.d_tp = o.d_ep = o.d_dp = o.d_pp = UNSET;
   o.nextn = o.concurrency = o.isl = o.osl = o.num_requests = o.seed = UNSET;
   o.warmup = o.cooldown = o.kv_capacity = o.jobs = UNSET;
@@ -367,6 +370,10 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       { "decode-ep", 0, 0, G_OPTION_ARG_INT, &o.d_ep, "Disagg: decode EP (default --ep)", "N" },
       { "decode-dp", 0, 0, G_OPTION_ARG_INT, &o.d_dp, "Disagg: decode attention DP", "N" },
       { "decode-pp", 0, 0, G_OPTION_ARG_INT, &o.d_pp, "Disagg: decode PP", "N" },
+      { "prefill-max-num-seqs", 0, 0, G_OPTION_ARG_INT, &o.p_seqs,
+        "Disagg: sequences a prefill rank runs at once (default: the preset's max_num_seqs)", "N" },
+      { "decode-max-num-seqs", 0, 0, G_OPTION_ARG_INT, &o.d_seqs,
+        "Disagg: sequences a decode rank runs at once (default: the preset's max_num_seqs)", "N" },
       { "nextn", 0, 0, G_OPTION_ARG_INT, &o.nextn, "MTP draft tokens per decode step", "K" },
       { "nextn-accept", 0, 0, G_OPTION_ARG_DOUBLE, &o.accept,
         "Acceptance probability of each draft token (default 0.7)", "P" },

@@ -35,6 +35,8 @@ t_flags() {
   refused --concurrency --concurrency -3 || return 1
   refused --osl --osl 0 || return 1
   refused --isl --isl 0 || return 1
+  refused --decode-max-num-seqs --mode disagg --decode-max-num-seqs 0 || return 1
+  refused --prefill-max-num-seqs --mode disagg --prefill-max-num-seqs -1 || return 1
   refused --isl --isl 2000000000 || return 1
   for r in 0 nan NaN inf -inf -1 abc 1e999; do
     refused "--rate must be a finite number > 0.*'$r'" --rate "$r" || return 1
@@ -193,6 +195,59 @@ t_accuracy_rows() {
 }
 ok "accuracy: unknown models/backends and garbled numbers are per-row statuses, the rest answered" \
   t_accuracy_rows
+
+t_accuracy_checks() {
+  # What a file cannot say shows in the status: one measurement under two layouts (an export
+  # that wrote one run's sizes two ways, the last digit apart), and disaggregated rows without
+  # worker counts. The same measurement under the same layout is a plain repeat, not flagged.
+  l=meta-llama/Meta-Llama-3.1-8B
+  { echo "$hdr"
+    echo "t_a,silicon_concurrency=1,vllm,$l,agg,128,8,1,20.0,5.0"
+    echo "t_b,silicon_concurrency=1,vllm,$l,agg,128,8,2,20.000000000000004,5.0"
+    echo "t_c,silicon_concurrency=1,vllm,$l,agg,128,8,2,21.0,5.0"
+    echo "t_d,silicon_concurrency=1,vllm,$l,agg,128,8,1,22.0,5.5"
+    echo "t_e,silicon_concurrency=1,vllm,$l,agg,128,8,1,22.0,5.5"
+    echo "t_f,silicon_concurrency=2,vllm,$l,agg,128,8,2,20.0,5.0"
+    echo "t_g,silicon_concurrency=1,vllm,$l,disagg,128,8,1,20.0,5.0"
+  } > "$tmp/twins.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/twins.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^t_a,.*,ok; the same measurement as row t_b under another layout$' || return 1
+  contains "$o" '^t_b,.*,ok; the same measurement as row t_a under another layout$' || return 1
+  # Another measurement, a plain repeat, other clients, another mode: none is a twin.
+  for r in t_c t_d t_e t_f; do contains "$o" "^$r,.*,ok$" || return 1; done
+  contains "$o" '^t_g,.*,ok; no worker counts: one prefill and one decode worker$' || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/twins.csv" --models-dir "$configs" --jobs 1 \
+    --requests-per-client 2 || return 1
+  contains "$tmp/cmd.out" "without worker counts (run with one prefill and one decode worker): 1$" \
+    || return 1
+  contains "$tmp/cmd.out" "under another layout (the status names it): 2$" || return 1
+}
+ok "accuracy: one measurement under two layouts and disaggregated rows without worker counts are said" \
+  t_accuracy_checks
+
+t_accuracy_stage_batch() {
+  # A disaggregated row's decode_batch_size is its decode engines' max batch size: one
+  # sequence per rank for four clients makes three wait after their first token (TPOT up);
+  # with the workers stated there is no worker note; a batch size of 0 is a per-row status.
+  l=meta-llama/Meta-Llama-3.1-8B
+  { echo "$hdr,prefill_num_workers,decode_num_workers,decode_batch_size"
+    echo "s_free,silicon_concurrency=4,vllm,$l,disagg,128,8,1,20.0,5.0,1,1,"
+    echo "s_one,silicon_concurrency=4,vllm,$l,disagg,128,8,1,21.0,6.0,1,1,1"
+    echo "s_zero,silicon_concurrency=4,vllm,$l,disagg,128,8,1,22.0,7.0,1,1,0"
+  } > "$tmp/stage.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/stage.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^s_free,.*,ok$' || return 1
+  contains "$o" '^s_zero,,,,unmapped: a batch size is not an integer >= 1' || return 1
+  free=$(grep '^s_free,' "$o" | cut -d, -f3)
+  one=$(grep '^s_one,' "$o" | cut -d, -f3)
+  awk -v f="$free" -v c="$one" 'BEGIN { exit !(f > 0 && c > 2 * f) }' \
+    || { echo "TPOT $free without a decode batch size, $one with 1"; return 1; }
+}
+ok "accuracy: a disaggregated row's decode_batch_size bounds its decode ranks" t_accuracy_stage_batch
 
 t_accuracy_csv() {
   { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"

@@ -196,6 +196,10 @@ typedef struct msperf_serve_deployment {
   int64_t replicas;                      /* agg replicas (default 1) */
   msperf_model_layout prefill, decode;   /* disagg pools */
   int64_t prefill_workers, decode_workers;
+  /* Disagg: sequences one rank of the pool runs at once (the runtime's max batch size:
+   * TensorRT-LLM max_batch_size, vLLM --max-num-seqs, SGLang --max-running-requests);
+   * 0 = the preset's max_num_seqs. */
+  int64_t prefill_max_seqs, decode_max_seqs;
   int64_t nextn;
   double accept;
   double device_bytes;                   /* memory per device; <= 0: unknown (no KV bound) */

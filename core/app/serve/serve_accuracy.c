@@ -15,11 +15,14 @@ typedef struct {
   int64_t isl, osl, concurrency;
   msperf_model_layout agg, prefill, decode;
   int64_t prefill_workers, decode_workers;
+  int64_t prefill_seqs, decode_seqs;  /* disagg batch sizes per rank; 0 = not stated */
   double ttft, tpot;          /* measured, ms */
   /* results */
   double p_ttft, p_tpot, share;
   int64_t devices;
   gboolean workers_stated;
+  char *twin;                 /* id of another row with the same measurement under another
+                               * layout, or NULL (see find_twins) */
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
 } row;
@@ -33,6 +36,7 @@ row_clear (row *r)
   g_free (r->mode);
   g_free (r->quant);
   g_free (r->config);
+  g_free (r->twin);
   g_free (r->status);
 }
 
@@ -292,6 +296,8 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                                         int_field (rec, cols, "decode_pp_size", 1), FALSE };
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
+      r.prefill_seqs = int_field (rec, cols, "prefill_batch_size", 0);
+      r.decode_seqs = int_field (rec, cols, "decode_batch_size", 0);
       r.workers_stated = *field (rec, cols, "prefill_num_workers") != '\0'
                          && *field (rec, cols, "decode_num_workers") != '\0';
       r.p_ttft = r.p_tpot = r.share = NAN;
@@ -314,12 +320,91 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                : !layout_valid (&r.prefill) || !layout_valid (&r.decode)
                    || r.prefill_workers < 1 || r.decode_workers < 1)
         r.status = g_strdup ("unmapped: a parallel size is not an integer >= 1");
+      else if (strcmp (r.mode, "disagg") == 0 && (r.prefill_seqs < 0 || r.decode_seqs < 0))
+        r.status = g_strdup ("unmapped: a batch size is not an integer >= 1");
       else if ((r.config = find_config (o->models_dir, r.model_path)) == NULL)
         r.status = g_strdup_printf ("unmapped: no config for %s in the models directory",
                                     r.model_path);
       g_array_append_val (rows, r);
     }
   return TRUE;
+}
+
+static gboolean
+same_layout (const msperf_model_layout *a, const msperf_model_layout *b)
+{
+  return a->tp == b->tp && a->ep == b->ep && a->dp == b->dp && a->pp == b->pp;
+}
+
+static gboolean
+same_deployment (const row *a, const row *b)
+{
+  if (strcmp (a->mode, "agg") == 0)
+    return same_layout (&a->agg, &b->agg);
+  return same_layout (&a->prefill, &b->prefill) && same_layout (&a->decode, &b->decode)
+         && a->prefill_workers == b->prefill_workers && a->decode_workers == b->decode_workers
+         && a->prefill_seqs == b->prefill_seqs && a->decode_seqs == b->decode_seqs;
+}
+
+/* Equal to the printed precision of a measurement: exports of the same run differ in the last
+ * digit of its shortest decimal form. */
+static gboolean
+same_measure (double a, double b)
+{
+  return fabs (a - b) <= 1e-12 * fmax (fabs (a), fabs (b));
+}
+
+/* The workload a row measured, then its TTFT: rows that can be the same run sort together. */
+static int
+cmp_workload (gconstpointer x, gconstpointer y, gpointer data)
+{
+  const row *v = data, *a = &v[*(const guint *) x], *b = &v[*(const guint *) y];
+  int c;
+
+  if ((c = strcmp (a->model_path, b->model_path)) || (c = strcmp (a->backend, b->backend))
+      || (c = strcmp (a->mode, b->mode)))
+    return c;
+  if (a->isl != b->isl || a->osl != b->osl || a->concurrency != b->concurrency)
+    return a->isl != b->isl ? (a->isl > b->isl) - (a->isl < b->isl)
+           : a->osl != b->osl ? (a->osl > b->osl) - (a->osl < b->osl)
+                              : (a->concurrency > b->concurrency) - (a->concurrency < b->concurrency);
+  if (a->ttft != b->ttft)
+    return (a->ttft > b->ttft) - (a->ttft < b->ttft);
+  return (*(const guint *) x > *(const guint *) y) - (*(const guint *) x < *(const guint *) y);
+}
+
+/* A measurement that a row shares with another row of the same workload under another layout
+ * is one run exported twice with its sizes written two ways (upstream carries such pairs): at
+ * most one of the two layouts ran, and the row cannot tell which. Each such row names the other
+ * in its status, so a user sees which rows to check before trusting their errors. */
+static void
+find_twins (GArray *rows)
+{
+  row *v = (row *) (void *) rows->data;
+  g_autofree guint *idx = g_new (guint, rows->len + 1);
+  guint n = 0;
+
+  /* Only rows that will run: an unmapped row's measurement may be unreadable. */
+  for (guint i = 0; i < rows->len; i++)
+    if (v[i].status == NULL)
+      idx[n++] = i;
+  g_qsort_with_data (idx, (gint) n, sizeof *idx, cmp_workload, v);
+  for (guint i = 0; i < n; i++)
+    for (guint j = i + 1; j < n; j++)
+      {
+        row *a = &v[idx[i]], *b = &v[idx[j]];
+
+        if (strcmp (a->model_path, b->model_path) || strcmp (a->backend, b->backend)
+            || strcmp (a->mode, b->mode) || a->isl != b->isl || a->osl != b->osl
+            || a->concurrency != b->concurrency || !same_measure (a->ttft, b->ttft))
+          break;
+        if (!same_measure (a->tpot, b->tpot) || same_deployment (a, b))
+          continue;
+        if (a->twin == NULL)
+          a->twin = g_strdup (b->id);
+        if (b->twin == NULL)
+          b->twin = g_strdup (a->id);
+      }
 }
 
 /* ---------------------------------------------------------------- running rows */
@@ -485,6 +570,10 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   dep.decode = r->decode;
   dep.prefill_workers = r->prefill_workers;
   dep.decode_workers = r->decode_workers;
+  /* A stage's batch size is its engines' max batch size (aiconfigurator's generator writes it
+   * as TensorRT-LLM's max_batch_size, vLLM's --max-num-seqs, SGLang's --max-running-requests). */
+  dep.prefill_max_seqs = r->prefill_seqs;
+  dep.decode_max_seqs = r->decode_seqs;
   /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
    * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
    * speculative decoding only when one is asked for (doc/serving.md §6). */
@@ -527,7 +616,18 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->status = g_strdup_printf ("ok%s", note);
+  r->status = g_strdup_printf ("ok%s%s%s%s", note,
+                               dep.mode == MSPERF_SERVE_DISAGG && !r->workers_stated
+                               ? "; no worker counts: one prefill and one decode worker" : "",
+                               r->twin ? "; the same measurement as row " : "",
+                               r->twin ? r->twin : "");
+  if (r->twin)
+    {
+      char *s = g_strconcat (r->status, " under another layout", NULL);
+
+      g_free (r->status);
+      r->status = s;
+    }
   msperf_serve_policy_clear (&pol);
   return;
 fail:
@@ -657,8 +757,10 @@ write_rows (GArray *rows, FILE *out)
 }
 
 static void
-write_summary (GPtrArray *groups, guint unmapped, FILE *out)
+write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 {
+  guint twins = 0, unstated = 0;
+
   fprintf (out, "%-52s %5s %10s %10s %10s %10s\n", "model / backend / mode", "rows",
            "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE");
   for (guint i = 0; i < groups->len; i++)
@@ -672,6 +774,19 @@ write_summary (GPtrArray *groups, guint unmapped, FILE *out)
                d);
     }
   fprintf (out, "rows not mapped: %u\n", unmapped);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const row *r = &g_array_index (rows, row, i);
+
+      twins += r->ran && r->twin != NULL;
+      unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
+    }
+  if (unstated)
+    fprintf (out, "disaggregated rows without worker counts (run with one prefill and one "
+                  "decode worker): %u\n", unstated);
+  if (twins)
+    fprintf (out, "rows whose measurement another row carries under another layout (the "
+                  "status names it): %u\n", twins);
 }
 
 static double
@@ -746,6 +861,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
   g_array_set_clear_func (rows, (GDestroyNotify) row_clear);
   if (!parse_rows (o, rows, error))
     return FALSE;
+  find_twins (rows);
   /* The longest rows first: with a few rows many times the others, the threads end
    * together instead of one running the last long row alone. The output is in file order. */
   order = g_new (guint, rows->len + 1);
@@ -783,7 +899,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
   if (out && o->format && strcmp (o->format, "csv") == 0)
     write_rows (rows, out);
   else if (out)
-    write_summary (groups, unmapped, out);
+    write_summary (groups, rows, unmapped, out);
   if (o->rows_done)
     {
       g_autofree msperf_serve_accuracy_row *v = g_new0 (msperf_serve_accuracy_row, rows->len + 1);
@@ -818,7 +934,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
       fclose (f);
       if ((f = g_fopen (p2, "w")) == NULL)
         goto io;
-      write_summary (groups, unmapped, f);
+      write_summary (groups, rows, unmapped, f);
       fclose (f);
       if (!write_scatter (rows, p3, error))
         goto out;

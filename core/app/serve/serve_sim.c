@@ -128,6 +128,7 @@ typedef struct {
 
 typedef struct {
   worker_role role;
+  int64_t max_seqs;           /* sequences a step holds: the pool's limit or the preset's */
   msperf_serve_steps *steps;
   GQueue waiting;             /* req index + 1 */
   GArray *running;            /* guint req index, admission order */
@@ -472,7 +473,7 @@ static void
 add_running (sim *s, worker *w, gboolean decode, gboolean prefill, int64_t *budget, int64_t *nseq)
 {
   const msperf_serve_policy *pol = s->pol;
-  const int64_t bs = pol->block_size, q = s->q, max_seqs = pol->max_num_seqs;
+  const int64_t bs = pol->block_size, q = s->q, max_seqs = w->max_seqs;
   int64_t bud = *budget, ns = *nseq;
   double kv = w->kv_sum;      /* locals for the loop: stored back at the end */
   /* The leading decode entries of the walk (the running requests from `start` on, each made
@@ -678,8 +679,8 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
   gboolean extend = s->lazy_ok && pol->mixed_batch && w->dec_ready
                     && w->n_batch == w->running->len && w->dec_n == w->running->len;
 
-  while (w->waiting.length > 0 && *nseq < pol->max_num_seqs && (gint64) w->running->len
-         < pol->max_num_seqs)
+  while (w->waiting.length > 0 && *nseq < w->max_seqs && (gint64) w->running->len
+         < w->max_seqs)
     {
       guint ri = GPOINTER_TO_UINT (g_queue_peek_head (&w->waiting)) - 1;
       req *r = &s->reqs[ri];
@@ -1217,6 +1218,7 @@ typedef struct {
   worker_role role;
   const msperf_model_layout *layout;
   int64_t count;
+  int64_t max_seqs;           /* 0: the preset's max_num_seqs */
 } pool_spec;
 
 static gboolean
@@ -1231,11 +1233,13 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
   gboolean moe = msperf_model_params (model, &total, &active, &mtp, &emb, NULL) && active < total;
 
   if (dep->mode == MSPERF_SERVE_AGG)
-    pools[n_pools++] = (pool_spec){ W_AGG, &dep->layout, dep->replicas };
+    pools[n_pools++] = (pool_spec){ W_AGG, &dep->layout, dep->replicas, 0 };
   else
     {
-      pools[n_pools++] = (pool_spec){ W_PREFILL, &dep->prefill, dep->prefill_workers };
-      pools[n_pools++] = (pool_spec){ W_DECODE, &dep->decode, dep->decode_workers };
+      pools[n_pools++] = (pool_spec){ W_PREFILL, &dep->prefill, dep->prefill_workers,
+                                      dep->prefill_max_seqs };
+      pools[n_pools++] = (pool_spec){ W_DECODE, &dep->decode, dep->decode_workers,
+                                      dep->decode_max_seqs };
     }
   s->n_workers = 0;
   for (guint p = 0; p < n_pools; p++)
@@ -1287,6 +1291,7 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           worker *w = &s->w[wi];
 
           w->role = pools[p].role;
+          w->max_seqs = pools[p].max_seqs > 0 ? pools[p].max_seqs : s->pol->max_num_seqs;
           w->steps = steps;
           w->group_size = moe && l->dp > 1 ? (guint) l->dp : 1;
           w->group = wi - (guint) (k % (int64_t) w->group_size);
