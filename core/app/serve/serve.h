@@ -34,6 +34,10 @@ typedef struct msperf_serve_policy {
   gboolean preempt;                /* recompute preemption when the cache is full */
   double step_overhead_us;         /* host time per step (scheduling, launch) */
   double seq_overhead_us;          /* host time per sequence of a step (sampling, detokenise) */
+  double seq_overlap_us;           /* host time per sequence of a step that runs beside the
+                                      GPU's (an overlap scheduler's output processing, the
+                                      server's token streaming): a step lasts at least this ×
+                                      its sequences */
   double gpu_memory_utilization;   /* share of device memory for weights + KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */

@@ -25,6 +25,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (preempt, BOOL, "Recompute preemption when the KV cache is full (true/false)"),
   KNOB (step_overhead_us, DOUBLE, "Host time per step, us"),
   KNOB (seq_overhead_us, DOUBLE, "Host time per sequence of a step, us"),
+  KNOB (seq_overlap_us, DOUBLE, "Host time per sequence of a step beside the GPU's; a step "
+        "lasts at least this x its sequences, us"),
   KNOB (gpu_memory_utilization, DOUBLE, "Share of device memory for weights and KV cache"),
   KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),

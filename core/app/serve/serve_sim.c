@@ -811,7 +811,8 @@ price_step (sim *s, guint wi, double *dur, GError **error)
   if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
                                   &us, &data_us, error))
     return FALSE;
-  *dur = us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch;
+  *dur = MAX (us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch,
+              s->pol->seq_overlap_us * (double) w->n_batch);
   s->data_us += data_us;
   s->total_us += us;
   s->steps++;
@@ -1368,7 +1369,8 @@ estimate_request (sim *s, const msperf_serve_workload *wl, double *out, GError *
   if (!msperf_serve_step_latency (p->steps, 1, &isl, &ctx, 0, 0, &pre, &data, error)
       || !msperf_serve_step_latency (w->steps, 0, NULL, NULL, per_rank, kv, &dec, &data, error))
     return FALSE;
-  dec += s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) per_rank;
+  dec = MAX (dec + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) per_rank,
+             s->pol->seq_overlap_us * (double) per_rank);
   *out = (pre + s->pol->step_overhead_us + dec * (double) wl->osl / s->tau) / 1e6;
   return TRUE;
 }
