@@ -58,6 +58,15 @@ heap_push (heap *h, double t, ev_kind kind, guint arg)
     }
 }
 
+/* Is the next event an arrival at time t? */
+static gboolean
+heap_next_arrives_at (const heap *h, double t)
+{
+  const event *v = (const event *) (const void *) h->items->data;
+
+  return h->items->len > 0 && v[0].kind == EV_ARRIVE && v[0].t == t;
+}
+
 static gboolean
 heap_pop (heap *h, event *out)
 {
@@ -1425,6 +1434,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   event ev;
   int64_t max_events = wl && wl->max_events > 0 ? wl->max_events : MSPERF_SERVE_MAX_EVENTS;
   int64_t n_wanted, n_events = 0;
+  gboolean held = FALSE;       /* arrivals at this instant wait for the last of them */
   guint n_warm;
 
   g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
@@ -1515,8 +1525,26 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
           wi = dep->mode == MSPERF_SERVE_AGG ? route (&s, 0, s.n_workers)
                                              : route (&s, 0, s.n_prefill);
           enqueue (&s, ev.arg, wi);
-          if (!start_step (&s, wi, error))
-            goto out;
+          /* Requests that arrive at one instant (a closed loop's clients starting together)
+           * are all in the queue when an idle engine wakes: the runtimes drain their input
+           * queue before they schedule (vLLM's EngineCore, SGLang's recv_requests), so the
+           * first arrival does not start a step alone. */
+          if (heap_next_arrives_at (&s.h, s.now))
+            {
+              held = TRUE;
+              break;
+            }
+          if (!held)
+            {
+              if (!start_step (&s, wi, error))
+                goto out;
+              break;
+            }
+          held = FALSE;
+          for (guint i = 0; i < s.n_workers; i++)
+            if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
+              if (!start_step (&s, i, error))
+                goto out;
           break;
         case EV_KV_READY:
           wi = route (&s, s.n_prefill, s.n_workers);
