@@ -158,6 +158,11 @@ ok "serve --requests: duplicate arrival times run; one too large for the KV cach
   t_request_ties
 
 hdr=id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms,silicon_tpot_ms
+
+accuracy_csv() {  # accuracy_csv FILE : per-row csv of FILE into $tmp/cmd.out, 2 requests a client
+  status_is 0 $bin accuracy --silicon "$1" --models-dir "$configs" --format csv --jobs 1 \
+    --requests-per-client 2
+}
 good_row=r_ok,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0
 
 t_accuracy_rows() {
@@ -172,8 +177,7 @@ t_accuracy_rows() {
     echo r_isl,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,x,8,1,20.0,5.0
     echo r_tp,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,0,20.0,5.0
   } > "$tmp/rows.csv"
-  status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$configs" --format csv \
-    --jobs 1 --requests-per-client 2 || return 1
+  accuracy_csv "$tmp/rows.csv" || return 1
   o=$tmp/cmd.out
   [ "$(wc -l < "$o")" -eq 10 ] || { cat "$o"; return 1; }
   contains "$o" '^r_ok,[0-9.]*,[0-9.]*,[0-9.]*,ok' || return 1
@@ -210,8 +214,7 @@ t_accuracy_checks() {
     echo "t_f,silicon_concurrency=2,vllm,$l,agg,128,8,2,20.0,5.0"
     echo "t_g,silicon_concurrency=1,vllm,$l,disagg,128,8,1,20.0,5.0"
   } > "$tmp/twins.csv"
-  status_is 0 $bin accuracy --silicon "$tmp/twins.csv" --models-dir "$configs" --format csv \
-    --jobs 1 --requests-per-client 2 || return 1
+  accuracy_csv "$tmp/twins.csv" || return 1
   o=$tmp/cmd.out
   contains "$o" '^t_a,.*,ok; the same measurement as row t_b under another layout$' || return 1
   contains "$o" '^t_b,.*,ok; the same measurement as row t_a under another layout$' || return 1
@@ -237,8 +240,7 @@ t_accuracy_stage_batch() {
     echo "s_one,silicon_concurrency=4,vllm,$l,disagg,128,8,1,21.0,6.0,1,1,1"
     echo "s_zero,silicon_concurrency=4,vllm,$l,disagg,128,8,1,22.0,7.0,1,1,0"
   } > "$tmp/stage.csv"
-  status_is 0 $bin accuracy --silicon "$tmp/stage.csv" --models-dir "$configs" --format csv \
-    --jobs 1 --requests-per-client 2 || return 1
+  accuracy_csv "$tmp/stage.csv" || return 1
   o=$tmp/cmd.out
   contains "$o" '^s_free,.*,ok$' || return 1
   contains "$o" '^s_zero,,,,unmapped: a batch size is not an integer >= 1' || return 1
