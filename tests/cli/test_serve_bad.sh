@@ -163,6 +163,7 @@ accuracy_csv() {  # accuracy_csv FILE : per-row csv of FILE into $tmp/cmd.out, 2
   status_is 0 $bin accuracy --silicon "$1" --models-dir "$configs" --format csv --jobs 1 \
     --requests-per-client 2
 }
+
 good_row=r_ok,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0
 
 t_accuracy_rows() {

@@ -616,18 +616,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->status = g_strdup_printf ("ok%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
                                dep.mode == MSPERF_SERVE_DISAGG && !r->workers_stated
                                ? "; no worker counts: one prefill and one decode worker" : "",
                                r->twin ? "; the same measurement as row " : "",
-                               r->twin ? r->twin : "");
-  if (r->twin)
-    {
-      char *s = g_strconcat (r->status, " under another layout", NULL);
-
-      g_free (r->status);
-      r->status = s;
-    }
+                               r->twin ? r->twin : "", r->twin ? " under another layout" : "");
   msperf_serve_policy_clear (&pol);
   return;
 fail:
