@@ -354,23 +354,33 @@ same_measure (double a, double b)
   return fabs (a - b) <= 1e-12 * fmax (fabs (a), fabs (b));
 }
 
-/* The workload a row measured, then its TTFT: rows that can be the same run sort together. */
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* The workload a row measured: model, backend, mode, isl, osl, clients. */
 static int
-cmp_workload (gconstpointer x, gconstpointer y, gpointer data)
+cmp_workload (const row *a, const row *b)
 {
-  const row *v = data, *a = &v[*(const guint *) x], *b = &v[*(const guint *) y];
   int c;
 
   if ((c = strcmp (a->model_path, b->model_path)) || (c = strcmp (a->backend, b->backend))
-      || (c = strcmp (a->mode, b->mode)))
+      || (c = strcmp (a->mode, b->mode)) || (c = CMP (a->isl, b->isl))
+      || (c = CMP (a->osl, b->osl)))
     return c;
-  if (a->isl != b->isl || a->osl != b->osl || a->concurrency != b->concurrency)
-    return a->isl != b->isl ? (a->isl > b->isl) - (a->isl < b->isl)
-           : a->osl != b->osl ? (a->osl > b->osl) - (a->osl < b->osl)
-                              : (a->concurrency > b->concurrency) - (a->concurrency < b->concurrency);
-  if (a->ttft != b->ttft)
-    return (a->ttft > b->ttft) - (a->ttft < b->ttft);
-  return (*(const guint *) x > *(const guint *) y) - (*(const guint *) x < *(const guint *) y);
+  return CMP (a->concurrency, b->concurrency);
+}
+
+/* Row indices by workload, then measured TTFT, then file order: rows that can be one run sort
+ * together. */
+static int
+cmp_run (gconstpointer x, gconstpointer y, gpointer data)
+{
+  const row *v = data;
+  guint i = *(const guint *) x, j = *(const guint *) y;
+  int c;
+
+  if ((c = cmp_workload (&v[i], &v[j])) || (c = CMP (v[i].ttft, v[j].ttft)))
+    return c;
+  return CMP (i, j);
 }
 
 /* A measurement that a row shares with another row of the same workload under another layout
@@ -388,15 +398,13 @@ find_twins (GArray *rows)
   for (guint i = 0; i < rows->len; i++)
     if (v[i].status == NULL)
       idx[n++] = i;
-  g_qsort_with_data (idx, (gint) n, sizeof *idx, cmp_workload, v);
+  g_qsort_with_data (idx, (gint) n, sizeof *idx, cmp_run, v);
   for (guint i = 0; i < n; i++)
     for (guint j = i + 1; j < n; j++)
       {
         row *a = &v[idx[i]], *b = &v[idx[j]];
 
-        if (strcmp (a->model_path, b->model_path) || strcmp (a->backend, b->backend)
-            || strcmp (a->mode, b->mode) || a->isl != b->isl || a->osl != b->osl
-            || a->concurrency != b->concurrency || !same_measure (a->ttft, b->ttft))
+        if (cmp_workload (a, b) != 0 || !same_measure (a->ttft, b->ttft))
           break;
         if (!same_measure (a->tpot, b->tpot) || same_deployment (a, b))
           continue;

@@ -805,6 +805,15 @@ build_step (sim *s, worker *w)
     w->ratio = MAX (pol->reserve_ratio_min, w->ratio - pol->reserve_ratio_decay);
 }
 
+/* A step of `us` on the device holding `seqs` sequences, with the host's time: the serial part
+ * adds to it, the part beside the device only paces it when longer (us). */
+static double
+with_host (const msperf_serve_policy *pol, double us, double seqs)
+{
+  return MAX (us + pol->step_overhead_us + pol->seq_overhead_us * seqs,
+              pol->seq_overlap_us * seqs);
+}
+
 /* Builds worker wi's next step and prices it: *dur in seconds, 0 when it has nothing to run. */
 static gboolean
 price_step (sim *s, guint wi, double *dur, GError **error)
@@ -820,8 +829,7 @@ price_step (sim *s, guint wi, double *dur, GError **error)
   if (!msperf_serve_step_latency (w->steps, w->n_pre, w->chunk, w->ctx, w->n_dec, w->kv_sum,
                                   &us, &data_us, error))
     return FALSE;
-  *dur = MAX (us + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) w->n_batch,
-              s->pol->seq_overlap_us * (double) w->n_batch);
+  *dur = with_host (s->pol, us, (double) w->n_batch);
   s->data_us += data_us;
   s->total_us += us;
   s->steps++;
@@ -893,6 +901,17 @@ start_step (sim *s, guint wi, GError **error)
   for (guint k = w->group; k < w->group + w->group_size; k++)
     if (s->w[k].n_batch > 0)
       launch_step (s, k, most);
+  return TRUE;
+}
+
+/* Starts every idle worker that has work. */
+static gboolean
+start_idle (sim *s, GError **error)
+{
+  for (guint i = 0; i < s->n_workers; i++)
+    if (!s->w[i].busy && (s->w[i].waiting.length || s->w[i].running->len)
+        && !start_step (s, i, error))
+      return FALSE;
   return TRUE;
 }
 
@@ -1378,8 +1397,7 @@ estimate_request (sim *s, const msperf_serve_workload *wl, double *out, GError *
   if (!msperf_serve_step_latency (p->steps, 1, &isl, &ctx, 0, 0, &pre, &data, error)
       || !msperf_serve_step_latency (w->steps, 0, NULL, NULL, per_rank, kv, &dec, &data, error))
     return FALSE;
-  dec = MAX (dec + s->pol->step_overhead_us + s->pol->seq_overhead_us * (double) per_rank,
-             s->pol->seq_overlap_us * (double) per_rank);
+  dec = with_host (s->pol, dec, (double) per_rank);
   *out = (pre + s->pol->step_overhead_us + dec * (double) wl->osl / s->tau) / 1e6;
   return TRUE;
 }
@@ -1541,10 +1559,8 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
               break;
             }
           held = FALSE;
-          for (guint i = 0; i < s.n_workers; i++)
-            if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
-              if (!start_step (&s, i, error))
-                goto out;
+          if (!start_idle (&s, error))
+            goto out;
           break;
         case EV_KV_READY:
           wi = route (&s, s.n_prefill, s.n_workers);
@@ -1571,10 +1587,8 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                 goto out;
               break;
             }
-          for (guint i = 0; i < s.n_workers; i++)
-            if (!s.w[i].busy && (s.w[i].waiting.length || s.w[i].running->len))
-              if (!start_step (&s, i, error))
-                goto out;
+          if (!start_idle (&s, error))
+            goto out;
           break;
         }
     }
