@@ -344,6 +344,22 @@ msperf_engine_device_name (msperf_engine *e)
   return engine_device (e) ? e->shared->device->name : NULL;
 }
 
+gboolean
+msperf_engine_device_is (msperf_engine *e, const char *name)
+{
+  const msperf_device *d;
+
+  g_return_val_if_fail (e != NULL && name != NULL, FALSE);
+  if ((d = engine_device (e)) == NULL)
+    return FALSE;
+  if (g_ascii_strcasecmp (d->name, name) == 0)
+    return TRUE;
+  for (char *const *a = d->aliases; *a != NULL; a++)
+    if (g_ascii_strcasecmp (*a, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 double
 msperf_engine_device_memory_gib (msperf_engine *e)
 {

@@ -51,6 +51,10 @@ MSPERF_API const char *msperf_engine_policy_hash (msperf_engine *engine);
 MSPERF_API gboolean msperf_engine_comm_grid (msperf_engine *engine, const int64_t **dims, size_t *n);
 /* Name of the device profile the roofline uses (after start). Transfer none. */
 MSPERF_API const char *msperf_engine_device_name (msperf_engine *engine);
+/* TRUE when name is the device profile's name or one of its aliases, without regard to case
+ * (a measurement's system label against the profile the predictions use); FALSE without a
+ * profile. */
+MSPERF_API gboolean msperf_engine_device_is (msperf_engine *engine, const char *name);
 /* The device profile's Ascend vector-core clock in GHz (ATT cycles → µs), NAN when none. */
 MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
 /* The roofline of op on the engine's device profile and parallel settings, in µs (the

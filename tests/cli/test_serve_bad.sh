@@ -252,6 +252,33 @@ t_accuracy_stage_batch() {
 }
 ok "accuracy: a disaggregated row's decode_batch_size bounds its decode ranks" t_accuracy_stage_batch
 
+t_accuracy_system() {
+  # A row's system is matched against the device profile's name and aliases, case ignored:
+  # the H200 profile's h200_sxm is no note; a B200 row is predicted for the H200 profile and
+  # says so in its status, its summary group and the summary's count; no system, no note.
+  l=meta-llama/Meta-Llama-3.1-8B
+  { echo "$hdr,system"
+    echo "y_h200,silicon_concurrency=1,vllm,$l,agg,128,8,1,20.0,5.0,H200_SXM"
+    echo "y_b200,silicon_concurrency=1,vllm,$l,agg,128,8,1,20.0,5.0,b200_sxm"
+    echo "y_none,silicon_concurrency=1,vllm,$l,agg,128,8,1,20.0,5.0,"
+  } > "$tmp/system.csv"
+  accuracy_csv "$tmp/system.csv" || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^y_h200,.*,ok$' || return 1
+  contains "$o" '^y_b200,.*,ok; measured on b200_sxm; predicted for nvidia-h200$' || return 1
+  contains "$o" '^y_none,.*,ok$' || return 1
+  # The same prediction either way: the note does not change the run.
+  [ "$(grep '^y_h200,' "$o" | cut -d, -f2-4)" = "$(grep '^y_b200,' "$o" | cut -d, -f2-4)" ] \
+    || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/system.csv" --models-dir "$configs" --jobs 1 \
+    --requests-per-client 2 || return 1
+  contains "$tmp/cmd.out" "^$l / vllm / agg  *2 " || return 1
+  contains "$tmp/cmd.out" "^$l / vllm / agg / on b200_sxm  *1 " || return 1
+  contains "$tmp/cmd.out" "another system than the device profile.*: 1$" || return 1
+}
+ok "accuracy: a row measured on another system is predicted for the profile and says so" \
+  t_accuracy_system
+
 t_accuracy_csv() {
   { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"
     echo "${good_row%,*}"

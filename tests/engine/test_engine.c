@@ -329,6 +329,30 @@ test_callers_answer_outlives_the_engine (void **state)
   assert_string_equal (r->kernel_type, "MatMulV2");
 }
 
+/* ------------------------------------------------------------------ device profile names */
+
+/* A measurement's system label names the profile by its name or an alias, in any case
+ * (policies/devices/nvidia-h200.yaml: aliases NVIDIA_H200_SXM, h200_sxm); nothing else does,
+ * and without a device profile nothing does. */
+static void
+test_device_is_matches_name_and_aliases_in_any_case (void **state)
+{
+  const char *const h200[] = { "analytic.device_profile", "nvidia-h200", NULL };
+  msperf_engine *e = tu_engine_new ("compute/rules", h200);
+
+  (void) state;
+  assert_string_equal (msperf_engine_device_name (e), "nvidia-h200");
+  assert_true (msperf_engine_device_is (e, "nvidia-h200"));
+  assert_true (msperf_engine_device_is (e, "NVIDIA-H200"));
+  assert_true (msperf_engine_device_is (e, "NVIDIA_H200_SXM"));
+  assert_true (msperf_engine_device_is (e, "h200_sxm"));
+  assert_true (msperf_engine_device_is (e, "H200_SXM"));
+  assert_false (msperf_engine_device_is (e, "b200_sxm"));
+  assert_false (msperf_engine_device_is (e, "h200"));
+  assert_false (msperf_engine_device_is (e, ""));
+  msperf_engine_free (e);
+}
+
 int
 main (void)
 {
@@ -345,6 +369,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_cache_tells_apart_what_the_signature_tells_apart,
                                      setup_rules, teardown_engine),
     cmocka_unit_test (test_callers_answer_outlives_the_engine),
+    cmocka_unit_test (test_device_is_matches_name_and_aliases_in_any_case),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -12,6 +12,9 @@
 
 typedef struct {
   char *id, *model_path, *backend, *mode, *quant, *config;
+  char *system;               /* the row's `system` ("" when not stated) */
+  char *other_system;         /* status note when that is not the engine's device profile, or
+                               * NULL */
   int64_t isl, osl, concurrency;
   msperf_model_layout agg, prefill, decode;
   int64_t prefill_workers, decode_workers;
@@ -36,6 +39,8 @@ row_clear (row *r)
   g_free (r->mode);
   g_free (r->quant);
   g_free (r->config);
+  g_free (r->system);
+  g_free (r->other_system);
   g_free (r->twin);
   g_free (r->status);
 }
@@ -266,6 +271,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.backend = g_strdup (field (rec, cols, "backend"));
       r.mode = g_strdup (field (rec, cols, "mode"));
       r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
+      r.system = g_strdup (field (rec, cols, "system"));
       r.isl = int_field (rec, cols, "isl", -1);
       r.osl = int_field (rec, cols, "osl", -1);
       for (gsize k = 0; k < G_N_ELEMENTS (measured); k++)
@@ -413,6 +419,24 @@ find_twins (GArray *rows)
         if (b->twin == NULL)
           b->twin = g_strdup (a->id);
       }
+}
+
+/* A row measured on another system than the engine's device profile is still predicted,
+ * for the profile (the database is of that device), and says so: its status and its summary
+ * group name the system, so its error is not read as this device's. */
+static void
+mark_other_systems (msperf_engine *engine, GArray *rows)
+{
+  const char *device = msperf_engine_device_name (engine);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      row *r = &g_array_index (rows, row, i);
+
+      if (*r->system != '\0' && !msperf_engine_device_is (engine, r->system))
+        r->other_system = g_strdup_printf ("; measured on %s, predicted for %s", r->system,
+                                           device ? device : "no device profile");
+    }
 }
 
 /* ---------------------------------------------------------------- running rows */
@@ -624,7 +648,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s%s", note,
+                               r->other_system ? r->other_system : "",
                                dep.mode == MSPERF_SERVE_DISAGG && !r->workers_stated
                                ? "; no worker counts: one prefill and one decode worker" : "",
                                r->twin ? "; the same measurement as row " : "",
@@ -760,9 +785,12 @@ write_rows (GArray *rows, FILE *out)
 static void
 write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 {
-  guint twins = 0, unstated = 0;
+  guint twins = 0, unstated = 0, elsewhere = 0;
+  int width = 52;
 
-  fprintf (out, "%-52s %5s %10s %10s %10s %10s\n", "model / backend / mode", "rows",
+  for (guint i = 0; i < groups->len; i++)
+    width = MAX (width, (int) strlen (((group *) g_ptr_array_index (groups, i))->key));
+  fprintf (out, "%-*s %5s %10s %10s %10s %10s\n", width, "model / backend / mode", "rows",
            "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE");
   for (guint i = 0; i < groups->len; i++)
     {
@@ -771,8 +799,8 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 
       stats (g->ttft, &a, &b);
       stats (g->tpot, &c, &d);
-      fprintf (out, "%-52s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", g->key, g->ttft->len, a, b, c,
-               d);
+      fprintf (out, "%-*s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", width, g->key, g->ttft->len,
+               a, b, c, d);
     }
   fprintf (out, "rows not mapped: %u\n", unmapped);
   for (guint i = 0; i < rows->len; i++)
@@ -780,6 +808,7 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
       const row *r = &g_array_index (rows, row, i);
 
       twins += r->ran && r->twin != NULL;
+      elsewhere += r->ran && r->other_system != NULL;
       unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
     }
   if (unstated)
@@ -788,6 +817,9 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
   if (twins)
     fprintf (out, "rows whose measurement another row carries under another layout (the "
                   "status names it): %u\n", twins);
+  if (elsewhere)
+    fprintf (out, "rows measured on another system than the device profile (predicted for the "
+                  "profile; their groups name the system): %u\n", elsewhere);
 }
 
 static double
@@ -863,6 +895,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
   if (!parse_rows (o, rows, error))
     return FALSE;
   find_twins (rows);
+  mark_other_systems (engine, rows);
   /* The longest rows first: with a few rows many times the others, the threads end
    * together instead of one running the last long row alone. The output is in file order. */
   order = g_new (guint, rows->len + 1);
@@ -893,7 +926,9 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
         }
       ea = 100 * fabs (r->p_ttft - r->ttft) / r->ttft;
       eb = 100 * fabs (r->p_tpot - r->tpot) / r->tpot;
-      key = g_strdup_printf ("%s / %s / %s", r->model_path, r->backend, r->mode);
+      key = g_strdup_printf ("%s / %s / %s%s%s", r->model_path, r->backend, r->mode,
+                             r->other_system ? " / on " : "",
+                             r->other_system ? r->system : "");
       group_add (groups, key, ea, eb);
       group_add (groups, "all", ea, eb);
     }
