@@ -430,6 +430,77 @@ test_moe_allreduce (void **state)
   g_hash_table_destroy (capture);
 }
 
+/* moe_bf16_fused=1 (the CUDA runtimes' fused MoE for unquantised experts): Qwen3-30B-A3B's
+ * bf16 experts become one fused_moe per layer (48) on the step's 8 rows, without the per-expert
+ * GEMMs, SwiGLUs and routing ops; without it they stay per expert (TensorCast's form); FP8
+ * experts are fused either way. */
+static void
+test_moe_bf16_fused (void **state)
+{
+  static const char *const fused[] = { "moe_bf16_fused=1", NULL };
+  static const char *const unfused[] = { "moe_bf16_fused=0", NULL };
+  static const msperf_model_layout tp4 = { 4, 1, 1, 1, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
+  GHashTable *f = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, NULL, fused);
+  GHashTable *u = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, NULL, unfused);
+  GHashTable *q = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "fp8", unfused);
+  op_entry *e;
+
+  (void) state;
+  e = g_hash_table_lookup (f, "tensor_cast.fused_moe.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 48);
+  assert_true (g_hash_table_contains (e->variants, "(8, 2048);(128, 384, 2048);(128, 2048, 192);(8, 8)"));
+  assert_null (g_hash_table_lookup (f, "tensor_cast.swiglu.default"));
+  assert_null (g_hash_table_lookup (f, "tensor_cast.init_routing_v2.default"));
+  assert_null (g_hash_table_lookup (u, "tensor_cast.fused_moe.default"));
+  e = g_hash_table_lookup (u, "tensor_cast.swiglu.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 48 * 128);
+  assert_non_null (g_hash_table_lookup (q, "tensor_cast.fused_moe.default"));
+  g_hash_table_destroy (f);
+  g_hash_table_destroy (u);
+  g_hash_table_destroy (q);
+}
+
+/* moe_allreduce=1 in the GQA MoE template (Qwen3-30B-A3B, 8 decode tokens): on TP 8 / EP 8
+ * no all_to_all, one all_reduce of the 8 rows over the TP group per layer beside the
+ * attention's; under attention DP 8 / EP 8 the DP ranks' rows are all-gathered to 64 before
+ * the experts and reduce-scattered after; the template's own form keeps the all_to_alls. */
+static void
+test_moe_gqa_allreduce (void **state)
+{
+  static const char *const cuda[] = { "moe_allreduce=1", "moe_bf16_fused=1", NULL };
+  static const char *const own[] = { "moe_bf16_fused=1", NULL };
+  static const msperf_model_layout tp_ep = { 8, 8, 1, 1, FALSE };
+  static const msperf_model_layout dp_ep = { 1, 8, 8, 1, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
+  GHashTable *tp = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp_ep, &pass, NULL, cuda);
+  GHashTable *dp = generate_with ("Qwen--Qwen3-30B-A3B.json", &dp_ep, &pass, NULL, cuda);
+  GHashTable *a2a = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp_ep, &pass, NULL, own);
+  op_entry *e;
+
+  (void) state;
+  assert_null (g_hash_table_lookup (tp, "tensor_cast.all_to_all.default"));
+  assert_null (g_hash_table_lookup (dp, "tensor_cast.all_to_all.default"));
+  e = g_hash_table_lookup (a2a, "tensor_cast.all_to_all.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 2 * 48);
+  e = g_hash_table_lookup (tp, "tensor_cast.all_reduce.default");
+  assert_non_null (e);
+  assert_true (g_hash_table_contains (e->variants, "(8, 2048)"));
+  e = g_hash_table_lookup (dp, "tensor_cast.all_gather.default");
+  assert_non_null (e);
+  assert_true (g_hash_table_contains (e->variants, "(8, 2048)"));
+  e = g_hash_table_lookup (dp, "tensor_cast.reduce_scatter.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 48);
+  assert_true (g_hash_table_contains (e->variants, "(64, 2048)"));
+  g_hash_table_destroy (tp);
+  g_hash_table_destroy (dp);
+  g_hash_table_destroy (a2a);
+}
+
 /* --sequence-parallel on Qwen3-32B prefill, tp 8, 2 × 1000 tokens (Megatron-style): norms and
  * residual adds on the rank's 250 tokens, an all_gather before qkv and gate/up (and before the
  * LM head), a reduce_scatter after o_proj and down_proj (and the embedding) in place of the
@@ -840,6 +911,8 @@ main (void)
     cmocka_unit_test (test_params_absent),
     cmocka_unit_test (test_fields_override),
     cmocka_unit_test (test_moe_allreduce),
+    cmocka_unit_test (test_moe_bf16_fused),
+    cmocka_unit_test (test_moe_gqa_allreduce),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

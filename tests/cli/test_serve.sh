@@ -137,6 +137,29 @@ t_moe_pad() {
 heavy "serve --moe-pad-tokens: the decode MoE rows the runtime pads to (0 on NVIDIA presets)" \
   t_moe_pad
 
+t_moe_bf16_fused() {
+  # The NVIDIA presets run bf16 experts as one fused MoE kernel (moe_bf16_fused 1), answered
+  # by the fused-MoE table's bf16 rows: Qwen3-30B-A3B's 128 experts cost a fraction of the
+  # per-expert GEMMs (--moe-bf16-fused 0, TensorCast's form) and the step is answered from
+  # data; its trace carries the fused op under quant bf16.
+  q3=$data/configs/Qwen--Qwen3-30B-A3B.json
+  for f in 1 0; do
+    status_is 0 $bin serve --model "$q3" --tp 4 --backend vllm --concurrency 8 --num-requests 16 \
+      --isl 512 --osl 32 --moe-bf16-fused $f --format csv || return 1
+    col() { head -n 1 "$tmp/cmd.out" | tr , '\n' | grep -n "^$1\$" | cut -d: -f1; }
+    eval "tpot$f=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(col tpot_ms_mean))"
+    eval "share$f=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(col data_share))"
+  done
+  awk -v a="$tpot1" -v b="$tpot0" -v s="$share1" -v t="$share0" \
+    'BEGIN { exit !(a > 0 && 2 * a < b && s > 0.95 && s > t) }' \
+    || { echo "TPOT fused $tpot1 (data share $share1), per expert $tpot0 ($share0)"; return 1; }
+  sed 's/^{/{"moe_bf16_fused": 1,/' "$q3" > "$tmp/q3-cuda.json"
+  status_is 0 $bin trace --model "$tmp/q3-cuda.json" --phase decode --batch 4 --tp 4 || return 1
+  contains "$tmp/cmd.out" '"op": "tensor_cast.fused_moe.default".*"quant": "bf16"' || return 1
+}
+heavy "serve: bf16 experts run as one fused MoE on the NVIDIA presets (--moe-bf16-fused)" \
+  t_moe_bf16_fused
+
 t_static_is_e2e() {
   status_is 0 $bin e2e --model "$llama" --batch 8 --isl 1024 --osl 128 || return 1
   ttft=$(sed -n 's/^TTFT *\([0-9.]*\) ms/\1/p' "$tmp/cmd.out")

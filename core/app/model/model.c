@@ -233,6 +233,7 @@ build_base (msperf_model *m, GError **error)
 {
   GHashTableIter it;
   gpointer k, v;
+  int fused;
 
   m->n_env = msperf_msyms_count (m->syms);
   m->base = g_new (double, m->n_env);
@@ -258,6 +259,11 @@ build_base (msperf_model *m, GError **error)
       if (isnan (m->base[l->slot]) && !msperf_mexpr_eval (l->expr, m->base, &m->base[l->slot], NULL))
         continue;   /* a default that needs a missing field: reported with that field below */
     }
+  /* moe_bf16_fused (a template parameter the serving presets set): bf16 experts run as one
+   * fused MoE kernel as the CUDA runtimes run them, not TensorCast's per-expert GEMMs. */
+  fused = msperf_msyms_find (m->syms, "moe_bf16_fused");
+  if (m->moe_quant == QUANT_NONE && fused >= 0 && !isnan (m->base[fused]) && m->base[fused] != 0)
+    m->base[V_FUSED_MOE] = 1;
   if (!msperf_model_check_fields (m, error))
     return FALSE;
   for (guint i = 0; i < m->fields->len; i++)

@@ -37,6 +37,8 @@ static const msperf_serve_knob knobs[] = {
         "under attention DP) as CUDA runtimes, 0 = all_to_all dispatch/combine"),
   KNOB (gemm_quant_fused, COUNT, "1 = an fp8 linear's answer includes quantising its input "
         "(no separate fp8_quantize op), 0 = separate"),
+  KNOB (moe_bf16_fused, COUNT, "1 = bf16 routed experts run as one fused MoE kernel as CUDA "
+        "runtimes, 0 = per-expert GEMMs"),
   KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
         "(true/false)"),
   KNOB (accuracy_token_margin, COUNT, "accuracy: the measured deployments' step budget is isl "
@@ -70,6 +72,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->moe_pad_tokens = -1;
   p->moe_allreduce = -1;
   p->gemm_quant_fused = -1;
+  p->moe_bf16_fused = -1;
   p->accuracy_token_margin = -1;
   p->accuracy_agg_mixed_batch = -1;
 }
@@ -85,6 +88,8 @@ msperf_serve_policy_model_fields (const msperf_serve_policy *p)
     g_ptr_array_add (f, g_strdup_printf ("moe_allreduce=%d", p->moe_allreduce > 0));
   if (p->gemm_quant_fused >= 0)
     g_ptr_array_add (f, g_strdup_printf ("gemm_quant_fused=%d", p->gemm_quant_fused > 0));
+  if (p->moe_bf16_fused >= 0)
+    g_ptr_array_add (f, g_strdup_printf ("moe_bf16_fused=%d", p->moe_bf16_fused > 0));
   g_ptr_array_add (f, NULL);
   return (char **) g_ptr_array_free (f, FALSE);
 }
