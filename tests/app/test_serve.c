@@ -218,9 +218,10 @@ test_policies (void **state)
   assert_int_equal (p.moe_bf16_fused, 1);
   {
     g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
-    assert_int_equal (g_strv_length (f), 4);
+    assert_int_equal (g_strv_length (f), 5);
     assert_string_equal (f[2], "gemm_quant_fused=1");
     assert_string_equal (f[3], "moe_bf16_fused=1");
+    assert_string_equal (f[4], "expert_gather=0");
   }
   msperf_serve_policy_clear (&p);
   msperf_serve_policy_init (&p);
@@ -243,10 +244,11 @@ test_policies (void **state)
   assert_int_equal (p.moe_allreduce, 1);
   {
     g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
-    assert_int_equal (g_strv_length (f), 3);
+    assert_int_equal (g_strv_length (f), 4);
     assert_string_equal (f[0], "moe_pad_tokens=0");
     assert_string_equal (f[1], "moe_allreduce=1");
     assert_string_equal (f[2], "moe_bf16_fused=1");
+    assert_string_equal (f[3], "expert_gather=0");
   }
   assert_true (msperf_serve_policy_set (&p, "moe_pad_tokens", "256", &e));
   assert_int_equal (p.moe_pad_tokens, 256);

@@ -160,6 +160,23 @@ t_moe_bf16_fused() {
 heavy "serve: bf16 experts run as one fused MoE on the NVIDIA presets (--moe-bf16-fused)" \
   t_moe_bf16_fused
 
+t_expert_gather() {
+  # Experts that stay one GEMM each on a CUDA preset (int4 weight-only) run without the Ascend
+  # capture's all-gather of each expert's rows over TP (expert_gather 0): --expert-gather 1
+  # puts those collectives back and the decode step is slower.
+  for g in 0 1; do
+    status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
+      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --expert-gather $g --format csv \
+      || return 1
+    eval "tpot$g=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
+      | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
+  done
+  awk -v a="$tpot0" -v b="$tpot1" 'BEGIN { exit !(a > 0 && b > 1.5 * a) }' \
+    || { echo "TPOT without gathers $tpot0, with $tpot1"; return 1; }
+}
+heavy "serve: the CUDA presets run per-expert GEMMs without the Ascend all-gathers (--expert-gather)" \
+  t_expert_gather
+
 t_static_is_e2e() {
   status_is 0 $bin e2e --model "$llama" --batch 8 --isl 1024 --osl 128 || return 1
   ttft=$(sed -n 's/^TTFT *\([0-9.]*\) ms/\1/p' "$tmp/cmd.out")

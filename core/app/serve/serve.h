@@ -53,6 +53,9 @@ typedef struct msperf_serve_policy {
                                       (template parameter); -1 = the template's */
   int64_t moe_bf16_fused;          /* 1 = bf16 experts run as one fused MoE kernel (template
                                       parameter); -1 = the template's */
+  int64_t expert_gather;           /* 1 = each per-expert GEMM's rows all-gathered over TP as
+                                      the Ascend capture (template parameter); -1 = the
+                                      template's */
   gboolean prefix_caching;         /* a prompt seen before is served from the KV cache (vLLM
                                       v1 prefix caching, SGLang radix cache): only the tokens
                                       past its cached full blocks are prefilled */
@@ -66,8 +69,8 @@ typedef struct msperf_serve_policy {
 } msperf_serve_policy;
 
 /* The template parameters the policy sets ("name=value", NULL-terminated, for
- * msperf_model_options.fields): moe_pad_tokens, moe_allreduce, gemm_quant_fused and
- * moe_bf16_fused unless -1. Transfer full (g_strfreev). */
+ * msperf_model_options.fields): moe_pad_tokens, moe_allreduce, gemm_quant_fused,
+ * moe_bf16_fused and expert_gather unless -1. Transfer full (g_strfreev). */
 char **msperf_serve_policy_model_fields (const msperf_serve_policy *p);
 
 /* Knob descriptors, for the preset reader and the CLI flags. */
