@@ -10,7 +10,7 @@
 /* What the roofline decided about an op, kept for details and reports. */
 typedef struct msperf_roofline {
   const char *kind;     /* "matmul", "attention", "collective", "matmul_collective", "gather",
-                         * "metadata", "elementwise" */
+                         * "fused_moe", "metadata", "elementwise" */
   double flops;
   double bytes;
   double compute_us;

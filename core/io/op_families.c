@@ -12,7 +12,7 @@ struct msperf_op_families {
 };
 
 static const char *const model_names[] = { "metadata", "matmul_collective", "collective",
-                                           "attention", "gather", "matmul", NULL };
+                                           "attention", "gather", "matmul", "fused_moe", NULL };
 static const char *const pattern_names[] = { "none", "all_reduce", "all_gather",
                                              "reduce_scatter", "all_to_all", NULL };
 

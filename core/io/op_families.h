@@ -15,7 +15,8 @@ typedef enum {
   MSPERF_COST_COLLECTIVE,        /* a ring alpha-beta collective */
   MSPERF_COST_ATTENTION,         /* 4·H·Sq·Skv·D, causal halved */
   MSPERF_COST_GATHER,            /* a row gather (embedding) */
-  MSPERF_COST_MATMUL             /* 2·M·K·N */
+  MSPERF_COST_MATMUL,            /* 2·M·K·N */
+  MSPERF_COST_FUSED_MOE          /* the routed GEMMs and the experts the tokens reach */
 } msperf_cost_model;
 
 /* The ring pattern of a collective (how many steps, how the group is sized). */

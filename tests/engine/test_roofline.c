@@ -122,6 +122,57 @@ binary (const char *name, msperf_dtype dtype, const char *a, const char *b, cons
   return op;
 }
 
+/* ------------------------------------------------------------------ fused MoE */
+
+/* tensor_cast.fused_moe(x, w13, w2, ids) of one rank's experts: Kimi-K2.5's int4 experts on
+ * EP 8 (48 of 384, H 7168, I 2048), a decode step of 16 tokens, top 8, on H200.
+ * pairs here = 16·8·48/384 = 16; flops = 2·16·(4096·7168 + 7168·2048) = 1409286144;
+ * experts reached = 48·(1 − (383/384)^128) = 13.621447544690831 (Python);
+ * bytes = x 229376 + out 229376 + ids 512 + 13.6214…/48 · 2113929216 (int4 counted one byte, as
+ * upstream) = 600350429.1861128; memory = 139.61637888049134 µs; compute 1.783906511392405 µs;
+ * latency = memory + 2.0. Every local expert's weights (the elementwise default) would read
+ * 2.1 GB: 493.7 µs. Without num_experts the rank's own 48 experts are all there are. */
+static msperf_op *
+moe_op (const char *tokens, gboolean kwargs)
+{
+  msperf_op *op = tu_op ("tensor_cast.fused_moe.default");
+  g_autofree char *ids = g_strconcat (tokens, ",8", NULL);
+  g_autofree char *x = g_strconcat (tokens, ",7168", NULL);
+
+  tu_op_add_tensor (op, BF16, x);
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT4, "48,4096,7168");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT4, "48,7168,2048");
+  tu_op_add_tensor (op, MSPERF_DTYPE_INT32, ids);
+  tu_op_add_out (op, BF16, x);
+  if (kwargs)
+    {
+      msperf_value_map_set (op->kwargs, "num_experts", msperf_value_new_int (384));
+      msperf_value_map_set (op->kwargs, "topk", msperf_value_new_int (8));
+    }
+  return op;
+}
+
+static void
+test_roofline_fused_moe_reads_the_experts_reached (void **state)
+{
+  msperf_roofline r;
+
+  estimate (H200, moe_op ("16", TRUE), &r);
+  assert_roofline (&r, "fused_moe", 1409286144.0, 600350429.1861128, 1.783906511392405,
+                   139.61637888049134, 141.61637888049134);
+  assert_non_null (strstr (r.degraded, "13.6 of 48 local experts reached"));
+  /* E = the rank's 48: 16·8 pairs over 48 experts reach 48·(1 − (47/48)^128) of them, and
+   * every pair is local (8× the FLOPs). */
+  estimate (H200, moe_op ("16", FALSE), &r);
+  assert_string_equal (r.kind, "fused_moe");
+  assert_rel (r.flops, 8 * 1409286144.0, "flops, E = 48");
+  assert_true (r.bytes > 0.9 * 2113929216.0 && r.bytes < 2113929216.0 + 459264.0);
+  /* A long prefill reaches every expert and is compute-bound. */
+  estimate (H200, moe_op ("65536", TRUE), &r);
+  assert_rel (r.flops, 4096 * 1409286144.0, "flops, 65536 tokens");
+  assert_true (r.compute_us > r.memory_us);
+}
+
 /* ------------------------------------------------------------------ matmul */
 
 /* mm [4096,4096] × [4096,4096] bf16 on H200 (compute-bound):
@@ -753,7 +804,7 @@ test_family_table_errors_name_file_and_line (void **state)
   static const struct { const char *file; const char *want; } cases[] = {
     { "roofline/families-bad-model.yaml", ":3: key 'model': unknown value 'fft' (one of: "
                                           "metadata, matmul_collective, collective, attention, "
-                                          "gather, matmul)" },
+                                          "gather, matmul, fused_moe)" },
     { "roofline/families-no-match.yaml", ":2: family 'x' matches no name (give names, contains "
                                          "or namespace and base)" },
     { "roofline/families-unknown-key.yaml", ":5: unknown key 'colour' in a family" },
@@ -804,6 +855,7 @@ int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    T (test_roofline_fused_moe_reads_the_experts_reached),
     T (test_roofline_matmul_bf16_h200),
     T (test_roofline_matmul_fp32_peak_h200),
     T (test_roofline_matmul_dtype_peaks_a3),
