@@ -412,17 +412,19 @@ collective_from_config (const msperf_device *device, const msperf_parallel *par,
 
 /* tensor_cast.fused_moe (x [T,H], w13 [E_l,N13,H], w2 [E_l,H,I], topk ids [T,k]; kwargs
  * num_experts E, topk k): one rank's routed experts as one kernel. Routing spread evenly over
- * the E experts (the assumption of the templates' per-expert rows), the rank's E_l experts
- * get T·k·E_l/E of the (token, expert) pairs and a pair costs 2·(N13·H + H·I) FLOPs; of the
- * weights only the experts some pair reaches are read, E_l·(1 − (1 − 1/E)^(T·k)) of them, so
- * a decode step of a few tokens reads a few experts, not every expert of the rank. */
+ * the E experts, the rank's E_l experts get T·k·E_l/E of the (token, expert) pairs, 2·(N13·H +
+ * H·I) FLOPs each, at the weights' tensor-core rate when they are 8-bit floats (the kernel
+ * quantises its input), else the input's. Bytes: every tensor once, every local expert's
+ * weights included. The experts the tokens reach, E_l·(1 − (1 − 1/E)^(T·k)), are fewer at a
+ * few tokens, but the measured fused kernels take 2–10 times that bound there (doc/formats.md
+ * §4.1), so reading them all is the closer of the two; the degraded note says how many. */
 static gboolean
-fused_moe_cost (const msperf_op *op, msperf_roofline *out)
+fused_moe_cost (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
 {
   const msperf_tensor *x = tensor_arg (op, 0), *w13 = tensor_arg (op, 1), *w2 = tensor_arg (op, 2);
-  const msperf_tensor *ids = tensor_arg (op, 3), *o = msperf_op_output (op);
+  const msperf_tensor *ids = tensor_arg (op, 3);
   int64_t e = 0, k = 0;
-  double t, el, n13, h, inter, reached;
+  double t, el, reached, tf;
 
   if (!x || !w13 || !w2 || x->rank != 2 || w13->rank != 3 || w2->rank != 3)
     return FALSE;
@@ -432,19 +434,25 @@ fused_moe_cost (const msperf_op *op, msperf_roofline *out)
     e = w13->dims[0];
   t = (double) x->dims[0];
   el = (double) w13->dims[0];
-  n13 = (double) w13->dims[1];
-  h = (double) w13->dims[2];
-  inter = (double) w2->dims[2];
   if (k < 1 || e < 1 || el < 1 || el > (double) e || w2->dims[0] != w13->dims[0]
       || w2->dims[1] != w13->dims[2] || t < 0)
     return FALSE;
   reached = el * (1.0 - pow (1.0 - 1.0 / (double) e, t * (double) k));
-  out->flops = 2.0 * t * (double) k * el / (double) e * (n13 * h + h * inter);
-  out->bytes = tensor_bytes (x) + (o ? tensor_bytes (o) : 0.0) + (ids ? tensor_bytes (ids) : 0.0)
-               + reached / el * (tensor_bytes (w13) + tensor_bytes (w2));
+  out->flops = 2.0 * t * (double) k * el / (double) e
+               * ((double) w13->dims[1] * (double) w13->dims[2]
+                  + (double) w2->dims[1] * (double) w2->dims[2]);
+  out->bytes = io_bytes (op);
+  tf = device->peak_tflops[w13->dtype == MSPERF_DTYPE_FP8_E4M3 || w13->dtype == MSPERF_DTYPE_FP8_E5M2
+                           ? w13->dtype : x->dtype];
+  if (!(tf > 0.0))
+    tf = device->peak_tflops[MSPERF_DTYPE_BF16];
+  out->compute_us = tf > 0.0 ? out->flops / (tf * 1e12) * 1e6 : 0.0;
+  out->memory_us = device->memory_bandwidth_gbps > 0.0
+                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
+  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
   g_snprintf (out->degraded, sizeof out->degraded,
-              "fused_moe: routing spread evenly, %.1f of %.0f local experts reached", reached,
-              el);
+              "fused_moe: routing spread evenly (%.1f of %.0f local experts reached), every "
+              "local expert's weights read", reached, el);
   return TRUE;
 }
 
@@ -587,10 +595,9 @@ cost_family (const msperf_device *device, const msperf_parallel *parallel, const
       out->kind = "matmul";
       break;
     case MSPERF_COST_FUSED_MOE:
-      if (!fused_moe_cost (op, out))
+      if (!fused_moe_cost (device, op, out))
         return FALSE;
       out->kind = "fused_moe";
-      finish_compute (device, op, out);
       return TRUE;
     default:
       return FALSE;

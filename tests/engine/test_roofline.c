@@ -126,51 +126,51 @@ binary (const char *name, msperf_dtype dtype, const char *a, const char *b, cons
 
 /* tensor_cast.fused_moe(x, w13, w2, ids) of one rank's experts: Kimi-K2.5's int4 experts on
  * EP 8 (48 of 384, H 7168, I 2048), a decode step of 16 tokens, top 8, on H200.
- * pairs here = 16·8·48/384 = 16; flops = 2·16·(4096·7168 + 7168·2048) = 1409286144;
- * experts reached = 48·(1 − (383/384)^128) = 13.621447544690831 (Python);
- * bytes = x 229376 + out 229376 + ids 512 + 13.6214…/48 · 2113929216 (int4 counted one byte, as
- * upstream) = 600350429.1861128; memory = 139.61637888049134 µs; compute 1.783906511392405 µs;
- * latency = memory + 2.0. Every local expert's weights (the elementwise default) would read
- * 2.1 GB: 493.7 µs. Without num_experts the rank's own 48 experts are all there are. */
+ * pairs here = 16·8·48/384 = 16; flops = 2·16·(4096·7168 + 7168·2048) = 1409286144 at the
+ * input's bf16 rate (weight-only int4): 1.783906511392405 µs; bytes = every tensor once, int4
+ * counted one byte as upstream: x 229376 + w13 1409286144 + w2 704643072 + ids 512 + out
+ * 229376 = 2114388480: 491.7182511627907 µs; latency + 2.0. The experts reached,
+ * 48·(1 − (383/384)^128) = 13.6, are named in the degraded note. Without num_experts the
+ * rank's own 48 are all there are (every pair local, 8× the FLOPs). */
 static msperf_op *
-moe_op (const char *tokens, gboolean kwargs)
+moe_op (const char *tokens, msperf_dtype wdt, const char *w13, const char *w2, int64_t experts)
 {
   msperf_op *op = tu_op ("tensor_cast.fused_moe.default");
   g_autofree char *ids = g_strconcat (tokens, ",8", NULL);
   g_autofree char *x = g_strconcat (tokens, ",7168", NULL);
 
   tu_op_add_tensor (op, BF16, x);
-  tu_op_add_tensor (op, MSPERF_DTYPE_INT4, "48,4096,7168");
-  tu_op_add_tensor (op, MSPERF_DTYPE_INT4, "48,7168,2048");
+  tu_op_add_tensor (op, wdt, w13);
+  tu_op_add_tensor (op, wdt, w2);
   tu_op_add_tensor (op, MSPERF_DTYPE_INT32, ids);
   tu_op_add_out (op, BF16, x);
-  if (kwargs)
+  if (experts > 0)
     {
-      msperf_value_map_set (op->kwargs, "num_experts", msperf_value_new_int (384));
+      msperf_value_map_set (op->kwargs, "num_experts", msperf_value_new_int (experts));
       msperf_value_map_set (op->kwargs, "topk", msperf_value_new_int (8));
     }
   return op;
 }
 
 static void
-test_roofline_fused_moe_reads_the_experts_reached (void **state)
+test_roofline_fused_moe_routed_flops (void **state)
 {
+  const msperf_dtype i4 = MSPERF_DTYPE_INT4, f8 = MSPERF_DTYPE_FP8_E4M3;
   msperf_roofline r;
 
-  estimate (H200, moe_op ("16", TRUE), &r);
-  assert_roofline (&r, "fused_moe", 1409286144.0, 600350429.1861128, 1.783906511392405,
-                   139.61637888049134, 141.61637888049134);
+  estimate (H200, moe_op ("16", i4, "48,4096,7168", "48,7168,2048", 384), &r);
+  assert_roofline (&r, "fused_moe", 1409286144.0, 2114388480.0, 1.783906511392405,
+                   491.7182511627907, 493.7182511627907);
   assert_non_null (strstr (r.degraded, "13.6 of 48 local experts reached"));
-  /* E = the rank's 48: 16·8 pairs over 48 experts reach 48·(1 − (47/48)^128) of them, and
-   * every pair is local (8× the FLOPs). */
-  estimate (H200, moe_op ("16", FALSE), &r);
-  assert_string_equal (r.kind, "fused_moe");
+  estimate (H200, moe_op ("16", i4, "48,4096,7168", "48,7168,2048", 0), &r);
   assert_rel (r.flops, 8 * 1409286144.0, "flops, E = 48");
-  assert_true (r.bytes > 0.9 * 2113929216.0 && r.bytes < 2113929216.0 + 459264.0);
-  /* A long prefill reaches every expert and is compute-bound. */
-  estimate (H200, moe_op ("65536", TRUE), &r);
-  assert_rel (r.flops, 4096 * 1409286144.0, "flops, 65536 tokens");
-  assert_true (r.compute_us > r.memory_us);
+  /* A prefill of 8192 rows of DeepSeek's fp8 experts on EP 8 (32 of 256 local): compute-bound
+   * at the fp8 rate, flops 2·8192·8·(32/256)·(4096·7168 + 7168·2048) = 721554505728,
+   * 456.6800669164557 µs at 1580 TFLOP/s; bytes 1644429312, 382.42542139534885 µs. As an
+   * elementwise op it cost only the bytes. */
+  estimate (H200, moe_op ("8192", f8, "32,4096,7168", "32,7168,2048", 256), &r);
+  assert_roofline (&r, "fused_moe", 721554505728.0, 1644429312.0, 456.6800669164557,
+                   382.42542139534885, 458.6800669164557);
 }
 
 /* ------------------------------------------------------------------ matmul */
@@ -855,7 +855,7 @@ int
 main (void)
 {
   const struct CMUnitTest tests[] = {
-    T (test_roofline_fused_moe_reads_the_experts_reached),
+    T (test_roofline_fused_moe_routed_flops),
     T (test_roofline_matmul_bf16_h200),
     T (test_roofline_matmul_fp32_peak_h200),
     T (test_roofline_matmul_dtype_peaks_a3),

@@ -12,6 +12,7 @@
 
 typedef struct {
   char *id, *model_path, *backend, *mode, *quant, *config;
+  char *moe_quant;            /* moe_quant_mode when it differs from gemm_quant_mode, or NULL */
   char *system;               /* the row's `system` ("" when not stated) */
   char *other_system;         /* status note when that is not the engine's device profile, or
                                * NULL */
@@ -38,6 +39,7 @@ row_clear (row *r)
   g_free (r->backend);
   g_free (r->mode);
   g_free (r->quant);
+  g_free (r->moe_quant);
   g_free (r->config);
   g_free (r->system);
   g_free (r->other_system);
@@ -271,6 +273,9 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.backend = g_strdup (field (rec, cols, "backend"));
       r.mode = g_strdup (field (rec, cols, "mode"));
       r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
+      if (*field (rec, cols, "moe_quant_mode") != '\0'
+          && strcmp (field (rec, cols, "moe_quant_mode"), r.quant) != 0)
+        r.moe_quant = g_strdup (field (rec, cols, "moe_quant_mode"));
       r.system = g_strdup (field (rec, cols, "system"));
       r.isl = int_field (rec, cols, "isl", -1);
       r.osl = int_field (rec, cols, "osl", -1);
@@ -547,7 +552,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   fp8_kv = pol.kv_fp8_with_fp8_weights && g_str_has_prefix (r->quant, "fp8");
   fields = msperf_serve_policy_model_fields (&pol);
   fields_key = g_strjoinv (",", fields);
-  key = g_strdup_printf ("%s\n%s\n%d\n%s", r->config, r->quant, fp8_kv, fields_key);
+  key = g_strdup_printf ("%s\n%s\n%s\n%d\n%s", r->config, r->quant,
+                         r->moe_quant ? r->moe_quant : "", fp8_kv, fields_key);
   lm = g_hash_table_lookup (models, key);
   m = lm ? lm->model : NULL;
   if (m == NULL)
@@ -557,6 +563,9 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
 
       memset (&mo, 0, sizeof mo);
       mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
+      /* A row whose experts are quantised otherwise than its linears (fp8 linears, fp8_block
+       * experts) states it in moe_quant_mode. */
+      mo.moe_quant = r->moe_quant;
       mo.kv_dtype = fp8_kv ? "fp8" : NULL;
       mo.fields = (const char *const *) fields;
 
@@ -565,6 +574,14 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         fallback = 3;
       if (m == NULL)
         m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+      if (m == NULL && mo.moe_quant)
+        {
+          /* Experts in a mode the templates do not know: quantised as the linears. */
+          g_clear_error (&e);
+          mo.moe_quant = NULL;
+          m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+          fallback = m != NULL ? 4 : 0;
+        }
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
                                     || g_str_has_prefix (mo.quant, "int8")))
         {
@@ -572,6 +589,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
            * the same bytes and the same tensor-core rate. */
           g_clear_error (&e);
           mo.quant = "w8a8";
+          mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
           fallback = m != NULL ? 2 : 0;
         }
@@ -579,7 +597,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         {
           /* The templates do not know this quantisation yet: the bf16 figures, said so. */
           g_clear_error (&e);
-          mo.quant = NULL;
+          mo.quant = mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
           fallback = 1;
         }
@@ -592,6 +610,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     }
   if (lm->fallback)
     note = lm->fallback == 3 ? "; fp8 as fp8_block (the checkpoint's 128x128 block scales)"
+           : lm->fallback == 4 ? "; experts as the linears (the templates have no quant mode "
+                                 "for moe_quant_mode)"
            : lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
                                : "; bf16 (the templates have no quant mode for it)";
   generated_limits (&pol, r);
