@@ -333,6 +333,21 @@ t_cuda_moe_fields() {
 }
 ok "MLA/MoE template: fused input quantisation, TP-sharded shared experts, routing in the fused MoE" t_cuda_moe_fields
 
+t_gemm_quant_fused_dense() {
+  # Every template takes gemm_quant_fused (the vLLM and SGLang presets set it, as TensorRT-LLM's
+  # does): an fp8 linear of the dense GQA template without the fp8_quantize before it.
+  sed 's/^{/{"gemm_quant_fused": 1,/' "$llama" > "$tmp/llama-cuda.json"
+  status_is 0 $bin trace --model "$llama" --quant fp8 --phase decode --batch 4 || return 1
+  contains "$tmp/cmd.out" 'fp8_quantize' || return 1
+  contains "$tmp/cmd.out" 'fp8_matmul' || return 1
+  status_is 0 $bin trace --model "$tmp/llama-cuda.json" --quant fp8 --phase decode --batch 4 \
+    || return 1
+  ! grep -q 'fp8_quantize' "$tmp/cmd.out" || return 1
+  contains "$tmp/cmd.out" 'fp8_matmul' || return 1
+}
+ok "dense template: gemm_quant_fused drops the separate input quantisation of fp8 linears" \
+  t_gemm_quant_fused_dense
+
 sil=$shared/silicon-h200-dev/silicon_dev.csv
 t_accuracy() {
   # The header, one row of each (model, backend, mode), and a row of an unknown model.
