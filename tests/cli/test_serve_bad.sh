@@ -279,6 +279,28 @@ t_accuracy_system() {
 ok "accuracy: a row measured on another system is predicted for the profile and says so" \
   t_accuracy_system
 
+t_accuracy_moe_quant() {
+  # moe_quant_mode quantises the experts when it differs from gemm_quant_mode (fp8 linears,
+  # fp8_block experts: another prediction than fp8 for both); a mode the templates do not
+  # know leaves the experts as the linears, said in the status.
+  q=Qwen/Qwen3-30B-A3B
+  { echo "$hdr,gemm_quant_mode,moe_quant_mode"
+    echo "m_same,silicon_concurrency=2,vllm,$q,agg,128,8,2,20.0,5.0,fp8,fp8"
+    echo "m_block,silicon_concurrency=2,vllm,$q,agg,128,8,2,21.0,5.0,fp8,fp8_block"
+    echo "m_fp4,silicon_concurrency=2,vllm,$q,agg,128,8,2,22.0,5.0,fp8,nvfp4"
+  } > "$tmp/moeq.csv"
+  accuracy_csv "$tmp/moeq.csv" || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^m_same,.*,ok$' || return 1
+  contains "$o" '^m_block,.*,ok$' || return 1
+  contains "$o" '^m_fp4,.*,ok; experts as the linears (the templates have no quant mode for moe_quant_mode)$' \
+    || return 1
+  [ "$(grep '^m_same,' "$o" | cut -d, -f2-3)" != "$(grep '^m_block,' "$o" | cut -d, -f2-3)" ] || return 1
+  [ "$(grep '^m_same,' "$o" | cut -d, -f2-3)" = "$(grep '^m_fp4,' "$o" | cut -d, -f2-3)" ] || return 1
+}
+ok "accuracy: a row's moe_quant_mode quantises its experts; an unknown one falls back, said" \
+  t_accuracy_moe_quant
+
 t_accuracy_csv() {
   { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"
     echo "${good_row%,*}"
