@@ -410,13 +410,42 @@ collective_from_config (const msperf_device *device, const msperf_parallel *par,
   return TRUE;
 }
 
+static double
+peak_flops (const msperf_device *device, const msperf_op *op)
+{
+  g_autoptr (GPtrArray) in = msperf_op_tensor_inputs (op);
+  msperf_dtype dtype = in->len ? ((msperf_tensor *) g_ptr_array_index (in, 0))->dtype
+                               : MSPERF_DTYPE_BF16;
+  double tf = device->peak_tflops[dtype];
+
+  if (!(tf > 0.0))
+    tf = device->peak_tflops[MSPERF_DTYPE_BF16];
+  return tf * 1e12;
+}
+
+/* The roofline of out's FLOPs at peak FLOP/s and its bytes at the device's bandwidth. */
+static void
+finish_at (const msperf_device *device, double peak, msperf_roofline *out)
+{
+  out->compute_us = peak > 0.0 ? out->flops / peak * 1e6 : 0.0;
+  out->memory_us = device->memory_bandwidth_gbps > 0.0
+                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
+  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
+}
+
+static void
+finish_compute (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
+{
+  finish_at (device, peak_flops (device, op), out);
+}
+
 /* tensor_cast.fused_moe (x [T,H], w13 [E_l,N13,H], w2 [E_l,H,I], topk ids [T,k]; kwargs
  * num_experts E, topk k): one rank's routed experts as one kernel. Routing spread evenly over
  * the E experts, the rank's E_l experts get T·k·E_l/E of the (token, expert) pairs, 2·(N13·H +
  * H·I) FLOPs each, at the weights' tensor-core rate when they are 8-bit floats (the kernel
  * quantises its input), else the input's. Bytes: every tensor once, every local expert's
  * weights included. The experts the tokens reach, E_l·(1 − (1 − 1/E)^(T·k)), are fewer at a
- * few tokens, but the measured fused kernels take 2–10 times that bound there (doc/formats.md
+ * few tokens, but the measured fused kernels take 2–9 times that bound there (doc/formats.md
  * §4.1), so reading them all is the closer of the two; the degraded note says how many. */
 static gboolean
 fused_moe_cost (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
@@ -446,38 +475,11 @@ fused_moe_cost (const msperf_device *device, const msperf_op *op, msperf_rooflin
                            ? w13->dtype : x->dtype];
   if (!(tf > 0.0))
     tf = device->peak_tflops[MSPERF_DTYPE_BF16];
-  out->compute_us = tf > 0.0 ? out->flops / (tf * 1e12) * 1e6 : 0.0;
-  out->memory_us = device->memory_bandwidth_gbps > 0.0
-                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
-  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
+  finish_at (device, tf * 1e12, out);
   g_snprintf (out->degraded, sizeof out->degraded,
               "fused_moe: routing spread evenly (%.1f of %.0f local experts reached), every "
               "local expert's weights read", reached, el);
   return TRUE;
-}
-
-static double
-peak_flops (const msperf_device *device, const msperf_op *op)
-{
-  g_autoptr (GPtrArray) in = msperf_op_tensor_inputs (op);
-  msperf_dtype dtype = in->len ? ((msperf_tensor *) g_ptr_array_index (in, 0))->dtype
-                               : MSPERF_DTYPE_BF16;
-  double tf = device->peak_tflops[dtype];
-
-  if (!(tf > 0.0))
-    tf = device->peak_tflops[MSPERF_DTYPE_BF16];
-  return tf * 1e12;
-}
-
-static void
-finish_compute (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
-{
-  double peak = peak_flops (device, op);
-
-  out->compute_us = peak > 0.0 ? out->flops / peak * 1e6 : 0.0;
-  out->memory_us = device->memory_bandwidth_gbps > 0.0
-                     ? out->bytes / (device->memory_bandwidth_gbps * 1e3) : 0.0;
-  out->latency_us = MAX (out->compute_us, out->memory_us) + device->launch_overhead_us;
 }
 
 /* matmul_all_reduce(mat1, mat2, …[, rank_group]) and the quantised linears: the matmul's
