@@ -301,6 +301,40 @@ t_accuracy_moe_quant() {
 ok "accuracy: a row's moe_quant_mode quantises its experts; an unknown one falls back, said" \
   t_accuracy_moe_quant
 
+t_accuracy_layouts() {
+  # A blank attention_dp_size under a larger MoE group is attention data parallelism (vLLM's
+  # experts run over dp x tp ranks): the same prediction as the row that states it, said in
+  # the status. A layout the model refuses (TP 64 over 32 heads) is answered under the layout
+  # of the row that carries its measurement, said; without such a row it stays unmapped.
+  q=Qwen/Qwen3-30B-A3B
+  h=id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,attention_dp_size
+  { echo "$h,moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms"
+    echo "d_blank,silicon_concurrency=2,vllm,$q,agg,128,8,1,,2,1,20.0,5.0"
+    echo "d_stated,silicon_concurrency=2,vllm,$q,agg,128,8,1,2,2,1,21.0,5.0"
+    echo "d_dense,silicon_concurrency=2,vllm,$q,agg,128,8,2,,1,1,22.0,5.0"
+    echo "w_64,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,30.0,6.0"
+    echo "w_8,silicon_concurrency=2,vllm,$q,agg,128,8,8,1,1,8,30.0,6.0"
+    echo "w_alone,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,31.0,6.0"
+  } > "$tmp/layouts.csv"
+  accuracy_csv "$tmp/layouts.csv" || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^d_blank,.*,ok; attention DP 2 (attention_dp_size blank: moe_tp_size 2 x moe_ep_size 1 over tp_size 1)$' \
+    || return 1
+  contains "$o" '^d_stated,.*,ok$' || return 1
+  contains "$o" '^d_dense,.*,ok$' || return 1
+  [ "$(grep '^d_blank,' "$o" | cut -d, -f2-4)" = "$(grep '^d_stated,' "$o" | cut -d, -f2-4)" ] \
+    || return 1
+  contains "$o" '^w_64,.*,ok; answered under the layout of row w_8 that carries the same measurement (its own: .*layout refused: num_attention_heads 32 is not divisible by --tp 64)$' \
+    || return 1
+  contains "$o" '^w_8,.*,ok; the same measurement as row w_64 under another layout$' || return 1
+  [ "$(grep '^w_64,' "$o" | cut -d, -f2-4)" = "$(grep '^w_8,' "$o" | cut -d, -f2-4)" ] \
+    || return 1
+  contains "$o" '^w_alone,,,,unmapped: .*layout refused: num_attention_heads 32 is not divisible by --tp 64' \
+    || return 1
+}
+ok "accuracy: a blank attention DP under a larger MoE group is inferred; a refused layout takes its twin's" \
+  t_accuracy_layouts
+
 t_accuracy_csv() {
   { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"
     echo "${good_row%,*}"

@@ -27,6 +27,8 @@ typedef struct {
   gboolean workers_stated;
   char *twin;                 /* id of another row with the same measurement under another
                                * layout, or NULL (see find_twins) */
+  gint twin_index;            /* that row's index in the rows, -1 when none */
+  char *layout_note;          /* status note on a size inferred from the others, or NULL */
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
 } row;
@@ -44,6 +46,7 @@ row_clear (row *r)
   g_free (r->system);
   g_free (r->other_system);
   g_free (r->twin);
+  g_free (r->layout_note);
   g_free (r->status);
 }
 
@@ -192,6 +195,38 @@ layout_valid (const msperf_model_layout *l)
   return l->tp >= 1 && l->dp >= 1 && l->ep >= 1 && l->pp >= 1;
 }
 
+/* One stage's layout from its columns (prefix "" for agg, "prefill_", "decode_"). The layout
+ * keeps tp·dp = moe_tp·ep (msperf_model_layout); a row that leaves attention_dp_size blank
+ * while its MoE group is larger than its attention TP states attention data parallelism by
+ * the other three: vLLM without --enable-expert-parallel runs the experts tensor-parallel
+ * over all dp × tp ranks (FusedMoEParallelConfig.make, vllm/model_executor/layers/fused_moe/
+ * config.py), so tp_size 1 with moe_tp_size 2 is two DP ranks. */
+static msperf_model_layout
+stage_layout (GPtrArray *rec, GHashTable *cols, const char *prefix, char **note)
+{
+  g_autofree char *tp_c = g_strconcat (prefix, "tp_size", NULL);
+  g_autofree char *ep_c = g_strconcat (prefix, "moe_ep_size", NULL);
+  g_autofree char *dp_c = g_strconcat (prefix, "attention_dp_size", NULL);
+  g_autofree char *pp_c = g_strconcat (prefix, "pp_size", NULL);
+  g_autofree char *mtp_c = g_strconcat (prefix, "moe_tp_size", NULL);
+  msperf_model_layout l = { int_field (rec, cols, tp_c, 1), int_field (rec, cols, ep_c, 1),
+                            int_field (rec, cols, dp_c, 1), int_field (rec, cols, pp_c, 1),
+                            FALSE };
+  int64_t moe_tp = int_field (rec, cols, mtp_c, 1);
+
+  if (*field (rec, cols, dp_c) == '\0' && l.tp >= 1 && l.ep >= 1 && moe_tp > 1
+      && moe_tp <= INT32_MAX / l.ep && moe_tp * l.ep > l.tp && moe_tp * l.ep % l.tp == 0)
+    {
+      l.dp = moe_tp * l.ep / l.tp;
+      if (*note == NULL)
+        *note = g_strdup_printf ("; %sattention DP %" G_GINT64_FORMAT " (%s blank: %s %"
+                                 G_GINT64_FORMAT " x %s %" G_GINT64_FORMAT " over %s %"
+                                 G_GINT64_FORMAT ")", prefix, l.dp, dp_c, mtp_c, moe_tp, ep_c,
+                                 l.ep, tp_c, l.tp);
+    }
+  return l;
+}
+
 static gboolean
 parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
 {
@@ -293,18 +328,10 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
         r.concurrency = g_ascii_strtoll (c + 20, NULL, 10);
       if (r.concurrency < 1)
         r.concurrency = int_field (rec, cols, "batch_size", -1);
-      r.agg = (msperf_model_layout){ int_field (rec, cols, "tp_size", 1),
-                                     int_field (rec, cols, "moe_ep_size", 1),
-                                     int_field (rec, cols, "attention_dp_size", 1),
-                                     int_field (rec, cols, "pp_size", 1), FALSE };
-      r.prefill = (msperf_model_layout){ int_field (rec, cols, "prefill_tp_size", 1),
-                                         int_field (rec, cols, "prefill_moe_ep_size", 1),
-                                         int_field (rec, cols, "prefill_attention_dp_size", 1),
-                                         int_field (rec, cols, "prefill_pp_size", 1), FALSE };
-      r.decode = (msperf_model_layout){ int_field (rec, cols, "decode_tp_size", 1),
-                                        int_field (rec, cols, "decode_moe_ep_size", 1),
-                                        int_field (rec, cols, "decode_attention_dp_size", 1),
-                                        int_field (rec, cols, "decode_pp_size", 1), FALSE };
+      r.agg = stage_layout (rec, cols, "", &r.layout_note);
+      r.prefill = stage_layout (rec, cols, "prefill_", &r.layout_note);
+      r.decode = stage_layout (rec, cols, "decode_", &r.layout_note);
+      r.twin_index = -1;
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
       r.prefill_seqs = int_field (rec, cols, "prefill_batch_size", 0);
@@ -420,9 +447,15 @@ find_twins (GArray *rows)
         if (!same_measure (a->tpot, b->tpot) || same_deployment (a, b))
           continue;
         if (a->twin == NULL)
-          a->twin = g_strdup (b->id);
+          {
+            a->twin = g_strdup (b->id);
+            a->twin_index = (gint) idx[j];
+          }
         if (b->twin == NULL)
-          b->twin = g_strdup (a->id);
+          {
+            b->twin = g_strdup (a->id);
+            b->twin_index = (gint) idx[i];
+          }
       }
 }
 
@@ -523,16 +556,77 @@ generated_limits (msperf_serve_policy *pol, const row *r)
     pol->mixed_batch = pol->accuracy_agg_mixed_batch > 0;
 }
 
-static void
-run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
-         GHashTable *models, row *r)
+/* One simulation of row r's workload on the sizes (layouts, workers, batch limits) of row
+ * `sizes`: r itself, or the row that carries the same measurement under another layout. pol is
+ * the backend's preset as loaded; the generator's limits for those sizes are applied here. */
+static gboolean
+simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
+              msperf_model *m, msperf_serve_policy *pol, const row *r, const row *sizes,
+              msperf_serve_result *res, GError **error)
 {
-  g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
-  g_autofree char *key = NULL, *fields_key = NULL;
-  g_auto (GStrv) fields = NULL;
-  msperf_serve_policy pol;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
+
+  generated_limits (pol, sizes);
+  dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
+  dep.layout = sizes->agg;
+  dep.replicas = 1;
+  dep.prefill = sizes->prefill;
+  dep.decode = sizes->decode;
+  dep.prefill_workers = sizes->prefill_workers;
+  dep.decode_workers = sizes->decode_workers;
+  /* A stage's batch size is its engines' max batch size (aiconfigurator's generator writes it
+   * as TensorRT-LLM's max_batch_size, vLLM's --max-num-seqs, SGLang's --max-running-requests). */
+  dep.prefill_max_seqs = sizes->prefill_seqs;
+  dep.decode_max_seqs = sizes->decode_seqs;
+  /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
+   * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
+   * speculative decoding only when one is asked for (doc/serving.md §6). */
+  dep.nextn = 0;
+  dep.accept = 0.7;
+  dep.device_bytes = o->device_bytes;
+  w.arrival = MSPERF_SERVE_CLOSED;
+  w.concurrency = r->concurrency;
+  w.isl = r->isl;
+  w.osl = r->osl;
+  /* The measurements are of a benchmark in its steady state: clients staggered, the first
+   * and last `concurrency` requests (ramp-up, ramp-down) left out. */
+  w.staggered = TRUE;
+  w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
+  w.warmup = w.cooldown = r->concurrency;
+  if (o->burst)
+    {
+      /* The benchmark that measured the rows (aiperf in concurrency mode, as aiconfigurator's
+       * generated bench_run.sh runs it, doc/serving.md §6): its warm-up requests all return
+       * before the profiling phase starts, which then sends C requests at once and
+       * requests_per_client × C in all (--num-requests C × 20), every one in the means. */
+      w.staggered = FALSE;
+      w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
+      w.warmup = w.cooldown = 0;
+    }
+  /* aiperf's synthetic prompts: --num-dataset-entries distinct ones, default 100
+   * (aiperf/common/config/config_defaults.py), each request taking one with random.choice
+   * (dataset/dataset_manager.py; later releases default to shuffled passes, --prompt-shuffle);
+   * its C × 2 warm-up requests draw from the same pool. A runtime with prefix caching serves
+   * the repeats from its KV cache. */
+  w.prompt_pool = o->prompt_pool;
+  w.prompt_shuffle = o->prompt_shuffle;
+  w.prompt_warmup = o->prompt_pool > 0 ? 2 * r->concurrency : 0;
+  w.seed = 1;
+  w.max_events = o->max_events;
+  return msperf_serve_run (answers, m, &dep, pol, &w, NULL, res, error);
+}
+
+/* Row r on the engine; twin is the row that carries its measurement under another layout, or
+ * NULL. */
+static void
+run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
+         GHashTable *models, row *r, const row *twin)
+{
+  g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
+  g_autofree char *key = NULL, *fields_key = NULL, *twin_note = NULL;
+  g_auto (GStrv) fields = NULL;
+  msperf_serve_policy pol;
   msperf_serve_result res;
   loaded *lm = NULL;
   msperf_model *m = NULL;
@@ -614,66 +708,41 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                  "for moe_quant_mode)"
            : lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
                                : "; bf16 (the templates have no quant mode for it)";
-  generated_limits (&pol, r);
-  dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
-  dep.layout = r->agg;
-  dep.replicas = 1;
-  dep.prefill = r->prefill;
-  dep.decode = r->decode;
-  dep.prefill_workers = r->prefill_workers;
-  dep.decode_workers = r->decode_workers;
-  /* A stage's batch size is its engines' max batch size (aiconfigurator's generator writes it
-   * as TensorRT-LLM's max_batch_size, vLLM's --max-num-seqs, SGLang's --max-running-requests). */
-  dep.prefill_max_seqs = r->prefill_seqs;
-  dep.decode_max_seqs = r->decode_seqs;
-  /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
-   * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
-   * speculative decoding only when one is asked for (doc/serving.md §6). */
-  dep.nextn = 0;
-  dep.accept = 0.7;
-  dep.device_bytes = o->device_bytes;
-  w.arrival = MSPERF_SERVE_CLOSED;
-  w.concurrency = r->concurrency;
-  w.isl = r->isl;
-  w.osl = r->osl;
-  /* The measurements are of a benchmark in its steady state: clients staggered, the first
-   * and last `concurrency` requests (ramp-up, ramp-down) left out. */
-  w.staggered = TRUE;
-  w.num_requests = MAX (3, o->requests_per_client) * r->concurrency;
-  w.warmup = w.cooldown = r->concurrency;
-  if (o->burst)
+  if (!simulate_row (o, answers, m, &pol, r, r, &res, &e))
     {
-      /* The benchmark that measured the rows (aiperf in concurrency mode, as aiconfigurator's
-       * generated bench_run.sh runs it, doc/serving.md §6): its warm-up requests all return
-       * before the profiling phase starts, which then sends C requests at once and
-       * requests_per_client × C in all (--num-requests C × 20), every one in the means. */
-      w.staggered = FALSE;
-      w.num_requests = MAX (1, o->requests_per_client) * r->concurrency;
-      w.warmup = w.cooldown = 0;
+      GError *own = e;
+
+      /* Its own layout cannot run (a size the model refuses, no room for the KV cache): the
+       * twin's layout, under which the same measurement was exported, is the deployment. */
+      if (twin == NULL || same_deployment (r, twin))
+        goto fail;
+      e = NULL;
+      msperf_serve_policy_clear (&pol);
+      msperf_serve_policy_init (&pol);
+      if (!msperf_serve_policy_load (&pol, preset, &e)
+          || !simulate_row (o, answers, m, &pol, r, twin, &res, &e))
+        {
+          g_error_free (own);
+          goto fail;
+        }
+      twin_note = g_strdup_printf ("; answered under the layout of row %s that carries the "
+                                   "same measurement (its own: %s)", twin->id, own->message);
+      g_error_free (own);
     }
-  /* aiperf's synthetic prompts: --num-dataset-entries distinct ones, default 100
-   * (aiperf/common/config/config_defaults.py), each request taking one with random.choice
-   * (dataset/dataset_manager.py; later releases default to shuffled passes, --prompt-shuffle);
-   * its C × 2 warm-up requests draw from the same pool. A runtime with prefix caching serves
-   * the repeats from its KV cache. */
-  w.prompt_pool = o->prompt_pool;
-  w.prompt_shuffle = o->prompt_shuffle;
-  w.prompt_warmup = o->prompt_pool > 0 ? 2 * r->concurrency : 0;
-  w.seed = 1;
-  w.max_events = o->max_events;
-  if (!msperf_serve_run (answers, m, &dep, &pol, &w, NULL, &res, &e))
-    goto fail;
   r->p_ttft = res.ttft_ms.mean;
   r->p_tpot = res.tpot_ms.mean;
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->status = g_strdup_printf ("ok%s%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
-                               dep.mode == MSPERF_SERVE_DISAGG && !r->workers_stated
+                               r->layout_note ? r->layout_note : "",
+                               strcmp (r->mode, "disagg") == 0 && !r->workers_stated
                                ? "; no worker counts: one prefill and one decode worker" : "",
-                               r->twin ? "; the same measurement as row " : "",
-                               r->twin ? r->twin : "", r->twin ? " under another layout" : "");
+                               twin_note ? twin_note : "",
+                               r->twin && !twin_note ? "; the same measurement as row " : "",
+                               r->twin && !twin_note ? r->twin : "",
+                               r->twin && !twin_note ? " under another layout" : "");
   msperf_serve_policy_clear (&pol);
   return;
 fail:
@@ -699,7 +768,12 @@ worker_main (gpointer data)
         break;
       k = a->order[n];
       if (g_array_index (a->rows, row, k).status == NULL)
-        run_row (a->o, answers, models, &g_array_index (a->rows, row, k));
+        {
+          row *r = &g_array_index (a->rows, row, k);
+
+          run_row (a->o, answers, models, r,
+                   r->twin_index >= 0 ? &g_array_index (a->rows, row, r->twin_index) : NULL);
+        }
     }
   g_hash_table_destroy (models);
   msperf_serve_answers_free (answers);
