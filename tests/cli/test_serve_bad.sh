@@ -335,6 +335,34 @@ t_accuracy_layouts() {
 ok "accuracy: a blank attention DP under a larger MoE group is inferred; a refused layout takes its twin's" \
   t_accuracy_layouts
 
+t_accuracy_quant_config() {
+  # A quant mode the templates do not know (nvfp4, which an H200 has no tensor cores for) runs
+  # as the checkpoint's quantization_config declares it (mxfp4 experts, bf16 linears), said in
+  # the status: the same prediction as a row that leaves the mode to the checkpoint.
+  mkdir -p "$tmp/qmodels"
+  sed 's/^{/{"quantization_config": {"quant_method": "mxfp4"},/' \
+    "$configs/Qwen--Qwen3-30B-A3B.json" > "$tmp/qmodels/acme--Moe-Mxfp4.json"
+  cp "$configs/Qwen--Qwen3-30B-A3B.json" "$tmp/qmodels/acme--Moe-Plain.json"
+  { echo "$hdr,gemm_quant_mode,moe_quant_mode"
+    echo "c_fp4,silicon_concurrency=2,vllm,acme/Moe-Mxfp4,agg,128,8,1,20.0,5.0,nvfp4,nvfp4"
+    echo "c_own,silicon_concurrency=2,vllm,acme/Moe-Mxfp4,agg,128,8,1,21.0,5.0,,"
+    echo "c_plain,silicon_concurrency=2,vllm,acme/Moe-Plain,agg,128,8,1,22.0,5.0,nvfp4,nvfp4"
+  } > "$tmp/qconf.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/qconf.csv" --models-dir "$tmp/qmodels" --format csv \
+    --jobs 1 --requests-per-client 2 || return 1
+  o=$tmp/cmd.out
+  contains "$o" "^c_fp4,.*,ok; as the checkpoint's quantization_config: linears bf16 and experts w4a16_mxfp4 (the templates have no quant mode nvfp4)$" \
+    || return 1
+  contains "$o" '^c_own,.*,ok$' || return 1
+  contains "$o" '^c_plain,.*,ok; bf16 (the templates have no quant mode for it)$' || return 1
+  [ "$(grep '^c_fp4,' "$o" | cut -d, -f2-3)" = "$(grep '^c_own,' "$o" | cut -d, -f2-3)" ] \
+    || return 1
+  [ "$(grep '^c_fp4,' "$o" | cut -d, -f2-3)" != "$(grep '^c_plain,' "$o" | cut -d, -f2-3)" ] \
+    || return 1
+}
+ok "accuracy: an unknown quant mode runs as the checkpoint's quantization_config, said" \
+  t_accuracy_quant_config
+
 t_accuracy_csv() {
   { echo "id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms"
     echo "${good_row%,*}"

@@ -489,8 +489,8 @@ typedef struct {
 
 typedef struct {
   msperf_model *model;
-  int fallback;             /* 1: run in bf16, 2: as w8a8 (the templates lack the mode), 3: fp8
-                             * as the checkpoint's fp8_block */
+  char *note;               /* the status note of a quant mode run otherwise than the row
+                             * names it, or NULL */
 } loaded;
 
 static void
@@ -499,6 +499,7 @@ loaded_free (gpointer p)
   loaded *l = p;
 
   msperf_model_free (l->model);
+  g_free (l->note);
   g_free (l);
 }
 
@@ -619,6 +620,35 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
 
 /* Row r on the engine; twin is the row that carries its measurement under another layout, or
  * NULL. */
+/* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
+ * know runs as the checkpoint's own quantization_config when it declares one (gpt-oss: mxfp4
+ * experts, bf16 linears, which is what a Hopper GPU without FP4 tensor cores runs for the
+ * rows' "nvfp4"), else in bf16; the note names what ran. */
+static char *
+quant_note (const msperf_model *m, int fallback, const char *asked)
+{
+  const char *lin = msperf_model_quant_name (m, FALSE), *exp = msperf_model_quant_name (m, TRUE);
+
+  switch (fallback)
+    {
+    case 3:
+      return g_strdup ("; fp8 as fp8_block (the checkpoint's 128x128 block scales)");
+    case 4:
+      return g_strdup ("; experts as the linears (the templates have no quant mode for "
+                       "moe_quant_mode)");
+    case 2:
+      return g_strdup ("; as w8a8 (the templates have no quant mode for it)");
+    case 1:
+      if (strcmp (lin, "bf16") == 0 && strcmp (exp, "bf16") == 0)
+        return g_strdup ("; bf16 (the templates have no quant mode for it)");
+      return g_strdup_printf ("; as the checkpoint's quantization_config: linears %s and "
+                              "experts %s (the templates have no quant mode %s)", lin, exp,
+                              asked);
+    default:
+      return NULL;
+    }
+}
+
 static void
 run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r, const row *twin)
@@ -689,7 +719,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         }
       if (m == NULL && mo.quant)
         {
-          /* The templates do not know this quantisation yet: the bf16 figures, said so. */
+          /* The templates do not know this quantisation: the checkpoint's own, else bf16. */
           g_clear_error (&e);
           mo.quant = mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
@@ -699,15 +729,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         goto fail;
       lm = g_new0 (loaded, 1);
       lm->model = m;
-      lm->fallback = fallback;
+      lm->note = quant_note (m, fallback, r->quant);
       g_hash_table_insert (models, g_strdup (key), lm);
     }
-  if (lm->fallback)
-    note = lm->fallback == 3 ? "; fp8 as fp8_block (the checkpoint's 128x128 block scales)"
-           : lm->fallback == 4 ? "; experts as the linears (the templates have no quant mode "
-                                 "for moe_quant_mode)"
-           : lm->fallback == 2 ? "; as w8a8 (the templates have no quant mode for it)"
-                               : "; bf16 (the templates have no quant mode for it)";
+  if (lm->note)
+    note = lm->note;
   if (!simulate_row (o, answers, m, &pol, r, r, &res, &e))
     {
       GError *own = e;
