@@ -446,7 +446,11 @@ finish_compute (const msperf_device *device, const msperf_op *op, msperf_rooflin
  * quantises its input), else the input's. Bytes: every tensor once, every local expert's
  * weights included. The experts the tokens reach, E_l·(1 − (1 − 1/E)^(T·k)), are fewer at a
  * few tokens, but the measured fused kernels take 2–9 times that bound there (doc/formats.md
- * §4.1), so reading them all is the closer of the two; the degraded note says how many. */
+ * §4.1), so reading them all is the closer of the two; the degraded note says how many. 4-bit
+ * weights stay at the dtype table's byte an element although their shapes are logical (two a
+ * byte): the weight-only kernels dequantise on the fly, and H200's MXFP4 rows (gpt-oss, EP 8,
+ * 32 tokens: 115 us measured) sit above even the one-byte bound (95 us), twice the 48 us of
+ * two a byte. */
 static gboolean
 fused_moe_cost (const msperf_device *device, const msperf_op *op, msperf_roofline *out)
 {
