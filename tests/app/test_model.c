@@ -468,6 +468,40 @@ test_moe_bf16_fused (void **state)
   g_hash_table_destroy (q);
 }
 
+/* moe_int4_fused=1 (the CUDA runtimes' fused Marlin / CUTLASS MoE for int4 weight-only
+ * experts): Qwen3-30B-A3B under int4_wo gets one fused_moe per layer (48) on the step's 8 rows,
+ * its quant kwarg int4_wo, no per-expert SwiGLUs; with 0, or with only moe_bf16_fused set, the
+ * experts stay per expert (48 × 128 SwiGLUs). */
+static void
+test_moe_int4_fused (void **state)
+{
+  static const char *const fused[] = { "moe_int4_fused=1", NULL };
+  static const char *const unfused[] = { "moe_int4_fused=0", NULL };
+  static const char *const bf16_only[] = { "moe_bf16_fused=1", NULL };
+  static const msperf_model_layout tp4 = { 4, 1, 1, 1, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
+  GHashTable *f = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", fused);
+  GHashTable *u = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", unfused);
+  GHashTable *b = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", bf16_only);
+  op_entry *e;
+
+  (void) state;
+  e = assert_variant (f, "tensor_cast.fused_moe.default",
+                      "(8, 2048);(128, 384, 2048);(128, 2048, 192);(8, 8)");
+  assert_int_equal (e->count, 48);
+  assert_null (g_hash_table_lookup (f, "tensor_cast.swiglu.default"));
+  for (GHashTable **t = (GHashTable *[]){ u, b, NULL }; *t; t++)
+    {
+      assert_null (g_hash_table_lookup (*t, "tensor_cast.fused_moe.default"));
+      e = g_hash_table_lookup (*t, "tensor_cast.swiglu.default");
+      assert_non_null (e);
+      assert_int_equal (e->count, 48 * 128);
+    }
+  g_hash_table_destroy (f);
+  g_hash_table_destroy (u);
+  g_hash_table_destroy (b);
+}
+
 /* moe_allreduce=1 in the GQA MoE template (Qwen3-30B-A3B, 8 decode tokens): on TP 8 / EP 8
  * no all_to_all, one all_reduce of the 8 rows over the TP group per layer beside the
  * attention's; under attention DP 8 / EP 8 the DP ranks' rows are all-gathered to 64 before
@@ -911,6 +945,7 @@ main (void)
     cmocka_unit_test (test_fields_override),
     cmocka_unit_test (test_moe_allreduce),
     cmocka_unit_test (test_moe_bf16_fused),
+    cmocka_unit_test (test_moe_int4_fused),
     cmocka_unit_test (test_moe_gqa_allreduce),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -259,10 +259,13 @@ build_base (msperf_model *m, GError **error)
       if (isnan (m->base[l->slot]) && !msperf_mexpr_eval (l->expr, m->base, &m->base[l->slot], NULL))
         continue;   /* a default that needs a missing field: reported with that field below */
     }
-  /* moe_bf16_fused (a template parameter the serving presets set): bf16 experts run as one
-   * fused MoE kernel as the CUDA runtimes run them, not TensorCast's per-expert GEMMs. */
-  fused = msperf_msyms_find (m->syms, "moe_bf16_fused");
-  if (m->moe_quant == QUANT_NONE && fused >= 0 && !isnan (m->base[fused]) && m->base[fused] != 0)
+  /* moe_bf16_fused, moe_int4_fused (template parameters the serving presets set): bf16 or
+   * int4 weight-only experts run as one fused MoE kernel as the CUDA runtimes run them, not
+   * TensorCast's per-expert GEMMs. */
+  fused = msperf_msyms_find (m->syms, m->moe_quant == QUANT_INT4_WO ? "moe_int4_fused"
+                                      : "moe_bf16_fused");
+  if ((m->moe_quant == QUANT_NONE || m->moe_quant == QUANT_INT4_WO) && fused >= 0
+      && !isnan (m->base[fused]) && m->base[fused] != 0)
     m->base[V_FUSED_MOE] = 1;
   if (!msperf_model_check_fields (m, error))
     return FALSE;

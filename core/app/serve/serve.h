@@ -53,6 +53,8 @@ typedef struct msperf_serve_policy {
                                       (template parameter); -1 = the template's */
   int64_t moe_bf16_fused;          /* 1 = bf16 experts run as one fused MoE kernel (template
                                       parameter); -1 = the template's */
+  int64_t moe_int4_fused;          /* 1 = int4 weight-only experts run as one fused MoE kernel
+                                      (template parameter); -1 = the template's */
   int64_t expert_gather;           /* 1 = each per-expert GEMM's rows all-gathered over TP as
                                       the Ascend capture (template parameter); -1 = the
                                       template's */

@@ -39,6 +39,8 @@ static const msperf_serve_knob knobs[] = {
         "(no separate fp8_quantize op), 0 = separate"),
   KNOB (moe_bf16_fused, COUNT, "1 = bf16 routed experts run as one fused MoE kernel as CUDA "
         "runtimes, 0 = per-expert GEMMs"),
+  KNOB (moe_int4_fused, COUNT, "1 = int4 weight-only routed experts run as one fused MoE "
+        "kernel as CUDA runtimes, 0 = per-expert GEMMs"),
   KNOB (expert_gather, COUNT, "1 = a per-expert MoE's rows all-gathered over TP around each "
         "expert (the Ascend capture), 0 = not (CUDA runtimes)"),
   KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
@@ -75,6 +77,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->moe_allreduce = -1;
   p->gemm_quant_fused = -1;
   p->moe_bf16_fused = -1;
+  p->moe_int4_fused = -1;
   p->expert_gather = -1;
   p->accuracy_token_margin = -1;
   p->accuracy_agg_mixed_batch = -1;
@@ -93,6 +96,8 @@ msperf_serve_policy_model_fields (const msperf_serve_policy *p)
     g_ptr_array_add (f, g_strdup_printf ("gemm_quant_fused=%d", p->gemm_quant_fused > 0));
   if (p->moe_bf16_fused >= 0)
     g_ptr_array_add (f, g_strdup_printf ("moe_bf16_fused=%d", p->moe_bf16_fused > 0));
+  if (p->moe_int4_fused >= 0)
+    g_ptr_array_add (f, g_strdup_printf ("moe_int4_fused=%d", p->moe_int4_fused > 0));
   if (p->expert_gather >= 0)
     g_ptr_array_add (f, g_strdup_printf ("expert_gather=%d", p->expert_gather > 0));
   g_ptr_array_add (f, NULL);
