@@ -213,15 +213,18 @@ test_policies (void **state)
   assert_true (p.kv_fp8_with_fp8_weights);
   /* The CUDA runtimes' fp8 linears quantise their input inside (the database times them
    * whole): handed to the model as a field after the MoE ones; they fuse bf16 experts too and
-   * gather no expert's rows: moe_bf16_fused=1, expert_gather=0 last. */
+   * and int4 experts and gather no expert's rows: moe_bf16_fused=1, moe_int4_fused=1,
+   * expert_gather=0 last. */
   assert_int_equal (p.gemm_quant_fused, 1);
   assert_int_equal (p.moe_bf16_fused, 1);
+  assert_int_equal (p.moe_int4_fused, 1);
   {
     g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
-    assert_int_equal (g_strv_length (f), 5);
+    assert_int_equal (g_strv_length (f), 6);
     assert_string_equal (f[2], "gemm_quant_fused=1");
     assert_string_equal (f[3], "moe_bf16_fused=1");
-    assert_string_equal (f[4], "expert_gather=0");
+    assert_string_equal (f[4], "moe_int4_fused=1");
+    assert_string_equal (f[5], "expert_gather=0");
   }
   msperf_serve_policy_clear (&p);
   msperf_serve_policy_init (&p);
@@ -244,12 +247,13 @@ test_policies (void **state)
   assert_int_equal (p.moe_allreduce, 1);
   {
     g_auto (GStrv) f = msperf_serve_policy_model_fields (&p);
-    assert_int_equal (g_strv_length (f), 5);
+    assert_int_equal (g_strv_length (f), 6);
     assert_string_equal (f[0], "moe_pad_tokens=0");
     assert_string_equal (f[1], "moe_allreduce=1");
     assert_string_equal (f[2], "gemm_quant_fused=1");
     assert_string_equal (f[3], "moe_bf16_fused=1");
-    assert_string_equal (f[4], "expert_gather=0");
+    assert_string_equal (f[4], "moe_int4_fused=1");
+    assert_string_equal (f[5], "expert_gather=0");
   }
   assert_true (msperf_serve_policy_set (&p, "moe_pad_tokens", "256", &e));
   assert_int_equal (p.moe_pad_tokens, 256);
