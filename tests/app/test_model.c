@@ -436,70 +436,65 @@ test_moe_allreduce (void **state)
   g_hash_table_destroy (capture);
 }
 
-/* moe_bf16_fused=1 (the CUDA runtimes' fused MoE for unquantised experts): Qwen3-30B-A3B's
- * bf16 experts become one fused_moe per layer (48) on the step's 8 rows, without the per-expert
- * GEMMs, SwiGLUs and routing ops; without it they stay per expert (TensorCast's form); FP8
- * experts are fused either way. */
+/* Qwen3-30B-A3B on TP 4, a decode step of 8 rows, its experts in `quant`: with the fields
+ * `fused`, one fused_moe per layer (48) without the per-expert GEMMs, SwiGLUs and routing ops;
+ * with each field list of `unfused`, per expert (TensorCast's form: 48 × 128 SwiGLUs). */
+static void
+assert_moe_fusion (const char *quant, const char *const *fused,
+                   const char *const *const *unfused)
+{
+  static const msperf_model_layout tp4 = { 4, 1, 1, 1, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
+  GHashTable *f = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, quant, fused);
+  op_entry *e = assert_variant (f, "tensor_cast.fused_moe.default",
+                                "(8, 2048);(128, 384, 2048);(128, 2048, 192);(8, 8)");
+
+  assert_int_equal (e->count, 48);
+  assert_null (g_hash_table_lookup (f, "tensor_cast.swiglu.default"));
+  assert_null (g_hash_table_lookup (f, "tensor_cast.init_routing_v2.default"));
+  g_hash_table_destroy (f);
+  for (; *unfused; unfused++)
+    {
+      GHashTable *u = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, quant, *unfused);
+
+      assert_null (g_hash_table_lookup (u, "tensor_cast.fused_moe.default"));
+      e = g_hash_table_lookup (u, "tensor_cast.swiglu.default");
+      assert_non_null (e);
+      assert_int_equal (e->count, 48 * 128);
+      g_hash_table_destroy (u);
+    }
+}
+
+/* moe_bf16_fused=1 (the CUDA runtimes' fused MoE for unquantised experts) fuses Qwen3-30B-A3B's
+ * bf16 experts, 0 keeps them per expert; FP8 experts are fused either way. */
 static void
 test_moe_bf16_fused (void **state)
 {
   static const char *const fused[] = { "moe_bf16_fused=1", NULL };
   static const char *const unfused[] = { "moe_bf16_fused=0", NULL };
+  static const char *const *const unfused_lists[] = { unfused, NULL };
   static const msperf_model_layout tp4 = { 4, 1, 1, 1, FALSE };
   msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
-  GHashTable *f = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, NULL, fused);
-  GHashTable *u = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, NULL, unfused);
   GHashTable *q = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "fp8", unfused);
-  op_entry *e;
 
   (void) state;
-  e = assert_variant (f, "tensor_cast.fused_moe.default",
-                      "(8, 2048);(128, 384, 2048);(128, 2048, 192);(8, 8)");
-  assert_int_equal (e->count, 48);
-  assert_null (g_hash_table_lookup (f, "tensor_cast.swiglu.default"));
-  assert_null (g_hash_table_lookup (f, "tensor_cast.init_routing_v2.default"));
-  assert_null (g_hash_table_lookup (u, "tensor_cast.fused_moe.default"));
-  e = g_hash_table_lookup (u, "tensor_cast.swiglu.default");
-  assert_non_null (e);
-  assert_int_equal (e->count, 48 * 128);
+  assert_moe_fusion (NULL, fused, unfused_lists);
   assert_non_null (g_hash_table_lookup (q, "tensor_cast.fused_moe.default"));
-  g_hash_table_destroy (f);
-  g_hash_table_destroy (u);
   g_hash_table_destroy (q);
 }
 
 /* moe_int4_fused=1 (the CUDA runtimes' fused Marlin / CUTLASS MoE for int4 weight-only
- * experts): Qwen3-30B-A3B under int4_wo gets one fused_moe per layer (48) on the step's 8 rows,
- * its quant kwarg int4_wo, no per-expert SwiGLUs; with 0, or with only moe_bf16_fused set, the
- * experts stay per expert (48 × 128 SwiGLUs). */
+ * experts) fuses them under int4_wo; 0, or only moe_bf16_fused, keeps them per expert. */
 static void
 test_moe_int4_fused (void **state)
 {
   static const char *const fused[] = { "moe_int4_fused=1", NULL };
   static const char *const unfused[] = { "moe_int4_fused=0", NULL };
   static const char *const bf16_only[] = { "moe_bf16_fused=1", NULL };
-  static const msperf_model_layout tp4 = { 4, 1, 1, 1, FALSE };
-  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
-  GHashTable *f = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", fused);
-  GHashTable *u = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", unfused);
-  GHashTable *b = generate_with ("Qwen--Qwen3-30B-A3B.json", &tp4, &pass, "int4_wo", bf16_only);
-  op_entry *e;
+  static const char *const *const unfused_lists[] = { unfused, bf16_only, NULL };
 
   (void) state;
-  e = assert_variant (f, "tensor_cast.fused_moe.default",
-                      "(8, 2048);(128, 384, 2048);(128, 2048, 192);(8, 8)");
-  assert_int_equal (e->count, 48);
-  assert_null (g_hash_table_lookup (f, "tensor_cast.swiglu.default"));
-  for (GHashTable **t = (GHashTable *[]){ u, b, NULL }; *t; t++)
-    {
-      assert_null (g_hash_table_lookup (*t, "tensor_cast.fused_moe.default"));
-      e = g_hash_table_lookup (*t, "tensor_cast.swiglu.default");
-      assert_non_null (e);
-      assert_int_equal (e->count, 48 * 128);
-    }
-  g_hash_table_destroy (f);
-  g_hash_table_destroy (u);
-  g_hash_table_destroy (b);
+  assert_moe_fusion ("int4_wo", fused, unfused_lists);
 }
 
 /* moe_allreduce=1 in the GQA MoE template (Qwen3-30B-A3B, 8 decode tokens): on TP 8 / EP 8

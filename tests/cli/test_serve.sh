@@ -161,13 +161,14 @@ heavy "serve: bf16 experts run as one fused MoE on the NVIDIA presets (--moe-bf1
   t_moe_bf16_fused
 
 t_expert_gather() {
-  # Experts that stay one GEMM each on a CUDA preset (int4 weight-only) run without the Ascend
-  # capture's all-gather of each expert's rows over TP (expert_gather 0): --expert-gather 1
-  # puts those collectives back and the decode step is slower.
+  # Experts that stay one GEMM each on a CUDA preset (int4 weight-only, unfused with
+  # --moe-int4-fused 0) run without the Ascend capture's all-gather of each expert's rows over
+  # TP (expert_gather 0): --expert-gather 1 puts those collectives back and the decode step is
+  # slower.
   for g in 0 1; do
     status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
       --concurrency 4 --num-requests 8 --isl 128 --osl 8 --expert-gather $g --format csv \
-      || return 1
+      --moe-int4-fused 0 || return 1
     eval "tpot$g=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
       | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
   done
@@ -176,6 +177,23 @@ t_expert_gather() {
 }
 heavy "serve: the CUDA presets run per-expert GEMMs without the Ascend all-gathers (--expert-gather)" \
   t_expert_gather
+
+t_moe_int4_fused() {
+  # The CUDA presets run int4 weight-only experts as one fused MoE a layer (moe_int4_fused 1):
+  # DeepSeek-V3's 32 local experts a layer cost less than as 32 GEMM pairs
+  # (--moe-int4-fused 0, TensorCast's form).
+  for f in 1 0; do
+    status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
+      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --moe-int4-fused $f --format csv \
+      || return 1
+    eval "tpot$f=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
+      | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
+  done
+  awk -v a="$tpot1" -v b="$tpot0" 'BEGIN { exit !(a > 0 && b > a) }' \
+    || { echo "TPOT fused $tpot1, per expert $tpot0"; return 1; }
+}
+heavy "serve: int4 weight-only experts run as one fused MoE on the CUDA presets (--moe-int4-fused)" \
+  t_moe_int4_fused
 
 t_static_is_e2e() {
   status_is 0 $bin e2e --model "$llama" --batch 8 --isl 1024 --osl 128 || return 1

@@ -159,8 +159,8 @@ ok "serve --requests: duplicate arrival times run; one too large for the KV cach
 
 hdr=id,silicon_data_source,backend,model_path,mode,isl,osl,tp_size,silicon_ttft_ms,silicon_tpot_ms
 
-accuracy_csv() {  # accuracy_csv FILE : per-row csv of FILE into $tmp/cmd.out, 2 requests a client
-  status_is 0 $bin accuracy --silicon "$1" --models-dir "$configs" --format csv --jobs 1 \
+accuracy_csv() {  # accuracy_csv FILE [MODELS] : per-row csv of FILE into $tmp/cmd.out, 2 requests a client
+  status_is 0 $bin accuracy --silicon "$1" --models-dir "${2:-$configs}" --format csv --jobs 1 \
     --requests-per-client 2
 }
 
@@ -348,8 +348,7 @@ t_accuracy_quant_config() {
     echo "c_own,silicon_concurrency=2,vllm,acme/Moe-Mxfp4,agg,128,8,1,21.0,5.0,,"
     echo "c_plain,silicon_concurrency=2,vllm,acme/Moe-Plain,agg,128,8,1,22.0,5.0,nvfp4,nvfp4"
   } > "$tmp/qconf.csv"
-  status_is 0 $bin accuracy --silicon "$tmp/qconf.csv" --models-dir "$tmp/qmodels" --format csv \
-    --jobs 1 --requests-per-client 2 || return 1
+  accuracy_csv "$tmp/qconf.csv" "$tmp/qmodels" || return 1
   o=$tmp/cmd.out
   contains "$o" "^c_fp4,.*,ok; as the checkpoint's quantization_config: linears bf16 and experts w4a16_mxfp4 (the templates have no quant mode nvfp4)$" \
     || return 1
