@@ -118,16 +118,20 @@ t_dp_lockstep() {
 }
 heavy "serve: the attention-DP ranks of a MoE engine step in lockstep" t_dp_lockstep
 
+serve_tpot() {  # serve_tpot VAR ARGS... : mean TPOT of `serve ARGS --format csv` into VAR
+  var=$1; shift
+  status_is 0 $bin serve "$@" --format csv || return 1
+  eval "$var=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
+    | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
+}
+
 t_moe_pad() {
   # The NVIDIA runtimes' presets run the decode MoE on the batch's own tokens
   # (moe_pad_tokens 0); --moe-pad-tokens 256 pads it as vLLM-Ascend's decode graph does: a
   # slower decode step, a higher TPOT. A negative count is refused.
   for p in 0 256; do
-    status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant fp8_block --backend trtllm \
-      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --moe-pad-tokens $p --format csv \
-      || return 1
-    eval "tpot$p=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
-      | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
+    serve_tpot "tpot$p" --model "$dsv3" --tp 8 --ep 8 --quant fp8_block --backend trtllm \
+      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --moe-pad-tokens $p || return 1
   done
   [ -n "$tpot0" ] && [ -n "$tpot256" ] || return 1
   awk -v a="$tpot0" -v b="$tpot256" 'BEGIN { exit !(b > a) }' || return 1
@@ -166,11 +170,9 @@ t_expert_gather() {
   # TP (expert_gather 0): --expert-gather 1 puts those collectives back and the decode step is
   # slower.
   for g in 0 1; do
-    status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
-      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --expert-gather $g --format csv \
+    serve_tpot "tpot$g" --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
+      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --expert-gather $g \
       --moe-int4-fused 0 || return 1
-    eval "tpot$g=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
-      | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
   done
   awk -v a="$tpot0" -v b="$tpot1" 'BEGIN { exit !(a > 0 && b > 1.5 * a) }' \
     || { echo "TPOT without gathers $tpot0, with $tpot1"; return 1; }
@@ -183,11 +185,8 @@ t_moe_int4_fused() {
   # DeepSeek-V3's 32 local experts a layer cost less than as 32 GEMM pairs
   # (--moe-int4-fused 0, TensorCast's form).
   for f in 1 0; do
-    status_is 0 $bin serve --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
-      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --moe-int4-fused $f --format csv \
-      || return 1
-    eval "tpot$f=\$(sed -n 2p \"\$tmp/cmd.out\" | cut -d, -f$(head -n 1 "$tmp/cmd.out" \
-      | tr , '\n' | grep -n '^tpot_ms_mean$' | cut -d: -f1))"
+    serve_tpot "tpot$f" --model "$dsv3" --tp 8 --ep 8 --quant int4_wo --backend vllm \
+      --concurrency 4 --num-requests 8 --isl 128 --osl 8 --moe-int4-fused $f || return 1
   done
   awk -v a="$tpot1" -v b="$tpot0" 'BEGIN { exit !(a > 0 && b > a) }' \
     || { echo "TPOT fused $tpot1, per expert $tpot0"; return 1; }
