@@ -25,9 +25,8 @@ typedef struct {
   double p_ttft, p_tpot, share;
   int64_t devices;
   gboolean workers_stated;
-  char *twin;                 /* id of another row with the same measurement under another
-                               * layout, or NULL (see find_twins) */
-  gint twin_index;            /* that row's index in the rows, -1 when none */
+  gint twin;                  /* index of another row with the same measurement under another
+                               * layout, -1 when none (see find_twins) */
   char *layout_note;          /* status note on a size inferred from the others, or NULL */
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   gboolean ran;
@@ -45,7 +44,6 @@ row_clear (row *r)
   g_free (r->config);
   g_free (r->system);
   g_free (r->other_system);
-  g_free (r->twin);
   g_free (r->layout_note);
   g_free (r->status);
 }
@@ -215,7 +213,7 @@ stage_layout (GPtrArray *rec, GHashTable *cols, const char *prefix, char **note)
   int64_t moe_tp = int_field (rec, cols, mtp_c, 1);
 
   if (*field (rec, cols, dp_c) == '\0' && l.tp >= 1 && l.ep >= 1 && moe_tp > 1
-      && moe_tp <= INT32_MAX / l.ep && moe_tp * l.ep > l.tp && moe_tp * l.ep % l.tp == 0)
+      && moe_tp <= G_MAXINT32 / l.ep && moe_tp * l.ep > l.tp && moe_tp * l.ep % l.tp == 0)
     {
       l.dp = moe_tp * l.ep / l.tp;
       if (*note == NULL)
@@ -331,7 +329,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.agg = stage_layout (rec, cols, "", &r.layout_note);
       r.prefill = stage_layout (rec, cols, "prefill_", &r.layout_note);
       r.decode = stage_layout (rec, cols, "decode_", &r.layout_note);
-      r.twin_index = -1;
+      r.twin = -1;
       r.prefill_workers = int_field (rec, cols, "prefill_num_workers", 1);
       r.decode_workers = int_field (rec, cols, "decode_num_workers", 1);
       r.prefill_seqs = int_field (rec, cols, "prefill_batch_size", 0);
@@ -446,16 +444,10 @@ find_twins (GArray *rows)
           break;
         if (!same_measure (a->tpot, b->tpot) || same_deployment (a, b))
           continue;
-        if (a->twin == NULL)
-          {
-            a->twin = g_strdup (b->id);
-            a->twin_index = (gint) idx[j];
-          }
-        if (b->twin == NULL)
-          {
-            b->twin = g_strdup (a->id);
-            b->twin_index = (gint) idx[i];
-          }
+        if (a->twin < 0)
+          a->twin = (gint) idx[j];
+        if (b->twin < 0)
+          b->twin = (gint) idx[i];
       }
 }
 
@@ -558,17 +550,19 @@ generated_limits (msperf_serve_policy *pol, const row *r)
 }
 
 /* One simulation of row r's workload on the sizes (layouts, workers, batch limits) of row
- * `sizes`: r itself, or the row that carries the same measurement under another layout. pol is
- * the backend's preset as loaded; the generator's limits for those sizes are applied here. */
+ * `sizes`: r itself, or the row that carries the same measurement under another layout. The
+ * generator's limits for those sizes are applied to a copy of the backend's preset (its
+ * numbers only; the copy owns nothing). */
 static gboolean
 simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
-              msperf_model *m, msperf_serve_policy *pol, const row *r, const row *sizes,
-              msperf_serve_result *res, GError **error)
+              const msperf_model *m, const msperf_serve_policy *preset, const row *r,
+              const row *sizes, msperf_serve_result *res, GError **error)
 {
+  msperf_serve_policy pol = *preset;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
 
-  generated_limits (pol, sizes);
+  generated_limits (&pol, sizes);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = sizes->agg;
   dep.replicas = 1;
@@ -615,11 +609,9 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   w.prompt_warmup = o->prompt_pool > 0 ? 2 * r->concurrency : 0;
   w.seed = 1;
   w.max_events = o->max_events;
-  return msperf_serve_run (answers, m, &dep, pol, &w, NULL, res, error);
+  return msperf_serve_run (answers, m, &dep, &pol, &w, NULL, res, error);
 }
 
-/* Row r on the engine; twin is the row that carries its measurement under another layout, or
- * NULL. */
 /* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
  * know runs as the checkpoint's own quantization_config when it declares one (gpt-oss: mxfp4
  * experts, bf16 linears, which is what a Hopper GPU without FP4 tensor cores runs for the
@@ -649,6 +641,8 @@ quant_note (const msperf_model *m, int fallback, const char *asked)
     }
 }
 
+/* Row r on the engine; twin is the row that carries its measurement under another layout, or
+ * NULL. */
 static void
 run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r, const row *twin)
@@ -743,10 +737,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       if (twin == NULL || same_deployment (r, twin))
         goto fail;
       e = NULL;
-      msperf_serve_policy_clear (&pol);
-      msperf_serve_policy_init (&pol);
-      if (!msperf_serve_policy_load (&pol, preset, &e)
-          || !simulate_row (o, answers, m, &pol, r, twin, &res, &e))
+      if (!simulate_row (o, answers, m, &pol, r, twin, &res, &e))
         {
           g_error_free (own);
           goto fail;
@@ -755,20 +746,20 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                    "same measurement (its own: %s)", twin->id, own->message);
       g_error_free (own);
     }
+  else if (twin)
+    twin_note = g_strdup_printf ("; the same measurement as row %s under another layout",
+                                 twin->id);
   r->p_ttft = res.ttft_ms.mean;
   r->p_tpot = res.tpot_ms.mean;
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->status = g_strdup_printf ("ok%s%s%s%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
                                r->layout_note ? r->layout_note : "",
                                strcmp (r->mode, "disagg") == 0 && !r->workers_stated
                                ? "; no worker counts: one prefill and one decode worker" : "",
-                               twin_note ? twin_note : "",
-                               r->twin && !twin_note ? "; the same measurement as row " : "",
-                               r->twin && !twin_note ? r->twin : "",
-                               r->twin && !twin_note ? " under another layout" : "");
+                               twin_note ? twin_note : "");
   msperf_serve_policy_clear (&pol);
   return;
 fail:
@@ -798,7 +789,7 @@ worker_main (gpointer data)
           row *r = &g_array_index (a->rows, row, k);
 
           run_row (a->o, answers, models, r,
-                   r->twin_index >= 0 ? &g_array_index (a->rows, row, r->twin_index) : NULL);
+                   r->twin >= 0 ? &g_array_index (a->rows, row, r->twin) : NULL);
         }
     }
   g_hash_table_destroy (models);
@@ -927,7 +918,7 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
     {
       const row *r = &g_array_index (rows, row, i);
 
-      twins += r->ran && r->twin != NULL;
+      twins += r->ran && r->twin >= 0;
       elsewhere += r->ran && r->other_system != NULL;
       unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
     }
