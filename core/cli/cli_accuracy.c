@@ -20,7 +20,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   msperf_cli_serve_engine eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
-  int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100;
+  int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
   gboolean burst = FALSE, steady = FALSE, rank = FALSE, prompt_shuffle = FALSE;
   g_autoptr (msperf_recommend_rank) ranked = NULL;
@@ -65,6 +65,10 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "prompt-shuffle", 0, 0, G_OPTION_ARG_NONE, &prompt_shuffle,
       "Serve the pool's prompts in shuffled passes (aiperf's shuffle sampling), not drawn "
       "with replacement (its random sampling, the default)", NULL },
+    { "unstated-decode-batch", 0, 0, G_OPTION_ARG_INT, &decode_batch,
+      "A disaggregated row without worker counts: decode workers of N sequences per rank, as "
+      "many as its clients fill (aiconfigurator's generator: clients = decode workers x batch); "
+      "default 0: one prefill and one decode worker", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
     { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
@@ -92,10 +96,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       goto out;
     }
   if ((jobs != INT_MIN && (jobs < 1 || jobs > 256)) || (per_client != INT_MIN && per_client < 1)
-      || prompt_pool < 0)
+      || prompt_pool < 0 || decode_batch < 0)
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--jobs must be 1..256, --requests-per-client >= 1 and --prompt-pool >= 0");
+                   "--jobs must be 1..256, --requests-per-client >= 1, --prompt-pool and "
+                   "--unstated-decode-batch >= 0");
       goto out;
     }
   if (burst && steady)
@@ -136,6 +141,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.max_events = max_events;
   o.prompt_pool = prompt_pool;
   o.prompt_shuffle = prompt_shuffle;
+  o.unstated_decode_batch = decode_batch;
   if (rank)
     {
       /* The rank check reuses the run's per-row predictions: each row is simulated once. */

@@ -252,6 +252,46 @@ t_accuracy_stage_batch() {
 }
 ok "accuracy: a disaggregated row's decode_batch_size bounds its decode ranks" t_accuracy_stage_batch
 
+t_accuracy_unstated_workers() {
+  # --unstated-decode-batch N sizes a disaggregated row without worker counts as the benchmark
+  # generator does (clients = decode workers x batch): 8 clients at 2 a rank are the 4 decode
+  # workers of the row that states them, the same prediction, said; a stated decode batch size
+  # wins over N; rows with counts and the default run are untouched; N < 0 is refused.
+  l=meta-llama/Meta-Llama-3.1-8B
+  { echo "$hdr,prefill_num_workers,decode_num_workers,decode_batch_size"
+    echo "u_none,silicon_concurrency=8,vllm,$l,disagg,128,8,1,20.0,5.0,,,"
+    echo "u_stated,silicon_concurrency=8,vllm,$l,disagg,128,8,1,21.0,5.0,1,4,2"
+    echo "u_batch,silicon_concurrency=8,vllm,$l,disagg,128,8,1,22.0,5.0,,,4"
+  } > "$tmp/unstated.csv"
+  accuracy_csv "$tmp/unstated.csv" || return 1
+  cp "$tmp/cmd.out" "$tmp/one.out"
+  contains "$tmp/one.out" '^u_none,.*,ok; no worker counts: one prefill and one decode worker$' \
+    || return 1
+  status_is 0 $bin accuracy --silicon "$tmp/unstated.csv" --models-dir "$configs" --format csv \
+    --jobs 1 --requests-per-client 2 --unstated-decode-batch 2 || return 1
+  o=$tmp/cmd.out
+  contains "$o" '^u_none,.*,ok; no worker counts: one prefill and 4 decode workers of 2 sequences per rank (the clients fill the decode pool)$' \
+    || return 1
+  contains "$o" '^u_batch,.*,ok; no worker counts: one prefill and 2 decode workers of 4 sequences per rank (the clients fill the decode pool)$' \
+    || return 1
+  [ "$(grep '^u_none,' "$o" | cut -d, -f2-4)" = "$(grep '^u_stated,' "$o" | cut -d, -f2-4)" ] \
+    || return 1
+  [ "$(grep '^u_stated,' "$o")" = "$(grep '^u_stated,' "$tmp/one.out")" ] || return 1
+  one=$(grep '^u_none,' "$tmp/one.out" | cut -d, -f3)
+  four=$(grep '^u_none,' "$o" | cut -d, -f3)
+  awk -v a="$one" -v b="$four" 'BEGIN { exit !(b > 0 && b < a) }' \
+    || { echo "TPOT $one on one decode worker, $four on four"; return 1; }
+  status_is 0 $bin accuracy --silicon "$tmp/unstated.csv" --models-dir "$configs" --jobs 1 \
+    --requests-per-client 2 --unstated-decode-batch 2 || return 1
+  contains "$tmp/cmd.out" 'without worker counts (run with one prefill worker and the decode workers their clients fill (the status says how many)): 2$' \
+    || return 1
+  status_is 2 $bin accuracy --silicon "$tmp/unstated.csv" --models-dir "$configs" \
+    --unstated-decode-batch -1 || return 1
+  contains "$tmp/cmd.err" 'unstated-decode-batch >= 0' || return 1
+}
+ok "accuracy: --unstated-decode-batch sizes a row without worker counts from its clients" \
+  t_accuracy_unstated_workers
+
 t_accuracy_system() {
   # A row's system is matched against the device profile's name and aliases, case ignored:
   # the H200 profile's h200_sxm is no note; a B200 row is predicted for the H200 profile and

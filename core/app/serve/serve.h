@@ -304,6 +304,10 @@ typedef struct msperf_serve_accuracy_opts {
                                             --num-dataset-entries, 100); 0 = all distinct */
   gboolean prompt_shuffle;               /* shuffled passes over them, not draws with
                                             replacement */
+  int64_t unstated_decode_batch;         /* a disagg row without worker counts: decode
+                                            workers of this many sequences per DP rank, as
+                                            many as its clients fill; 0 = one prefill and
+                                            one decode worker */
 } msperf_serve_accuracy_opts;
 
 /* The default bound on the rows of one accuracy file (past it the file is refused). */

@@ -25,6 +25,8 @@ typedef struct {
   double p_ttft, p_tpot, share;
   int64_t devices;
   gboolean workers_stated;
+  int64_t decode_fill;        /* decode workers sized from the clients: sequences per DP rank,
+                               * 0 when not (see size_from_clients) */
   gint twin;                  /* index of another row with the same measurement under another
                                * layout, -1 when none (see find_twins) */
   char *layout_note;          /* status note on a size inferred from the others, or NULL */
@@ -46,6 +48,24 @@ row_clear (row *r)
   g_free (r->other_system);
   g_free (r->layout_note);
   g_free (r->status);
+}
+
+/* A disaggregated row that states no worker counts, sized as aiconfigurator's generator sizes
+ * the benchmark of a deployment it writes: the clients are the decode pool's capacity,
+ * estimated_concurrency = decode workers x max batch size (its benchmark rules for TensorRT-LLM,
+ * vLLM and SGLang alike), the batch per attention-DP rank; the upstream rows that do state
+ * their counts keep clients = workers x batch x DP exactly. Given the batch, the workers are as
+ * many as the clients fill; one prefill worker, as without. */
+static void
+size_from_clients (row *r, int64_t batch)
+{
+  int64_t per_worker;
+
+  r->decode_fill = r->decode_seqs > 0 ? r->decode_seqs : batch;
+  per_worker = r->decode_fill * MAX (r->decode.dp, 1);
+  r->decode_workers = MAX (1, (r->concurrency + per_worker - 1) / per_worker);
+  r->decode_seqs = r->decode_fill;
+  r->prefill_workers = 1;
 }
 
 /* One CSV record (RFC 4180 quotes) from *p; NULL at the end. */
@@ -336,6 +356,8 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.decode_seqs = int_field (rec, cols, "decode_batch_size", 0);
       r.workers_stated = *field (rec, cols, "prefill_num_workers") != '\0'
                          && *field (rec, cols, "decode_num_workers") != '\0';
+      if (strcmp (r.mode, "disagg") == 0 && !r.workers_stated && o->unstated_decode_batch > 0)
+        size_from_clients (&r, o->unstated_decode_batch);
       r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
         r.status = g_strdup_printf ("unmapped: line %u: isl/osl not integers >= 1", line);
@@ -648,7 +670,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
          GHashTable *models, row *r, const row *twin)
 {
   g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
-  g_autofree char *key = NULL, *fields_key = NULL, *twin_note = NULL;
+  g_autofree char *key = NULL, *fields_key = NULL, *twin_note = NULL,
+                   *workers_note = NULL;
   g_auto (GStrv) fields = NULL;
   msperf_serve_policy pol;
   msperf_serve_result res;
@@ -754,11 +777,17 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
+  if (strcmp (r->mode, "disagg") == 0 && !r->workers_stated)
+    workers_note = r->decode_fill > 0
+                   ? g_strdup_printf ("; no worker counts: one prefill and %" G_GINT64_FORMAT
+                                      " decode workers of %" G_GINT64_FORMAT " sequences per "
+                                      "rank (the clients fill the decode pool)",
+                                      r->decode_workers, r->decode_fill)
+                   : g_strdup ("; no worker counts: one prefill and one decode worker");
   r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
                                r->layout_note ? r->layout_note : "",
-                               strcmp (r->mode, "disagg") == 0 && !r->workers_stated
-                               ? "; no worker counts: one prefill and one decode worker" : "",
+                               workers_note ? workers_note : "",
                                twin_note ? twin_note : "");
   msperf_serve_policy_clear (&pol);
   return;
@@ -896,7 +925,7 @@ write_rows (GArray *rows, FILE *out)
 static void
 write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 {
-  guint twins = 0, unstated = 0, elsewhere = 0;
+  guint twins = 0, unstated = 0, filled = 0, elsewhere = 0;
   int width = 52;
 
   for (guint i = 0; i < groups->len; i++)
@@ -921,10 +950,12 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
       twins += r->ran && r->twin >= 0;
       elsewhere += r->ran && r->other_system != NULL;
       unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
+      filled += r->ran && r->decode_fill > 0;
     }
   if (unstated)
-    fprintf (out, "disaggregated rows without worker counts (run with one prefill and one "
-                  "decode worker): %u\n", unstated);
+    fprintf (out, "disaggregated rows without worker counts (run with one prefill %s): %u\n",
+             filled ? "worker and the decode workers their clients fill (the status says how "
+                      "many)" : "and one decode worker", unstated);
   if (twins)
     fprintf (out, "rows whose measurement another row carries under another layout (the "
                   "status names it): %u\n", twins);
