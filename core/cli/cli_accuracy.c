@@ -99,8 +99,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       || prompt_pool < 0 || decode_batch < 0)
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--jobs must be 1..256, --requests-per-client >= 1, --prompt-pool and "
-                   "--unstated-decode-batch >= 0");
+                   "--jobs must be 1..256, --requests-per-client >= 1, --prompt-pool >= 0 "
+                   "and --unstated-decode-batch >= 0");
       goto out;
     }
   if (burst && steady)
