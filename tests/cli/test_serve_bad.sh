@@ -270,9 +270,9 @@ t_accuracy_unstated_workers() {
   status_is 0 $bin accuracy --silicon "$tmp/unstated.csv" --models-dir "$configs" --format csv \
     --jobs 1 --requests-per-client 2 --unstated-decode-batch 2 || return 1
   o=$tmp/cmd.out
-  contains "$o" '^u_none,.*,ok; no worker counts: one prefill and 4 decode workers of 2 sequences per rank (the clients fill the decode pool)$' \
+  contains "$o" '^u_none,.*,ok; no worker counts: 1 prefill and 4 decode workers of 2 sequences per rank (the clients fill the decode pool)$' \
     || return 1
-  contains "$o" '^u_batch,.*,ok; no worker counts: one prefill and 2 decode workers of 4 sequences per rank (the clients fill the decode pool)$' \
+  contains "$o" '^u_batch,.*,ok; no worker counts: 1 prefill and 2 decode workers of 4 sequences per rank (the clients fill the decode pool)$' \
     || return 1
   [ "$(grep '^u_none,' "$o" | cut -d, -f2-4)" = "$(grep '^u_stated,' "$o" | cut -d, -f2-4)" ] \
     || return 1

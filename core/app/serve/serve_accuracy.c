@@ -54,18 +54,18 @@ row_clear (row *r)
  * the benchmark of a deployment it writes: the clients are the decode pool's capacity,
  * estimated_concurrency = decode workers x max batch size (its benchmark rules for TensorRT-LLM,
  * vLLM and SGLang alike), the batch per attention-DP rank; the upstream rows that do state
- * their counts keep clients = workers x batch x DP exactly. Given the batch, the workers are as
- * many as the clients fill; one prefill worker, as without. */
+ * their counts keep clients = workers x batch x DP exactly. Given the batch (the row's own
+ * when stated), the decode workers are as many as the clients fill; the prefill count stays
+ * as read. Nested ceiling divisions, so no product can overflow. */
 static void
 size_from_clients (row *r, int64_t batch)
 {
-  int64_t per_worker;
+  int64_t per_rank = (r->concurrency + MAX (r->decode.dp, 1) - 1) / MAX (r->decode.dp, 1);
 
-  r->decode_fill = r->decode_seqs > 0 ? r->decode_seqs : batch;
-  per_worker = r->decode_fill * MAX (r->decode.dp, 1);
-  r->decode_workers = MAX (1, (r->concurrency + per_worker - 1) / per_worker);
-  r->decode_seqs = r->decode_fill;
-  r->prefill_workers = 1;
+  if (r->decode_seqs <= 0)
+    r->decode_seqs = batch;
+  r->decode_fill = r->decode_seqs;
+  r->decode_workers = MAX (1, (per_rank + r->decode_fill - 1) / r->decode_fill);
 }
 
 /* One CSV record (RFC 4180 quotes) from *p; NULL at the end. */
@@ -779,10 +779,10 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->ran = TRUE;
   if (strcmp (r->mode, "disagg") == 0 && !r->workers_stated)
     workers_note = r->decode_fill > 0
-                   ? g_strdup_printf ("; no worker counts: one prefill and %" G_GINT64_FORMAT
-                                      " decode workers of %" G_GINT64_FORMAT " sequences per "
-                                      "rank (the clients fill the decode pool)",
-                                      r->decode_workers, r->decode_fill)
+                   ? g_strdup_printf ("; no worker counts: %" G_GINT64_FORMAT " prefill and %"
+                                      G_GINT64_FORMAT " decode workers of %" G_GINT64_FORMAT
+                                      " sequences per rank (the clients fill the decode pool)",
+                                      r->prefill_workers, r->decode_workers, r->decode_fill)
                    : g_strdup ("; no worker counts: one prefill and one decode worker");
   r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
