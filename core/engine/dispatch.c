@@ -14,6 +14,7 @@
 #include "engine/interpolation_stage.h"
 #include "engine/confidence.h"
 #include "engine/roofline.h"
+#include "engine/split_transfer.h"
 
 
 static msperf_status
@@ -183,6 +184,22 @@ model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_res
 
 /* A database entry that answers the op zero_cost itself (resolution as exact_stage's): its
  * answer is kept as it was, the summary's flag adds nothing. */
+/* The answer of op from the database alone: the exact lookup, then the interpolation stage (no
+ * roofline, no answer cache). *entry_out receives op's mapping entry (NULL: unmapped). */
+static msperf_status
+data_answer (msperf_engine *e, const msperf_op *op, msperf_result *r,
+             const msperf_mapping_entry **entry_out)
+{
+  const char *mode;
+  msperf_status status = exact_stage (e, op, r, entry_out, &mode);
+
+  /* Interpolation only after an exact miss or a PARTIAL answer (seed 000 §5.2). */
+  if ((status == MSPERF_MISS || (status == MSPERF_HIT && r->source == MSPERF_SOURCE_PARTIAL))
+      && msperf_interpolate_op (e, op, *entry_out, mode, r))
+    status = MSPERF_HIT;
+  return status;
+}
+
 static gboolean
 mapped_zero_cost (msperf_engine *e, const msperf_op *op)
 {
@@ -216,13 +233,10 @@ answer (msperf_engine *e, const msperf_op *op)
   else
     {
       const msperf_mapping_entry *entry;
-      const char *mode;
 
-      status = exact_stage (e, op, r, &entry, &mode);
-      /* Interpolation only after an exact miss or a PARTIAL answer (seed 000 §5.2). */
-      if ((status == MSPERF_MISS
-           || (status == MSPERF_HIT && r->source == MSPERF_SOURCE_PARTIAL))
-          && msperf_interpolate_op (e, op, entry, mode, r))
+      status = data_answer (e, op, r, &entry);
+      if (status != MSPERF_HIT && entry != NULL
+          && msperf_split_transfer_answer (e, op, entry, data_answer, r))
         status = MSPERF_HIT;
       if (status != MSPERF_HIT)
         {

@@ -1,5 +1,6 @@
 /* msperf (internal) — the stage order of one query (dispatch.c): the answer cache, ATT
- * routing, resolution, the exact lookup, the interpolation stage, the roofline. */
+ * routing, resolution, the exact lookup, the interpolation stage, the split transfer, the
+ * roofline. */
 #ifndef MSPERF_CORE_ENGINE_DISPATCH_H
 #define MSPERF_CORE_ENGINE_DISPATCH_H
 

@@ -46,6 +46,26 @@ ok "field_table: fields no row has are not answered from other fields' rows" \
   '"base_reason": "field_row_not_found"'
 ok "field_table: no extrapolation past the token grid unless the policy allows it" \
   line_has "$tmp/a.jsonl" 7 '"source": "ANALYTIC"' '"miss_reason": "wrapper_interpolation_failed"'
+ok "field_table: a moe_tp x moe_ep split the table lacks is answered from another split of its ranks" \
+  line_has "$tmp/a.jsonl" 8 '"source": "EXTRAPOLATED"' '"method": "split_transfer"' \
+  '"latency_us": 20.0' '"split_from": "moe_tp=1, moe_ep=2"' '"reference_source": "MEASURED"' \
+  '"roofline_ratio": 1.0' '"base_reason": "regime_key_unmatched"' '"kernel_type": "FusedMoE"'
+ok "field_table: without a measured split of the same ranks the op stays on the roofline" \
+  line_has "$tmp/a.jsonl" 9 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"'
+
+# A malformed split_transfer is refused with its line and turns the transfer off; the rest answers.
+mkdir -p "$tmp/badsplit"
+cp "$db/FusedMoE.csv" "$tmp/badsplit/"
+sed 's/fields: \[moe_tp, moe_ep\]/fields: [moe_tp]/' "$db/op_mapping.yaml" >"$tmp/badsplit/op_mapping.yaml"
+msperf validate --profiling-database "$tmp/badsplit" >"$tmp/badsplit.out" 2>&1
+ok "field_table: validate names the line of a malformed split_transfer" \
+  grep -q "op_mapping.yaml:[0-9]*: operator 'tensor_cast.fused_moe.default': split_transfer: fields: expected a list of two kwarg names; the transfer is off" "$tmp/badsplit.out"
+msperf estimate --no-cache --profiling-database "$tmp/badsplit" --ops "$db/trace.jsonl" \
+  --format jsonl >"$tmp/badsplit.jsonl" 2>/dev/null
+ok "field_table: with the transfer off the op falls to the roofline" \
+  line_has "$tmp/badsplit.jsonl" 8 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"'
+ok "field_table: with the transfer off every other op still answers" \
+  line_has "$tmp/badsplit.jsonl" 1 '"source": "MEASURED"' '"latency_us": 20'
 
 # Without field_defaults an op without the field is refused with the field's name.
 mkdir -p "$tmp/db"
