@@ -49,36 +49,36 @@ roofline_ratio (msperf_engine *e, int64_t tokens, int64_t tp, int64_t ep, int64_
   return msperf_engine_analytic_latency (e, q) / msperf_engine_analytic_latency (e, ref);
 }
 
+/* The op of T tokens on TP 2 must be the (1, 2) rows' answer ref_us (of source ref_source)
+ * times the roofline ratio. */
 static void
-test_measured_split_answers (void **state)
+assert_transferred (msperf_engine *e, int64_t tokens, const char *ref_source, double ref_us)
 {
-  msperf_engine *e = *state;
-  msperf_result *r = tu_run (e, moe (8, 2, 1));
+  msperf_result *r = tu_run (e, moe (tokens, 2, 1));
 
   tu_assert_source (r, MSPERF_SOURCE_EXTRAPOLATED);
   assert_string_equal (r->method, "split_transfer");
   assert_string_equal (r->kernel_type, "FusedMoE");
   assert_string_equal (tu_detail_string (r, "split_from"), "moe_tp=1, moe_ep=2");
-  assert_string_equal (tu_detail_string (r, "reference_source"), "MEASURED");
-  /* the (1, 2) row at 8 tokens measures 20 µs */
-  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - 20.0) < 1e-12);
-  assert_true (fabs (r->latency_us - 20.0 * roofline_ratio (e, 8, 2, 1, 1, 2)) < 1e-9);
+  assert_string_equal (tu_detail_string (r, "reference_source"), ref_source);
+  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - ref_us) < 1e-9);
+  assert_true (fabs (r->latency_us - ref_us * roofline_ratio (e, tokens, 2, 1, 1, 2)) < 1e-9);
   assert_true (r->confidence > 0.0 && r->confidence < 0.7);
   msperf_result_free (r);
 }
 
 static void
+test_measured_split_answers (void **state)
+{
+  /* the (1, 2) row at 8 tokens measures 20 µs */
+  assert_transferred (*state, 8, "MEASURED", 20.0);
+}
+
+static void
 test_interpolated_reference (void **state)
 {
-  msperf_engine *e = *state;
-  msperf_result *r = tu_run (e, moe (12, 2, 1));
-
   /* the (1, 2) rows at 8 and 16 tokens measure 20 and 40 µs: 30 between them */
-  tu_assert_source (r, MSPERF_SOURCE_EXTRAPOLATED);
-  assert_string_equal (tu_detail_string (r, "reference_source"), "INTERPOLATED");
-  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - 30.0) < 1e-9);
-  assert_true (fabs (r->latency_us - 30.0 * roofline_ratio (e, 12, 2, 1, 1, 2)) < 1e-9);
-  msperf_result_free (r);
+  assert_transferred (*state, 12, "INTERPOLATED", 30.0);
 }
 
 static void
