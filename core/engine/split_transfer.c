@@ -5,12 +5,14 @@
  * P is factored: every rank holds E/ep experts of I/tp columns and runs the same routed FLOPs
  * on a balanced load. A measured table covers some factorings and not others (NVIDIA's H200
  * MXFP4 MoE rows are all moe_tp 1; its fp8_block rows of some shapes stop at moe_tp 4), and the
- * roofline is a poor stand-in for the measured kernel: 3–9× under it for prefill batches, 2–3×
- * over it for small decode batches, on the rows of the same table. So an op whose factoring is
- * not in the table is answered from a measured factoring of the same P (the nearest moe_tp
- * first), scaled by the ratio of the two ops' rooflines: the reference's achieved share of its
- * roofline carries over, as aiconfigurator's transfer ladder carries a measured shape's
- * utilisation to an unmeasured one (`aic-core/.../operators/moe.rs`, SOL(query) / util).
+ * roofline is a poor stand-in for the measured kernel: 4–5× under it for prefill batches and
+ * off either way by up to 3× for small decode batches, on the rows of the same table. So an op
+ * whose factoring is not in the table is answered from a measured factoring of the same P,
+ * the nearest moe_tp first and of two as near the larger (the fewer expert-parallel ranks, the
+ * less of the measured routing skew lands on one rank), scaled by the ratio of the two ops'
+ * rooflines: the reference's achieved share of its roofline carries over, as aiconfigurator's
+ * transfer ladder carries a measured shape's utilisation to an unmeasured one
+ * (`aic-core/.../operators/moe.rs`, SOL(query) / util).
  *
  * The mapping entry declares it (doc/formats.md §1.1): `split_transfer: {fields: [A, B],
  * dims: {A: [[arg, dim], …], B: […]}}` — kwargs A and B split the ranks, and each listed tensor
@@ -118,7 +120,7 @@ roofline_us (msperf_engine *e, const msperf_op *op)
   return rf.latency_us;
 }
 
-/* The other factorings of a × b ranks, nearest first in log(first field), ties smaller first. */
+/* The other factorings of a × b ranks, nearest first in log(first field), ties larger first. */
 static GArray *
 factorings (int64_t a, int64_t b)
 {
@@ -134,7 +136,7 @@ factorings (int64_t a, int64_t b)
         int64_t x = g_array_index (out, int64_t, j - 1), y = g_array_index (out, int64_t, j);
         double dx = fabs (log ((double) x / (double) a)), dy = fabs (log ((double) y / (double) a));
 
-        if (dy < dx || (dy == dx && y < x))
+        if (dy < dx || (dy == dx && y > x))
           {
             g_array_index (out, int64_t, j - 1) = y;
             g_array_index (out, int64_t, j) = x;
