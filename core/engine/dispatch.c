@@ -182,8 +182,6 @@ model_stage (msperf_engine *e, const char *mode, const msperf_op *op, msperf_res
   return status == MSPERF_HIT;
 }
 
-/* A database entry that answers the op zero_cost itself (resolution as exact_stage's): its
- * answer is kept as it was, the summary's flag adds nothing. */
 /* The answer of op from the database alone: the exact lookup, then the interpolation stage (no
  * roofline, no answer cache). *entry_out receives op's mapping entry (NULL: unmapped). */
 static msperf_status
@@ -200,6 +198,8 @@ data_answer (msperf_engine *e, const msperf_op *op, msperf_result *r,
   return status;
 }
 
+/* A database entry that answers the op zero_cost itself (resolution as exact_stage's): its
+ * answer is kept as it was, the summary's flag adds nothing. */
 static gboolean
 mapped_zero_cost (msperf_engine *e, const msperf_op *op)
 {

@@ -5,7 +5,7 @@
  * P is factored: every rank holds E/ep experts of I/tp columns and runs the same routed FLOPs
  * on a balanced load. A measured table covers some factorings and not others (NVIDIA's H200
  * MXFP4 MoE rows are all moe_tp 1; its fp8_block rows of some shapes stop at moe_tp 4), and the
- * roofline is a poor stand-in for the measured kernel: 4–5× under it for prefill batches and
+ * roofline is a poor stand-in for the measured kernel: 4–6× under it for prefill batches and
  * off either way by up to 3× for small decode batches, on the rows of the same table. So an op
  * whose factoring is not in the table is answered from a measured factoring of the same P,
  * the nearest moe_tp first and of two as near the larger (the fewer expert-parallel ranks, the
