@@ -183,7 +183,8 @@ object_line (const object_lines *ol, JsonObject *obj)
 }
 
 /* json-glib keeps no position of a scalar: the lines of the "ops" list's elements are found by
- * a scan of the text, which json-glib has parsed (so it is valid JSON). */
+ * a scan of the text, which json-glib has parsed (so it is nearly JSON: the scan stops where
+ * it cannot move on). */
 
 /* The offset after the value at text[k] (a string, a scalar or a container). */
 static gsize
@@ -258,10 +259,16 @@ ops_element_lines (const char *text, gsize len)
           g_array_set_size (offsets, 0);
           for (k = skip_space (text, len, k + 1); k < len && text[k] != ']';)
             {
+              gsize from = k;
+
               g_array_append_val (offsets, k);
               k = skip_space (text, len, skip_value (text, len, k));
               if (k < len && text[k] == ',')
                 k = skip_space (text, len, k + 1);
+              /* json-glib reads more than strict JSON (a stray '}' in the list): without
+               * progress the scan would append this element for ever. */
+              if (k == from)
+                break;
             }
           k++;
         }
