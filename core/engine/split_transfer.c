@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include "engine/shared.h"
 #include "engine/split_transfer.h"
-#include "engine/roofline.h"
 #include "engine/confidence.h"
 #include "io/split_spec.h"
 
@@ -111,15 +110,6 @@ reference_op (const msperf_op *op, const msperf_split_spec *spec, int64_t a, int
   return ref;
 }
 
-static double
-roofline_us (msperf_engine *e, const msperf_op *op)
-{
-  msperf_roofline rf;
-
-  msperf_roofline_estimate_parallel (msperf_engine_device (e), &e->shared->parallel, op, &rf);
-  return rf.latency_us;
-}
-
 /* The other factorings of a × b ranks, nearest first in log(first field), ties larger first. */
 static GArray *
 factorings (int64_t a, int64_t b)
@@ -186,8 +176,8 @@ try_factoring (msperf_engine *e, const msperf_op *op, const msperf_split_spec *s
       || (sub->source != MSPERF_SOURCE_MEASURED && sub->source != MSPERF_SOURCE_INTERPOLATED)
       || !isfinite (sub->latency_us))
     return FALSE;
-  rq = roofline_us (e, op);
-  rr = roofline_us (e, ref);
+  rq = msperf_engine_analytic_latency (e, op);
+  rr = msperf_engine_analytic_latency (e, ref);
   if (!isfinite (rq) || !isfinite (rr) || rq <= 0.0 || rr <= 0.0)
     return FALSE;
   fill (e, r, spec, a2, b2, sub, rq / rr);
