@@ -355,6 +355,9 @@ t_accuracy_layouts() {
     echo "w_64,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,30.0,6.0"
     echo "w_8,silicon_concurrency=2,vllm,$q,agg,128,8,8,1,1,8,30.0,6.0"
     echo "w_alone,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,31.0,6.0"
+    echo "x_c2_tp8_ep8_7,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,32.0,6.0"
+    echo "x_c2_tp8_0_ep8_0_9,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,33.0,6.0"
+    echo "x_c2_tp64_ep8_8,silicon_concurrency=2,vllm,$q,agg,128,8,64,1,8,8,34.0,6.0"
   } > "$tmp/layouts.csv"
   accuracy_csv "$tmp/layouts.csv" || return 1
   o=$tmp/cmd.out
@@ -371,8 +374,17 @@ t_accuracy_layouts() {
     || return 1
   contains "$o" '^w_alone,,,,unmapped: .*layout refused: num_attention_heads 32 is not divisible by --tp 64' \
     || return 1
+  # Without a twin, the layout the row's id names (upstream names rows by their deployment);
+  # an id that names the refused layout again leaves the row unmapped.
+  for x in x_c2_tp8_ep8_7 x_c2_tp8_0_ep8_0_9; do
+    contains "$o" "^$x,.*,ok; answered under TP 8 and EP 8 as its id names (its own: .*layout refused: num_attention_heads 32 is not divisible by --tp 64)\$" \
+      || return 1
+    [ "$(grep "^$x," "$o" | cut -d, -f2-4)" = "$(grep '^w_8,' "$o" | cut -d, -f2-4)" ] \
+      || return 1
+  done
+  contains "$o" '^x_c2_tp64_ep8_8,,,,unmapped: .*not divisible by --tp 64$' || return 1
 }
-ok "accuracy: a blank attention DP under a larger MoE group is inferred; a refused layout takes its twin's" \
+ok "accuracy: a blank attention DP under a larger MoE group is inferred; a refused layout takes its twin's or its id's" \
   t_accuracy_layouts
 
 t_accuracy_quant_config() {

@@ -441,6 +441,44 @@ cmp_run (gconstpointer x, gconstpointer y, gpointer data)
   return CMP (i, j);
 }
 
+/* The sizes an aggregated row's id names: upstream names a row by its deployment
+ * ("…_c64_tp8_ep8_1897", "…_tp8_0_ep8_0_585", "…_tp4_epnone_1"). The last "_tp<N>[_<k>]_ep<M>"
+ * or "…_epnone" in the id counts; FALSE when there is none or a size is out of range. The
+ * row's own attention DP and PP are kept: the ids do not name them. */
+static gboolean
+id_layout (const row *r, msperf_model_layout *out)
+{
+  const char *p = r->id, *hit = NULL;
+  int64_t tp = 0, ep = 0;
+
+  if (strcmp (r->mode, "agg") != 0)
+    return FALSE;
+  for (const char *q = r->id; (q = strstr (q, "_tp")) != NULL; q++)
+    hit = q;
+  if (hit == NULL)
+    return FALSE;
+  p = hit + 3;
+  for (; g_ascii_isdigit (*p) && tp <= G_MAXINT32; p++)
+    tp = tp * 10 + (*p - '0');
+  if (*p == '_' && g_ascii_isdigit (p[1]))
+    for (p++; g_ascii_isdigit (*p); p++)
+      ;
+  if (!g_str_has_prefix (p, "_ep"))
+    return FALSE;
+  p += 3;
+  if (g_str_has_prefix (p, "none"))
+    ep = 1;
+  else
+    for (; g_ascii_isdigit (*p) && ep <= G_MAXINT32; p++)
+      ep = ep * 10 + (*p - '0');
+  if (tp < 1 || tp > G_MAXINT32 || ep < 1 || ep > G_MAXINT32)
+    return FALSE;
+  *out = r->agg;
+  out->tp = tp;
+  out->ep = ep;
+  return TRUE;
+}
+
 /* A measurement that a row shares with another row of the same workload under another layout
  * is one run exported twice with its sizes written two ways (upstream carries such pairs): at
  * most one of the two layouts ran, and the row cannot tell which. Each such row names the other
@@ -663,6 +701,29 @@ quant_note (const msperf_model *m, int fallback, const char *asked)
     }
 }
 
+/* Row r, whose own layout failed with own, under the layout its id names (id_layout); on
+ * success *note says so and TRUE. */
+static gboolean
+run_id_layout (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
+               const msperf_model *m, const msperf_serve_policy *pol, const row *r,
+               msperf_serve_result *res, const GError *own, char **note)
+{
+  row named = *r;
+  GError *e = NULL;
+
+  if (!id_layout (r, &named.agg) || same_layout (&named.agg, &r->agg))
+    return FALSE;
+  if (!simulate_row (o, answers, m, pol, r, &named, res, &e))
+    {
+      g_error_free (e);
+      return FALSE;
+    }
+  *note = g_strdup_printf ("; answered under TP %" G_GINT64_FORMAT " and EP %" G_GINT64_FORMAT
+                           " as its id names (its own: %s)", named.agg.tp,
+                           named.agg.ep, own->message);
+  return TRUE;
+}
+
 /* Row r on the engine; twin is the row that carries its measurement under another layout, or
  * NULL. */
 static void
@@ -756,17 +817,23 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       GError *own = e;
 
       /* Its own layout cannot run (a size the model refuses, no room for the KV cache): the
-       * twin's layout, under which the same measurement was exported, is the deployment. */
-      if (twin == NULL || same_deployment (r, twin))
+       * twin's layout, under which the same measurement was exported, is the deployment;
+       * without a twin, the layout the row's id names. */
+      if (twin != NULL && !same_deployment (r, twin))
+        {
+          e = NULL;
+          if (!simulate_row (o, answers, m, &pol, r, twin, &res, &e))
+            {
+              g_error_free (own);
+              goto fail;
+            }
+          twin_note = g_strdup_printf ("; answered under the layout of row %s that carries the "
+                                       "same measurement (its own: %s)", twin->id,
+                                       own->message);
+        }
+      else if (!run_id_layout (o, answers, m, &pol, r, &res, own, &twin_note))
         goto fail;
       e = NULL;
-      if (!simulate_row (o, answers, m, &pol, r, twin, &res, &e))
-        {
-          g_error_free (own);
-          goto fail;
-        }
-      twin_note = g_strdup_printf ("; answered under the layout of row %s that carries the "
-                                   "same measurement (its own: %s)", twin->id, own->message);
       g_error_free (own);
     }
   else if (twin)
