@@ -99,6 +99,34 @@ msperf_op_free (msperf_op *op)
   g_free (op);
 }
 
+msperf_op *
+msperf_op_copy (const msperf_op *src)
+{
+  msperf_op *op;
+
+  g_return_val_if_fail (src != NULL, NULL);
+  op = msperf_op_new (NULL);
+  g_free (op->name);
+  op->name = g_strdup (src->name);
+  for (guint k = 0; k < src->args->len; k++)
+    g_ptr_array_add (op->args, msperf_value_copy (g_ptr_array_index (src->args, k)));
+  msperf_value_free (op->kwargs);
+  op->kwargs = msperf_value_copy (src->kwargs);
+  for (guint k = 0; k < src->out->len; k++)
+    {
+      msperf_tensor *t = g_new0 (msperf_tensor, 1);
+
+      msperf_tensor_copy (t, g_ptr_array_index (src->out, k));
+      g_ptr_array_add (op->out, t);
+    }
+  op->att = msperf_value_copy (src->att);
+  op->count = src->count;
+  op->index = src->index;
+  op->line = src->line;
+  op->zero_cost = src->zero_cost;
+  return op;
+}
+
 GPtrArray *
 msperf_op_tensor_inputs (const msperf_op *op)
 {

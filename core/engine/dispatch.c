@@ -15,6 +15,7 @@
 #include "engine/confidence.h"
 #include "engine/roofline.h"
 #include "engine/split_transfer.h"
+#include "engine/quant_transfer.h"
 
 
 static msperf_status
@@ -236,7 +237,8 @@ answer (msperf_engine *e, const msperf_op *op)
 
       status = data_answer (e, op, r, &entry);
       if (status != MSPERF_HIT && entry != NULL
-          && msperf_split_transfer_answer (e, op, entry, data_answer, r))
+          && (msperf_split_transfer_answer (e, op, entry, data_answer, r)
+              || msperf_quant_transfer_answer (e, op, entry, data_answer, r)))
         status = MSPERF_HIT;
       if (status != MSPERF_HIT)
         {

@@ -39,29 +39,6 @@ kwarg_int (const msperf_op *op, const char *name, int64_t *out)
   return msperf_value_get_int (msperf_value_lookup (op->kwargs, name), out);
 }
 
-/* A copy of op for another factoring (deep: the reference is answered like any op). */
-static msperf_op *
-op_copy (const msperf_op *op)
-{
-  msperf_op *c = msperf_op_new (op->name);
-
-  for (guint k = 0; k < op->args->len; k++)
-    g_ptr_array_add (c->args, msperf_value_copy (g_ptr_array_index (op->args, k)));
-  msperf_value_free (c->kwargs);
-  c->kwargs = msperf_value_copy (op->kwargs);
-  for (guint k = 0; k < op->out->len; k++)
-    {
-      msperf_tensor *t = g_new0 (msperf_tensor, 1);
-
-      msperf_tensor_copy (t, g_ptr_array_index (op->out, k));
-      g_ptr_array_add (c->out, t);
-    }
-  c->count = op->count;
-  c->index = op->index;
-  c->line = op->line;
-  return c;
-}
-
 static msperf_tensor *
 arg_tensor (msperf_op *op, int arg)
 {
@@ -97,7 +74,7 @@ static msperf_op *
 reference_op (const msperf_op *op, const msperf_split_spec *spec, int64_t a, int64_t b,
               int64_t a2, int64_t b2)
 {
-  msperf_op *ref = op_copy (op);
+  msperf_op *ref = msperf_op_copy (op);
 
   if (!rescale_dims (ref, spec->dims[0], spec->n_dims[0], a, a2)
       || !rescale_dims (ref, spec->dims[1], spec->n_dims[1], b, b2))

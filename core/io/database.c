@@ -15,6 +15,7 @@
 #include "io/database_private.h"
 #include "io/table_cache.h"
 #include "io/split_spec.h"
+#include "io/quant_spec.h"
 
 struct msperf_database {
   char *dir;
@@ -247,6 +248,22 @@ check_split_transfer (msperf_database *db, const char *name, const msperf_value 
                  problem);
 }
 
+/* The same for a malformed quant_transfer. */
+static void
+check_quant_transfer (msperf_database *db, const char *name, const msperf_value *raw)
+{
+  const msperf_value *spec;
+  msperf_quant_spec parsed;
+  g_autofree char *problem = NULL;
+
+  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP
+      || (spec = msperf_value_lookup (raw, "quant_transfer")) == NULL)
+    return;
+  if (!msperf_quant_spec_parse (spec, NULL, &parsed, &problem))
+    add_warning (db, spec->line, "operator '%s': quant_transfer: %s; the transfer is off", name,
+                 problem);
+}
+
 static void
 add_kernel (GPtrArray *kinds, const char *name)
 {
@@ -337,7 +354,8 @@ static const char *const entry_keys[] = {
   "project_full_shape", "embedded_compute", "embedded_communication", "runtime_comm_variants",
   "kernel_types_by_input_rank", "degenerate_bmm_kernel_type", "tp_linear_projection",
   "mtp_projection_kernel_type", "accepted_miss", "interpolation_method", "field_defaults",
-  "proxy_bytes", "field_args", "batched_from", "window_kernel_type", "split_transfer", NULL
+  "proxy_bytes", "field_args", "batched_from", "window_kernel_type", "split_transfer",
+  "quant_transfer", NULL
 };
 
 /* One warning per unknown key of an entry, with the closest known key (at most 3 edits). */
@@ -391,6 +409,7 @@ load_entries (msperf_database *db, GError **error)
       check_entry_keys (db, name, raw);
       check_entry_flags (db, name, raw);
       check_split_transfer (db, name, raw);
+      check_quant_transfer (db, name, raw);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);

@@ -107,6 +107,8 @@ MSPERF_API msperf_op *msperf_op_new (const char *name);
 /* Sets op's name as msperf_op_new does (a leading "torch.ops." stripped; NULL is ""). */
 MSPERF_API void msperf_op_set_name (msperf_op *op, const char *name);
 MSPERF_API void msperf_op_free (msperf_op *op);
+/* A deep copy of op, every field included: nothing is shared with op. Transfer full. */
+MSPERF_API msperf_op *msperf_op_copy (const msperf_op *op);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (msperf_op, msperf_op_free)
 
 /* The TC tensor inputs as upstream _extract_tensor_inputs reads them: positional args only;

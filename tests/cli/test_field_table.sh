@@ -53,6 +53,26 @@ ok "field_table: a moe_tp x moe_ep split the table lacks is answered from anothe
 ok "field_table: without a measured split of the same ranks the op stays on the roofline" \
   line_has "$tmp/a.jsonl" 9 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"'
 
+ok "field_table: int4 weight-only experts the table lacks are answered from its fp8 rows" \
+  line_has "$tmp/a.jsonl" 10 '"source": "EXTRAPOLATED"' '"method": "quant_transfer"' \
+  '"quant_from": "quant=fp8"' '"reference_latency_us": 20.0' '"reference_source": "MEASURED"'
+
+# A malformed quant_transfer is refused with its line and turns that transfer off only.
+mkdir -p "$tmp/badquant"
+cp "$db/FusedMoE.csv" "$tmp/badquant/"
+sed 's/field: quant/field: [quant]/' "$db/op_mapping.yaml" >"$tmp/badquant/op_mapping.yaml"
+msperf validate --profiling-database "$tmp/badquant" >"$tmp/badquant.out" 2>&1
+ok "field_table: validate names the line of a malformed quant_transfer" \
+  grep -q "op_mapping.yaml:[0-9]*: operator 'tensor_cast.fused_moe.default': quant_transfer: field: expected a kwarg name; the transfer is off" "$tmp/badquant.out"
+msperf estimate --no-cache --profiling-database "$tmp/badquant" --ops "$db/trace.jsonl" \
+  --format jsonl >"$tmp/badquant.jsonl" 2>/dev/null
+quant_off() {
+  line_has "$tmp/badquant.jsonl" 10 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"' &&
+    line_has "$tmp/badquant.jsonl" 8 '"method": "split_transfer"'
+}
+ok "field_table: with the quant transfer off the int4 op falls to the roofline, the split transfer stays" \
+  quant_off
+
 # A malformed split_transfer is refused with its line and turns the transfer off; the rest answers.
 mkdir -p "$tmp/badsplit"
 cp "$db/FusedMoE.csv" "$tmp/badsplit/"

@@ -68,12 +68,22 @@ static const char mapping_head[] =
   "    split_transfer:\n"
   "      fields: [moe_tp, moe_ep]\n"
   "      dims: {moe_tp: [[1, 1], [2, 2]], moe_ep: [[1, 0], [2, 0]]}\n"
+  "    quant_transfer:\n"
+  "      field: quant\n"
+  "      from:\n"
+  "        int4_wo:\n"
+  "          - {quant: fp8_block, dtypes: [float8_e4m3fn, float8_e4m3fn, float8_e4m3fn]}\n"
   "    notes: \"moe_perf: exact fields num_experts, moe_tp, moe_ep, topk, quant from the op's\n"
   "      kwargs and the routing distribution (the templates' kwarg: power_law_1.01 for DeepSeek,\n"
   "      power_law_1.2 for the other MoE models, as aiconfigurator; else the default here);\n"
   "      tokens interpolated; a moe_tp x moe_ep split the table lacks is answered from another\n"
   "      split of the same ranks (w13 [E/ep, 2I/tp, H], w2 [E/ep, H, I/tp]) by the roofline\n"
-  "      ratio\"\n"
+  "      ratio; int4 weight-only experts, which the table lacks, from the fp8_block rows of the\n"
+  "      same shape and split by the roofline ratio\"\n";
+
+/* The collectives and the metadata ops (apart from the head: one literal would pass C's
+ * 4095-byte limit). */
+static const char mapping_collectives[] =
   "  \"tensor_cast.matmul_all_reduce.default\":\n"
   "    composite: true\n"
   "    sub_kernels: [MatMulV2, hcom_allReduce_]\n"
@@ -251,7 +261,7 @@ static const char mapping_elementwise[] =
 char *
 imp_op_mapping_yaml (gboolean elementwise)
 {
-  return g_strconcat (mapping_head, mapping_mla, mapping_gdn, mapping_bmm,
+  return g_strconcat (mapping_head, mapping_collectives, mapping_mla, mapping_gdn, mapping_bmm,
                       elementwise ? mapping_elementwise : "",
                       elementwise ? mapping_mla_proxy : "", NULL);
 }

@@ -336,39 +336,6 @@ msperf_trace_parse_op_tree (const char *json, GError **error)
 
 /* ------------------------------------------------------------------ the parser of lines */
 
-static void
-op_tensor_free (gpointer p)
-{
-  msperf_tensor_clear (p);
-  g_free (p);
-}
-
-/* A deep copy: nothing is shared with src. */
-static msperf_op *
-op_copy (const msperf_op *src)
-{
-  msperf_op *op = g_new0 (msperf_op, 1);
-
-  op->name = g_strdup (src->name);
-  op->args = g_ptr_array_new_full (src->args->len, (GDestroyNotify) msperf_value_free);
-  for (guint k = 0; k < src->args->len; k++)
-    g_ptr_array_add (op->args, msperf_value_copy (g_ptr_array_index (src->args, k)));
-  op->kwargs = msperf_value_copy (src->kwargs);
-  op->out = g_ptr_array_new_full (src->out->len, op_tensor_free);
-  for (guint k = 0; k < src->out->len; k++)
-    {
-      msperf_tensor *t = g_new0 (msperf_tensor, 1);
-
-      msperf_tensor_copy (t, g_ptr_array_index (src->out, k));
-      g_ptr_array_add (op->out, t);
-    }
-  op->att = msperf_value_copy (src->att);
-  op->count = src->count;
-  op->index = src->index;
-  op->line = src->line;
-  return op;
-}
-
 msperf_trace_parser *
 msperf_trace_parser_new (const msperf_trace_reader *reader)
 {
@@ -425,7 +392,7 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
 
   if (p->rest == 0 && (cached = g_hash_table_lookup (p->cache, text)) != NULL)
     {
-      item->op = op_copy (cached);
+      item->op = msperf_op_copy (cached);
       p->hits++;
     }
   else
@@ -442,7 +409,7 @@ msperf_trace_parser_parse (msperf_trace_parser *p, const char *text, msperf_trac
           if (p->rest == 0 && g_hash_table_size (p->cache) >= LINE_CACHE_MAX)
             g_hash_table_remove_all (p->cache);
           if (p->rest == 0)
-            g_hash_table_insert (p->cache, g_strdup (text), op_copy (item->op));
+            g_hash_table_insert (p->cache, g_strdup (text), msperf_op_copy (item->op));
         }
     }
   cache_window (p);
