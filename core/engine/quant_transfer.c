@@ -17,9 +17,7 @@
  * EXTRAPOLATED (not data: another kernel stands in), method quant_transfer. */
 #define G_LOG_DOMAIN "msperf"
 #include <config.h>
-#include <math.h>
 #include "engine/quant_transfer.h"
-#include "engine/confidence.h"
 #include "io/quant_spec.h"
 
 /* op with its field set to ref's value and its leading tensor args to ref's dtypes. */
@@ -39,48 +37,16 @@ reference_op (const msperf_op *op, const char *field, const msperf_quant_ref *re
   return c;
 }
 
-static void
-fill (msperf_engine *e, msperf_result *r, const char *field, const char *value,
-      const msperf_result *ref, double ratio)
-{
-  g_autofree char *base = g_strdup (r->miss_reason);
-  g_autofree char *from = g_strdup_printf ("%s=%s", field, value);
-  double conf = msperf_confidence_value (e, "extrapolated", NULL);
-
-  msperf_result_reset (r);
-  msperf_result_set_method (r, "quant_transfer");
-  msperf_result_set_hit (r, MSPERF_SOURCE_EXTRAPOLATED, ref->latency_us * ratio,
-                         MIN (isnan (conf) ? 0.45 : conf, ref->confidence), ref->kernel_type,
-                         "quant_transfer");
-  msperf_result_detail_string (r, "quant_from", from);
-  msperf_result_detail_double (r, "reference_latency_us", ref->latency_us);
-  msperf_result_detail_string (r, "reference_source", msperf_source_name (ref->source));
-  msperf_result_detail_string (r, "reference_method", ref->method);
-  msperf_result_detail_double (r, "roofline_ratio", ratio);
-  if (base)
-    msperf_result_detail_string (r, "base_reason", base);
-}
-
 /* TRUE with r filled when stand-in ref is answered from data. */
 static gboolean
 try_reference (msperf_engine *e, const msperf_op *op, const char *field,
                const msperf_quant_ref *ref, msperf_data_answer_fn data_answer, msperf_result *r)
 {
   g_autoptr (msperf_op) alt = reference_op (op, field, ref);
-  g_autoptr (msperf_result) sub = msperf_result_new ();
-  const msperf_mapping_entry *entry;
-  double rq, rr;
+  g_autofree char *from = g_strdup_printf ("%s=%s", field, ref->value);
 
-  if (data_answer (e, alt, sub, &entry) != MSPERF_HIT
-      || (sub->source != MSPERF_SOURCE_MEASURED && sub->source != MSPERF_SOURCE_INTERPOLATED)
-      || !isfinite (sub->latency_us))
-    return FALSE;
-  rq = msperf_engine_analytic_latency (e, op);
-  rr = msperf_engine_analytic_latency (e, alt);
-  if (!isfinite (rq) || !isfinite (rr) || rq <= 0.0 || rr <= 0.0)
-    return FALSE;
-  fill (e, r, field, ref->value, sub, rq / rr);
-  return TRUE;
+  return msperf_transfer_answer (e, op, alt, data_answer, "quant_transfer", "quant_from", from,
+                                 r);
 }
 
 gboolean

@@ -4,8 +4,7 @@
 #ifndef MSPERF_CORE_ENGINE_QUANT_TRANSFER_H
 #define MSPERF_CORE_ENGINE_QUANT_TRANSFER_H
 
-#include "engine/shared.h"
-#include "engine/split_transfer.h"
+#include "engine/transfer.h"
 
 /* TRUE with r EXTRAPOLATED (method quant_transfer) when entry declares `quant_transfer` for
  * op's value of its field and data_answer answers one of the stand-ins; FALSE with r untouched

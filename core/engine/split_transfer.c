@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include "engine/shared.h"
 #include "engine/split_transfer.h"
-#include "engine/confidence.h"
 #include "io/split_spec.h"
 
 /* Rank counts past this are not split over (a factoring search of a hostile kwarg stays short). */
@@ -112,29 +111,6 @@ factorings (int64_t a, int64_t b)
   return out;
 }
 
-static void
-fill (msperf_engine *e, msperf_result *r, const msperf_split_spec *spec, int64_t a2, int64_t b2,
-      const msperf_result *ref, double ratio)
-{
-  g_autofree char *base = g_strdup (r->miss_reason);
-  g_autofree char *from = g_strdup_printf ("%s=%" G_GINT64_FORMAT ", %s=%" G_GINT64_FORMAT,
-                                           spec->field[0], a2, spec->field[1], b2);
-  double conf = msperf_confidence_value (e, "extrapolated", NULL);
-
-  msperf_result_reset (r);
-  msperf_result_set_method (r, "split_transfer");
-  msperf_result_set_hit (r, MSPERF_SOURCE_EXTRAPOLATED, ref->latency_us * ratio,
-                         MIN (isnan (conf) ? 0.45 : conf, ref->confidence), ref->kernel_type,
-                         "split_transfer");
-  msperf_result_detail_string (r, "split_from", from);
-  msperf_result_detail_double (r, "reference_latency_us", ref->latency_us);
-  msperf_result_detail_string (r, "reference_source", msperf_source_name (ref->source));
-  msperf_result_detail_string (r, "reference_method", ref->method);
-  msperf_result_detail_double (r, "roofline_ratio", ratio);
-  if (base)
-    msperf_result_detail_string (r, "base_reason", base);
-}
-
 /* TRUE with r filled when factoring (a2, b2) is answered from data. */
 static gboolean
 try_factoring (msperf_engine *e, const msperf_op *op, const msperf_split_spec *spec, int64_t a,
@@ -142,23 +118,14 @@ try_factoring (msperf_engine *e, const msperf_op *op, const msperf_split_spec *s
 {
   int64_t b2 = a * b / a2;
   g_autoptr (msperf_op) ref = reference_op (op, spec, a, b, a2, b2);
-  g_autoptr (msperf_result) sub = NULL;
-  const msperf_mapping_entry *entry;
-  double rq, rr;
+  g_autofree char *from = NULL;
 
   if (ref == NULL)
     return FALSE;
-  sub = msperf_result_new ();
-  if (data_answer (e, ref, sub, &entry) != MSPERF_HIT
-      || (sub->source != MSPERF_SOURCE_MEASURED && sub->source != MSPERF_SOURCE_INTERPOLATED)
-      || !isfinite (sub->latency_us))
-    return FALSE;
-  rq = msperf_engine_analytic_latency (e, op);
-  rr = msperf_engine_analytic_latency (e, ref);
-  if (!isfinite (rq) || !isfinite (rr) || rq <= 0.0 || rr <= 0.0)
-    return FALSE;
-  fill (e, r, spec, a2, b2, sub, rq / rr);
-  return TRUE;
+  from = g_strdup_printf ("%s=%" G_GINT64_FORMAT ", %s=%" G_GINT64_FORMAT, spec->field[0], a2,
+                          spec->field[1], b2);
+  return msperf_transfer_answer (e, op, ref, data_answer, "split_transfer", "split_from", from,
+                                 r);
 }
 
 gboolean

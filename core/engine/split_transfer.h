@@ -4,13 +4,7 @@
 #ifndef MSPERF_CORE_ENGINE_SPLIT_TRANSFER_H
 #define MSPERF_CORE_ENGINE_SPLIT_TRANSFER_H
 
-#include "engine/shared.h"
-
-/* The answer of op from the database alone (the exact lookup, then the interpolation stage):
- * the dispatcher's, handed in so that the stage stays below it. */
-typedef msperf_status (*msperf_data_answer_fn) (msperf_engine *engine, const msperf_op *op,
-                                                msperf_result *r,
-                                                const msperf_mapping_entry **entry_out);
+#include "engine/transfer.h"
 
 /* TRUE with r EXTRAPOLATED (method split_transfer) when entry declares `split_transfer` and
  * data_answer answers another split of op's ranks; FALSE with r untouched otherwise. */

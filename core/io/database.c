@@ -231,36 +231,37 @@ check_entry_flags (msperf_database *db, const char *name, const msperf_value *ra
     }
 }
 
-/* A malformed split_transfer is ignored (the op falls to the roofline as before), with a
- * warning naming the entry, the line and what is wrong. */
-static void
-check_split_transfer (msperf_database *db, const char *name, const msperf_value *raw)
+static gboolean
+split_transfer_valid (const msperf_value *spec, char **problem)
 {
-  const msperf_value *spec;
   msperf_split_spec parsed;
-  g_autofree char *problem = NULL;
 
-  if (raw == NULL || raw->kind != MSPERF_VALUE_MAP
-      || (spec = msperf_value_lookup (raw, "split_transfer")) == NULL)
-    return;
-  if (!msperf_split_spec_parse (spec, &parsed, &problem))
-    add_warning (db, spec->line, "operator '%s': split_transfer: %s; the transfer is off", name,
-                 problem);
+  return msperf_split_spec_parse (spec, &parsed, problem);
 }
 
-/* The same for a malformed quant_transfer. */
+static gboolean
+quant_transfer_valid (const msperf_value *spec, char **problem)
+{
+  msperf_quant_spec parsed;
+
+  return msperf_quant_spec_parse (spec, NULL, &parsed, problem);
+}
+
+/* A malformed transfer declaration (key: split_transfer, quant_transfer) is ignored (the op
+ * falls to the roofline as before), with a warning naming the entry, the line and what is
+ * wrong. */
 static void
-check_quant_transfer (msperf_database *db, const char *name, const msperf_value *raw)
+check_transfer (msperf_database *db, const char *name, const msperf_value *raw, const char *key,
+                gboolean (*valid) (const msperf_value *spec, char **problem))
 {
   const msperf_value *spec;
-  msperf_quant_spec parsed;
   g_autofree char *problem = NULL;
 
   if (raw == NULL || raw->kind != MSPERF_VALUE_MAP
-      || (spec = msperf_value_lookup (raw, "quant_transfer")) == NULL)
+      || (spec = msperf_value_lookup (raw, key)) == NULL)
     return;
-  if (!msperf_quant_spec_parse (spec, NULL, &parsed, &problem))
-    add_warning (db, spec->line, "operator '%s': quant_transfer: %s; the transfer is off", name,
+  if (!valid (spec, &problem))
+    add_warning (db, spec->line, "operator '%s': %s: %s; the transfer is off", name, key,
                  problem);
 }
 
@@ -408,8 +409,8 @@ load_entries (msperf_database *db, GError **error)
 
       check_entry_keys (db, name, raw);
       check_entry_flags (db, name, raw);
-      check_split_transfer (db, name, raw);
-      check_quant_transfer (db, name, raw);
+      check_transfer (db, name, raw, "split_transfer", split_transfer_valid);
+      check_transfer (db, name, raw, "quant_transfer", quant_transfer_valid);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);

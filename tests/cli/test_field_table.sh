@@ -57,15 +57,21 @@ ok "field_table: int4 weight-only experts the table lacks are answered from its 
   line_has "$tmp/a.jsonl" 10 '"source": "EXTRAPOLATED"' '"method": "quant_transfer"' \
   '"quant_from": "quant=fp8"' '"reference_latency_us": 20.0' '"reference_source": "MEASURED"'
 
+# A database NAME whose mapping is the fixture's edited by the sed expression EXPR: validate's
+# output into NAME.out, the trace's answers into NAME.jsonl.
+bad_mapping() {  # bad_mapping NAME EXPR
+  mkdir -p "$tmp/$1"
+  cp "$db/FusedMoE.csv" "$tmp/$1/"
+  sed "$2" "$db/op_mapping.yaml" >"$tmp/$1/op_mapping.yaml"
+  msperf validate --profiling-database "$tmp/$1" >"$tmp/$1.out" 2>&1
+  msperf estimate --no-cache --profiling-database "$tmp/$1" --ops "$db/trace.jsonl" \
+    --format jsonl >"$tmp/$1.jsonl" 2>/dev/null
+}
+
 # A malformed quant_transfer is refused with its line and turns that transfer off only.
-mkdir -p "$tmp/badquant"
-cp "$db/FusedMoE.csv" "$tmp/badquant/"
-sed 's/field: quant/field: [quant]/' "$db/op_mapping.yaml" >"$tmp/badquant/op_mapping.yaml"
-msperf validate --profiling-database "$tmp/badquant" >"$tmp/badquant.out" 2>&1
+bad_mapping badquant 's/field: quant/field: [quant]/'
 ok "field_table: validate names the line of a malformed quant_transfer" \
   grep -q "op_mapping.yaml:[0-9]*: operator 'tensor_cast.fused_moe.default': quant_transfer: field: expected a kwarg name; the transfer is off" "$tmp/badquant.out"
-msperf estimate --no-cache --profiling-database "$tmp/badquant" --ops "$db/trace.jsonl" \
-  --format jsonl >"$tmp/badquant.jsonl" 2>/dev/null
 quant_off() {
   line_has "$tmp/badquant.jsonl" 10 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"' &&
     line_has "$tmp/badquant.jsonl" 8 '"method": "split_transfer"'
@@ -74,14 +80,9 @@ ok "field_table: with the quant transfer off the int4 op falls to the roofline, 
   quant_off
 
 # A malformed split_transfer is refused with its line and turns the transfer off; the rest answers.
-mkdir -p "$tmp/badsplit"
-cp "$db/FusedMoE.csv" "$tmp/badsplit/"
-sed 's/fields: \[moe_tp, moe_ep\]/fields: [moe_tp]/' "$db/op_mapping.yaml" >"$tmp/badsplit/op_mapping.yaml"
-msperf validate --profiling-database "$tmp/badsplit" >"$tmp/badsplit.out" 2>&1
+bad_mapping badsplit 's/fields: \[moe_tp, moe_ep\]/fields: [moe_tp]/'
 ok "field_table: validate names the line of a malformed split_transfer" \
   grep -q "op_mapping.yaml:[0-9]*: operator 'tensor_cast.fused_moe.default': split_transfer: fields: expected a list of two kwarg names; the transfer is off" "$tmp/badsplit.out"
-msperf estimate --no-cache --profiling-database "$tmp/badsplit" --ops "$db/trace.jsonl" \
-  --format jsonl >"$tmp/badsplit.jsonl" 2>/dev/null
 ok "field_table: with the transfer off the op falls to the roofline" \
   line_has "$tmp/badsplit.jsonl" 8 '"source": "ANALYTIC"' '"miss_reason": "regime_key_unmatched"'
 ok "field_table: with the transfer off every other op still answers" \
