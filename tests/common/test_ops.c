@@ -147,3 +147,18 @@ tu_detail_bool (const msperf_result *r, const char *key)
 
   return v && v->kind == MSPERF_VALUE_BOOL && v->b;
 }
+
+void
+tu_assert_transfer (const msperf_result *r, const char *method, const char *from_key,
+                    const char *from, const char *ref_source, double ref_us, double ratio)
+{
+  tu_assert_source (r, MSPERF_SOURCE_EXTRAPOLATED);
+  assert_string_equal (r->method, method);
+  assert_string_equal (r->kernel_type, "FusedMoE");
+  assert_string_equal (tu_detail_string (r, from_key), from);
+  assert_string_equal (tu_detail_string (r, "reference_source"), ref_source);
+  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - ref_us) < 1e-9);
+  assert_true (fabs (tu_detail_double (r, "roofline_ratio") - ratio) < 1e-12);
+  assert_true (fabs (r->latency_us - ref_us * ratio) < 1e-9);
+  assert_true (r->confidence > 0.0 && r->confidence < 0.7);
+}

@@ -42,6 +42,12 @@ const char *tu_detail_string (const msperf_result *r, const char *key);
 double tu_detail_double (const msperf_result *r, const char *key);
 gboolean tu_detail_bool (const msperf_result *r, const char *key);
 
+/* Fails the test unless r is a transfer stage's answer: EXTRAPOLATED by method on the FusedMoE
+ * table, details from_key = from, the reference's source and latency ref_us, and latency
+ * ref_us × ratio, with a confidence below the data's. */
+void tu_assert_transfer (const msperf_result *r, const char *method, const char *from_key,
+                         const char *from, const char *ref_source, double ref_us, double ratio);
+
 G_END_DECLS
 
 #endif /* MSPERF_TESTS_TEST_UTIL_H */

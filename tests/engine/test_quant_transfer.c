@@ -3,7 +3,6 @@
  * shape and split (the first declared stand-in has no rows), times the ratio of the two ops'
  * rooflines; a value without stand-ins, or a stand-in the table lacks too, stays analytic. */
 #include <config.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,15 +54,7 @@ assert_transferred (msperf_engine *e, int64_t tokens, const char *ref_source, do
   double ratio = msperf_engine_analytic_latency (e, q) / msperf_engine_analytic_latency (e, ref);
   msperf_result *r = tu_run (e, int4 (tokens, 2));
 
-  tu_assert_source (r, MSPERF_SOURCE_EXTRAPOLATED);
-  assert_string_equal (r->method, "quant_transfer");
-  assert_string_equal (r->kernel_type, "FusedMoE");
-  assert_string_equal (tu_detail_string (r, "quant_from"), "quant=fp8");
-  assert_string_equal (tu_detail_string (r, "reference_source"), ref_source);
-  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - ref_us) < 1e-9);
-  assert_true (fabs (tu_detail_double (r, "roofline_ratio") - ratio) < 1e-12);
-  assert_true (fabs (r->latency_us - ref_us * ratio) < 1e-9);
-  assert_true (r->confidence > 0.0 && r->confidence < 0.7);
+  tu_assert_transfer (r, "quant_transfer", "quant_from", "quant=fp8", ref_source, ref_us, ratio);
   msperf_result_free (r);
 }
 

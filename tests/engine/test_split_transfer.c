@@ -2,7 +2,6 @@
  * whose moe_tp × moe_ep split the table lacks is answered from the measured split of the same
  * ranks, times the ratio of the two ops' rooflines; nothing else changes. */
 #include <config.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,14 +55,8 @@ assert_transferred (msperf_engine *e, int64_t tokens, const char *ref_source, do
 {
   msperf_result *r = tu_run (e, moe (tokens, 2, 1));
 
-  tu_assert_source (r, MSPERF_SOURCE_EXTRAPOLATED);
-  assert_string_equal (r->method, "split_transfer");
-  assert_string_equal (r->kernel_type, "FusedMoE");
-  assert_string_equal (tu_detail_string (r, "split_from"), "moe_tp=1, moe_ep=2");
-  assert_string_equal (tu_detail_string (r, "reference_source"), ref_source);
-  assert_true (fabs (tu_detail_double (r, "reference_latency_us") - ref_us) < 1e-9);
-  assert_true (fabs (r->latency_us - ref_us * roofline_ratio (e, tokens, 2, 1, 1, 2)) < 1e-9);
-  assert_true (r->confidence > 0.0 && r->confidence < 0.7);
+  tu_assert_transfer (r, "split_transfer", "split_from", "moe_tp=1, moe_ep=2", ref_source,
+                      ref_us, roofline_ratio (e, tokens, 2, 1, 1, 2));
   msperf_result_free (r);
 }
 
