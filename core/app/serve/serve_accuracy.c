@@ -448,7 +448,7 @@ cmp_run (gconstpointer x, gconstpointer y, gpointer data)
 static gboolean
 id_layout (const row *r, msperf_model_layout *out)
 {
-  const char *p = r->id, *hit = NULL;
+  const char *p, *hit = NULL;
   int64_t tp = 0, ep = 0;
 
   if (strcmp (r->mode, "agg") != 0)
@@ -832,8 +832,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                        own->message);
         }
       else if (!run_id_layout (o, answers, m, &pol, r, &res, own, &twin_note))
-        goto fail;
-      e = NULL;
+        goto fail;        /* e is still own: fail reports and frees it */
+      e = NULL;           /* own is freed here; e no longer points at it */
       g_error_free (own);
     }
   else if (twin)
