@@ -231,22 +231,6 @@ check_entry_flags (msperf_database *db, const char *name, const msperf_value *ra
     }
 }
 
-static gboolean
-split_transfer_valid (const msperf_value *spec, char **problem)
-{
-  msperf_split_spec parsed;
-
-  return msperf_split_spec_parse (spec, &parsed, problem);
-}
-
-static gboolean
-quant_transfer_valid (const msperf_value *spec, char **problem)
-{
-  msperf_quant_spec parsed;
-
-  return msperf_quant_spec_parse (spec, NULL, &parsed, problem);
-}
-
 /* A malformed transfer declaration (key: split_transfer, quant_transfer) is ignored (the op
  * falls to the roofline as before), with a warning naming the entry, the line and what is
  * wrong. */
@@ -409,8 +393,8 @@ load_entries (msperf_database *db, GError **error)
 
       check_entry_keys (db, name, raw);
       check_entry_flags (db, name, raw);
-      check_transfer (db, name, raw, "split_transfer", split_transfer_valid);
-      check_transfer (db, name, raw, "quant_transfer", quant_transfer_valid);
+      check_transfer (db, name, raw, "split_transfer", msperf_split_spec_valid);
+      check_transfer (db, name, raw, "quant_transfer", msperf_quant_spec_valid);
       if (e == NULL)
         {
           add_warning (db, line, "operator '%s': %s", name, problem);

@@ -99,3 +99,11 @@ msperf_quant_spec_parse (const msperf_value *spec, const char *value, msperf_qua
     }
   return TRUE;
 }
+
+gboolean
+msperf_quant_spec_valid (const msperf_value *spec, char **problem)
+{
+  msperf_quant_spec parsed;
+
+  return msperf_quant_spec_parse (spec, NULL, &parsed, problem);
+}

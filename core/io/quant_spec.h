@@ -29,5 +29,7 @@ typedef struct msperf_quant_spec {
  * *problem (owned) saying what is wrong. */
 gboolean msperf_quant_spec_parse (const msperf_value *spec, const char *value,
                                   msperf_quant_spec *out, char **problem);
+/* Only checks spec: FALSE with *problem (owned) as msperf_quant_spec_parse says it. */
+gboolean msperf_quant_spec_valid (const msperf_value *spec, char **problem);
 
 #endif

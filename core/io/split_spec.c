@@ -83,3 +83,11 @@ msperf_split_spec_parse (const msperf_value *spec, msperf_split_spec *out, char 
       return FALSE;
   return TRUE;
 }
+
+gboolean
+msperf_split_spec_valid (const msperf_value *spec, char **problem)
+{
+  msperf_split_spec parsed;
+
+  return msperf_split_spec_parse (spec, &parsed, problem);
+}

@@ -25,5 +25,7 @@ typedef struct msperf_split_spec {
  * *problem (owned) saying what is wrong. */
 gboolean msperf_split_spec_parse (const msperf_value *spec, msperf_split_spec *out,
                                   char **problem);
+/* Only checks spec: FALSE with *problem (owned) as msperf_split_spec_parse says it. */
+gboolean msperf_split_spec_valid (const msperf_value *spec, char **problem);
 
 #endif

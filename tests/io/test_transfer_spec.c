@@ -25,22 +25,6 @@ yaml (const char *text)
   return v;
 }
 
-static gboolean
-split_valid (const msperf_value *spec, char **problem)
-{
-  msperf_split_spec parsed;
-
-  return msperf_split_spec_parse (spec, &parsed, problem);
-}
-
-static gboolean
-quant_valid (const msperf_value *spec, char **problem)
-{
-  msperf_quant_spec parsed;
-
-  return msperf_quant_spec_parse (spec, NULL, &parsed, problem);
-}
-
 /* text must be refused by valid with a problem containing want. */
 static void
 refused (gboolean (*valid) (const msperf_value *, char **), const char *text, const char *want)
@@ -81,19 +65,21 @@ test_split_shipped (void **state)
 static void
 test_split_malformed (void **state)
 {
+  gboolean (*const split) (const msperf_value *, char **) = msperf_split_spec_valid;
+
   (void) state;
-  refused (split_valid, "[moe_tp, moe_ep]\n", "expected a mapping");
-  refused (split_valid, "fields: [moe_tp]\ndims: {moe_tp: [[1, 1]]}\n",
+  refused (split, "[moe_tp, moe_ep]\n", "expected a mapping");
+  refused (split, "fields: [moe_tp]\ndims: {moe_tp: [[1, 1]]}\n",
            "fields: expected a list of two");
-  refused (split_valid, "fields: [moe_tp, moe_tp]\ndims: {moe_tp: [[1, 1]]}\n", "must differ");
-  refused (split_valid, "fields: [moe_tp, [1]]\ndims: {}\n", "fields[1]: expected a kwarg name");
-  refused (split_valid, "fields: [a, b]\n", "dims: expected a mapping");
-  refused (split_valid, "fields: [a, b]\ndims: {a: [[1, 1]]}\n", "dims.b: expected a list");
-  refused (split_valid, "fields: [a, b]\ndims: {a: [[1, 1]], b: [[1]]}\n",
+  refused (split, "fields: [moe_tp, moe_tp]\ndims: {moe_tp: [[1, 1]]}\n", "must differ");
+  refused (split, "fields: [moe_tp, [1]]\ndims: {}\n", "fields[1]: expected a kwarg name");
+  refused (split, "fields: [a, b]\n", "dims: expected a mapping");
+  refused (split, "fields: [a, b]\ndims: {a: [[1, 1]]}\n", "dims.b: expected a list");
+  refused (split, "fields: [a, b]\ndims: {a: [[1, 1]], b: [[1]]}\n",
            "dims.b[0]: expected [arg, dim]");
-  refused (split_valid, "fields: [a, b]\ndims: {a: [[1, 9]], b: [[1, 0]]}\n", "dims.a[0]");
-  refused (split_valid, "fields: [a, b]\ndims: {a: [[-1, 0]], b: [[1, 0]]}\n", "dims.a[0]");
-  refused (split_valid, "fields: [a, b]\ndims: {a: [[1, 0], [1, 1], [1, 2], [2, 0], [2, 1], "
+  refused (split, "fields: [a, b]\ndims: {a: [[1, 9]], b: [[1, 0]]}\n", "dims.a[0]");
+  refused (split, "fields: [a, b]\ndims: {a: [[-1, 0]], b: [[1, 0]]}\n", "dims.a[0]");
+  refused (split, "fields: [a, b]\ndims: {a: [[1, 0], [1, 1], [1, 2], [2, 0], [2, 1], "
            "[2, 2], [3, 0], [3, 1], [3, 2]], b: [[1, 0]]}\n", "dims.a: expected a list of 1 to 8");
 }
 
@@ -138,28 +124,30 @@ test_quant_shipped (void **state)
 static void
 test_quant_malformed (void **state)
 {
+  gboolean (*const quant) (const msperf_value *, char **) = msperf_quant_spec_valid;
+
   (void) state;
-  refused (quant_valid, "[quant]\n", "expected a mapping");
-  refused (quant_valid, "from: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
+  refused (quant, "[quant]\n", "expected a mapping");
+  refused (quant, "from: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
            "field: expected a kwarg name");
-  refused (quant_valid, "field: [quant]\nfrom: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
+  refused (quant, "field: [quant]\nfrom: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
            "field: expected");
-  refused (quant_valid, "field: quant\n", "from: expected a mapping");
-  refused (quant_valid, "field: quant\nfrom: {}\n", "from: expected a mapping");
-  refused (quant_valid, "field: quant\nfrom: {a: b}\n", "from.a: expected a list of 1 to 8");
-  refused (quant_valid, "field: quant\nfrom: {a: []}\n", "from.a: expected a list of 1 to 8");
-  refused (quant_valid, "field: quant\nfrom: {a: [b]}\n", "from.a[0]: expected {quant: VALUE");
-  refused (quant_valid, "field: quant\nfrom: {a: [{quant: b}]}\n",
+  refused (quant, "field: quant\n", "from: expected a mapping");
+  refused (quant, "field: quant\nfrom: {}\n", "from: expected a mapping");
+  refused (quant, "field: quant\nfrom: {a: b}\n", "from.a: expected a list of 1 to 8");
+  refused (quant, "field: quant\nfrom: {a: []}\n", "from.a: expected a list of 1 to 8");
+  refused (quant, "field: quant\nfrom: {a: [b]}\n", "from.a[0]: expected {quant: VALUE");
+  refused (quant, "field: quant\nfrom: {a: [{quant: b}]}\n",
            "from.a[0]: expected {quant: VALUE");
-  refused (quant_valid, "field: quant\nfrom: {a: [{dtypes: [bfloat16]}]}\n", "from.a[0]: expected");
-  refused (quant_valid, "field: quant\nfrom: {a: [{quant: b, dtypes: []}]}\n",
+  refused (quant, "field: quant\nfrom: {a: [{dtypes: [bfloat16]}]}\n", "from.a[0]: expected");
+  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: []}]}\n",
            "from.a[0]: expected");
-  refused (quant_valid, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, float9]}]}\n",
+  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, float9]}]}\n",
            "from.a[0].dtypes[1]: unknown dtype 'float9'");
-  refused (quant_valid, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16]}, "
+  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16]}, "
            "{quant: a, dtypes: [bfloat16]}]}\n",
            "from.a[1]: a value cannot stand in for itself");
-  refused (quant_valid, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, bfloat16, "
+  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, bfloat16, "
            "bfloat16, bfloat16, bfloat16, bfloat16, "
            "bfloat16, bfloat16, bfloat16]}]}\n", "from.a[0]: expected");
 }
