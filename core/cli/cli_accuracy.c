@@ -17,7 +17,7 @@
 int
 msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 {
-  msperf_cli_serve_engine eo = { 0 };
+  msperf_cli_engine_opts eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL;
   int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0;
@@ -80,7 +80,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 
   (void) argc;
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
-  msperf_cli_serve_engine_entries (all, &eo);
+  msperf_cli_engine_opts_entries (all, &eo);
   if (!msperf_cli_parse_options ("msperf accuracy", ctx, all, &args, &error))
     goto out;
   if (silicon == NULL)
@@ -122,7 +122,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     }
   templates_default = msperf_paths_data_file ("policies/models", "policies/models");
   policies_default = msperf_cli_serving_dir ();
-  if ((e = msperf_cli_serve_engine_start (g, &eo, &device_bytes, &error)) == NULL)
+  if ((e = msperf_cli_engine_opts_start (g, &eo, &device_bytes, &error)) == NULL)
     {
       status = MSPERF_EXIT_USAGE;
       goto out;
@@ -170,7 +170,7 @@ out:
   g_free (policies);
   g_free (format);
   g_free (report);
-  msperf_cli_serve_engine_clear (&eo);
+  msperf_cli_engine_opts_clear (&eo);
   g_strfreev (args);
   return status;
 }

@@ -6,13 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
 #include <msperf/msperf.h>
 #include "cli/cli.h"
 #include "cli/cli_model.h"
 #include "cli/options.h"
-#include "cli/cache_option.h"
+#include "cli/engine_options.h"
 #include <msperf/paths.h>
 #include "app/model/model.h"
 #include "app/model/model_e2e.h"
@@ -422,56 +421,6 @@ msperf_cli_model_estimate_trace (msperf_cli_model_opts *est, gboolean sequence_p
 
 /* ---------------------------------------------------------------- engine */
 
-typedef struct {
-  char *database, *device;
-  double memory_gib;
-  msperf_cli_cache cache;
-} engine_opts;
-
-static msperf_engine *
-start_engine (const msperf_cli_global *g, const engine_opts *eo, double *device_bytes,
-              GError **error)
-{
-  g_autoptr (msperf_engine) e = msperf_engine_new ();
-  g_autofree char *sample = NULL;
-  double gib;
-
-  for (char **d = g->plugin_dirs; d && *d; d++)
-    msperf_engine_add_plugin_dir (e, *d);
-  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
-    return NULL;
-  /* Model-level answers need every op family: the default is the database imported from
-   * NVIDIA's H200 tables, not estimate's small sample. */
-  if (eo->database == NULL)
-    sample = msperf_paths_data_file ("databases/nvidia-h200", "data/nvidia-h200");
-  if (!msperf_cli_cache_apply (&eo->cache, e, error))
-    return NULL;
-  if (!msperf_engine_open_database (e, eo->database ? eo->database : sample, NULL, error)
-      || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
-      || !msperf_engine_start (e, error))
-    return NULL;
-  gib = !isnan (eo->memory_gib) ? eo->memory_gib : msperf_engine_device_memory_gib (e);
-  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
-  return g_steal_pointer (&e);
-}
-
-static void
-add_engine_entries (GArray *out, engine_opts *eo)
-{
-  const GOptionEntry entries[] = {
-    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
-      "Profiling database directory (default: the shipped NVIDIA H200 database, imported "
-      "from aiconfigurator)", "DIR" },
-    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
-      "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
-    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
-      "Device memory (default: the device profile's memory_gib)", "GIB" },
-    MSPERF_CLI_CACHE_ENTRIES (&eo->cache),
-  };
-  eo->memory_gib = NAN;
-  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
-}
-
 /* --jobs N for e2e and sweep: *jobs stays INT_MIN when not given. */
 static void
 add_jobs_entry (GArray *out, int *jobs)
@@ -613,7 +562,7 @@ int
 msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
 {
   model_opts o;
-  engine_opts eo = { 0 };
+  msperf_cli_engine_opts eo = { 0 };
   request_opts ro = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— TTFT, TPOT and throughput of a request");
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
@@ -636,7 +585,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, FALSE, TRUE);
-  add_engine_entries (all, &eo);
+  msperf_cli_engine_opts_entries (all, &eo);
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
@@ -652,7 +601,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
                    "--format must be table or jsonl, not '%s'", ro.format);
       goto out;
     }
-  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
+  if ((e = msperf_cli_engine_opts_start (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
   apply_policy_budget (e, &ro, &req);
@@ -670,9 +619,7 @@ out:
   if (error)
     fail ("e2e", error);
   model_opts_clear (&o);
-  g_free (eo.database);
-  g_free (eo.device);
-  msperf_cli_cache_clear (&eo.cache);
+  msperf_cli_engine_opts_clear (&eo);
   g_free (ro.format);
   g_strfreev (args);
   return status;
@@ -835,7 +782,7 @@ int
 msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
 {
   model_opts o;
-  engine_opts eo = { 0 };
+  msperf_cli_engine_opts eo = { 0 };
   request_opts ro = { 0 };
   sweep_opts so = { NULL, NULL, NULL, NULL, NULL, NULL, UNSET, NAN, NAN };
   const GOptionEntry entries[] = {
@@ -874,7 +821,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, FALSE, FALSE);
-  add_engine_entries (all, &eo);
+  msperf_cli_engine_opts_entries (all, &eo);
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
@@ -899,7 +846,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
       goto out;
     }
   so.devices = msperf_cli_or (so.devices, 8);
-  if ((e = start_engine (g, &eo, &req.device_bytes, &error)) == NULL
+  if ((e = msperf_cli_engine_opts_start (g, &eo, &req.device_bytes, &error)) == NULL
       || (jobs = start_jobs (e, n_jobs, &error)) == NULL)
     goto out;
   apply_policy_budget (e, &ro, &req);
@@ -931,9 +878,7 @@ out:
   if (error)
     fail ("sweep", error);
   model_opts_clear (&o);
-  g_free (eo.database);
-  g_free (eo.device);
-  msperf_cli_cache_clear (&eo.cache);
+  msperf_cli_engine_opts_clear (&eo);
   g_free (ro.format);
   g_free (so.tps);
   g_free (so.eps);

@@ -230,7 +230,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
                        .max_points = 20000, .ttft_max = NAN, .tpot_max = NAN,
                        .latency_max = NAN, .rate = NAN, .accept = 0.7,
                        .jobs = (int) g_get_num_processors () };
-  msperf_cli_serve_engine eo = { 0 };
+  msperf_cli_engine_opts eo = { 0 };
   msperf_recommend_opts ro = { 0 };
   msperf_serve_policy pol = { 0 };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— the best deployment under an SLA");
@@ -246,7 +246,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
 
   (void) argc;   /* argv is NULL-terminated */
   entries (all, &o);
-  msperf_cli_serve_engine_entries (all, &eo);
+  msperf_cli_engine_opts_entries (all, &eo);
   if (!msperf_cli_check_options ("msperf recommend", (const GOptionEntry *) (void *) all->data,
                                  args, &error))
     goto out;
@@ -267,7 +267,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
   model_id = msperf_launch_model_id (o.config, NULL);
   ro.model_id = model_id;
   ro.checkpoint_quant = msperf_model_quant_name (ro.models[0], FALSE);
-  if ((e = msperf_cli_serve_engine_start (g, &eo, &ro.device_bytes, &error)) == NULL)
+  if ((e = msperf_cli_engine_opts_start (g, &eo, &ro.device_bytes, &error)) == NULL)
     goto out;
   status = MSPERF_EXIT_PROBLEMS;
   if ((r = msperf_recommend_run (e, &ro, &error)) == NULL)
@@ -289,7 +289,7 @@ out:
   if (error)
     fprintf (stderr, "msperf recommend: %s\n", error->message);
   msperf_serve_policy_clear (&pol);
-  msperf_cli_serve_engine_clear (&eo);
+  msperf_cli_engine_opts_clear (&eo);
   opts_clear (&o);
   g_strfreev (args);
   return status;

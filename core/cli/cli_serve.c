@@ -16,70 +16,6 @@
 
 #define UNSET MSPERF_CLI_UNSET
 
-void
-msperf_cli_serve_engine_entries (GArray *out, msperf_cli_serve_engine *eo)
-{
-  const GOptionEntry entries[] = {
-    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
-      "Profiling database directory (default: the model commands' default)", "DIR" },
-    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
-      "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
-    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
-      "Device memory (default: the device profile's memory_gib)", "GIB" },
-    MSPERF_CLI_CACHE_ENTRIES (&eo->cache),
-  };
-  eo->memory_gib = NAN;
-  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
-}
-
-msperf_engine *
-msperf_cli_serve_engine_start (const msperf_cli_global *g, const msperf_cli_serve_engine *eo,
-                               double *device_bytes, GError **error)
-{
-  g_autoptr (msperf_engine) e = msperf_engine_new ();
-  g_autofree char *sample = NULL;
-  double gib;
-
-  for (char **d = g->plugin_dirs; d && *d; d++)
-    msperf_engine_add_plugin_dir (e, *d);
-  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
-    return NULL;
-  if (eo->database == NULL)
-    {
-      /* The model commands' default: the imported H200 database where the tree ships one,
-       * else the sample database. */
-      g_autofree char *h200 = msperf_paths_data_file ("databases/nvidia-h200", "data/nvidia-h200");
-      g_autofree char *mapping = g_build_filename (h200, "op_mapping.yaml", NULL);
-
-      sample = g_file_test (mapping, G_FILE_TEST_IS_REGULAR)
-                 ? g_steal_pointer (&h200)
-                 : msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
-    }
-  if (!isnan (eo->memory_gib) && !(eo->memory_gib > 0))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--memory-gib must be > 0, not %g", eo->memory_gib);
-      return NULL;
-    }
-  if (!msperf_cli_cache_apply (&eo->cache, e, error))
-    return NULL;
-  if (!msperf_engine_open_database (e, eo->database ? eo->database : sample, NULL, error)
-      || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
-      || !msperf_engine_start (e, error))
-    return NULL;
-  gib = !isnan (eo->memory_gib) ? eo->memory_gib : msperf_engine_device_memory_gib (e);
-  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
-  return g_steal_pointer (&e);
-}
-
-void
-msperf_cli_serve_engine_clear (msperf_cli_serve_engine *eo)
-{
-  g_free (eo->database);
-  g_free (eo->device);
-  msperf_cli_cache_clear (&eo->cache);
-}
-
 char *
 msperf_cli_serving_dir (void)
 {
@@ -312,7 +248,7 @@ int
 msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
 {
   serve_opts o;
-  msperf_cli_serve_engine eo = { 0 };
+  msperf_cli_engine_opts eo = { 0 };
   guint n_knobs;
   const msperf_serve_knob *knobs = msperf_serve_knobs (&n_knobs);
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— serving simulation of a deployment");
@@ -417,7 +353,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
     };
     g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
   }
-  msperf_cli_serve_engine_entries (all, &eo);
+  msperf_cli_engine_opts_entries (all, &eo);
   for (guint k = 0; k < n_knobs; k++)
     {
       char *name = g_strdup (knobs[k].key);
@@ -475,7 +411,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
     if ((m = msperf_model_load (o.config, o.template_path, dir, &mo, &error)) == NULL)
       goto out;
   }
-  if ((e = msperf_cli_serve_engine_start (g, &eo, &device_bytes, &error)) == NULL)
+  if ((e = msperf_cli_engine_opts_start (g, &eo, &device_bytes, &error)) == NULL)
     goto out;
   dep.device_bytes = device_bytes;
   answers = msperf_serve_answers_new (e);
@@ -550,7 +486,7 @@ out:
   for (guint k = 0; k < n_knobs; k++)
     g_free (o.knob_values[k]);
   g_free (o.knob_values);
-  msperf_cli_serve_engine_clear (&eo);
+  msperf_cli_engine_opts_clear (&eo);
   g_strfreev (args);
   return status;
 }

@@ -1,0 +1,74 @@
+/* msperf — the engine options of the model-level commands (engine_options.h). */
+#include <config.h>
+#include <math.h>
+#include <msperf/paths.h>
+#include "cli/engine_options.h"
+
+void
+msperf_cli_engine_opts_entries (GArray *out, msperf_cli_engine_opts *eo)
+{
+  const GOptionEntry entries[] = {
+    { "profiling-database", 0, 0, G_OPTION_ARG_FILENAME, &eo->database,
+      "Profiling database directory (default: the shipped NVIDIA H200 database, imported "
+      "from aiconfigurator)", "DIR" },
+    { "device-profile", 0, 0, G_OPTION_ARG_STRING, &eo->device,
+      "Device profile: a name from policies/devices or a YAML path", "NAME|FILE" },
+    { "memory-gib", 0, 0, G_OPTION_ARG_DOUBLE, &eo->memory_gib,
+      "Device memory (default: the device profile's memory_gib)", "GIB" },
+    MSPERF_CLI_CACHE_ENTRIES (&eo->cache),
+  };
+  eo->memory_gib = NAN;
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
+/* Model-level answers need every op family: the database imported from NVIDIA's H200
+ * tables, not estimate's small sample, unless the tree ships none. Transfer full. */
+static char *
+default_database (void)
+{
+  g_autofree char *h200 = msperf_paths_data_file ("databases/nvidia-h200", "data/nvidia-h200");
+  g_autofree char *mapping = g_build_filename (h200, "op_mapping.yaml", NULL);
+
+  if (g_file_test (mapping, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&h200);
+  return msperf_paths_data_file ("examples/h200-db", "doc/examples/h200-db");
+}
+
+msperf_engine *
+msperf_cli_engine_opts_start (const msperf_cli_global *g, const msperf_cli_engine_opts *eo,
+                              double *device_bytes, GError **error)
+{
+  g_autoptr (msperf_engine) e = msperf_engine_new ();
+  g_autofree char *fallback = NULL;
+  double gib;
+
+  g_return_val_if_fail (g != NULL && eo != NULL && device_bytes != NULL, NULL);
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    msperf_engine_add_plugin_dir (e, *d);
+  if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
+    return NULL;
+  if (!isnan (eo->memory_gib) && !(eo->memory_gib > 0))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--memory-gib must be > 0, not %g", eo->memory_gib);
+      return NULL;
+    }
+  if (eo->database == NULL)
+    fallback = default_database ();
+  if (!msperf_cli_cache_apply (&eo->cache, e, error)
+      || !msperf_engine_open_database (e, eo->database ? eo->database : fallback, NULL, error)
+      || (eo->device && !msperf_engine_set_device_profile (e, eo->device, error))
+      || !msperf_engine_start (e, error))
+    return NULL;
+  gib = !isnan (eo->memory_gib) ? eo->memory_gib : msperf_engine_device_memory_gib (e);
+  *device_bytes = isfinite (gib) ? gib * 1024.0 * 1024.0 * 1024.0 : 0;
+  return g_steal_pointer (&e);
+}
+
+void
+msperf_cli_engine_opts_clear (msperf_cli_engine_opts *eo)
+{
+  g_free (eo->database);
+  g_free (eo->device);
+  msperf_cli_cache_clear (&eo->cache);
+}
