@@ -59,6 +59,19 @@ msperf_serve_parse_len_dist (const char *text, msperf_serve_len_dist *d, GError 
   return FALSE;
 }
 
+/* e of one line (json-glib says "<data>:1:COLUMN: …") as FILE:LINE:COLUMN: … */
+static void
+line_error (GError **error, const char *path, guint line, const GError *e)
+{
+  const char *msg = e->message;
+
+  if (g_str_has_prefix (msg, "<data>:1:"))
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u:%s", path, line,
+                 msg + strlen ("<data>:1:"));
+  else
+    g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path, line, msg);
+}
+
 static gboolean
 member_number (JsonObject *o, const char *key, double *v)
 {
@@ -121,31 +134,10 @@ msperf_serve_parse_requests (const char *data, gsize len, const char *path, GErr
         continue;
       /* Nesting, control bytes and a second value on the line are refused before json-glib
        * (which recurses without a bound and leaks what follows the first value). */
-      if (!msperf_json_text_ok (line, strlen (line), &e))
+      if (!msperf_json_text_ok (line, strlen (line), &e)
+          || !json_parser_load_from_data (parser, line, -1, &e))
         {
-          /* json-glib says "<data>:1:COLUMN: …" of the one line: FILE:LINE:COLUMN instead */
-          const char *msg = e->message;
-
-          if (g_str_has_prefix (msg, "<data>:1:"))
-            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u:%s", path, i + 1,
-                         msg + strlen ("<data>:1:"));
-          else
-            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
-                         i + 1, msg);
-          g_error_free (e);
-          return NULL;
-        }
-      if (!json_parser_load_from_data (parser, line, -1, &e))
-        {
-          /* json-glib says "<data>:1:COLUMN: …" of the one line: FILE:LINE:COLUMN instead */
-          const char *msg = e->message;
-
-          if (g_str_has_prefix (msg, "<data>:1:"))
-            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u:%s", path, i + 1,
-                         msg + strlen ("<data>:1:"));
-          else
-            g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:%u: %s", path,
-                         i + 1, msg);
+          line_error (error, path, i + 1, e);
           g_error_free (e);
           return NULL;
         }
