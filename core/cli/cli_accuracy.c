@@ -19,7 +19,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 {
   msperf_cli_engine_opts eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
-       *report = NULL;
+       *report = NULL, *program = NULL, *engine_args = NULL;
   int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
   gboolean burst = FALSE, steady = FALSE, rank = FALSE, prompt_shuffle = FALSE;
@@ -46,7 +46,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "table (summary, default) or csv (one line per row); with --rank also json", "F" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
-      "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg; with --rank also DIR/rank.*", "DIR" },
+      "DIR/rows.csv, DIR/summary.txt, DIR/scatter.svg, DIR/commands.sh (each row's serve run); "
+      "with --rank also DIR/rank.*", "DIR" },
     { "rank", 0, 0, G_OPTION_ARG_NONE, &rank,
       "Does msperf pick the best measured configuration of each group under the group's "
       "median SLA? (doc/recommend.md §7)", NULL },
@@ -131,6 +132,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.models_dir = models ? models : models_default;
   o.templates_dir = templates ? templates : templates_default;
   o.policies_dir = policies ? policies : policies_default;
+  o.shipped_templates = templates == NULL;
+  o.shipped_presets = policies == NULL;
   o.format = format;
   o.report_dir = report;
   o.burst = !steady;
@@ -142,6 +145,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.prompt_pool = prompt_pool;
   o.prompt_shuffle = prompt_shuffle;
   o.unstated_decode_batch = decode_batch;
+  o.program = program = msperf_cli_program_text (g);
+  o.engine_args = engine_args = msperf_cli_engine_opts_args (&eo);
   if (rank)
     {
       /* The rank check reuses the run's per-row predictions: each row is simulated once. */
@@ -171,6 +176,8 @@ out:
   g_free (format);
   g_free (report);
   msperf_cli_engine_opts_clear (&eo);
+  g_free (program);
+  g_free (engine_args);
   g_strfreev (args);
   return status;
 }

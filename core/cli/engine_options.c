@@ -72,3 +72,42 @@ msperf_cli_engine_opts_clear (msperf_cli_engine_opts *eo)
   g_free (eo->device);
   msperf_cli_cache_clear (&eo->cache);
 }
+
+static void
+quoted (GString *s, const char *flag, const char *value)
+{
+  g_autofree char *q = g_shell_quote (value);
+
+  g_string_append_printf (s, "%s%s %s", s->len ? " " : "", flag, q);
+}
+
+char *
+msperf_cli_engine_opts_args (const msperf_cli_engine_opts *eo)
+{
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (eo != NULL, NULL);
+  if (eo->database)
+    quoted (s, "--profiling-database", eo->database);
+  if (eo->device)
+    quoted (s, "--device-profile", eo->device);
+  if (!isnan (eo->memory_gib))
+    {
+      g_string_append_printf (s, "%s--memory-gib ", s->len ? " " : "");
+      msperf_fmt_py_float (s, eo->memory_gib);
+    }
+  return g_string_free (s, FALSE);
+}
+
+char *
+msperf_cli_program_text (const msperf_cli_global *g)
+{
+  GString *s = g_string_new ("msperf");
+
+  g_return_val_if_fail (g != NULL, NULL);
+  for (char **d = g->plugin_dirs; d && *d; d++)
+    quoted (s, "--plugins-dir", *d);
+  if (g->policy)
+    quoted (s, "--policy", g->policy);
+  return g_string_free (s, FALSE);
+}

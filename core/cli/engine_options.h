@@ -25,5 +25,10 @@ msperf_engine *msperf_cli_engine_opts_start (const msperf_cli_global *g,
                                              const msperf_cli_engine_opts *eo,
                                              double *device_bytes, GError **error);
 void msperf_cli_engine_opts_clear (msperf_cli_engine_opts *eo);
+/* The options of eo that decide answers (database, device profile, memory) as a command line
+ * takes them, shell-quoted, "" when none; and "msperf" with the global options of g
+ * (--plugins-dir, --policy). For a command that reruns part of this one. Transfer full. */
+char *msperf_cli_engine_opts_args (const msperf_cli_engine_opts *eo);
+char *msperf_cli_program_text (const msperf_cli_global *g);
 
 #endif

@@ -541,4 +541,41 @@ t_accuracy_usage() {
 }
 ok "accuracy usage errors" t_accuracy_usage
 
+# accuracy --report writes commands.sh: the `msperf serve` run behind each row, which gives the
+# row's predicted mean TTFT and TPOT when run alone. Rows of the vLLM preset (prompt pool,
+# token budget), SGLang (mixed chunks, prefill budget), TensorRT-LLM (a vLLM row re-labelled)
+# and a disaggregated one (one prefill and one decode worker of TP 1, batch 16).
+t_accuracy_commands() {
+  fx=$src/tests/data/silicon-rank/silicon_rows.csv
+  { head -n 2 "$fx"; sed -n 6p "$fx"
+    sed -n 2p "$fx" | sed 's/^[^,]*,/trtllm_row,/; s/,vllm,/,trtllm,/'
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      NR == 2 { $1 = "disagg_row"; $c["mode"] = "disagg"
+        split("batch_size tp_size pp_size attention_dp_size moe_tp_size moe_ep_size", a, " ")
+        for (k in a) $c[a[k]] = ""
+        split("tp_size pp_size attention_dp_size moe_tp_size moe_ep_size num_workers", b, " ")
+        for (k in b) { $c["prefill_" b[k]] = 1; $c["decode_" b[k]] = 1 }
+        $c["decode_batch_size"] = 16; print }' "$fx"
+  } > "$tmp/cmdrows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/cmdrows.csv" --models-dir "$data/configs" \
+    --requests-per-client 2 --format csv --report "$tmp/cmdrep" || return 1
+  [ "$(grep -c ",ok" "$tmp/cmdrep/rows.csv")" -eq 4 ] || { cat "$tmp/cmdrep/rows.csv"; return 1; }
+  [ "$(grep -c '^msperf --plugins-dir .* serve --model ' "$tmp/cmdrep/commands.sh")" -eq 4 ] ||
+    { cat "$tmp/cmdrep/commands.sh"; return 1; }
+  contains "$tmp/cmdrep/commands.sh" ' --backend trtllm --tp 1 ' &&
+  contains "$tmp/cmdrep/commands.sh" ' --mode disagg --prefill-workers 1 .* --decode-max-num-seqs 16 ' &&
+  contains "$tmp/cmdrep/commands.sh" ' --backend sglang .* --mixed-batch true ' || return 1
+  tail -n +2 "$tmp/cmdrep/rows.csv" | while IFS=, read -r id ttft tpot rest; do
+    line=$(grep -A 1 -x "# $id" "$tmp/cmdrep/commands.sh" | tail -n 1)
+    eval "$MSPERF_BIN ${line#msperf } --format csv" > "$tmp/rerun.csv" 2>"$tmp/rerun.err" ||
+      { echo "$id: $line"; cat "$tmp/rerun.err"; return 1; }
+    tail -n 1 "$tmp/rerun.csv" | awk -F, -v t="$ttft" -v p="$tpot" -v id="$id" '
+      function off(a, b) { return (a > b ? a - b : b - a) > 1e-4 * b }
+      off($4, t) || off($8, p) { print id ": serve " $4 " / " $8 ", accuracy " t " / " p; exit 1 }' ||
+      return 1
+  done
+}
+heavy "accuracy --report commands.sh: each row's serve run gives its predicted TTFT and TPOT" \
+  t_accuracy_commands
+
 tap_end

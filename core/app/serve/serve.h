@@ -268,6 +268,26 @@ void msperf_serve_print_csv (const msperf_serve_result *r, gboolean header, FILE
 gboolean msperf_serve_write_report (const msperf_serve_record *rec, const char *dir,
                                     const char *title, GError **error);
 
+/* The `msperf serve` command line that runs one simulation again: the model (config,
+ * templates, quantisation), the scheduler preset file with every knob the run changed from
+ * it, the deployment and the workload; engine_args (already shell-quoted: database, device
+ * profile, memory) are appended as they are. NULL for a workload of a requests file. */
+typedef struct {
+  const char *program;                   /* "msperf" and its global options; NULL: "msperf" */
+  const char *config, *templates_dir;    /* templates_dir NULL: the default */
+  const msperf_model_options *model;
+  const char *scheduler;                 /* the preset file */
+  const char *backend;                   /* the name of a shipped preset: --backend NAME
+                                            instead of --scheduler FILE; or NULL */
+  const msperf_serve_policy *preset;     /* its values */
+  const msperf_serve_policy *policy;     /* the values run */
+  const msperf_serve_deployment *dep;
+  const msperf_serve_workload *w;
+  const char *engine_args;               /* or NULL */
+} msperf_serve_command;
+/* Transfer full. */
+char *msperf_serve_command_line (const msperf_serve_command *c);
+
 /* ---------------------------------------------------------------- accuracy */
 
 /* One measured row as an accuracy run mapped and predicted it (borrowed by the callback). */
@@ -308,6 +328,10 @@ typedef struct msperf_serve_accuracy_opts {
                                             workers of this many sequences per DP rank, as
                                             many as its clients fill; 0 = one prefill and
                                             one decode worker */
+  /* For the report's commands: the program with its global options and the engine options
+   * as `serve` takes them, shell-quoted; NULL: "msperf", none. */
+  const char *program, *engine_args;
+  gboolean shipped_templates, shipped_presets;   /* templates_dir, policies_dir: the defaults */
 } msperf_serve_accuracy_opts;
 
 /* The default bound on the rows of one accuracy file (past it the file is refused). */

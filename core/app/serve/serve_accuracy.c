@@ -31,6 +31,7 @@ typedef struct {
                                * layout, -1 when none (see find_twins) */
   char *layout_note;          /* status note on a size inferred from the others, or NULL */
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
+  char *command;              /* the `msperf serve` command of the simulation that answered */
   gboolean ran;
 } row;
 
@@ -48,6 +49,7 @@ row_clear (row *r)
   g_free (r->other_system);
   g_free (r->layout_note);
   g_free (r->status);
+  g_free (r->command);
 }
 
 /* A disaggregated row that states no worker counts, sized as aiconfigurator's generator sizes
@@ -543,6 +545,7 @@ typedef struct {
   msperf_model *model;
   char *note;               /* the status note of a quant mode run otherwise than the row
                              * names it, or NULL */
+  char *quant, *moe_quant, *kv_dtype;   /* the options it was loaded with (NULL: default) */
 } loaded;
 
 static void
@@ -552,6 +555,9 @@ loaded_free (gpointer p)
 
   msperf_model_free (l->model);
   g_free (l->note);
+  g_free (l->quant);
+  g_free (l->moe_quant);
+  g_free (l->kv_dtype);
   g_free (l);
 }
 
@@ -615,8 +621,9 @@ generated_limits (msperf_serve_policy *pol, const row *r)
  * numbers only; the copy owns nothing). */
 static gboolean
 simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
-              const msperf_model *m, const msperf_serve_policy *preset, const row *r,
-              const row *sizes, msperf_serve_result *res, GError **error)
+              const loaded *lm, const msperf_serve_policy *preset, const char *preset_path,
+              const row *r, const row *sizes, msperf_serve_result *res, char **command,
+              GError **error)
 {
   msperf_serve_policy pol = *preset;
   msperf_serve_deployment dep = { 0 };
@@ -669,7 +676,19 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   w.prompt_warmup = o->prompt_pool > 0 ? 2 * r->concurrency : 0;
   w.seed = 1;
   w.max_events = o->max_events;
-  return msperf_serve_run (answers, m, &dep, &pol, &w, NULL, res, error);
+  if (!msperf_serve_run (answers, lm->model, &dep, &pol, &w, NULL, res, error))
+    return FALSE;
+  {
+    const msperf_model_options mo = { .quant = lm->quant, .moe_quant = lm->moe_quant,
+                                      .kv_dtype = lm->kv_dtype };
+    const msperf_serve_command c = { o->program, r->config,
+                                     o->shipped_templates ? NULL : o->templates_dir, &mo,
+                                     preset_path, o->shipped_presets ? r->backend : NULL,
+                                     preset, &pol, &dep, &w, o->engine_args };
+
+    *command = msperf_serve_command_line (&c);
+  }
+  return TRUE;
 }
 
 /* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
@@ -705,15 +724,16 @@ quant_note (const msperf_model *m, int fallback, const char *asked)
  * success *note says so and TRUE. */
 static gboolean
 run_id_layout (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
-               const msperf_model *m, const msperf_serve_policy *pol, const row *r,
-               msperf_serve_result *res, const GError *own, char **note)
+               const loaded *lm, const msperf_serve_policy *pol, const char *preset_path,
+               const row *r, msperf_serve_result *res, char **command, const GError *own,
+               char **note)
 {
   row named = *r;
   GError *e = NULL;
 
   if (!id_layout (r, &named.agg) || same_layout (&named.agg, &r->agg))
     return FALSE;
-  if (!simulate_row (o, answers, m, pol, r, &named, res, &e))
+  if (!simulate_row (o, answers, lm, pol, preset_path, r, &named, res, command, &e))
     {
       g_error_free (e);
       return FALSE;
@@ -807,12 +827,16 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         goto fail;
       lm = g_new0 (loaded, 1);
       lm->model = m;
+      /* The fp8 checkpoint read with its own block scales was loaded without --quant. */
+      lm->quant = fallback == 3 ? NULL : g_strdup (mo.quant);
+      lm->moe_quant = g_strdup (mo.moe_quant);
+      lm->kv_dtype = g_strdup (mo.kv_dtype);
       lm->note = quant_note (m, fallback, r->quant);
       g_hash_table_insert (models, g_strdup (key), lm);
     }
   if (lm->note)
     note = lm->note;
-  if (!simulate_row (o, answers, m, &pol, r, r, &res, &e))
+  if (!simulate_row (o, answers, lm, &pol, preset, r, r, &res, &r->command, &e))
     {
       GError *own = e;
 
@@ -822,7 +846,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       if (twin != NULL && !same_deployment (r, twin))
         {
           e = NULL;
-          if (!simulate_row (o, answers, m, &pol, r, twin, &res, &e))
+          if (!simulate_row (o, answers, lm, &pol, preset, r, twin, &res, &r->command, &e))
             {
               g_error_free (own);
               goto fail;
@@ -831,7 +855,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                        "same measurement (its own: %s)", twin->id,
                                        own->message);
         }
-      else if (!run_id_layout (o, answers, m, &pol, r, &res, own, &twin_note))
+      else if (!run_id_layout (o, answers, lm, &pol, preset, r, &res, &r->command, own,
+                               &twin_note))
         goto fail;        /* e is still own: fail reports and frees it */
       e = NULL;           /* own is freed here; e no longer points at it */
       g_error_free (own);
@@ -986,6 +1011,24 @@ write_rows (GArray *rows, FILE *out)
         fprintf (out, "%s,%.4f,%.4f,%.4f,%s\n", r->id, r->p_ttft, r->p_tpot, r->share, st);
       else
         fprintf (out, "%s,,,,%s\n", r->id, st);
+    }
+}
+
+/* The `msperf serve` run behind each row's prediction, as a shell script in the file's order;
+ * a row not answered is a comment with its reason. */
+static void
+write_commands (GArray *rows, FILE *out)
+{
+  fputs ("#!/bin/sh\n# msperf accuracy: the serve run behind each row's prediction (its mean "
+         "TTFT and TPOT are the row's).\n", out);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const row *r = &g_array_index (rows, row, i);
+
+      if (r->ran && r->command)
+        fprintf (out, "# %s\n%s\n", r->id, r->command);
+      else
+        fprintf (out, "# %s: %s\n", r->id, r->status);
     }
 }
 
@@ -1165,6 +1208,7 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
       g_autofree char *p1 = g_build_filename (o->report_dir, "rows.csv", NULL);
       g_autofree char *p2 = g_build_filename (o->report_dir, "summary.txt", NULL);
       g_autofree char *p3 = g_build_filename (o->report_dir, "scatter.svg", NULL);
+      g_autofree char *p4 = g_build_filename (o->report_dir, "commands.sh", NULL);
       FILE *f;
 
       if (g_mkdir_with_parents (o->report_dir, 0755) != 0)
@@ -1180,6 +1224,10 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
       if ((f = g_fopen (p2, "w")) == NULL)
         goto io;
       write_summary (groups, rows, unmapped, f);
+      fclose (f);
+      if ((f = g_fopen (p4, "w")) == NULL)
+        goto io;
+      write_commands (rows, f);
       fclose (f);
       if (!write_scatter (rows, p3, error))
         goto out;
