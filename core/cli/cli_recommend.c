@@ -91,11 +91,13 @@ check_limits (const recommend_opts *o, GError **error)
   return TRUE;
 }
 
-/* One model per quantisation mode of --quant (a comma list; default: the config's own). */
+/* One model per quantisation mode of --quant (a comma list; default: the config's own), with
+ * the template parameters of the backend's preset and the KV dtype, as `serve` loads it. */
 static gboolean
-load_models (const recommend_opts *o, msperf_recommend_opts *ro, GPtrArray *models,
-             GStrv *quants, GError **error)
+load_models (const recommend_opts *o, const msperf_serve_policy *pol,
+             msperf_recommend_opts *ro, GPtrArray *models, GStrv *quants, GError **error)
 {
+  g_auto (GStrv) fields = msperf_serve_policy_model_fields (pol);
   g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
                                           : msperf_paths_data_file ("policies/models",
                                                                     "policies/models");
@@ -121,6 +123,8 @@ load_models (const recommend_opts *o, msperf_recommend_opts *ro, GPtrArray *mode
       memset (&mo, 0, sizeof mo);
       mo.dtype = o->dtype;
       mo.quant = *(*quants)[q] ? (*quants)[q] : NULL;
+      mo.kv_dtype = o->kv_dtype;
+      mo.fields = (const char *const *) fields;
       if ((m = msperf_model_load (o->config, o->template_path, dir, &mo, error)) == NULL)
         return FALSE;
       g_ptr_array_add (models, m);
@@ -240,7 +244,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (msperf_engine) e = NULL;
   g_autoptr (msperf_recommend) r = NULL;
   g_auto (GStrv) quants = NULL;
-  g_autofree char *model_id = NULL, *title = NULL;
+  g_autofree char *model_id = NULL, *title = NULL, *program = NULL, *engine_args = NULL;
   char **args = g_strdupv (argv);
   int status = MSPERF_EXIT_USAGE;
 
@@ -260,15 +264,19 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
       goto out;
     }
   if (!msperf_cli_serve_load_policy (ro.backend, NULL, &pol, &error)
-      || !load_models (&o, &ro, models, &quants, &error))
+      || !load_models (&o, &pol, &ro, models, &quants, &error))
     goto out;
   ro.policy = &pol;
   ro.model_name = msperf_model_name (ro.models[0]);
   model_id = msperf_launch_model_id (o.config, NULL);
   ro.model_id = model_id;
   ro.checkpoint_quant = msperf_model_quant_name (ro.models[0], FALSE);
+  ro.config = o.config, ro.template_path = o.template_path;
+  ro.templates_dir = o.templates_dir, ro.dtype = o.dtype, ro.kv_dtype_given = o.kv_dtype;
   if ((e = msperf_cli_engine_opts_start (g, &eo, &ro.device_bytes, &error)) == NULL)
     goto out;
+  ro.program = program = msperf_cli_program_text (g);
+  ro.engine_args = engine_args = msperf_cli_engine_opts_args (&eo);
   status = MSPERF_EXIT_PROBLEMS;
   if ((r = msperf_recommend_run (e, &ro, &error)) == NULL)
     goto out;

@@ -55,6 +55,31 @@ t_sla_means() {
 }
 heavy "the SLA is judged on the mean TTFT and TPOT the table and CSV show" t_sla_means
 
+# Every ranked point carries the `msperf serve` command that simulates it alone; run, it gives
+# the point's mean TTFT and TPOT. A MoE model on SGLang, so that the preset's template
+# parameters and the replicas are part of it; the table prints the winner's.
+t_serve_command() {
+  $bin recommend --model "$configs/Qwen--Qwen3-30B-A3B.json" --gpus 2 $small --backend sglang \
+    --mode agg --format jsonl >"$tmp/sc.jsonl" 2>"$tmp/sc.err" || { cat "$tmp/sc.err"; return 1; }
+  grep '"status": "ok"' "$tmp/sc.jsonl" | head -n 4 >"$tmp/sc.ok"
+  [ "$(wc -l <"$tmp/sc.ok")" -eq 4 ] && contains "$tmp/sc.ok" ' --replicas 2 ' || return 1
+  while read -r rec; do
+    cmd=$(printf '%s\n' "$rec" | sed -n 's/.*"serve_command": "\([^"]*\)".*/\1/p')
+    t=$(printf '%s\n' "$rec" | sed -n 's/.*"ttft_ms": {"mean": \([0-9.]*\),.*/\1/p')
+    p=$(printf '%s\n' "$rec" | sed -n 's/.*"tpot_ms": {"mean": \([0-9.]*\),.*/\1/p')
+    [ -n "$cmd" ] && [ -n "$t" ] && [ -n "$p" ] || { echo "no command in: $rec"; return 1; }
+    eval "$MSPERF_BIN ${cmd#msperf } --format csv" >"$tmp/sc.csv" 2>"$tmp/sc.err" ||
+      { echo "$cmd"; cat "$tmp/sc.err"; return 1; }
+    tail -n 1 "$tmp/sc.csv" | awk -F, -v t="$t" -v p="$p" -v cmd="$cmd" '
+      function off(a, b) { return (a > b ? a - b : b - a) > 1e-3 + 1e-4 * b }
+      off($4, t) || off($8, p) { print cmd ": " $4 " / " $8 ", recommend " t " / " p; exit 1 }' ||
+      return 1
+  done <"$tmp/sc.ok"
+  contains "$tmp/t.txt" "^Simulate it alone" &&
+  contains "$tmp/t.txt" "^msperf --plugins-dir .* serve --model .*--backend vllm "
+}
+heavy "each ranked point's msperf serve command reproduces its TTFT and TPOT" t_serve_command
+
 t_memory() {
   $bin recommend --model "$l70" --gpus 1 $small --mode agg >"$tmp/m.txt" 2>&1
   contains "$tmp/m.txt" "  memory " && contains "$tmp/m.txt" "no point meets the SLA"

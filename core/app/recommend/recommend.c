@@ -265,12 +265,39 @@ pow2_ceil (int64_t v)
   return p;
 }
 
+/* The scheduler limits and the workload point p runs with (its batch limit already set). */
+static void
+point_setup (const msperf_recommend_opts *o, const msperf_recommend_point *p,
+             msperf_serve_policy *pol, msperf_serve_workload *w)
+{
+  *pol = *o->policy;
+  pol->max_num_seqs = p->max_num_seqs;
+  workload (o, p->concurrency, w);
+}
+
+char *
+msperf_recommend_serve_command (const msperf_recommend_point *p, const msperf_recommend_opts *o)
+{
+  msperf_serve_policy pol;
+  msperf_serve_workload w;
+  const char *quant = o->quants[p->quant];
+  const msperf_model_options mo = { .dtype = o->dtype,
+                                    .quant = strcmp (quant, "bf16") ? quant : NULL,
+                                    .kv_dtype = o->kv_dtype_given };
+  const msperf_serve_command c = { o->program, o->config, o->template_path, o->templates_dir, &mo,
+                             NULL, o->backend, o->policy, &pol, &p->dep, &w, o->engine_args };
+
+  g_return_val_if_fail (p != NULL && o != NULL && o->config != NULL, NULL);
+  point_setup (o, p, &pol, &w);
+  return msperf_serve_command_line (&c);
+}
+
 /* One point of a group: FALSE when the ladder stops after it. */
 static gboolean
 simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recommend_point *p)
 {
   const msperf_recommend_opts *o = s->o;
-  msperf_serve_policy pol = *o->policy;
+  msperf_serve_policy pol;
   msperf_serve_workload w;
   msperf_serve_record rec = { 0 };
   g_autoptr (GError) err = NULL;
@@ -278,13 +305,12 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
   int64_t per_engine = (p->concurrency + g->engines - 1) / g->engines;
 
   /* The batch limit a deployment for this traffic would be launched with. */
-  p->max_num_seqs = o->concurrency > 0 || o->rate > 0 ? pol.max_num_seqs
-                                                      : MIN (pol.max_num_seqs,
+  p->max_num_seqs = o->concurrency > 0 || o->rate > 0 ? o->policy->max_num_seqs
+                                                      : MIN (o->policy->max_num_seqs,
                                                              pow2_ceil (per_engine));
-  p->max_num_tokens = pol.max_num_batched_tokens;
-  pol.max_num_seqs = p->max_num_seqs;
+  p->max_num_tokens = o->policy->max_num_batched_tokens;
   p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
-  workload (o, p->concurrency, &w);
+  point_setup (o, p, &pol, &w);
   /* the step samples give the peak KV use, the headroom the table shows */
   rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
   ok = msperf_serve_run (answers, o->models[g->quant], &p->dep, &pol, &w, &rec, &p->res, &err);

@@ -38,6 +38,11 @@ typedef struct msperf_recommend_opts {
   int64_t max_points;                 /* bound on simulated points; refused past it */
   guint shard_index, shard_count;     /* 0-based index of count; count 1 = everything */
   guint jobs;
+  /* For the `msperf serve` command of a point: the model as given (templates_dir NULL: the
+   * shipped ones), msperf with its global options, the engine options (shell-quoted). */
+  const char *config, *template_path, *templates_dir, *dtype;
+  const char *kv_dtype_given;         /* --kv-dtype as given, or NULL (the model's) */
+  const char *program, *engine_args;
 } msperf_recommend_opts;
 
 typedef enum {
@@ -98,6 +103,11 @@ gboolean msperf_recommend_report (const msperf_recommend *r, const msperf_recomm
  * Transfer full. */
 char *msperf_recommend_launch_text (const msperf_recommend_point *p,
                                     const msperf_recommend_opts *o);
+
+/* The `msperf serve` command that simulates point p alone (its mean TTFT and TPOT are the
+ * point's). Transfer full. */
+char *msperf_recommend_serve_command (const msperf_recommend_point *p,
+                                      const msperf_recommend_opts *o);
 
 /* Whether the model has experts (expert parallelism and attention DP apply). */
 gboolean msperf_recommend_has_experts (const msperf_model *model);

@@ -156,7 +156,12 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
   if (best != NULL)
     {
       g_autofree char *cmd = msperf_recommend_launch_text (best, o);
+      g_autofree char *sim = o->config ? msperf_recommend_serve_command (best, o) : NULL;
+
       fprintf (out, "\nLaunch (%s)\n%s", o->backend, cmd);
+      if (sim)
+        fprintf (out, "\nSimulate it alone (add --timeline FILE or --report DIR to see its "
+                 "steps)\n%s\n", sim);
     }
 }
 
@@ -189,8 +194,15 @@ point_json (GString *s, const msperf_recommend_opts *o, const msperf_recommend_p
   if (p->status == MSPERF_RECOMMEND_OK)
     {
       g_autofree char *cmd = msperf_recommend_launch_text (p, o);
+      g_autofree char *sim = o->config ? msperf_recommend_serve_command (p, o) : NULL;
+
       g_string_append (s, ", \"launch\": ");
       msperf_fmt_json_string (s, cmd);
+      if (sim)
+        {
+          g_string_append (s, ", \"serve_command\": ");
+          msperf_fmt_json_string (s, sim);
+        }
     }
   g_string_append (s, "}\n");
 }

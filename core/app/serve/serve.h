@@ -274,9 +274,10 @@ gboolean msperf_serve_write_report (const msperf_serve_record *rec, const char *
  * profile, memory) are appended as they are. NULL for a workload of a requests file. */
 typedef struct {
   const char *program;                   /* "msperf" and its global options; NULL: "msperf" */
-  const char *config, *templates_dir;    /* templates_dir NULL: the default */
+  const char *config, *template_path;    /* template_path NULL: chosen by the config */
+  const char *templates_dir;             /* NULL: the default */
   const msperf_model_options *model;
-  const char *scheduler;                 /* the preset file */
+  const char *scheduler;                 /* the preset file (or NULL with backend) */
   const char *backend;                   /* the name of a shipped preset: --backend NAME
                                             instead of --scheduler FILE; or NULL */
   const msperf_serve_policy *preset;     /* its values */

@@ -681,7 +681,7 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   {
     const msperf_model_options mo = { .quant = lm->quant, .moe_quant = lm->moe_quant,
                                       .kv_dtype = lm->kv_dtype };
-    const msperf_serve_command c = { o->program, r->config,
+    const msperf_serve_command c = { o->program, r->config, NULL,
                                      o->shipped_templates ? NULL : o->templates_dir, &mo,
                                      preset_path, o->shipped_presets ? r->backend : NULL,
                                      preset, &pol, &dep, &w, o->engine_args };

@@ -196,12 +196,14 @@ msperf_serve_command_line (const msperf_serve_command *c)
 {
   g_autoptr (GString) s = NULL;
 
-  g_return_val_if_fail (c != NULL && c->config != NULL && c->scheduler != NULL
-                        && c->model != NULL && c->preset != NULL && c->policy != NULL
+  g_return_val_if_fail (c != NULL && c->config != NULL
+                        && (c->scheduler != NULL || c->backend != NULL) && c->model != NULL && c->preset != NULL && c->policy != NULL
                         && c->dep != NULL && c->w != NULL, NULL);
   s = g_string_new (c->program ? c->program : "msperf");
   g_string_append (s, " serve");
   arg (s, "--model", c->config);
+  if (c->template_path)
+    arg (s, "--template", c->template_path);
   if (c->templates_dir)
     arg (s, "--templates-dir", c->templates_dir);
   model_args (s, c->model);
