@@ -1,6 +1,6 @@
 /* msperf — the `msperf serve` command line of one simulation (serve.h): accuracy's report
- * writes it per row, so that one row's prediction can be re-run alone, traced (--timeline) and
- * plotted (--report). */
+ * writes it per row and recommend per ranked point, so that one prediction can be re-run
+ * alone, traced (--timeline) and plotted (--report). */
 #include <config.h>
 #include <string.h>
 #include <msperf/format.h>
