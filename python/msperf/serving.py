@@ -96,6 +96,12 @@ class Recommendation:
         best = self.best
         return best.get("launch") if best else None
 
+    @property
+    def serve_command(self):
+        """The `msperf serve` command that simulates the best point alone."""
+        best = self.best
+        return best.get("serve_command") if best else None
+
     def rows(self):
         """One flat dict per point: pandas.DataFrame(rec.rows())."""
         return [_flat(p) for p in self.points]

@@ -48,6 +48,8 @@ class Serving(unittest.TestCase):
         table = cli("recommend", "--model", MODEL, *flags(RECOMMEND))
         self.assertIn(rec.best["layout"], table.split("\n   1  ")[1].split("\n")[0])
         self.assertIn("vllm serve", rec.launch)
+        self.assertIn(" serve --model ", rec.serve_command)
+        self.assertIn(rec.serve_command.split(" serve ", 1)[1], table)
         rows = rec.rows()
         self.assertEqual(len(rows), len(rec.points))
         self.assertTrue(all(not isinstance(v, dict) for row in rows for v in row.values()))
