@@ -28,6 +28,14 @@ arg_int (GString *s, const char *flag, int64_t v)
   g_string_append_printf (s, " %s %" G_GINT64_FORMAT, flag, v);
 }
 
+/* An optional count: left out when 0 (the flag's default). */
+static void
+arg_positive (GString *s, const char *flag, int64_t v)
+{
+  if (v > 0)
+    arg_int (s, flag, v);
+}
+
 /* A number as the shortest text that reads back as it. */
 static void
 arg_double (GString *s, const char *flag, double v)
@@ -123,18 +131,15 @@ deployment_args (GString *s, const msperf_serve_deployment *d)
       layout_args (s, "prefill-", &d->prefill);
       arg_int (s, "--decode-workers", d->decode_workers);
       layout_args (s, "decode-", &d->decode);
-      if (d->prefill_max_seqs > 0)
-        arg_int (s, "--prefill-max-num-seqs", d->prefill_max_seqs);
-      if (d->decode_max_seqs > 0)
-        arg_int (s, "--decode-max-num-seqs", d->decode_max_seqs);
+      arg_positive (s, "--prefill-max-num-seqs", d->prefill_max_seqs);
+      arg_positive (s, "--decode-max-num-seqs", d->decode_max_seqs);
     }
   if (d->nextn > 0)
     {
       arg_int (s, "--nextn", d->nextn);
       arg_double (s, "--nextn-accept", d->accept);
     }
-  if (d->kv_capacity_tokens > 0)
-    arg_int (s, "--kv-capacity-tokens", d->kv_capacity_tokens);
+  arg_positive (s, "--kv-capacity-tokens", d->kv_capacity_tokens);
 }
 
 static void
@@ -174,15 +179,12 @@ workload_args (GString *s, const msperf_serve_workload *w)
   dist_arg (s, "--osl-dist", &w->osl_dist);
   arg_int (s, "--num-requests", w->num_requests);
   arg_int (s, "--seed", w->seed);
-  if (w->warmup > 0)
-    arg_int (s, "--warmup", w->warmup);
-  if (w->cooldown > 0)
-    arg_int (s, "--cooldown", w->cooldown);
+  arg_positive (s, "--warmup", w->warmup);
+  arg_positive (s, "--cooldown", w->cooldown);
   if (w->prompt_pool > 0)
     {
       arg_int (s, "--prompt-pool", w->prompt_pool);
-      if (w->prompt_warmup > 0)
-        arg_int (s, "--prompt-warmup", w->prompt_warmup);
+      arg_positive (s, "--prompt-warmup", w->prompt_warmup);
       if (w->prompt_shuffle)
         g_string_append (s, " --prompt-shuffle");
     }
