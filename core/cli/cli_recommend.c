@@ -130,6 +130,7 @@ load_models (const recommend_opts *o, const msperf_serve_policy *pol,
       g_ptr_array_add (models, m);
       ro->models[q] = m;
       ro->quants[q] = *(*quants)[q] ? (*quants)[q] : "bf16";
+      ro->quants_asked[q] = mo.quant;
       ro->n_quants = q + 1;
     }
   return TRUE;

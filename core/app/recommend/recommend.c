@@ -280,9 +280,7 @@ msperf_recommend_serve_command (const msperf_recommend_point *p, const msperf_re
 {
   msperf_serve_policy pol;
   msperf_serve_workload w;
-  const char *quant = o->quants[p->quant];
-  const msperf_model_options mo = { .dtype = o->dtype,
-                                    .quant = strcmp (quant, "bf16") ? quant : NULL,
+  const msperf_model_options mo = { .dtype = o->dtype, .quant = o->quants_asked[p->quant],
                                     .kv_dtype = o->kv_dtype_given };
   const msperf_serve_command c = { o->program, o->config, o->template_path, o->templates_dir, &mo,
                              NULL, o->backend, o->policy, &pol, &p->dep, &w, o->engine_args };

@@ -31,6 +31,7 @@ typedef struct msperf_recommend_opts {
   guint n_quants;
   const msperf_model *models[MSPERF_RECOMMEND_MAX_QUANTS];   /* one per quantisation mode */
   const char *quants[MSPERF_RECOMMEND_MAX_QUANTS];
+  const char *quants_asked[MSPERF_RECOMMEND_MAX_QUANTS];     /* --quant's; NULL: the config's */
   double device_bytes;                /* memory of one device */
   int64_t nextn;
   double accept;
