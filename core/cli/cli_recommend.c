@@ -129,7 +129,9 @@ load_models (const recommend_opts *o, const msperf_serve_policy *pol,
         return FALSE;
       g_ptr_array_add (models, m);
       ro->models[q] = m;
-      ro->quants[q] = *(*quants)[q] ? (*quants)[q] : "bf16";
+      /* Without --quant, the mode the checkpoint's linears are in (fp8_block for an FP8
+       * checkpoint with block scales), not "bf16". */
+      ro->quants[q] = *(*quants)[q] ? (*quants)[q] : msperf_model_quant_name (m, FALSE);
       ro->quants_asked[q] = mo.quant;
       ro->n_quants = q + 1;
     }
