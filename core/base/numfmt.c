@@ -248,6 +248,29 @@ msperf_fmt_json_string (GString *out, const char *s)
 }
 
 void
+msperf_fmt_csv_field (GString *out, const char *text)
+{
+  gsize n;
+
+  g_return_if_fail (out != NULL);
+  text = text ? text : "";
+  n = strlen (text);
+  if (strpbrk (text, ",\"\r\n") == NULL && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' ')))
+    {
+      msperf_str_append_len (out, text, n);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+void
 msperf_fmt_py_string (GString *out, const char *s)
 {
   char quote;

@@ -32,6 +32,9 @@ MSPERF_API void msperf_fmt_json_string (GString *out, const char *s);
  * written as \xNN: safe to print on a terminal and valid UTF-8 in every output (module names,
  * non-UTF-8 file names). NULL gives "". Transfer full. */
 MSPERF_API char *msperf_fmt_printable (const char *s);
+/* One CSV field (RFC 4180): as it is, or quoted with its quotes doubled when it holds a
+ * comma, a quote, CR or LF, or begins or ends with a space. NULL gives "". */
+MSPERF_API void msperf_fmt_csv_field (GString *out, const char *text);
 /* Python repr(str): single quotes unless the text holds ' and no ". */
 MSPERF_API void msperf_fmt_py_string (GString *out, const char *s);
 

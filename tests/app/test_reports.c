@@ -399,6 +399,35 @@ test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
   assert_true (g_utf8_validate (latin1, -1, NULL));
 }
 
+/* msperf_fmt_csv_field: plain text as it is; a comma, quote, CR, LF or an edge space quoted,
+ * quotes doubled (RFC 4180); NULL empty. */
+static void
+test_numfmt_csv_field_quotes_what_splits (void **state)
+{
+  static const struct { const char *in, *out; } cases[] = {
+    { "plain_id_1", "plain_id_1" },
+    { "a,b", "\"a,b\"" },
+    { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+    { "two\nlines", "\"two\nlines\"" },
+    { "cr\r", "\"cr\r\"" },
+    { " edge", "\" edge\"" },
+    { "", "" },
+  };
+  GString *s = g_string_new (NULL);
+
+  (void) state;
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_string_truncate (s, 0);
+      msperf_fmt_csv_field (s, cases[k].in);
+      assert_string_equal (s->str, cases[k].out);
+    }
+  g_string_truncate (s, 0);
+  msperf_fmt_csv_field (s, NULL);
+  assert_string_equal (s->str, "");
+  g_string_free (s, TRUE);
+}
+
 /* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
  * a valid sequence (Latin-1, a lone continuation, overlong, a surrogate, above U+10FFFF, cut
  * short) becomes \xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
@@ -955,6 +984,7 @@ main (void)
     cmocka_unit_test (test_numfmt_shortest_matches_printf_scan),
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
+    cmocka_unit_test (test_numfmt_csv_field_quotes_what_splits),
     cmocka_unit_test (test_numfmt_json_string_escapes_invalid_utf8),
     cmocka_unit_test (test_numfmt_int_matches_printf),
     cmocka_unit_test (test_numfmt_python_str_of_values),

@@ -556,16 +556,23 @@ t_accuracy_commands() {
         split("tp_size pp_size attention_dp_size moe_tp_size moe_ep_size num_workers", b, " ")
         for (k in b) { $c["prefill_" b[k]] = 1; $c["decode_" b[k]] = 1 }
         $c["decode_batch_size"] = 16; print }' "$fx"
+    # an id holding a newline and a command (a quoted CSV field may), of a model not there
+    sed -n 2p "$fx" | sed 's|^[^,]*,|"bad_id\necho pwned",|; s|nvidia/Llama-3.1-8B-Instruct-FP8|acme/Nonexistent-7B|' |
+      awk '{ sub(/\\n/, "\n"); print }'
   } > "$tmp/cmdrows.csv"
   status_is 0 $bin accuracy --silicon "$tmp/cmdrows.csv" --models-dir "$data/configs" \
     --requests-per-client 2 --format csv --report "$tmp/cmdrep" || return 1
+  ! grep -q '^echo pwned' "$tmp/cmdrep/commands.sh" &&
+  contains "$tmp/cmdrep/commands.sh" '^# bad_id.*echo pwned: unmapped: no config for acme/Nonexistent-7B' ||
+    return 1
   [ "$(grep -c ",ok" "$tmp/cmdrep/rows.csv")" -eq 4 ] || { cat "$tmp/cmdrep/rows.csv"; return 1; }
   [ "$(grep -c '^msperf --plugins-dir .* serve --model ' "$tmp/cmdrep/commands.sh")" -eq 4 ] ||
     { cat "$tmp/cmdrep/commands.sh"; return 1; }
   contains "$tmp/cmdrep/commands.sh" ' --backend trtllm --tp 1 ' &&
   contains "$tmp/cmdrep/commands.sh" ' --mode disagg --prefill-workers 1 .* --decode-max-num-seqs 16 ' &&
   contains "$tmp/cmdrep/commands.sh" ' --backend sglang .* --mixed-batch true ' || return 1
-  tail -n +2 "$tmp/cmdrep/rows.csv" | while IFS=, read -r id ttft tpot rest; do
+  contains "$tmp/cmdrep/rows.csv" '^"bad_id$' || return 1     # the id quoted, as RFC 4180 has it
+  grep ',ok' "$tmp/cmdrep/rows.csv" | while IFS=, read -r id ttft tpot rest; do
     line=$(grep -A 1 -x "# $id" "$tmp/cmdrep/commands.sh" | tail -n 1)
     eval "$MSPERF_BIN ${line#msperf } --format csv" > "$tmp/rerun.csv" 2>"$tmp/rerun.err" ||
       { echo "$id: $line"; cat "$tmp/rerun.err"; return 1; }

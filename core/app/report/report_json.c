@@ -279,27 +279,6 @@ static const char *const csv_columns[] = {
   "input_shapes"
 };
 
-/* RFC 4180: quote a field holding a comma, quote, CR or LF (or edge spaces), doubling quotes. */
-static void
-csv_field (GString *line, const char *text)
-{
-  gsize n = strlen (text);
-
-  if (strpbrk (text, ",\"\r\n") == NULL && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' ')))
-    {
-      msperf_str_append (line, text);
-      return;
-    }
-  g_string_append_c (line, '"');
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (line, '"');
-      g_string_append_c (line, *p);
-    }
-  g_string_append_c (line, '"');
-}
-
 /* A scalar cell: null empty, strings bare, numbers as in JSON; maps "k=v;k=v", lists "a; b". */
 static void
 csv_cell_text (GString *cell, const msperf_value *v)
@@ -360,7 +339,7 @@ msperf_report_csv_write (GString *s, const msperf_record *record)
         csv_cell_text (cell, msperf_value_lookup (obj, csv_columns[c]));
       if (c > 0)
         g_string_append_c (s, ',');
-      csv_field (s, cell->str);
+      msperf_fmt_csv_field (s, cell->str);
     }
   msperf_str_append (s, "\r\n");
 }

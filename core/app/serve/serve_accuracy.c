@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib/gstdio.h>
+#include <msperf/format.h>
 #include "app/serve/serve.h"
 
 typedef struct {
@@ -1005,12 +1006,14 @@ write_rows (GArray *rows, FILE *out)
     {
       const row *r = &g_array_index (rows, row, i);
       g_autofree char *st = g_strdup (r->status);
+      g_autoptr (GString) id = g_string_new (NULL);
 
       g_strdelimit (st, ",\n\"", ';');
+      msperf_fmt_csv_field (id, r->id);    /* an id is the measured file's, as it came */
       if (r->ran)
-        fprintf (out, "%s,%.4f,%.4f,%.4f,%s\n", r->id, r->p_ttft, r->p_tpot, r->share, st);
+        fprintf (out, "%s,%.4f,%.4f,%.4f,%s\n", id->str, r->p_ttft, r->p_tpot, r->share, st);
       else
-        fprintf (out, "%s,,,,%s\n", r->id, st);
+        fprintf (out, "%s,,,,%s\n", id->str, st);
     }
 }
 
@@ -1024,11 +1027,14 @@ write_commands (GArray *rows, FILE *out)
   for (guint i = 0; i < rows->len; i++)
     {
       const row *r = &g_array_index (rows, row, i);
+      /* A CSV field may hold a newline: a comment stays one line, never a command. */
+      g_autofree char *id = msperf_fmt_printable (r->id);
+      g_autofree char *status = msperf_fmt_printable (r->status);
 
       if (r->ran && r->command)
-        fprintf (out, "# %s\n%s\n", r->id, r->command);
+        fprintf (out, "# %s\n%s\n", id, r->command);
       else
-        fprintf (out, "# %s: %s\n", r->id, r->status);
+        fprintf (out, "# %s: %s\n", id, status);
     }
 }
 
