@@ -25,19 +25,27 @@ yaml (const char *text)
   return v;
 }
 
-/* text must be refused by valid with a problem containing want. */
-static void
-refused (gboolean (*valid) (const msperf_value *, char **), const char *text, const char *want)
-{
-  msperf_value *v = yaml (text);
-  char *problem = NULL;
+/* A malformed declaration and what its refusal must say. */
+typedef struct {
+  const char *text, *want;
+} bad_case;
 
-  assert_false (valid (v, &problem));
-  assert_non_null (problem);
-  if (strstr (problem, want) == NULL)
-    fail_msg ("'%s' not in '%s'", want, problem);
-  g_free (problem);
-  msperf_value_free (v);
+/* Each text must be refused by valid with a problem containing its want. */
+static void
+refused_all (gboolean (*valid) (const msperf_value *, char **), const bad_case *cases, gsize n)
+{
+  for (gsize k = 0; k < n; k++)
+    {
+      msperf_value *v = yaml (cases[k].text);
+      char *problem = NULL;
+
+      assert_false (valid (v, &problem));
+      assert_non_null (problem);
+      if (strstr (problem, cases[k].want) == NULL)
+        fail_msg ("'%s' not in '%s'", cases[k].want, problem);
+      g_free (problem);
+      msperf_value_free (v);
+    }
 }
 
 static void
@@ -65,22 +73,32 @@ test_split_shipped (void **state)
 static void
 test_split_malformed (void **state)
 {
-  gboolean (*const split) (const msperf_value *, char **) = msperf_split_spec_valid;
+  static const bad_case cases[] = {
+    { "[moe_tp, moe_ep]\n",
+      "expected a mapping" },
+    { "fields: [moe_tp]\ndims: {moe_tp: [[1, 1]]}\n",
+      "fields: expected a list of two" },
+    { "fields: [moe_tp, moe_tp]\ndims: {moe_tp: [[1, 1]]}\n",
+      "must differ" },
+    { "fields: [moe_tp, [1]]\ndims: {}\n",
+      "fields[1]: expected a kwarg name" },
+    { "fields: [a, b]\n",
+      "dims: expected a mapping" },
+    { "fields: [a, b]\ndims: {a: [[1, 1]]}\n",
+      "dims.b: expected a list" },
+    { "fields: [a, b]\ndims: {a: [[1, 1]], b: [[1]]}\n",
+      "dims.b[0]: expected [arg, dim]" },
+    { "fields: [a, b]\ndims: {a: [[1, 9]], b: [[1, 0]]}\n",
+      "dims.a[0]" },
+    { "fields: [a, b]\ndims: {a: [[-1, 0]], b: [[1, 0]]}\n",
+      "dims.a[0]" },
+    { "fields: [a, b]\ndims: {a: [[1, 0], [1, 1], [1, 2], [2, 0], [2, 1], "
+      "[2, 2], [3, 0], [3, 1], [3, 2]], b: [[1, 0]]}\n",
+      "dims.a: expected a list of 1 to 8" },
+  };
 
   (void) state;
-  refused (split, "[moe_tp, moe_ep]\n", "expected a mapping");
-  refused (split, "fields: [moe_tp]\ndims: {moe_tp: [[1, 1]]}\n",
-           "fields: expected a list of two");
-  refused (split, "fields: [moe_tp, moe_tp]\ndims: {moe_tp: [[1, 1]]}\n", "must differ");
-  refused (split, "fields: [moe_tp, [1]]\ndims: {}\n", "fields[1]: expected a kwarg name");
-  refused (split, "fields: [a, b]\n", "dims: expected a mapping");
-  refused (split, "fields: [a, b]\ndims: {a: [[1, 1]]}\n", "dims.b: expected a list");
-  refused (split, "fields: [a, b]\ndims: {a: [[1, 1]], b: [[1]]}\n",
-           "dims.b[0]: expected [arg, dim]");
-  refused (split, "fields: [a, b]\ndims: {a: [[1, 9]], b: [[1, 0]]}\n", "dims.a[0]");
-  refused (split, "fields: [a, b]\ndims: {a: [[-1, 0]], b: [[1, 0]]}\n", "dims.a[0]");
-  refused (split, "fields: [a, b]\ndims: {a: [[1, 0], [1, 1], [1, 2], [2, 0], [2, 1], "
-           "[2, 2], [3, 0], [3, 1], [3, 2]], b: [[1, 0]]}\n", "dims.a: expected a list of 1 to 8");
+  refused_all (msperf_split_spec_valid, cases, G_N_ELEMENTS (cases));
 }
 
 static const char quant_shipped[] =
@@ -124,32 +142,42 @@ test_quant_shipped (void **state)
 static void
 test_quant_malformed (void **state)
 {
-  gboolean (*const quant) (const msperf_value *, char **) = msperf_quant_spec_valid;
+  static const bad_case cases[] = {
+    { "[quant]\n",
+      "expected a mapping" },
+    { "from: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
+      "field: expected a kwarg name" },
+    { "field: [quant]\nfrom: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
+      "field: expected" },
+    { "field: quant\n",
+      "from: expected a mapping" },
+    { "field: quant\nfrom: {}\n",
+      "from: expected a mapping" },
+    { "field: quant\nfrom: {a: b}\n",
+      "from.a: expected a list of 1 to 8" },
+    { "field: quant\nfrom: {a: []}\n",
+      "from.a: expected a list of 1 to 8" },
+    { "field: quant\nfrom: {a: [b]}\n",
+      "from.a[0]: expected {quant: VALUE" },
+    { "field: quant\nfrom: {a: [{quant: b}]}\n",
+      "from.a[0]: expected {quant: VALUE" },
+    { "field: quant\nfrom: {a: [{dtypes: [bfloat16]}]}\n",
+      "from.a[0]: expected" },
+    { "field: quant\nfrom: {a: [{quant: b, dtypes: []}]}\n",
+      "from.a[0]: expected" },
+    { "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, float9]}]}\n",
+      "from.a[0].dtypes[1]: unknown dtype 'float9'" },
+    { "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16]}, "
+      "{quant: a, dtypes: [bfloat16]}]}\n",
+      "from.a[1]: a value cannot stand in for itself" },
+    { "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, bfloat16, "
+      "bfloat16, bfloat16, bfloat16, bfloat16, "
+      "bfloat16, bfloat16, bfloat16]}]}\n",
+      "from.a[0]: expected" },
+  };
 
   (void) state;
-  refused (quant, "[quant]\n", "expected a mapping");
-  refused (quant, "from: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
-           "field: expected a kwarg name");
-  refused (quant, "field: [quant]\nfrom: {a: [{quant: b, dtypes: [bfloat16]}]}\n",
-           "field: expected");
-  refused (quant, "field: quant\n", "from: expected a mapping");
-  refused (quant, "field: quant\nfrom: {}\n", "from: expected a mapping");
-  refused (quant, "field: quant\nfrom: {a: b}\n", "from.a: expected a list of 1 to 8");
-  refused (quant, "field: quant\nfrom: {a: []}\n", "from.a: expected a list of 1 to 8");
-  refused (quant, "field: quant\nfrom: {a: [b]}\n", "from.a[0]: expected {quant: VALUE");
-  refused (quant, "field: quant\nfrom: {a: [{quant: b}]}\n",
-           "from.a[0]: expected {quant: VALUE");
-  refused (quant, "field: quant\nfrom: {a: [{dtypes: [bfloat16]}]}\n", "from.a[0]: expected");
-  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: []}]}\n",
-           "from.a[0]: expected");
-  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, float9]}]}\n",
-           "from.a[0].dtypes[1]: unknown dtype 'float9'");
-  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16]}, "
-           "{quant: a, dtypes: [bfloat16]}]}\n",
-           "from.a[1]: a value cannot stand in for itself");
-  refused (quant, "field: quant\nfrom: {a: [{quant: b, dtypes: [bfloat16, bfloat16, "
-           "bfloat16, bfloat16, bfloat16, bfloat16, "
-           "bfloat16, bfloat16, bfloat16]}]}\n", "from.a[0]: expected");
+  refused_all (msperf_quant_spec_valid, cases, G_N_ELEMENTS (cases));
 }
 
 int
