@@ -271,6 +271,23 @@ msperf_fmt_csv_field (GString *out, const char *text)
 }
 
 void
+msperf_fmt_shell_word (GString *out, const char *text)
+{
+  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                             "0123456789_./:=@%+,-";
+  g_autofree char *q = NULL;
+
+  g_return_if_fail (out != NULL && text != NULL);
+  if (*text && strspn (text, safe) == strlen (text))
+    {
+      msperf_str_append (out, text);
+      return;
+    }
+  q = g_shell_quote (text);
+  msperf_str_append (out, q);
+}
+
+void
 msperf_fmt_py_string (GString *out, const char *s)
 {
   char quote;

@@ -76,9 +76,8 @@ msperf_cli_engine_opts_clear (msperf_cli_engine_opts *eo)
 static void
 quoted (GString *s, const char *flag, const char *value)
 {
-  g_autofree char *q = g_shell_quote (value);
-
-  g_string_append_printf (s, "%s%s %s", s->len ? " " : "", flag, q);
+  g_string_append_printf (s, "%s%s ", s->len ? " " : "", flag);
+  msperf_fmt_shell_word (s, value);
 }
 
 char *

@@ -35,6 +35,9 @@ MSPERF_API char *msperf_fmt_printable (const char *s);
 /* One CSV field (RFC 4180): as it is, or quoted with its quotes doubled when it holds a
  * comma, a quote, CR or LF, or begins or ends with a space. NULL gives "". */
 MSPERF_API void msperf_fmt_csv_field (GString *out, const char *text);
+/* text as one POSIX shell word: as it is when every byte is one a shell leaves alone
+ * (letters, digits, _./:=@%+,-), else single-quoted (g_shell_quote). */
+MSPERF_API void msperf_fmt_shell_word (GString *out, const char *text);
 /* Python repr(str): single quotes unless the text holds ' and no ". */
 MSPERF_API void msperf_fmt_py_string (GString *out, const char *s);
 

@@ -428,6 +428,32 @@ test_numfmt_csv_field_quotes_what_splits (void **state)
   g_string_free (s, TRUE);
 }
 
+/* msperf_fmt_shell_word: a word a shell leaves alone stays bare; a space, a quote, a newline,
+ * a $ or an empty text is single-quoted, so that it stays one word and nothing expands. */
+static void
+test_numfmt_shell_word (void **state)
+{
+  static const struct { const char *in, *out; } cases[] = {
+    { "../models/meta-llama--Llama-3.1-8B.json", "../models/meta-llama--Llama-3.1-8B.json" },
+    { "nvidia-h200", "nvidia-h200" },
+    { "my presets/vllm.yaml", "'my presets/vllm.yaml'" },
+    { "it's", "'it'\\''s'" },
+    { "a\necho pwned", "'a\necho pwned'" },
+    { "$HOME", "'$HOME'" },
+    { "", "''" },
+  };
+  GString *s = g_string_new (NULL);
+
+  (void) state;
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_string_truncate (s, 0);
+      msperf_fmt_shell_word (s, cases[k].in);
+      assert_string_equal (s->str, cases[k].out);
+    }
+  g_string_free (s, TRUE);
+}
+
 /* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
  * a valid sequence (Latin-1, a lone continuation, overlong, a surrogate, above U+10FFFF, cut
  * short) becomes \xNN, so the JSON text stays valid UTF-8 and shows what the text outputs show. */
@@ -985,6 +1011,7 @@ main (void)
     cmocka_unit_test (test_numfmt_round_half_to_even),
     cmocka_unit_test (test_numfmt_printable_escapes_control_and_invalid_bytes),
     cmocka_unit_test (test_numfmt_csv_field_quotes_what_splits),
+    cmocka_unit_test (test_numfmt_shell_word),
     cmocka_unit_test (test_numfmt_json_string_escapes_invalid_utf8),
     cmocka_unit_test (test_numfmt_int_matches_printf),
     cmocka_unit_test (test_numfmt_python_str_of_values),

@@ -6,20 +6,11 @@
 #include <msperf/format.h>
 #include "app/serve/serve.h"
 
-/* value as one shell word: as it is when every byte is one a shell leaves alone. */
 static void
 arg (GString *s, const char *flag, const char *value)
 {
-  g_autofree char *q = NULL;
-
-  if (*value && strspn (value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                        "0123456789_./:=@%+,-") == strlen (value))
-    {
-      g_string_append_printf (s, " %s %s", flag, value);
-      return;
-    }
-  q = g_shell_quote (value);
-  g_string_append_printf (s, " %s %s", flag, q);
+  g_string_append_printf (s, " %s ", flag);
+  msperf_fmt_shell_word (s, value);
 }
 
 static void
