@@ -399,12 +399,31 @@ test_numfmt_printable_escapes_control_and_invalid_bytes (void **state)
   assert_true (g_utf8_validate (latin1, -1, NULL));
 }
 
+/* A text formatter's input and the text it must append. */
+typedef struct {
+  const char *in, *out;
+} text_case;
+
+static void
+text_cases (void (*fmt) (GString *, const char *), const text_case *cases, gsize n)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gsize k = 0; k < n; k++)
+    {
+      g_string_truncate (s, 0);
+      fmt (s, cases[k].in);
+      assert_string_equal (s->str, cases[k].out);
+    }
+  g_string_free (s, TRUE);
+}
+
 /* msperf_fmt_csv_field: plain text as it is; a comma, quote, CR, LF or an edge space quoted,
  * quotes doubled (RFC 4180); NULL empty. */
 static void
 test_numfmt_csv_field_quotes_what_splits (void **state)
 {
-  static const struct { const char *in, *out; } cases[] = {
+  static const text_case cases[] = {
     { "plain_id_1", "plain_id_1" },
     { "a,b", "\"a,b\"" },
     { "say \"hi\"", "\"say \"\"hi\"\"\"" },
@@ -416,13 +435,7 @@ test_numfmt_csv_field_quotes_what_splits (void **state)
   GString *s = g_string_new (NULL);
 
   (void) state;
-  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
-    {
-      g_string_truncate (s, 0);
-      msperf_fmt_csv_field (s, cases[k].in);
-      assert_string_equal (s->str, cases[k].out);
-    }
-  g_string_truncate (s, 0);
+  text_cases (msperf_fmt_csv_field, cases, G_N_ELEMENTS (cases));
   msperf_fmt_csv_field (s, NULL);
   assert_string_equal (s->str, "");
   g_string_free (s, TRUE);
@@ -433,7 +446,7 @@ test_numfmt_csv_field_quotes_what_splits (void **state)
 static void
 test_numfmt_shell_word (void **state)
 {
-  static const struct { const char *in, *out; } cases[] = {
+  static const text_case cases[] = {
     { "../models/meta-llama--Llama-3.1-8B.json", "../models/meta-llama--Llama-3.1-8B.json" },
     { "nvidia-h200", "nvidia-h200" },
     { "my presets/vllm.yaml", "'my presets/vllm.yaml'" },
@@ -442,16 +455,9 @@ test_numfmt_shell_word (void **state)
     { "$HOME", "'$HOME'" },
     { "", "''" },
   };
-  GString *s = g_string_new (NULL);
 
   (void) state;
-  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
-    {
-      g_string_truncate (s, 0);
-      msperf_fmt_shell_word (s, cases[k].in);
-      assert_string_equal (s->str, cases[k].out);
-    }
-  g_string_free (s, TRUE);
+  text_cases (msperf_fmt_shell_word, cases, G_N_ELEMENTS (cases));
 }
 
 /* msperf_fmt_json_string: valid UTF-8 (2, 3, 4 bytes) is copied, any byte that is not part of
