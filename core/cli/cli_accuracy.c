@@ -20,7 +20,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   msperf_cli_engine_opts eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
        *report = NULL, *program = NULL, *engine_args = NULL;
-  int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0;
+  int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0, nextn = 0;
+  double nextn_accept = NAN;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
   gboolean burst = FALSE, steady = FALSE, rank = FALSE, prompt_shuffle = FALSE;
   g_autoptr (msperf_recommend_rank) ranked = NULL;
@@ -70,6 +71,11 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "A disaggregated row without worker counts: decode workers of N sequences per rank, as "
       "many as its clients fill (aiconfigurator's generator: clients = decode workers x batch); "
       "default 0: one prefill and one decode worker", "N" },
+    { "nextn", 0, 0, G_OPTION_ARG_INT, &nextn,
+      "The measured deployments ran MTP speculative decoding with K draft tokens per step "
+      "(the rows do not record it): applied to the models with MTP layers; default 0", "K" },
+    { "nextn-accept", 0, 0, G_OPTION_ARG_DOUBLE, &nextn_accept,
+      "With --nextn: acceptance probability of each draft token (default 0.7)", "P" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       "Worker threads (default: the cores); the output does not depend on it", "N" },
     { "max-rows", 0, 0, G_OPTION_ARG_INT64, &max_rows,
@@ -102,6 +108,18 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                    "--jobs must be 1..256, --requests-per-client >= 1, --prompt-pool >= 0 "
                    "and --unstated-decode-batch >= 0");
+      goto out;
+    }
+  if (nextn < 0 || (!isnan (nextn_accept) && !(nextn_accept >= 0 && nextn_accept <= 1)))
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--nextn must be >= 0 and --nextn-accept in 0..1");
+      goto out;
+    }
+  if (!isnan (nextn_accept) && nextn == 0)
+    {
+      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--nextn-accept needs --nextn K (K >= 1)");
       goto out;
     }
   if (burst && steady)
@@ -145,6 +163,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.prompt_pool = prompt_pool;
   o.prompt_shuffle = prompt_shuffle;
   o.unstated_decode_batch = decode_batch;
+  o.nextn = nextn;
+  o.nextn_accept = isnan (nextn_accept) ? 0.7 : nextn_accept;
   o.program = program = msperf_cli_program_text (g);
   o.engine_args = engine_args = msperf_cli_engine_opts_args (&eo);
   if (rank)

@@ -585,4 +585,57 @@ t_accuracy_commands() {
 heavy "accuracy --report commands.sh: each row's serve run gives its predicted TTFT and TPOT" \
   t_accuracy_commands
 
+# --nextn states the MTP depth the measured deployments ran (the rows do not record it): it
+# applies to the models with MTP layers only, says so per row and in the summary, and the
+# row's serve command carries it.
+t_accuracy_nextn() {
+  fx=$src/tests/data/silicon-rank/silicon_rows.csv
+  { head -n 2 "$fx"
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      NR == 2 { $1 = "mtp_row"; $c["backend"] = "trtllm"; $c["model_path"] = "deepseek-ai/DeepSeek-V3"
+        $c["gemm_quant_mode"] = $c["moe_quant_mode"] = "fp8_block"; $c["isl"] = 256; $c["osl"] = 16
+        $c["silicon_data_source"] = "silicon_concurrency=2"; $c["batch_size"] = 2
+        $c["tp_size"] = 8; $c["moe_ep_size"] = 8; print
+        $1 = "mtp_long"; $c["isl"] = 8192; $c["osl"] = 4; print }' "$fx"
+  } > "$tmp/mtprows.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/mtprows.csv" --models-dir "$data/configs" \
+    --requests-per-client 2 --format csv || return 1
+  cp "$tmp/cmd.out" "$tmp/mtp0.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/mtprows.csv" --models-dir "$data/configs" \
+    --requests-per-client 2 --nextn 1 --nextn-accept 0.8 --format csv --report "$tmp/mtprep" ||
+    return 1
+  cp "$tmp/cmd.out" "$tmp/mtp1.csv"
+  # the dense model has no MTP layers: its row is unchanged, its status says nothing of MTP
+  [ "$(sed -n 2p "$tmp/mtp0.csv")" = "$(sed -n 2p "$tmp/mtp1.csv")" ] ||
+    { cat "$tmp/mtp0.csv" "$tmp/mtp1.csv"; return 1; }
+  contains "$tmp/mtp1.csv" '^mtp_row,.*,ok; MTP: 1 draft token per step at acceptance 0.8 (--nextn)$' &&
+  contains "$tmp/mtprep/summary.txt" 'rows run with MTP speculative decoding .*: 2$' &&
+  contains "$tmp/mtprep/commands.sh" ' --nextn 1 --nextn-accept 0.8 ' || return 1
+  # TensorRT-LLM does not chunk a prompt: its step takes the prompt beside both clients'
+  # decode and draft tokens, 8192 + 2 x (1 + 1)
+  [ "$(grep -A 1 -x '# mtp_long' "$tmp/mtprep/commands.sh" | grep -c -- '--max-num-batched-tokens 8196 ')" = 1 ] ||
+    { cat "$tmp/mtprep/commands.sh"; return 1; }
+  # one draft token accepted 4 times in 5 cuts the time per output token
+  paste -d, "$tmp/mtp0.csv" "$tmp/mtp1.csv" | awk -F, '$1 == "mtp_row" && !($8 < 0.8 * $3) {
+    print "TPOT " $3 " without MTP, " $8 " with"; bad = 1 } END { exit bad }' || return 1
+  line=$(grep -A 1 -x "# mtp_row" "$tmp/mtprep/commands.sh" | tail -n 1)
+  eval "$MSPERF_BIN ${line#msperf } --format csv" > "$tmp/mtprerun.csv" || return 1
+  tpot=$(awk -F, '$1 == "mtp_row" { print $3 }' "$tmp/mtp1.csv")
+  tail -n 1 "$tmp/mtprerun.csv" | awk -F, -v p="$tpot" '
+    ($8 > p ? $8 - p : p - $8) > 1e-4 * p { print "serve " $8 ", accuracy " p; exit 1 }'
+}
+heavy "accuracy --nextn: MTP for the models with MTP layers, in the status, summary and command" \
+  t_accuracy_nextn
+
+t_accuracy_nextn_refused() {
+  status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
+    --nextn -1 && contains "$tmp/cmd.err" 'nextn must be >= 0' &&
+  status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
+    --nextn 1 --nextn-accept 1.5 && contains "$tmp/cmd.err" 'nextn-accept in 0..1' &&
+  status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
+    --nextn-accept 0.5 && contains "$tmp/cmd.err" 'needs --nextn K'
+}
+ok "accuracy refuses a negative --nextn, an acceptance outside 0..1 and one without --nextn" \
+  t_accuracy_nextn_refused
+
 tap_end

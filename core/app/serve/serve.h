@@ -329,6 +329,10 @@ typedef struct msperf_serve_accuracy_opts {
                                             workers of this many sequences per DP rank, as
                                             many as its clients fill; 0 = one prefill and
                                             one decode worker */
+  int64_t nextn;                         /* MTP draft tokens per decode step the measured
+                                            deployments ran, for the models with MTP layers;
+                                            0 = none (the rows do not record it) */
+  double nextn_accept;                   /* acceptance probability of each draft token */
   /* For the report's commands: the program with its global options and the engine options
    * as `serve` takes them, shell-quoted; NULL: "msperf", none. */
   const char *program, *engine_args;

@@ -34,6 +34,7 @@ typedef struct {
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   char *command;              /* the `msperf serve` command of the simulation that answered */
   gboolean ran;
+  gboolean mtp;               /* ran with the stated MTP draft tokens (--nextn) */
 } row;
 
 static void
@@ -547,6 +548,7 @@ typedef struct {
   char *note;               /* the status note of a quant mode run otherwise than the row
                              * names it, or NULL */
   char *quant, *moe_quant, *kv_dtype;   /* the options it was loaded with (NULL: default) */
+  gboolean mtp_head;        /* the config has MTP layers (num_nextn_predict_layers) */
 } loaded;
 
 static void
@@ -590,10 +592,10 @@ block_fp8_checkpoint (const char *config, const char *templates_dir,
  * SGLang's max-prefill-tokens) and, for SGLang, mixed chunks; the preset keys accuracy_* carry
  * those rules (doc/serving.md §2). Otherwise (disaggregated rows, whose batch sizes the rows
  * leave empty, or a preset without them) a runtime that does not chunk prompts gets at least
- * isl + concurrency: the deployment was configured to take a prompt beside its running
- * requests. */
+ * isl + concurrency x (1 + nextn): the deployment was configured to take a prompt beside its
+ * running requests, each of which puts its draft tokens in the step too. */
 static void
-generated_limits (msperf_serve_policy *pol, const row *r)
+generated_limits (msperf_serve_policy *pol, const row *r, int64_t nextn)
 {
   gboolean agg = strcmp (r->mode, "agg") == 0;
 
@@ -611,7 +613,8 @@ generated_limits (msperf_serve_policy *pol, const row *r)
         pol->max_num_batched_tokens = MIN (pol->max_num_batched_tokens, want);
     }
   else if (!pol->chunked_prefill)
-    pol->max_num_batched_tokens = MAX (pol->max_num_batched_tokens, r->isl + r->concurrency);
+    pol->max_num_batched_tokens = MAX (pol->max_num_batched_tokens,
+                                       r->isl + r->concurrency * (1 + nextn));
   if (agg && pol->accuracy_agg_mixed_batch >= 0)
     pol->mixed_batch = pol->accuracy_agg_mixed_batch > 0;
 }
@@ -629,8 +632,9 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   msperf_serve_policy pol = *preset;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
+  const int64_t nextn = lm->mtp_head ? o->nextn : 0;
 
-  generated_limits (&pol, sizes);
+  generated_limits (&pol, sizes, nextn);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = sizes->agg;
   dep.replicas = 1;
@@ -642,11 +646,12 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
    * as TensorRT-LLM's max_batch_size, vLLM's --max-num-seqs, SGLang's --max-running-requests). */
   dep.prefill_max_seqs = sizes->prefill_seqs;
   dep.decode_max_seqs = sizes->decode_seqs;
-  /* No MTP: the rows do not record a draft depth, aiconfigurator predicts them at nextn 0
-   * (its cli_estimate never enables MTP implicitly) and its generated engine configs enable
-   * speculative decoding only when one is asked for (doc/serving.md §6). */
-  dep.nextn = 0;
-  dep.accept = 0.7;
+  /* The rows do not record a draft depth: by default none, as aiconfigurator predicts them
+   * (its cli_estimate never enables MTP implicitly and its generated engine configs enable
+   * speculative decoding only when one is asked for); --nextn states the depth the measured
+   * deployments ran, for the models that have MTP layers to draft with (doc/serving.md §6). */
+  dep.nextn = nextn;
+  dep.accept = nextn > 0 ? o->nextn_accept : 0.7;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;
   w.concurrency = r->concurrency;
@@ -690,6 +695,15 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
     *command = msperf_serve_command_line (&c);
   }
   return TRUE;
+}
+
+/* Whether the config has MTP layers to draft with (the template's params_mtp > 0). */
+static gboolean
+has_mtp_head (const msperf_model *m)
+{
+  double total, active, mtp = 0, embedding;
+
+  return msperf_model_params (m, &total, &active, &mtp, &embedding, NULL) && mtp > 0;
 }
 
 /* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
@@ -753,7 +767,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
 {
   g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
   g_autofree char *key = NULL, *fields_key = NULL, *twin_note = NULL,
-                   *workers_note = NULL;
+                   *workers_note = NULL, *mtp_note = NULL;
   g_auto (GStrv) fields = NULL;
   msperf_serve_policy pol;
   msperf_serve_result res;
@@ -833,6 +847,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
       lm->note = quant_note (m, fallback, r->quant);
+      lm->mtp_head = has_mtp_head (m);
       g_hash_table_insert (models, g_strdup (key), lm);
     }
   if (lm->note)
@@ -870,6 +885,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
+  r->mtp = lm->mtp_head && o->nextn > 0;
+  if (r->mtp)
+    mtp_note = g_strdup_printf ("; MTP: %" G_GINT64_FORMAT " draft token%s per step at "
+                                "acceptance %g (--nextn)", o->nextn, o->nextn > 1 ? "s" : "",
+                                o->nextn_accept);
   if (strcmp (r->mode, "disagg") == 0 && !r->workers_stated)
     workers_note = r->decode_fill > 0
                    ? g_strdup_printf ("; no worker counts: %" G_GINT64_FORMAT " prefill and %"
@@ -877,10 +897,11 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                       " sequences per rank (the clients fill the decode pool)",
                                       r->prefill_workers, r->decode_workers, r->decode_fill)
                    : g_strdup ("; no worker counts: one prefill and one decode worker");
-  r->status = g_strdup_printf ("ok%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
                                r->layout_note ? r->layout_note : "",
                                workers_note ? workers_note : "",
+                               mtp_note ? mtp_note : "",
                                twin_note ? twin_note : "");
   msperf_serve_policy_clear (&pol);
   return;
@@ -1041,7 +1062,7 @@ write_commands (GArray *rows, FILE *out)
 static void
 write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 {
-  guint twins = 0, unstated = 0, filled = 0, elsewhere = 0;
+  guint twins = 0, unstated = 0, filled = 0, elsewhere = 0, mtp = 0;
   int width = 52;
 
   for (guint i = 0; i < groups->len; i++)
@@ -1067,11 +1088,15 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
       elsewhere += r->ran && r->other_system != NULL;
       unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
       filled += r->ran && r->decode_fill > 0;
+      mtp += r->ran && r->mtp;
     }
   if (unstated)
     fprintf (out, "disaggregated rows without worker counts (run with one prefill %s): %u\n",
              filled ? "worker and the decode workers their clients fill (the status says how "
                       "many)" : "and one decode worker", unstated);
+  if (mtp)
+    fprintf (out, "rows run with MTP speculative decoding (--nextn; the models with MTP "
+                  "layers): %u\n", mtp);
   if (twins)
     fprintf (out, "rows whose measurement another row carries under another layout (the "
                   "status names it): %u\n", twins);
