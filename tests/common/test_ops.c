@@ -111,6 +111,37 @@ tu_op_add_int (msperf_op *op, int64_t value)
   g_ptr_array_add (op->args, v);
 }
 
+msperf_value *
+tu_int_list (int n, int64_t first, int64_t step)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (int k = 0; k < n; k++)
+    msperf_value_list_append (list, msperf_value_new_int (first + k * step));
+  return list;
+}
+
+void
+tu_op_add_int_list (msperf_op *op, int n, int64_t first, int64_t step)
+{
+  g_ptr_array_add (op->args, tu_int_list (n, first, step));
+}
+
+void
+tu_op_add_tensor_list (msperf_op *op, int n, msperf_dtype dtype, const char *dims)
+{
+  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
+
+  for (int k = 0; k < n; k++)
+    {
+      msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
+
+      tu_tensor (&v->tensor, dtype, dims);
+      msperf_value_list_append (list, v);
+    }
+  g_ptr_array_add (op->args, list);
+}
+
 void
 tu_op_add_none (msperf_op *op)
 {

@@ -34,6 +34,12 @@ msperf_op *tu_op (const char *name);
 void tu_op_add_tensor (msperf_op *op, msperf_dtype dtype, const char *dims);
 void tu_op_add_int (msperf_op *op, int64_t value);
 void tu_op_add_none (msperf_op *op);
+/* The int list [first, first + step, ...] of n items (a rank group). Transfer full. */
+msperf_value *tu_int_list (int n, int64_t first, int64_t step);
+/* Appends that list as a positional arg. */
+void tu_op_add_int_list (msperf_op *op, int n, int64_t first, int64_t step);
+/* Appends a list arg of n tensors of dtype/dims (a TensorList such as per-expert weights). */
+void tu_op_add_tensor_list (msperf_op *op, int n, msperf_dtype dtype, const char *dims);
 /* Appends an output tensor. */
 void tu_op_add_out (msperf_op *op, msperf_dtype dtype, const char *dims);
 

@@ -29,16 +29,6 @@ setup_default (void **state)
   return 0;
 }
 
-static void
-add_int_list (msperf_op *op, int n)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    msperf_value_list_append (list, msperf_value_new_int (k));
-  g_ptr_array_add (op->args, list);
-}
-
 /* matmul_all_reduce(mat1, mat2, None, 0, rank_group) as TensorCast calls it. */
 static msperf_op *
 mc2 (const char *m1, const char *m2, int ranks)
@@ -49,7 +39,7 @@ mc2 (const char *m1, const char *m2, int ranks)
   tu_op_add_tensor (op, BF16, m2);
   tu_op_add_none (op);
   tu_op_add_int (op, 0);
-  add_int_list (op, ranks);
+  tu_op_add_int_list (op, ranks, 0, 1);
   return op;
 }
 
@@ -65,7 +55,7 @@ quant_mc2 (int ranks)
   tu_op_add_tensor (op, F32, "5120");
   tu_op_add_tensor (op, F32, "5120");
   tu_op_add_int (op, 0);
-  add_int_list (op, ranks);
+  tu_op_add_int_list (op, ranks, 0, 1);
   return op;
 }
 

@@ -363,13 +363,10 @@ static msperf_op *
 collective (const char *name, const char *dims, int n, int64_t first, int64_t step)
 {
   msperf_op *op = tu_op (name);
-  msperf_value *group = msperf_value_new (MSPERF_VALUE_LIST);
 
   tu_op_add_tensor (op, BF16, dims);
   tu_op_add_int (op, 0);
-  for (int k = 0; k < n; k++)
-    msperf_value_list_append (group, msperf_value_new_int (first + k * step));
-  g_ptr_array_add (op->args, group);
+  tu_op_add_int_list (op, n, first, step);
   return op;
 }
 

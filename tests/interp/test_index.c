@@ -353,14 +353,11 @@ test_communication_untouched (void **state)
   msperf_engine *e = basic_engine (NULL);
   msperf_op *op = tu_op ("test.allreduce.default");
   g_autoptr (msperf_result) r = NULL;
-  msperf_value *group = msperf_value_new (MSPERF_VALUE_LIST);
 
   (void) state;
   tu_op_add_tensor (op, BF16, "1024,4096");
   tu_op_add_int (op, 0);
-  msperf_value_list_append (group, msperf_value_new_int (0));
-  msperf_value_list_append (group, msperf_value_new_int (1));
-  g_ptr_array_add (op->args, group);
+  tu_op_add_int_list (op, 2, 0, 1);
   r = tu_run (e, op);
   assert_int_equal (r->source, MSPERF_SOURCE_ANALYTIC);
   assert_string_equal (r->miss_reason, "csv_not_found");

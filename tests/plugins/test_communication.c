@@ -56,21 +56,6 @@ setup_grid (void **state)
   return 0;
 }
 
-/* Appends the int list [first, first + step, ...] (n items). */
-static void
-add_int_list (msperf_op *op, int n, int64_t first, int64_t step)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    {
-      msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-      v->i = first + k * step;
-      msperf_value_list_append (list, v);
-    }
-  g_ptr_array_add (op->args, list);
-}
-
 /* name(x, rank, rank_group) with x of dtype/dims and the group [first, first+step, ...]. */
 static msperf_op *
 collective (const char *name, msperf_dtype dtype, const char *dims, int n, int64_t first,
@@ -82,7 +67,7 @@ collective (const char *name, msperf_dtype dtype, const char *dims, int n, int64
   if (strstr (name, "all_gather") || strstr (name, "reduce_scatter"))
     tu_op_add_int (op, 0); /* dim */
   tu_op_add_int (op, 0);   /* rank */
-  add_int_list (op, n, first, step);
+  tu_op_add_int_list (op, n, first, step);
   return op;
 }
 
@@ -220,10 +205,10 @@ test_comm_bracket_linear_from_entry_option (void **state)
   g_autoptr (msperf_result) r = NULL;
 
   tu_op_add_tensor (op, I8, "2048");
-  add_int_list (op, 2, 1, 0); /* out_splits */
-  add_int_list (op, 2, 1, 0); /* in_splits */
+  tu_op_add_int_list (op, 2, 1, 0); /* out_splits */
+  tu_op_add_int_list (op, 2, 1, 0); /* in_splits */
   tu_op_add_int (op, 0);
-  add_int_list (op, 2, 0, 1);
+  tu_op_add_int_list (op, 2, 0, 1);
   r = tu_run (*state, op);
   tu_assert_source (r, MSPERF_SOURCE_INTERPOLATED);
   assert_float_equal (r->latency_us, 10.0 + 1024.0 / 3072.0 * 10.0, 1e-9);
@@ -375,7 +360,7 @@ test_comm_non_tensor_first_arg_is_invalid_args (void **state)
 
   tu_op_add_int (op, 7);
   tu_op_add_int (op, 0);
-  add_int_list (op, 16, 0, 1);
+  tu_op_add_int_list (op, 16, 0, 1);
   r = tu_run (*state, op);
   assert_miss (r, "invalid_args");
 }
@@ -461,13 +446,10 @@ static void
 test_comm_subquery_rank_group_and_bracket_linear (void **state)
 {
   msperf_value *p = msperf_value_new (MSPERF_VALUE_MAP);
-  msperf_value *group = msperf_value_new (MSPERF_VALUE_LIST);
   g_autoptr (msperf_result) r = NULL;
 
-  for (int k = 0; k < 16; k++)
-    msperf_value_list_append (group, int_value (k));
   msperf_value_map_set (p, "message_bytes", int_value (163840));
-  msperf_value_map_set (p, "rank_group", group);
+  msperf_value_map_set (p, "rank_group", tu_int_list (16, 0, 1));
   msperf_value_map_set (p, "interpolation_method", string_value ("bracket_linear"));
   r = subquery (*state, "hcom_latdom_", p);
   assert_int_equal (r->source, MSPERF_SOURCE_INTERPOLATED);

@@ -87,16 +87,6 @@ teardown (void **state)
   return 0;
 }
 
-static msperf_value *
-int_list (int n, int64_t first, int64_t step)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    msperf_value_list_append (list, msperf_value_new_int (first + k * step));
-  return list;
-}
-
 /* name(x, [dim,] rank, rank_group) with the group [first, first + step, ...] of n ranks. */
 static msperf_op *
 collective (const char *name, msperf_dtype dtype, const char *dims, int n, int64_t first,
@@ -108,7 +98,7 @@ collective (const char *name, msperf_dtype dtype, const char *dims, int n, int64
   if (strstr (name, "all_gather") || strstr (name, "reduce_scatter"))
     tu_op_add_int (op, 0);
   tu_op_add_int (op, 0);
-  g_ptr_array_add (op->args, int_list (n, first, step));
+  g_ptr_array_add (op->args, tu_int_list (n, first, step));
   return op;
 }
 
@@ -402,7 +392,7 @@ test_mock_comm_op_form_misses (void **state)
                  "hcom_missing_");
   tu_op_add_int (not_tensor, 7);
   tu_op_add_int (not_tensor, 0);
-  g_ptr_array_add (not_tensor->args, int_list (16, 0, 1));
+  g_ptr_array_add (not_tensor->args, tu_int_list (16, 0, 1));
   bad_x = run (state, not_tensor, "hcom_allReduce_");
   tu_op_add_tensor (not_list, BF16, "655360");
   tu_op_add_int (not_list, 0);
@@ -444,7 +434,7 @@ test_mock_comm_params_rank_group_and_bracket_linear (void **state)
   g_autoptr (msperf_result) r = NULL;
 
   msperf_value_map_set (p, "message_bytes", msperf_value_new_int (163840));
-  msperf_value_map_set (p, "rank_group", int_list (16, 0, 1));
+  msperf_value_map_set (p, "rank_group", tu_int_list (16, 0, 1));
   msperf_value_map_set (p, "interpolation_method", msperf_value_new_string ("bracket_linear"));
   r = run_params (state, "hcom_latdom_", p, &status);
   assert_int_equal (status, MSPERF_HIT);

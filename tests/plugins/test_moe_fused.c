@@ -35,34 +35,6 @@ engine_ep (const char *ep)
   return tu_engine_new ("moe", ep ? overrides : NULL);
 }
 
-static void
-add_list_of_tensors (msperf_op *op, int n, msperf_dtype dtype, const char *dims)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    {
-      msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
-      tu_tensor (&v->tensor, dtype, dims);
-      msperf_value_list_append (list, v);
-    }
-  g_ptr_array_add (op->args, list);
-}
-
-static void
-add_group (msperf_op *op, int n)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    {
-      msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-      v->i = k;
-      msperf_value_list_append (list, v);
-    }
-  g_ptr_array_add (op->args, list);
-}
-
 /* A DispatchFFNCombine op with the upstream argument layout: x (1,120,256) bf16,
  * expert_idx (120,8), gmm1 = 4 expert weights (512,256) (stored hidden-last: the projection
  * turns them to (4,256,512)), gmm2 = 4 expert weights (128,256) at args[4] for the plain op and
@@ -75,17 +47,17 @@ dfc (const char *name, msperf_dtype weight_dtype, int group)
 
   tu_op_add_tensor (op, BF16, "1,120,256");
   tu_op_add_tensor (op, I32, "120,8");
-  add_list_of_tensors (op, 4, weight_dtype, "512,256");
+  tu_op_add_tensor_list (op, 4, weight_dtype, "512,256");
   tu_op_add_none (op);
   if (plain)
-    add_list_of_tensors (op, 4, weight_dtype, "128,256");
+    tu_op_add_tensor_list (op, 4, weight_dtype, "128,256");
   else
     tu_op_add_none (op);
   tu_op_add_none (op);
   tu_op_add_none (op);
   if (!plain)
-    add_list_of_tensors (op, 4, weight_dtype, "128,256");
-  add_group (op, group);
+    tu_op_add_tensor_list (op, 4, weight_dtype, "128,256");
+  tu_op_add_int_list (op, group, 0, 1);
   return op;
 }
 

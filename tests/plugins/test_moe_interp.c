@@ -29,36 +29,6 @@ engine (const char *ep, gboolean opt_in)
   return tu_engine_new ("moe/interp", ov);
 }
 
-static void
-add_list_of_tensors (msperf_op *op, int n, msperf_dtype dtype, const char *dims)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    {
-      msperf_value *v = msperf_value_new (MSPERF_VALUE_TENSOR);
-
-      tu_tensor (&v->tensor, dtype, dims);
-      msperf_value_list_append (list, v);
-    }
-  g_ptr_array_add (op->args, list);
-}
-
-static void
-add_group (msperf_op *op, int n)
-{
-  msperf_value *list = msperf_value_new (MSPERF_VALUE_LIST);
-
-  for (int k = 0; k < n; k++)
-    {
-      msperf_value *v = msperf_value_new (MSPERF_VALUE_INT);
-
-      v->i = k;
-      msperf_value_list_append (list, v);
-    }
-  g_ptr_array_add (op->args, list);
-}
-
 /* A DispatchFFNCombine op (gmm2 at args[7]): x (1,tokens,256) bf16, expert_idx (tokens,topk),
  * 4 experts of gmm1 (512,256) and gmm2 (128,256) int8, a group of 8 ranks. */
 static msperf_op *
@@ -70,13 +40,13 @@ dfc (const char *name, int tokens, int topk)
 
   tu_op_add_tensor (op, BF16, x);
   tu_op_add_tensor (op, I32, idx);
-  add_list_of_tensors (op, 4, I8, "512,256");
+  tu_op_add_tensor_list (op, 4, I8, "512,256");
   tu_op_add_none (op);
   tu_op_add_none (op);
   tu_op_add_none (op);
   tu_op_add_none (op);
-  add_list_of_tensors (op, 4, I8, "128,256");
-  add_group (op, 8);
+  tu_op_add_tensor_list (op, 4, I8, "128,256");
+  tu_op_add_int_list (op, 8, 0, 1);
   return op;
 }
 
