@@ -8,39 +8,13 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include <zlib.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <msperf/database.h>
 #include <msperf/error.h>
 #include <msperf/table.h>
 #include "io/gzip_data.h"
-
-static GByteArray *
-gzip_bytes (const char *data, size_t len)
-{
-  z_stream zs;
-  GByteArray *out = g_byte_array_new ();
-  guchar buf[65536];
-  int rc;
-
-  memset (&zs, 0, sizeof zs);
-  assert_int_equal (deflateInit2 (&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
-                    Z_OK);
-  zs.next_in = (Bytef *) (void *) data;
-  zs.avail_in = (uInt) len;
-  do
-    {
-      zs.next_out = buf;
-      zs.avail_out = sizeof buf;
-      rc = deflate (&zs, Z_FINISH);
-      g_byte_array_append (out, buf, (guint) (sizeof buf - zs.avail_out));
-    }
-  while (rc == Z_OK);
-  assert_int_equal (rc, Z_STREAM_END);
-  deflateEnd (&zs);
-  return out;
-}
+#include "common/test_gzip.h"
 
 static char *
 example_csv (size_t *len)
@@ -61,10 +35,10 @@ test_gzip_inflate_round_trips_and_reads_concatenated_members (void **state)
 {
   size_t len = 0, out_len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
   g_autoptr (GByteArray) two = g_byte_array_new ();
-  g_autoptr (GByteArray) half1 = gzip_bytes (text, len / 2);
-  g_autoptr (GByteArray) half2 = gzip_bytes (text + len / 2, len - len / 2);
+  g_autoptr (GByteArray) half1 = tu_gzip_bytes (text, len / 2);
+  g_autoptr (GByteArray) half2 = tu_gzip_bytes (text + len / 2, len - len / 2);
   g_autofree char *plain = NULL;
   g_autofree char *joined = NULL;
   g_autoptr (GError) error = NULL;
@@ -93,7 +67,7 @@ test_gzip_truncated_trailing_junk_damaged_and_bomb_are_errors (void **state)
 {
   size_t len = 0, out_len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
   g_autoptr (GByteArray) junk = g_byte_array_new ();
   g_autoptr (GByteArray) bad = g_byte_array_new ();
   char *r;
@@ -141,7 +115,7 @@ test_gzip_database_reads_csv_gz_as_the_plain_table (void **state)
 {
   size_t len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
   g_autofree char *dir = g_dir_make_tmp ("msperf-gz-XXXXXX", NULL);
   g_autofree char *yaml = g_build_filename (dir, "op_mapping.yaml", NULL);
   g_autofree char *gz_path = g_build_filename (dir, "MatMulV2.csv.gz", NULL);

@@ -12,12 +12,12 @@
 
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <msperf/error.h>
 #include "io/table_cache.h"
 #include "io/gzip_data.h"
+#include "common/test_gzip.h"
 
 #define HEADER_SIZE 96   /* file_header of table_cache.c */
 
@@ -238,32 +238,6 @@ test_changed_csv_is_never_served_stale (void **state)
   assert_int_equal (n_warnings, 0);
 }
 
-static GByteArray *
-gzip_bytes (const char *data, size_t len)
-{
-  z_stream zs;
-  GByteArray *out = g_byte_array_new ();
-  guchar buf[4096];
-  int rc;
-
-  memset (&zs, 0, sizeof zs);
-  assert_int_equal (deflateInit2 (&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
-                    Z_OK);
-  zs.next_in = (Bytef *) (void *) data;
-  zs.avail_in = (uInt) len;
-  do
-    {
-      zs.next_out = buf;
-      zs.avail_out = sizeof buf;
-      rc = deflate (&zs, Z_FINISH);
-      g_byte_array_append (out, buf, (guint) (sizeof buf - zs.avail_out));
-    }
-  while (rc == Z_OK);
-  assert_int_equal (rc, Z_STREAM_END);
-  deflateEnd (&zs);
-  return out;
-}
-
 /* A gzip-compressed CSV: keyed by its compressed bytes, the image that of the plain CSV. */
 static void
 test_gzip_table_is_cached (void **state)
@@ -271,7 +245,7 @@ test_gzip_table_is_cached (void **state)
   fixture *f = *state;
   g_autoptr (msperf_table) plain = load (f, NULL);
   g_autofree char *gz = g_strconcat (f->path, ".gz", NULL);
-  g_autoptr (GByteArray) bytes = gzip_bytes (csv, strlen (csv));
+  g_autoptr (GByteArray) bytes = tu_gzip_bytes (csv, strlen (csv));
   g_autoptr (msperf_table) a = NULL, b = NULL;
   GError *error = NULL;
 
