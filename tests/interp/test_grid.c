@@ -17,6 +17,7 @@
 
 #include <glib.h>
 #include "interp/interp.h"
+#include "interp/bruteforce_check.h"
 
 /* ====================================================================== helpers */
 
@@ -65,31 +66,6 @@ lattice_points (int dim, const axis *a, gboolean (*hole) (size_t p), size_t *np)
     }
   *np = n;
   return pts;
-}
-
-/* Grid vs plain scan for one query, with griddata's and find_simplex's eps_broad: the same
- * simplex and the same barycentric bits. Returns the mismatches. */
-static size_t
-mismatches (const msperf_delaunay *tri, const double *x)
-{
-  size_t bad = 0;
-  int nd = msperf_delaunay_dim (tri);
-
-  for (int t = 0; t < 2; t++)
-    {
-      double cg[4] = { 0 }, cp[4] = { 0 };
-      double eb = t == 0 ? sqrt (DBL_EPSILON) : sqrt (MSPERF_DELAUNAY_EPS);
-      int sg = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, TRUE, cg);
-      int sp = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, FALSE, cp);
-
-      if (sg != sp || (sp >= 0 && memcmp (cg, cp, sizeof (double) * (size_t) (nd + 1)) != 0))
-        {
-          bad++;
-          print_message ("x = (%a, %a, %a): grid %d, plain scan %d\n", x[0], x[1],
-                         nd > 2 ? x[2] : 0.0, sg, sp);
-        }
-    }
-  return bad;
 }
 
 static double
@@ -150,10 +126,10 @@ check_queries (const msperf_delaunay *tri, const double *pts, size_t np, const a
 
       for (int k = 0; k < dim; k++)
         x[k] = query_coord (a[k].v, a[k].n, &st);
-      bad += mismatches (tri, x);
+      bad += tu_bruteforce_mismatches (tri, x);
     }
   for (size_t p = 0; p < np; p++)
-    bad += mismatches (tri, pts + p * (size_t) dim);
+    bad += tu_bruteforce_mismatches (tri, pts + p * (size_t) dim);
   return bad;
 }
 

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <msperf/error.h>
 #include "interp/interp.h"
+#include "interp/bruteforce_check.h"
 
 /* ====================================================================== fixtures */
 
@@ -782,32 +783,6 @@ test_griddata_at_duplicated_point_uses_vertex_copy (void **state)
 
 /* ====================================================================== brute-force grid */
 
-/* The grid-accelerated brute force against scipy's plain scan for one query, with both sets of
- * tolerances scipy uses (griddata: eps_broad = sqrt(DBL_EPSILON); Delaunay.find_simplex:
- * sqrt(eps)): the same simplex and the same barycentric bits. Returns the mismatches. */
-static size_t
-bruteforce_mismatches (const msperf_delaunay *tri, const double *x)
-{
-  size_t bad = 0;
-  int nd = msperf_delaunay_dim (tri);
-
-  for (int t = 0; t < 2; t++)
-    {
-      double cg[4] = { 0 }, cp[4] = { 0 };
-      double eb = t == 0 ? sqrt (DBL_EPSILON) : sqrt (MSPERF_DELAUNAY_EPS);
-      int sg = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, TRUE, cg);
-      int sp = msperf_delaunay_find_bruteforce (tri, x, MSPERF_DELAUNAY_EPS, eb, FALSE, cp);
-
-      if (sg != sp || (sp >= 0 && memcmp (cg, cp, sizeof (double) * (size_t) (nd + 1)) != 0))
-        {
-          bad++;
-          print_message ("x = (%a, %a, %a): grid %d, plain scan %d\n", x[0], x[1],
-                         nd > 2 ? x[2] : 0.0, sg, sp);
-        }
-    }
-  return bad;
-}
-
 static void
 test_bruteforce_grid_matches_plain_scan_on_golden_queries (void **state)
 {
@@ -830,13 +805,13 @@ test_bruteforce_grid_matches_plain_scan_on_golden_queries (void **state)
         gridded++;
       for (size_t q = 0; q < g->nqueries; q++)
         {
-          bad += bruteforce_mismatches (tri, g->x + q * (size_t) g->dim);
+          bad += tu_bruteforce_mismatches (tri, g->x + q * (size_t) g->dim);
           compared++;
         }
       /* The points themselves: every vertex of the triangulation. */
       for (size_t p = 0; p < g->npoints; p++)
         {
-          bad += bruteforce_mismatches (tri, g->points + p * (size_t) g->dim);
+          bad += tu_bruteforce_mismatches (tri, g->points + p * (size_t) g->dim);
           compared++;
         }
     }
@@ -900,7 +875,7 @@ grid_mismatches (int dim, const int *n, const double *origin, const double *step
 
         for (k = 0; k < dim; k++)
           x[k] = origin[k] + (double) h[k] * step[k] / 2.0;
-        bad += bruteforce_mismatches (tri, x);
+        bad += tu_bruteforce_mismatches (tri, x);
         (*compared)++;
         for (k = 0; k < dim && h[k] == 2 * (n[k] - 1); k++)
           h[k] = 0;
@@ -945,7 +920,7 @@ grid_mismatches (int dim, const int *n, const double *origin, const double *step
             }
           x[k] = v;
         }
-      bad += bruteforce_mismatches (tri, x);
+      bad += tu_bruteforce_mismatches (tri, x);
       (*compared)++;
     }
   return bad;
