@@ -65,6 +65,7 @@ check_limits (const recommend_opts *o, GError **error)
   const struct { const char *flag; int v, min; } ints[] = {
     { "--gpus", o->gpus, 1 }, { "--isl", o->isl, 1 }, { "--osl", o->osl, 1 },
     { "--concurrency", o->concurrency, 0 }, { "--top", o->top, 1 }, { "--jobs", o->jobs, 1 },
+    { "--nextn", o->nextn, 0 },
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (lim); k++)
@@ -82,6 +83,12 @@ check_limits (const recommend_opts *o, GError **error)
                      ints[k].v);
         return FALSE;
       }
+  if (!(o->accept >= 0 && o->accept <= 1))
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "--nextn-accept must be in 0..1, not %g", o->accept);
+      return FALSE;
+    }
   if (o->concurrency > 0 && !isnan (o->rate))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -128,6 +135,14 @@ load_models (const recommend_opts *o, const msperf_serve_policy *pol,
       if ((m = msperf_model_load (o->config, o->template_path, dir, &mo, error)) == NULL)
         return FALSE;
       g_ptr_array_add (models, m);
+      /* The launch commands run MTP on the model's own draft layers. */
+      if (o->nextn > 0 && !msperf_model_has_mtp (m))
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "--nextn %d: %s has no MTP layers (num_nextn_predict_layers) to draft "
+                       "with", o->nextn, o->config);
+          return FALSE;
+        }
       ro->models[q] = m;
       /* Without --quant, the mode the checkpoint's linears are in (fp8_block for an FP8
        * checkpoint with block scales), not "bf16". */

@@ -91,6 +91,34 @@ test_trtllm (void **state)
   assert_true (g_str_has_suffix (b, " --extra_llm_api_options extra-llm-api-options.yaml"));
 }
 
+/* MTP speculative decoding, K = 2 draft tokens a step: each runtime's documented switch, on
+ * every role (prefill and decode workers share one speculative config). */
+static void
+test_mtp (void **state)
+{
+  msperf_launch_spec sp = spec ("vllm");
+  g_autofree char *v = NULL, *s = NULL, *t = NULL, *none = NULL;
+
+  (void) state;
+  sp.model_id = "deepseek-ai/DeepSeek-R1", sp.moe = TRUE, sp.nextn = 2;
+  v = command (&sp);
+  assert_non_null (strstr (v, " --gpu-memory-utilization 0.90 --speculative-config "
+                              "'{\"method\":\"mtp\",\"num_speculative_tokens\":2}'"));
+  sp.backend = "sglang", sp.role = MSPERF_LAUNCH_PREFILL;
+  s = command (&sp);
+  assert_non_null (strstr (s, " --speculative-algorithm EAGLE --speculative-num-steps 2 "
+                              "--speculative-eagle-topk 1 --speculative-num-draft-tokens 3 "
+                              "--disaggregation-mode prefill"));
+  sp.backend = "trtllm", sp.role = MSPERF_LAUNCH_DECODE;
+  t = command (&sp);
+  assert_non_null (strstr (t, "cache_transceiver_config:\n  backend: DEFAULT\n"
+                              "speculative_config:\n  decoding_type: MTP\n"
+                              "  num_nextn_predict_layers: 2\nEOF\n"));
+  sp.nextn = 0;
+  none = command (&sp);
+  assert_null (strstr (none, "speculative"));
+}
+
 static void
 test_unknown_backend (void **state)
 {
@@ -122,7 +150,8 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_vllm),         cmocka_unit_test (test_sglang),
-    cmocka_unit_test (test_trtllm),       cmocka_unit_test (test_unknown_backend),
+    cmocka_unit_test (test_trtllm),
+    cmocka_unit_test (test_mtp),       cmocka_unit_test (test_unknown_backend),
     cmocka_unit_test (test_model_id),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -80,6 +80,24 @@ t_serve_command() {
 }
 heavy "each ranked point's msperf serve command reproduces its TTFT and TPOT" t_serve_command
 
+# --nextn K: the search simulates MTP, and what it prints runs MTP too: the launch command
+# enables each runtime's speculative decoding, the serve command carries the draft depth.
+t_mtp() {
+  for b in trtllm vllm sglang; do
+    $bin recommend --model "$configs/deepseek-ai--DeepSeek-V3.json" --gpus 8 --isl 256 \
+      --osl 16 --concurrency 4 --backend $b --mode agg --nextn 1 --top 3 --no-cache \
+      >"$tmp/mtp.$b" 2>"$tmp/mtp.err" || { cat "$tmp/mtp.err"; return 1; }
+    contains "$tmp/mtp.$b" '^msperf .* serve .* --nextn 1 --nextn-accept 0.7 ' &&
+    contains "$tmp/mtp.$b" ", backend $b, MTP 1 draft token at acceptance 0.7, SLA none$" ||
+      return 1
+  done
+  contains "$tmp/mtp.trtllm" '^  decoding_type: MTP$' &&
+  contains "$tmp/mtp.trtllm" '^  num_nextn_predict_layers: 1$' &&
+  contains "$tmp/mtp.vllm" "^vllm serve .* --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'" &&
+  contains "$tmp/mtp.sglang" '^python -m sglang.launch_server .* --speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 --speculative-num-draft-tokens 2'
+}
+heavy "--nextn: MTP in the launch commands of all three runtimes and in the serve command" t_mtp
+
 t_memory() {
   $bin recommend --model "$l70" --gpus 1 $small --mode agg >"$tmp/m.txt" 2>&1
   contains "$tmp/m.txt" "  memory " && contains "$tmp/m.txt" "no point meets the SLA"
@@ -148,7 +166,12 @@ t_usage() {
   status_is 2 $bin recommend --model "$l8" --ttft-max -1 && contains "$tmp/cmd.err" "--ttft-max" &&
   status_is 2 $bin recommend --model "$l8" --concurrency 4 --rate 2 && contains "$tmp/cmd.err" "--rate" &&
   status_is 2 $bin recommend --model "$l8" --backend static && contains "$tmp/cmd.err" "--backend" &&
-  status_is 2 $bin recommend --gpus 8 && contains "$tmp/cmd.err" "--model"
+  status_is 2 $bin recommend --gpus 8 && contains "$tmp/cmd.err" "--model" &&
+  status_is 2 $bin recommend --model "$l8" --nextn -1 && contains "$tmp/cmd.err" "--nextn" &&
+  status_is 2 $bin recommend --model "$l8" --nextn-accept 1.5 &&
+  contains "$tmp/cmd.err" "--nextn-accept must be in 0..1" &&
+  status_is 2 $bin recommend --model "$l8" --nextn 1 &&
+  contains "$tmp/cmd.err" "has no MTP layers"
 }
 ok "usage errors exit 2 and name the flag" t_usage
 

@@ -941,6 +941,15 @@ msperf_model_params (const msperf_model *m, double *total, double *active, doubl
   return TRUE;
 }
 
+gboolean
+msperf_model_has_mtp (const msperf_model *m)
+{
+  double total, active, mtp = 0, embedding;
+
+  g_return_val_if_fail (m != NULL, FALSE);
+  return msperf_model_params (m, &total, &active, &mtp, &embedding, NULL) && mtp > 0;
+}
+
 const char *
 msperf_model_quant_name (const msperf_model *m, gboolean experts)
 {

@@ -8,7 +8,14 @@
  *     --quantization, --kv-cache-dtype, --mem-fraction-static, --disaggregation-mode;
  *   trtllm-serve: --backend, --tp_size, --pp_size, --ep_size, --max_batch_size,
  *     --max_num_tokens, --kv_cache_free_gpu_memory_fraction, --extra_llm_api_options (a YAML
- *     of LLM API options: enable_attention_dp, kv_cache_config.dtype, cache_transceiver_config).
+ *     of LLM API options: enable_attention_dp, kv_cache_config.dtype, cache_transceiver_config,
+ *     speculative_config).
+ * MTP speculative decoding (the model's own draft layers), K draft tokens a step: vLLM
+ * --speculative-config '{"method":"mtp","num_speculative_tokens":K}' (features/
+ * speculative_decoding/mtp); SGLang --speculative-algorithm EAGLE --speculative-num-steps K
+ * --speculative-eagle-topk 1 --speculative-num-draft-tokens K+1 (its DeepSeek usage page,
+ * multi-token prediction: one chain of K drafts); TensorRT-LLM speculative_config
+ * {decoding_type: MTP, num_nextn_predict_layers: K} (its DeepSeek-R1 deployment guide).
  * Flags equal to the runtime's default for a size of 1 are left out, so the command stays the
  * one a person would type. */
 #include <config.h>
@@ -67,6 +74,10 @@ vllm (GString *s, const msperf_launch_spec *sp)
   if (kv_fp8 (sp))
     g_string_append (s, " --kv-cache-dtype fp8");
   flag_fraction (s, "--gpu-memory-utilization", sp->gpu_memory_utilization);
+  if (sp->nextn > 0)
+    g_string_append_printf (s, " --speculative-config "
+                               "'{\"method\":\"mtp\",\"num_speculative_tokens\":%" G_GINT64_FORMAT
+                               "}'", sp->nextn);
   if (sp->role != MSPERF_LAUNCH_AGG)
     g_string_append (s, " --kv-transfer-config "
                         "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
@@ -94,6 +105,13 @@ sglang (GString *s, const msperf_launch_spec *sp)
   if (kv_fp8 (sp))
     g_string_append (s, " --kv-cache-dtype fp8_e4m3");
   flag_fraction (s, "--mem-fraction-static", sp->gpu_memory_utilization);
+  if (sp->nextn > 0)
+    {
+      g_string_append (s, " --speculative-algorithm EAGLE");
+      flag_int (s, "--speculative-num-steps", sp->nextn);
+      flag_int (s, "--speculative-eagle-topk", 1);
+      flag_int (s, "--speculative-num-draft-tokens", sp->nextn + 1);
+    }
   if (sp->role == MSPERF_LAUNCH_PREFILL)
     g_string_append (s, " --disaggregation-mode prefill");
   else if (sp->role == MSPERF_LAUNCH_DECODE)
@@ -112,6 +130,9 @@ trtllm_extra_options (const msperf_launch_spec *sp)
     g_string_append (y, "kv_cache_config:\n  dtype: fp8\n");
   if (sp->role != MSPERF_LAUNCH_AGG)
     g_string_append (y, "cache_transceiver_config:\n  backend: DEFAULT\n");
+  if (sp->nextn > 0)
+    g_string_append_printf (y, "speculative_config:\n  decoding_type: MTP\n"
+                               "  num_nextn_predict_layers: %" G_GINT64_FORMAT "\n", sp->nextn);
   if (y->len == 0)
     {
       g_string_free (y, TRUE);

@@ -25,6 +25,9 @@ typedef struct msperf_launch_spec {
   gboolean checkpoint_quantized;/* the checkpoint already holds quant's weights */
   const char *kv_dtype;         /* bf16 | fp8 */
   double gpu_memory_utilization;
+  int64_t nextn;                /* MTP draft tokens per decode step (0: no speculative
+                                   decoding); every role carries it, as the runtimes pair
+                                   prefill and decode workers of one speculative config */
 } msperf_launch_spec;
 
 /* The command line (one line, flags in a fixed order; a TensorRT-LLM deployment that needs

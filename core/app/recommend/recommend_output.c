@@ -83,7 +83,8 @@ msperf_recommend_launch_text (const msperf_recommend_point *p, const msperf_reco
                                                     && strcmp (o->checkpoint_quant,
                                                                o->quants[p->quant]) == 0,
                             .moe = msperf_recommend_has_experts (o->models[p->quant]),
-                            .gpu_memory_utilization = o->policy->gpu_memory_utilization };
+                            .gpu_memory_utilization = o->policy->gpu_memory_utilization,
+                            .nextn = o->nextn };
   GString *s = g_string_new (NULL);
   const msperf_model_layout *ls[2];
   int64_t counts[2];
@@ -139,7 +140,11 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
         g_ptr_array_add (ranked, (gpointer) p);
     }
   fprintf (out, "%s on %" G_GINT64_FORMAT " GPUs, isl %" G_GINT64_FORMAT " osl %" G_GINT64_FORMAT
-           ", backend %s, SLA%s\n", o->model_name, o->gpus, o->isl, o->osl, o->backend, sla->str);
+           ", backend %s", o->model_name, o->gpus, o->isl, o->osl, o->backend);
+  if (o->nextn > 0)
+    fprintf (out, ", MTP %" G_GINT64_FORMAT " draft token%s at acceptance %g", o->nextn,
+             o->nextn > 1 ? "s" : "", o->accept);
+  fprintf (out, ", SLA%s\n", sla->str);
   fprintf (out, "%" G_GUINT64_FORMAT " points simulated in %.2f s, %u meet the SLA\n\n",
            r->simulated, r->seconds, ranked->len);
   /* The SLA judges the means (section 3 of doc/recommend.md), so they lead each latency. */

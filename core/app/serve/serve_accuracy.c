@@ -697,15 +697,6 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   return TRUE;
 }
 
-/* Whether the config has MTP layers to draft with (the template's params_mtp > 0). */
-static gboolean
-has_mtp_head (const msperf_model *m)
-{
-  double total, active, mtp = 0, embedding;
-
-  return msperf_model_params (m, &total, &active, &mtp, &embedding, NULL) && mtp > 0;
-}
-
 /* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
  * know runs as the checkpoint's own quantization_config when it declares one (gpt-oss: mxfp4
  * experts, bf16 linears, which is what a Hopper GPU without FP4 tensor cores runs for the
@@ -847,7 +838,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
       lm->note = quant_note (m, fallback, r->quant);
-      lm->mtp_head = has_mtp_head (m);
+      lm->mtp_head = msperf_model_has_mtp (m);
       g_hash_table_insert (models, g_strdup (key), lm);
     }
   if (lm->note)
