@@ -1,6 +1,7 @@
 /* Gzip-compressed kernel tables (KERNEL.csv.gz): core/io/gzip_data.c and the database's
  * resolution of KERNEL.csv then KERNEL.csv.gz. Fixture: doc/examples/h200-db/MatMulV2.csv,
- * compressed here with zlib (the same bytes `gzip -n` writes up to the header). */
+ * compressed here by the importer's writer (msperf_import_gzip: the bytes `gzip -n` writes up
+ * to the header). */
 #include <config.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +15,7 @@
 #include <msperf/error.h>
 #include <msperf/table.h>
 #include "io/gzip_data.h"
-#include "common/test_gzip.h"
+#include "app/import/import_aic.h"
 
 static char *
 example_csv (size_t *len)
@@ -35,10 +36,11 @@ test_gzip_inflate_round_trips_and_reads_concatenated_members (void **state)
 {
   size_t len = 0, out_len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = g_bytes_unref_to_array (msperf_import_gzip (text, len));
   g_autoptr (GByteArray) two = g_byte_array_new ();
-  g_autoptr (GByteArray) half1 = tu_gzip_bytes (text, len / 2);
-  g_autoptr (GByteArray) half2 = tu_gzip_bytes (text + len / 2, len - len / 2);
+  g_autoptr (GByteArray) half1 = g_bytes_unref_to_array (msperf_import_gzip (text, len / 2));
+  g_autoptr (GByteArray) half2 = g_bytes_unref_to_array (msperf_import_gzip (text + len / 2,
+                                                                              len - len / 2));
   g_autofree char *plain = NULL;
   g_autofree char *joined = NULL;
   g_autoptr (GError) error = NULL;
@@ -67,7 +69,7 @@ test_gzip_truncated_trailing_junk_damaged_and_bomb_are_errors (void **state)
 {
   size_t len = 0, out_len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = g_bytes_unref_to_array (msperf_import_gzip (text, len));
   g_autoptr (GByteArray) junk = g_byte_array_new ();
   g_autoptr (GByteArray) bad = g_byte_array_new ();
   char *r;
@@ -115,7 +117,7 @@ test_gzip_database_reads_csv_gz_as_the_plain_table (void **state)
 {
   size_t len = 0;
   g_autofree char *text = example_csv (&len);
-  g_autoptr (GByteArray) gz = tu_gzip_bytes (text, len);
+  g_autoptr (GByteArray) gz = g_bytes_unref_to_array (msperf_import_gzip (text, len));
   g_autofree char *dir = g_dir_make_tmp ("msperf-gz-XXXXXX", NULL);
   g_autofree char *yaml = g_build_filename (dir, "op_mapping.yaml", NULL);
   g_autofree char *gz_path = g_build_filename (dir, "MatMulV2.csv.gz", NULL);

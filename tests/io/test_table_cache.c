@@ -17,7 +17,7 @@
 #include <msperf/error.h>
 #include "io/table_cache.h"
 #include "io/gzip_data.h"
-#include "common/test_gzip.h"
+#include "app/import/import_aic.h"
 
 #define HEADER_SIZE 96   /* file_header of table_cache.c */
 
@@ -245,7 +245,7 @@ test_gzip_table_is_cached (void **state)
   fixture *f = *state;
   g_autoptr (msperf_table) plain = load (f, NULL);
   g_autofree char *gz = g_strconcat (f->path, ".gz", NULL);
-  g_autoptr (GByteArray) bytes = tu_gzip_bytes (csv, strlen (csv));
+  g_autoptr (GByteArray) bytes = g_bytes_unref_to_array (msperf_import_gzip (csv, strlen (csv)));
   g_autoptr (msperf_table) a = NULL, b = NULL;
   GError *error = NULL;
 
