@@ -66,7 +66,8 @@ test_sglang (void **state)
   sp.moe = TRUE, sp.ep = 8, sp.quant = "fp8_block", sp.checkpoint_quantized = TRUE;
   sp.kv_dtype = "fp8", sp.role = MSPERF_LAUNCH_PREFILL;
   b = command (&sp);
-  assert_non_null (strstr (b, " --dp-size 2 --enable-dp-attention --ep-size 8 "));
+  /* attention DP 2 x TP 4: one engine of 8 GPUs, --tp-size counting them all */
+  assert_non_null (strstr (b, " --tp-size 8 --dp-size 2 --enable-dp-attention --ep-size 8 "));
   assert_null (strstr (b, "--quantization"));   /* the checkpoint is FP8 already */
   assert_non_null (strstr (b, " --kv-cache-dtype fp8_e4m3 "));
   assert_true (g_str_has_suffix (b, " --disaggregation-mode prefill"));

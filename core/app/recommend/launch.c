@@ -86,14 +86,20 @@ vllm (GString *s, const msperf_launch_spec *sp)
 static void
 sglang (GString *s, const msperf_launch_spec *sp)
 {
+  /* DP attention splits the engine's TP group: --tp-size counts all its GPUs, the attention
+   * of each of the --dp-size groups runs TP tp-size / dp-size (its DeepSeek usage page:
+   * "--tp 16 --dp 2 ... 2 DP groups, and in each DP group there are 8 TP groups"). Without
+   * it, --dp-size is replicas of --tp-size GPUs each. */
+  gboolean dp_attention = sp->moe && sp->dp > 1;
+
   g_string_append_printf (s, "python -m sglang.launch_server --model-path %s", sp->model_id);
-  flag_int (s, "--tp-size", sp->tp);
+  flag_int (s, "--tp-size", dp_attention ? sp->tp * sp->dp : sp->tp);
   if (sp->pp > 1)
     flag_int (s, "--pp-size", sp->pp);
   if (sp->dp > 1)
     {
       flag_int (s, "--dp-size", sp->dp);
-      if (sp->moe)
+      if (dp_attention)
         g_string_append (s, " --enable-dp-attention");
     }
   if (sp->moe && sp->ep > 1)
