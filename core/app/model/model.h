@@ -91,12 +91,12 @@ typedef struct msperf_model_memory_terms {
 } msperf_model_memory_terms;
 gboolean msperf_model_memory_of (const msperf_model *model, const msperf_model_layout *layout,
                                  msperf_model_memory_terms *terms, GError **error);
-/* Parameters of the whole model (before sharding, embedding and LM head included): total,
- * active per token (the routed experts' share), the MTP layers' (not in total) and the input
- * embedding's (in both). FALSE when the template gives no counts. */
 /* Whether the config has MTP layers (num_nextn_predict_layers > 0: the template's params_mtp),
  * the built-in draft heads that MTP speculative decoding (--nextn) runs on. */
 gboolean msperf_model_has_mtp (const msperf_model *model);
+/* Parameters of the whole model (before sharding, embedding and LM head included): total,
+ * active per token (the routed experts' share), the MTP layers' (not in total) and the input
+ * embedding's (in both). FALSE when the template gives no counts. */
 gboolean msperf_model_params (const msperf_model *model, double *total, double *active,
                               double *mtp, double *embedding, GError **error);
 /* The resolved quant mode name of the non-expert linear layers or the routed experts, and
