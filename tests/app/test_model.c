@@ -896,6 +896,7 @@ test_quant_modes (void **state)
   assert_true (msperf_model_params (plain, &total, &active, &mtp, &emb, &error));
   assert_true (fabs (total / 671e9 - 1) < 0.02 && fabs (active / 37e9 - 1) < 0.02);
   assert_true (mtp > 10e9 && emb == 129280.0 * 7168);
+  assert_true (msperf_model_has_mtp (plain));
   /* MXFP4 is for experts only */
   assert_null (msperf_model_load (DATA "configs/deepseek-ai--DeepSeek-V3.json", NULL, TEMPLATES,
                                   &bad, &error));
@@ -915,6 +916,20 @@ test_params_absent (void **state)
   assert_non_null (m);
   assert_false (msperf_model_params (m, &t, &a, &mtp, &e, &error));
   assert_non_null (strstr (error->message, "no parameter counts"));
+  assert_false (msperf_model_has_mtp (m));   /* no counts: no MTP layers to draft with */
+}
+
+/* A dense config without num_nextn_predict_layers has no MTP layers. */
+static void
+test_has_mtp_dense (void **state)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (msperf_model) m = msperf_model_load (DATA "configs/meta-llama--Meta-Llama-3.1-8B.json",
+                                                  NULL, TEMPLATES, NULL, &error);
+
+  (void) state;
+  assert_non_null (m);
+  assert_false (msperf_model_has_mtp (m));
 }
 
 int
@@ -937,6 +952,7 @@ main (void)
     cmocka_unit_test (test_kv_capacity_llama),
     cmocka_unit_test (test_quant_modes),
     cmocka_unit_test (test_params_absent),
+    cmocka_unit_test (test_has_mtp_dense),
     cmocka_unit_test (test_fields_override),
     cmocka_unit_test (test_moe_allreduce),
     cmocka_unit_test (test_moe_bf16_fused),
