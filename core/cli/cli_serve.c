@@ -411,6 +411,12 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
     if ((m = msperf_model_load (o.config, o.template_path, dir, &mo, &error)) == NULL)
       goto out;
   }
+  /* A what-if the simulation allows, but no runtime launches: say what was costed. */
+  if (dep.nextn > 0 && !msperf_model_has_mtp (m))
+    g_message ("%s has no MTP layers (num_nextn_predict_layers): --nextn %" G_GINT64_FORMAT
+               " is costed as %" G_GINT64_FORMAT " more decode token%s a step of the model "
+               "itself, which no runtime launches", o.config, dep.nextn, dep.nextn,
+               dep.nextn > 1 ? "s" : "");
   if ((e = msperf_cli_engine_opts_start (g, &eo, &device_bytes, &error)) == NULL)
     goto out;
   dep.device_bytes = device_bytes;

@@ -638,4 +638,15 @@ t_accuracy_nextn_refused() {
 ok "accuracy refuses a negative --nextn, an acceptance outside 0..1 and one without --nextn" \
   t_accuracy_nextn_refused
 
+# --nextn on a model without MTP layers runs as a what-if, and says so; a model with them
+# does not get the note.
+t_nextn_without_mtp() {
+  status_is 0 $bin serve --model "$llama" --concurrency 2 --isl 100 --osl 10 --num-requests 4 \
+    --nextn 1 && contains "$tmp/cmd.err" 'has no MTP layers (num_nextn_predict_layers): --nextn 1' &&
+  status_is 0 $bin serve --model "$data/configs/deepseek-ai--DeepSeek-V3.json" --tp 8 \
+    --concurrency 2 --isl 100 --osl 10 --num-requests 4 --nextn 1 &&
+  ! grep -q 'MTP layers' "$tmp/cmd.err"
+}
+heavy "serve --nextn: a model without MTP layers is a what-if, said on stderr" t_nextn_without_mtp
+
 tap_end
