@@ -110,12 +110,9 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
                    "and --unstated-decode-batch >= 0");
       goto out;
     }
-  if (nextn < 0 || (!isnan (nextn_accept) && !(nextn_accept >= 0 && nextn_accept <= 1)))
-    {
-      g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--nextn must be >= 0 and --nextn-accept in 0..1");
-      goto out;
-    }
+  if (!msperf_cli_check_min ("--nextn", nextn, 0, &error)
+      || !msperf_cli_check_fraction ("--nextn-accept", nextn_accept, &error))
+    goto out;
   if (!isnan (nextn_accept) && nextn == 0)
     {
       g_set_error (&error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,

@@ -70,14 +70,14 @@ msperf_cli_model_opts_free (msperf_cli_model_opts *o)
   g_free (o);
 }
 
-/* value, when given, must be > 0 (or within [0, 1] for a probability). */
+/* value, when given, must be > 0. */
 static gboolean
-check_double (const char *flag, double value, gboolean probability, GError **error)
+check_positive (const char *flag, double value, GError **error)
 {
-  if (isnan (value) || (probability ? value >= 0.0 && value <= 1.0 : value > 0.0))
+  if (isnan (value) || value > 0.0)
     return TRUE;
-  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be %s, not %g", flag,
-               probability ? "in 0..1" : "> 0", value);
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be > 0, not %g", flag,
+               value);
   return FALSE;
 }
 
@@ -350,8 +350,8 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
-  if (!check_double ("--memory-gib", memory_gib, FALSE, &error)
-      || !check_double ("--gpu-memory-utilization", utilization, TRUE, &error))
+  if (!check_positive ("--memory-gib", memory_gib, &error)
+      || !msperf_cli_check_fraction ("--gpu-memory-utilization", utilization, &error))
     goto out;
   if (summary ? !print_summary (m, &layout, isnan (memory_gib) ? 141.0 : memory_gib,
                                 isnan (utilization) ? 0.9 : utilization, out, &error)
@@ -492,8 +492,8 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
       || !msperf_cli_check_min ("--nextn", o->nextn, 0, error)
       || !msperf_cli_check_min ("--decode-stride", r->stride, 1, error)
       || !msperf_cli_check_min ("--max-prefill-tokens", r->max_prefill, 0, error)
-      || !check_double ("--nextn-accept", r->accept, TRUE, error)
-      || !check_double ("--gpu-memory-utilization", r->utilization, TRUE, error))
+      || !msperf_cli_check_fraction ("--nextn-accept", r->accept, error)
+      || !msperf_cli_check_fraction ("--gpu-memory-utilization", r->utilization, error))
     return FALSE;
   req->gpu_memory_utilization = isnan (r->utilization) ? 0 : r->utilization;
   req->isl = msperf_cli_or (r->isl, 1024);
@@ -503,12 +503,6 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   req->accept = isnan (r->accept) ? 0.7 : r->accept;
   req->stride = msperf_cli_or (r->stride, 32);
   req->max_prefill_tokens = msperf_cli_or (r->max_prefill, DEFAULT_MAX_PREFILL_TOKENS);
-  if (req->isl < 1 || req->osl < 1 || req->nextn < 0 || req->accept > 1 || batch < 1)
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--isl, --osl and --batch must be >= 1, --nextn >= 0, --nextn-accept in 0..1");
-      return FALSE;
-    }
   return TRUE;
 }
 
@@ -591,7 +585,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
   if (!msperf_cli_parse_options ("msperf e2e", ctx, all, &args, &error)
       || !check_model_sizes (&o, &error)
-      || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
+      || !check_positive ("--memory-gib", eo.memory_gib, &error)
       || !request_of (&ro, &o, msperf_cli_or (o.batch, 1), &req, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
@@ -828,9 +822,9 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   if (!msperf_cli_parse_options ("msperf sweep", ctx, all, &args, &error)
       || !request_of (&ro, &o, 1, &req, &error)
       || !msperf_cli_check_min ("--devices", so.devices, 1, &error)
-      || !check_double ("--ttft-max", so.ttft_max, FALSE, &error)
-      || !check_double ("--tpot-max", so.tpot_max, FALSE, &error)
-      || !check_double ("--memory-gib", eo.memory_gib, FALSE, &error)
+      || !check_positive ("--ttft-max", so.ttft_max, &error)
+      || !check_positive ("--tpot-max", so.tpot_max, &error)
+      || !check_positive ("--memory-gib", eo.memory_gib, &error)
       || !parse_shard (so.shard, &shard, &shards, &error)
       || (tps = parse_list ("--tp", so.tps, "1,2,4,8", FALSE, &error)) == NULL
       || (eps = parse_list ("--ep", so.eps, "1", FALSE, &error)) == NULL

@@ -83,12 +83,8 @@ check_limits (const recommend_opts *o, GError **error)
                      ints[k].v);
         return FALSE;
       }
-  if (!(o->accept >= 0 && o->accept <= 1))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--nextn-accept must be in 0..1, not %g", o->accept);
-      return FALSE;
-    }
+  if (!msperf_cli_check_fraction ("--nextn-accept", o->accept, error))
+    return FALSE;
   if (o->concurrency > 0 && !isnan (o->rate))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -239,7 +235,7 @@ prepare (recommend_opts *o, msperf_recommend_opts *ro, GError **error)
   ro->ttft_max_ms = o->ttft_max, ro->tpot_max_ms = o->tpot_max;
   ro->latency_max_ms = o->latency_max;
   ro->concurrency = o->concurrency, ro->rate = isnan (o->rate) ? 0 : o->rate;
-  ro->nextn = o->nextn, ro->accept = o->accept, ro->seed = (guint32) o->seed;
+  ro->nextn = o->nextn, ro->accept = isnan (o->accept) ? 0.7 : o->accept, ro->seed = (guint32) o->seed;
   ro->max_points = o->max_points, ro->jobs = (guint) o->jobs;
   ro->kv_dtype = o->kv_dtype ? o->kv_dtype : "bf16";
   return TRUE;
@@ -250,7 +246,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
 {
   recommend_opts o = { .gpus = 8, .isl = 1024, .osl = 1024, .top = 10, .seed = 1,
                        .max_points = 20000, .ttft_max = NAN, .tpot_max = NAN,
-                       .latency_max = NAN, .rate = NAN, .accept = 0.7,
+                       .latency_max = NAN, .rate = NAN, .accept = NAN,
                        .jobs = (int) g_get_num_processors () };
   msperf_cli_engine_opts eo = { 0 };
   msperf_recommend_opts ro = { 0 };

@@ -105,12 +105,8 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   for (gsize i = 0; i < G_N_ELEMENTS (ints); i++)
     if (!msperf_cli_check_min (ints[i].f, ints[i].v, ints[i].min, error))
       return FALSE;
-  if (!isnan (o->accept) && !(o->accept >= 0 && o->accept <= 1))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--nextn-accept must be in 0..1, not %g", o->accept);
-      return FALSE;
-    }
+  if (!msperf_cli_check_fraction ("--nextn-accept", o->accept, error))
+    return FALSE;
   if (!msperf_cli_serve_load_policy (o->backend, o->scheduler, pol, error))
     return FALSE;
   for (guint k = 0; k < n_knobs; k++)

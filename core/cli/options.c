@@ -1,6 +1,7 @@
 /* msperf — strict command lines: a foreign option is an error, not a no-op. */
 #include <config.h>
 #include <msperf/format.h>
+#include <math.h>
 #include <string.h>
 #include <msperf/error.h>
 #include "cli/options.h"
@@ -214,6 +215,16 @@ msperf_cli_check_min (const char *flag, int value, int min, GError **error)
     return TRUE;
   g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                "%s must be an integer >= %d, not %d", flag, min, value);
+  return FALSE;
+}
+
+gboolean
+msperf_cli_check_fraction (const char *flag, double value, GError **error)
+{
+  if (isnan (value) || (value >= 0.0 && value <= 1.0))
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be in 0..1, not %g",
+               flag, value);
   return FALSE;
 }
 

@@ -30,6 +30,8 @@ void msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database
 #define MSPERF_CLI_UNSET INT_MIN
 /* value, when given, must be >= min: "--tp must be an integer >= 1, not 0". */
 gboolean msperf_cli_check_min (const char *flag, int value, int min, GError **error);
+/* value, when given (not NaN), must be a probability: "--nextn-accept must be in 0..1, not 1.5". */
+gboolean msperf_cli_check_fraction (const char *flag, double value, GError **error);
 /* value, or fallback when the option was not given. */
 int msperf_cli_or (int value, int fallback);
 

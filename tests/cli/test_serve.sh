@@ -629,9 +629,9 @@ heavy "accuracy --nextn: MTP for the models with MTP layers, in the status, summ
 
 t_accuracy_nextn_refused() {
   status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
-    --nextn -1 && contains "$tmp/cmd.err" 'nextn must be >= 0' &&
+    --nextn -1 && contains "$tmp/cmd.err" '--nextn must be an integer >= 0, not -1' &&
   status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
-    --nextn 1 --nextn-accept 1.5 && contains "$tmp/cmd.err" 'nextn-accept in 0..1' &&
+    --nextn 1 --nextn-accept 1.5 && contains "$tmp/cmd.err" '--nextn-accept must be in 0..1, not 1.5' &&
   status_is 2 $bin accuracy --silicon "$src/tests/data/silicon-rank/silicon_rows.csv" \
     --nextn-accept 0.5 && contains "$tmp/cmd.err" 'needs --nextn K'
 }

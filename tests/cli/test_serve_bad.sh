@@ -43,8 +43,12 @@ t_flags() {
   done
   refused --num-requests --num-requests 0 || return 1
   refused --max-events --max-events 0 || return 1
+  refused "--nextn must be an integer >= 0, not -1" --nextn -1 || return 1
+  for p in 1.5 -0.1; do
+    refused "--nextn-accept must be in 0..1, not $p" --nextn 1 --nextn-accept "$p" || return 1
+  done
 }
-ok "serve: concurrency/isl/osl/num-requests 0, rate 0/nan/inf/negative refused naming the flag" t_flags
+ok "serve: concurrency/isl/osl/num-requests 0, rate 0/nan/inf/negative, nextn and its acceptance out of range refused naming the flag" t_flags
 
 t_huge() {
   # 10^9 clients are 10^10 requests by default, past the bound of events: refused, not run.

@@ -548,7 +548,8 @@ typedef struct {
   char *note;               /* the status note of a quant mode run otherwise than the row
                              * names it, or NULL */
   char *quant, *moe_quant, *kv_dtype;   /* the options it was loaded with (NULL: default) */
-  gboolean mtp_head;        /* the config has MTP layers (num_nextn_predict_layers) */
+  int64_t nextn;            /* draft tokens its rows run with: --nextn when the config has
+                             * MTP layers (num_nextn_predict_layers), else 0 */
 } loaded;
 
 static void
@@ -632,9 +633,7 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   msperf_serve_policy pol = *preset;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
-  const int64_t nextn = lm->mtp_head ? o->nextn : 0;
-
-  generated_limits (&pol, sizes, nextn);
+  generated_limits (&pol, sizes, lm->nextn);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = sizes->agg;
   dep.replicas = 1;
@@ -650,8 +649,8 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
    * (its cli_estimate never enables MTP implicitly and its generated engine configs enable
    * speculative decoding only when one is asked for); --nextn states the depth the measured
    * deployments ran, for the models that have MTP layers to draft with (doc/serving.md §6). */
-  dep.nextn = nextn;
-  dep.accept = nextn > 0 ? o->nextn_accept : 0.7;
+  dep.nextn = lm->nextn;
+  dep.accept = lm->nextn > 0 ? o->nextn_accept : 0.7;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;
   w.concurrency = r->concurrency;
@@ -838,7 +837,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
       lm->note = quant_note (m, fallback, r->quant);
-      lm->mtp_head = msperf_model_has_mtp (m);
+      lm->nextn = msperf_model_has_mtp (m) ? o->nextn : 0;
       g_hash_table_insert (models, g_strdup (key), lm);
     }
   if (lm->note)
@@ -876,7 +875,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->mtp = lm->mtp_head && o->nextn > 0;
+  r->mtp = lm->nextn > 0;
   if (r->mtp)
     mtp_note = g_strdup_printf ("; MTP: %" G_GINT64_FORMAT " draft token%s per step at "
                                 "acceptance %g (--nextn)", o->nextn, o->nextn > 1 ? "s" : "",
