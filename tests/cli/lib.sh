@@ -7,6 +7,11 @@
 #                              stdout in $tmp/ok.out and its stderr in $tmp/ok.err, prints
 #                              "ok N - DESCRIPTION" when it succeeds, else "not ok N - ..."
 #                              and the start of both files as TAP comments;
+#   status_is WANT COMMAND...  runs the command with its stdout in $tmp/cmd.out and its stderr
+#                              in $tmp/cmd.err; fails, showing the stderr, unless it exits
+#                              with status WANT;
+#   contains FILE PATTERN      fails, showing the start of FILE, unless a line of FILE
+#                              matches the grep PATTERN;
 #   model_traces DIR TAG       prefill and decode traces (bf16, fp8, fp8_block; TP 2, batch
 #                              4) of every model config DIR/*.json into $tmp/TAG-*.jsonl,
 #                              the tracer's stderr in $tmp/trace.err;
@@ -28,6 +33,17 @@ ok() {
     sed 's/^/# /' "$tmp/ok.out" "$tmp/ok.err" | head -n 40
     failed=$((failed + 1))
   fi
+}
+
+status_is() {
+  want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+  got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
+}
+
+contains() {
+  grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1" | cut -c1-300; return 1; }
 }
 
 tap_end() {

@@ -13,15 +13,6 @@ data=$MSPERF_TOP_SRCDIR/tests/data/broadcast
 
 att() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" att "$@"; }
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 # json_value KEY: the top-level scalar KEY of the json object in $tmp/cmd.out
 json_value() { grep -E "^  \"$1\": " "$tmp/cmd.out" | head -n 1 | sed -E 's/^  "[^"]*": //; s/,$//'; }
 value_is() {

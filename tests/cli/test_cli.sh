@@ -8,15 +8,6 @@ bin=$MSPERF_BIN
 src=$MSPERF_TOP_SRCDIR
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 db=$src/doc/examples/h200-db
 prefill=$src/doc/examples/traces/llama3-8b-prefill.jsonl
 decode=$src/doc/examples/traces/llama3-8b-decode.jsonl

@@ -14,7 +14,6 @@ db=$MSPERF_TEST_UPSTREAM_DB
 trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -c 2000 "$1"; return 1; }; }
 lacks() { if grep -q -- "$2" "$1"; then echo "'$2' in $1"; return 1; fi; }
 
 cat >"$tmp/policy.yaml" <<'YAML'

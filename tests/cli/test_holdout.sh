@@ -11,15 +11,6 @@ bin=$MSPERF_BIN
 db=$MSPERF_TEST_UPSTREAM_DB
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 holdout() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" holdout "$@"; }
 
 t_json() {

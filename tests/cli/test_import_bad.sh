@@ -16,7 +16,6 @@ gemm_rel=gemm/trtllm-1.3.0rc20/gemm_perf.csv
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
 
 # case NAME: a TABLES_DIR $tmp/NAME/tables holding only the GEMM table, whose text is stdin,
 # with the upstream LICENSE beside it; prints the table's path.

@@ -15,7 +15,6 @@ tdata=$src/tests/data/models
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 8 "$1" | cut -c1-200; return 1; }; }
 lacks() { ! grep -q -- "$2" "$1" || { echo "'$2' in $1"; return 1; }; }
 
 llama=$tdata/configs/meta-llama--Meta-Llama-3.1-8B.json

@@ -9,15 +9,6 @@ src=$MSPERF_TOP_SRCDIR
 data=$src/tests/data/models
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 llama=$data/configs/meta-llama--Meta-Llama-3.1-8B.json
 qwen=$data/configs/Qwen--Qwen3-32B.json
 dsv3=$data/configs/deepseek-ai--DeepSeek-V3.json

@@ -13,15 +13,6 @@ trace=$MSPERF_TOP_SRCDIR/doc/examples/traces/llama3-8b-prefill.jsonl
 policy=$MSPERF_TEST_DATADIR/elementwise/opt-in-policy.yaml
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 msperf() { "$bin" --plugins-dir "$MSPERF_TEST_PLUGINDIR" "$@"; }
 
 # line_of FILE OP: the JSON line answering OP.

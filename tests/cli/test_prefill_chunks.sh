@@ -17,10 +17,8 @@ llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
 qwen235=$shared/models/Qwen--Qwen3-235B-A22B.json
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 8 "$1" | cut -c1-300; return 1; }; }
 lacks() { ! grep -q -- "$2" "$1" || { echo "'$2' in $1"; return 1; }; }
 
 # A number of a JSON Lines row: field FILE KEY.

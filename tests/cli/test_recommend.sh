@@ -19,15 +19,6 @@ heavy() {  # heavy DESCRIPTION COMMAND... : ok, or a skip under valgrind
   if [ "$light" = 1 ]; then n=$((n + 1)); echo "ok $n # SKIP under valgrind: $1"; else ok "$@"; fi
 }
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 40 "$1"; return 1; }; }
-
 l8=$configs/meta-llama--Meta-Llama-3.1-8B.json
 l70=$configs/meta-llama--Meta-Llama-3.1-70B.json
 small="--isl 512 --osl 64 --no-cache"

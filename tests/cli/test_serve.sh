@@ -21,15 +21,6 @@ heavy() {  # heavy DESCRIPTION COMMAND... : ok, or a skip under valgrind
   if [ "$light" = 1 ]; then n=$((n + 1)); echo "ok $n # SKIP under valgrind: $1"; else ok "$@"; fi
 }
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
-
 llama=$data/configs/meta-llama--Meta-Llama-3.1-8B.json
 
 t_table() {

@@ -13,14 +13,6 @@ configs=$src/tests/data/models/configs
 llama=$configs/meta-llama--Meta-Llama-3.1-8B.json
 . "$MSPERF_TOP_SRCDIR/tests/cli/lib.sh"
 
-status_is() {  # status_is EXPECTED COMMAND...
-  want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
-  got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want"; cat "$tmp/cmd.err"; return 1; }
-}
-
-contains() { grep -q -- "$2" "$1" || { echo "'$2' not in $1:"; head -n 30 "$1"; return 1; }; }
 lacks() { ! grep -qi -- "$2" "$1" || { echo "'$2' in $1:"; head -n 30 "$1"; return 1; }; }
 
 refused() {  # refused FLAG-IN-MESSAGE ARGS... : exit 2, the flag named, no figures
