@@ -961,13 +961,18 @@ cmp_d (const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
+/* What a group keeps of each of its rows: the absolute percentage errors, and the ratios
+ * predicted / measured that say which way the errors go. */
+enum { G_TTFT_APE, G_TPOT_APE, G_TTFT_RATIO, G_TPOT_RATIO, G_N };
+
 typedef struct {
   char *key;
-  GArray *ttft, *tpot;        /* APE, % */
+  GArray *v[G_N];
 } group;
 
+/* Adds row r's errors to the group named key (created on first use); r NULL creates it only. */
 static void
-group_add (GPtrArray *groups, const char *key, double ttft_ape, double tpot_ape)
+group_add (GPtrArray *groups, const char *key, const row *r)
 {
   group *g = NULL;
 
@@ -978,12 +983,16 @@ group_add (GPtrArray *groups, const char *key, double ttft_ape, double tpot_ape)
     {
       g = g_new0 (group, 1);
       g->key = g_strdup (key);
-      g->ttft = g_array_new (FALSE, FALSE, sizeof (double));
-      g->tpot = g_array_new (FALSE, FALSE, sizeof (double));
+      for (guint k = 0; k < G_N; k++)
+        g->v[k] = g_array_new (FALSE, FALSE, sizeof (double));
       g_ptr_array_add (groups, g);
     }
-  g_array_append_val (g->ttft, ttft_ape);
-  g_array_append_val (g->tpot, tpot_ape);
+  if (r == NULL)
+    return;
+  g_array_append_val (g->v[G_TTFT_APE], (double){ 100 * fabs (r->p_ttft - r->ttft) / r->ttft });
+  g_array_append_val (g->v[G_TPOT_APE], (double){ 100 * fabs (r->p_tpot - r->tpot) / r->tpot });
+  g_array_append_val (g->v[G_TTFT_RATIO], (double){ r->p_ttft / r->ttft });
+  g_array_append_val (g->v[G_TPOT_RATIO], (double){ r->p_tpot / r->tpot });
 }
 
 static void
@@ -992,8 +1001,8 @@ group_free (gpointer p)
   group *g = p;
 
   g_free (g->key);
-  g_array_free (g->ttft, TRUE);
-  g_array_free (g->tpot, TRUE);
+  for (guint k = 0; k < G_N; k++)
+    g_array_free (g->v[k], TRUE);
   g_free (g);
 }
 
@@ -1057,18 +1066,20 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 
   for (guint i = 0; i < groups->len; i++)
     width = MAX (width, (int) strlen (((group *) g_ptr_array_index (groups, i))->key));
-  fprintf (out, "%-*s %5s %10s %10s %10s %10s\n", width, "model / backend / mode", "rows",
-           "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE");
+  fprintf (out, "%-*s %5s %10s %10s %10s %10s %10s %10s\n", width, "model / backend / mode",
+           "rows", "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE", "TTFT p/m", "TPOT p/m");
   for (guint i = 0; i < groups->len; i++)
     {
       group *g = g_ptr_array_index (groups, i);
-      double a, b, c, d;
+      double m[G_N], md[G_N];
 
-      stats (g->ttft, &a, &b);
-      stats (g->tpot, &c, &d);
-      fprintf (out, "%-*s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", width, g->key, g->ttft->len,
-               a, b, c, d);
+      for (guint k = 0; k < G_N; k++)
+        stats (g->v[k], &m[k], &md[k]);
+      fprintf (out, "%-*s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.2fx %9.2fx\n", width, g->key,
+               g->v[G_TTFT_APE]->len, m[G_TTFT_APE], md[G_TTFT_APE], m[G_TPOT_APE],
+               md[G_TPOT_APE], md[G_TTFT_RATIO], md[G_TPOT_RATIO]);
     }
+  fputs ("p/m: the median of predicted / measured (under 1: predicted too low)\n", out);
   fprintf (out, "rows not mapped: %u\n", unmapped);
   for (guint i = 0; i < rows->len; i++)
     {
@@ -1183,27 +1194,22 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
   worker_main (&a);
   for (guint w = 1; w < workers; w++)
     g_thread_join (threads[w]);
-  group_add (groups, "all", 0, 0);
-  g_array_set_size (((group *) g_ptr_array_index (groups, 0))->ttft, 0);
-  g_array_set_size (((group *) g_ptr_array_index (groups, 0))->tpot, 0);
+  group_add (groups, "all", NULL);
   for (guint i = 0; i < rows->len; i++)
     {
       const row *r = &g_array_index (rows, row, i);
       g_autofree char *key = NULL;
-      double ea, eb;
 
       if (!r->ran)
         {
           unmapped++;
           continue;
         }
-      ea = 100 * fabs (r->p_ttft - r->ttft) / r->ttft;
-      eb = 100 * fabs (r->p_tpot - r->tpot) / r->tpot;
       key = g_strdup_printf ("%s / %s / %s%s%s", r->model_path, r->backend, r->mode,
                              r->other_system ? " / on " : "",
                              r->other_system ? r->system : "");
-      group_add (groups, key, ea, eb);
-      group_add (groups, "all", ea, eb);
+      group_add (groups, key, r);
+      group_add (groups, "all", r);
     }
   if (out && o->format && strcmp (o->format, "csv") == 0)
     write_rows (rows, out);
