@@ -385,15 +385,20 @@ t_accuracy() {
     --requests-per-client 2 --report "$tmp/accrep" || return 1
   contains "$tmp/cmd.out" "TTFT MAPE" || return 1
   contains "$tmp/cmd.out" "rows not mapped: " || return 1
-  # p/m is the median of predicted / measured: the Qwen3 group holds one row, so its own ratio.
+  # p/m is the median of predicted / measured, of TTFT, TPOT and the request's latency
+  # TTFT + (osl - 1) x TPOT: the Qwen3 group holds one row, so its own ratios.
   want=$(awk -F, '{ sub(/\r$/, "") }
                   NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) c[$i] = i;
-                              if (FNR == 2) { t = $c["silicon_ttft_ms"]; p = $c["silicon_tpot_ms"] }
+                              if (FNR == 2) { t = $c["silicon_ttft_ms"]; p = $c["silicon_tpot_ms"]
+                                              o = $c["osl"] - 1 }
                               next }
-                  FNR == 2 { printf "%.2fx %.2fx", $2 / t, $3 / p }' "$tmp/rows.csv" "$tmp/acc1")
-  got=$(awk '/^Qwen\/Qwen3-235B-A22B-FP8 \/ sglang \/ agg / { print $(NF - 1), $NF }' "$tmp/cmd.out")
+                  FNR == 2 { printf "%.2fx %.2fx %.2fx", $2 / t, $3 / p,
+                                    ($2 + o * $3) / (t + o * p) }' "$tmp/rows.csv" "$tmp/acc1")
+  got=$(awk '/^Qwen\/Qwen3-235B-A22B-FP8 \/ sglang \/ agg / { print $(NF - 2), $(NF - 1), $NF }' \
+        "$tmp/cmd.out")
   [ -n "$want" ] && [ "$got" = "$want" ] || { echo "p/m '$got', expected '$want'"; return 1; }
   contains "$tmp/cmd.out" "^p/m: the median of predicted / measured" || return 1
+  contains "$tmp/cmd.out" "^E2E: a request's latency, TTFT + (osl - 1) x TPOT" || return 1
   contains "$tmp/accrep/scatter.svg" "<svg" || return 1
   contains "$tmp/accrep/rows.csv" "^id," || return 1
 }

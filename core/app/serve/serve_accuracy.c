@@ -961,14 +961,38 @@ cmp_d (const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* What a group keeps of each of its rows: the absolute percentage errors, and the ratios
- * predicted / measured that say which way the errors go. */
-enum { G_TTFT_APE, G_TPOT_APE, G_TTFT_RATIO, G_TPOT_RATIO, G_N };
+/* What a group keeps of each of its rows: the absolute percentage errors of TTFT, TPOT and
+ * request latency, and the ratios predicted / measured that say which way they go. */
+enum { G_TTFT_APE, G_TPOT_APE, G_E2E_APE, G_TTFT_RATIO, G_TPOT_RATIO, G_E2E_RATIO, G_N };
+
+/* A request's mean latency from its mean TTFT and TPOT: the benchmarks' TPOT is (e2e - TTFT)
+ * / (osl - 1) per request, so with a fixed osl the means add up exactly. In a closed loop it
+ * is the clients' cycle, the inverse of the throughput a deployment is sized by. */
+static double
+request_ms (double ttft, double tpot, int64_t osl)
+{
+  return ttft + (double) (osl - 1) * tpot;
+}
 
 typedef struct {
   char *key;
   GArray *v[G_N];
 } group;
+
+/* Appends row r's errors and ratios of TTFT, TPOT and request latency to g. */
+static void
+group_append (group *g, const row *r)
+{
+  const double pred[3] = { r->p_ttft, r->p_tpot, request_ms (r->p_ttft, r->p_tpot, r->osl) };
+  const double meas[3] = { r->ttft, r->tpot, request_ms (r->ttft, r->tpot, r->osl) };
+
+  for (guint k = 0; k < 3; k++)
+    {
+      g_array_append_val (g->v[G_TTFT_APE + k],
+                          (double){ 100 * fabs (pred[k] - meas[k]) / meas[k] });
+      g_array_append_val (g->v[G_TTFT_RATIO + k], (double){ pred[k] / meas[k] });
+    }
+}
 
 /* Adds row r's errors to the group named key (created on first use); r NULL creates it only. */
 static void
@@ -987,12 +1011,8 @@ group_add (GPtrArray *groups, const char *key, const row *r)
         g->v[k] = g_array_new (FALSE, FALSE, sizeof (double));
       g_ptr_array_add (groups, g);
     }
-  if (r == NULL)
-    return;
-  g_array_append_val (g->v[G_TTFT_APE], (double){ 100 * fabs (r->p_ttft - r->ttft) / r->ttft });
-  g_array_append_val (g->v[G_TPOT_APE], (double){ 100 * fabs (r->p_tpot - r->tpot) / r->tpot });
-  g_array_append_val (g->v[G_TTFT_RATIO], (double){ r->p_ttft / r->ttft });
-  g_array_append_val (g->v[G_TPOT_RATIO], (double){ r->p_tpot / r->tpot });
+  if (r != NULL)
+    group_append (g, r);
 }
 
 static void
@@ -1066,8 +1086,9 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 
   for (guint i = 0; i < groups->len; i++)
     width = MAX (width, (int) strlen (((group *) g_ptr_array_index (groups, i))->key));
-  fprintf (out, "%-*s %5s %10s %10s %10s %10s %10s %10s\n", width, "model / backend / mode",
-           "rows", "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE", "TTFT p/m", "TPOT p/m");
+  fprintf (out, "%-*s %5s %10s %10s %10s %10s %10s %10s %10s %10s\n", width,
+           "model / backend / mode", "rows", "TTFT MAPE", "TTFT mdAPE", "TPOT MAPE", "TPOT mdAPE",
+           "E2E MAPE", "TTFT p/m", "TPOT p/m", "E2E p/m");
   for (guint i = 0; i < groups->len; i++)
     {
       group *g = g_ptr_array_index (groups, i);
@@ -1075,11 +1096,14 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 
       for (guint k = 0; k < G_N; k++)
         stats (g->v[k], &m[k], &md[k]);
-      fprintf (out, "%-*s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.2fx %9.2fx\n", width, g->key,
-               g->v[G_TTFT_APE]->len, m[G_TTFT_APE], md[G_TTFT_APE], m[G_TPOT_APE],
-               md[G_TPOT_APE], md[G_TTFT_RATIO], md[G_TPOT_RATIO]);
+      fprintf (out, "%-*s %5u %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.2fx %9.2fx %9.2fx\n",
+               width, g->key, g->v[G_TTFT_APE]->len, m[G_TTFT_APE], md[G_TTFT_APE],
+               m[G_TPOT_APE], md[G_TPOT_APE], m[G_E2E_APE], md[G_TTFT_RATIO], md[G_TPOT_RATIO],
+               md[G_E2E_RATIO]);
     }
-  fputs ("p/m: the median of predicted / measured (under 1: predicted too low)\n", out);
+  fputs ("E2E: a request's latency, TTFT + (osl - 1) x TPOT (with a fixed osl, the means add up); "
+         "in a closed loop the inverse of the throughput\n"
+         "p/m: the median of predicted / measured (under 1: predicted too low)\n", out);
   fprintf (out, "rows not mapped: %u\n", unmapped);
   for (guint i = 0; i < rows->len; i++)
     {
