@@ -18,6 +18,8 @@
 #include "app/model/model_jobs.h"
 #include "app/model/model_memory.h"
 #include "cli/estimate_jobs.h"
+#include "cli/cli_serve.h"
+#include "app/serve/serve.h"
 
 /* Options every model command shares. An int left at UNSET (a double at NAN) was not given:
  * the defaults apply, and 0 or a negative size given on purpose is refused. */
@@ -26,6 +28,7 @@
 struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
   char *gemm_quant, *moe_quant, *kv_dtype;
+  char *backend;        /* trace: the serving preset whose template parameters apply */
   int tp, ep, dp, pp, batch, seq, context, nextn;
   gboolean sp;
 };
@@ -50,6 +53,7 @@ model_opts_clear (model_opts *o)
   g_free (o->gemm_quant);
   g_free (o->moe_quant);
   g_free (o->kv_dtype);
+  g_free (o->backend);
 }
 
 msperf_cli_model_opts *
@@ -188,11 +192,26 @@ load_model (const model_opts *o, GError **error)
   g_autofree char *dir = o->templates_dir ? g_strdup (o->templates_dir)
                                           : msperf_paths_data_file ("policies/models",
                                                                     "policies/models");
+  g_auto (GStrv) fields = NULL;
 
   if (o->config == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "--model CONFIG is required");
       return NULL;
+    }
+  if (o->backend)
+    {
+      /* The graph `serve --backend` prices: the preset's template parameters (MoE padding
+       * and collectives, fused quantisation), as serve and recommend pass them. */
+      msperf_serve_policy pol;
+      gboolean ok = msperf_cli_serve_load_policy (o->backend, NULL, &pol, error);
+
+      if (ok)
+        fields = msperf_serve_policy_model_fields (&pol);
+      msperf_serve_policy_clear (&pol);
+      if (!ok)
+        return NULL;
+      mo.fields = (const char *const *) fields;
     }
   return msperf_model_load (o->config, o->template_path, dir, &mo, error);
 }
@@ -323,6 +342,9 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
   double memory_gib = NAN, utilization = NAN;
   const GOptionEntry entries[] = {
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend,
+      "Apply a serving preset's template parameters (vllm, sglang, trtllm): the pass as serve "
+      "--backend NAME prices its steps", "NAME" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &summary,
       "Parameters, memory per device and KV capacity instead of the ops", NULL },

@@ -23,6 +23,27 @@ t_trace() {
 }
 ok "trace: Qwen3-32B tp16 decode has the captured qkv GEMM" t_trace
 
+# --backend applies a serving preset's template parameters, so the pass is the one serve
+# prices: TensorRT-LLM reduces the experts' outputs with an all-reduce (moe_allreduce) and
+# quantises inside its FP8 GEMMs (gemm_quant_fused); the plain pass keeps the captured
+# all_to_all and the separate fp8_quantize ops.
+t_trace_backend() {
+  status_is 0 $bin trace --model "$dsv3" --phase decode --tp 8 --ep 8 --batch 4 || return 1
+  contains "$tmp/cmd.out" '"op": "tensor_cast.all_to_all.default"' &&
+  contains "$tmp/cmd.out" '"op": "tensor_cast.fp8_quantize.default"' || return 1
+  status_is 0 $bin trace --model "$dsv3" --phase decode --tp 8 --ep 8 --batch 4 \
+    --backend trtllm || return 1
+  if grep -q 'all_to_all\|fp8_quantize' "$tmp/cmd.out"; then
+    echo "the trtllm pass keeps all_to_all or fp8_quantize"; return 1
+  fi
+  contains "$tmp/cmd.out" '"op": "tensor_cast.fused_moe.default"' &&
+  contains "$tmp/cmd.out" '"op": "tensor_cast.all_reduce.default"' || return 1
+  status_is 2 $bin trace --model "$dsv3" --backend bogus &&
+  contains "$tmp/cmd.err" "msperf trace: --backend must be vllm, sglang, trtllm or static, not 'bogus'"
+}
+ok "trace --backend: the preset's template parameters (TensorRT-LLM's MoE all-reduce, fused FP8 quantisation)" \
+  t_trace_backend
+
 # stdout is JSON Lines only, so `msperf trace … | jq` works: the header (model, pass, layout)
 # is on stderr; a file written with -o keeps it as '#' lines, which the trace reader skips.
 t_trace_stdout_is_jsonl() {
