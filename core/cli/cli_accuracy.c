@@ -161,7 +161,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   o.prompt_shuffle = prompt_shuffle;
   o.unstated_decode_batch = decode_batch;
   o.nextn = nextn;
-  o.nextn_accept = isnan (nextn_accept) ? 0.7 : nextn_accept;
+  o.nextn_accept = isnan (nextn_accept) ? MSPERF_CLI_NEXTN_ACCEPT : nextn_accept;
   o.program = program = msperf_cli_program_text (g);
   o.engine_args = engine_args = msperf_cli_engine_opts_args (&eo);
   if (rank)

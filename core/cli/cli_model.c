@@ -74,17 +74,6 @@ msperf_cli_model_opts_free (msperf_cli_model_opts *o)
   g_free (o);
 }
 
-/* value, when given, must be > 0. */
-static gboolean
-check_positive (const char *flag, double value, GError **error)
-{
-  if (isnan (value) || value > 0.0)
-    return TRUE;
-  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be > 0, not %g", flag,
-               value);
-  return FALSE;
-}
-
 static gboolean
 check_model_sizes (const model_opts *o, GError **error)
 {
@@ -372,7 +361,7 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
   layout = layout_of (&o);
-  if (!check_positive ("--memory-gib", memory_gib, &error)
+  if (!msperf_cli_check_positive ("--memory-gib", memory_gib, &error)
       || !msperf_cli_check_fraction ("--gpu-memory-utilization", utilization, &error))
     goto out;
   if (summary ? !print_summary (m, &layout, isnan (memory_gib) ? 141.0 : memory_gib,
@@ -522,7 +511,7 @@ request_of (const request_opts *r, const model_opts *o, int64_t batch, msperf_e2
   req->osl = msperf_cli_or (r->osl, 128);
   req->batch = batch;
   req->nextn = msperf_cli_or (o->nextn, 0);
-  req->accept = isnan (r->accept) ? 0.7 : r->accept;
+  req->accept = isnan (r->accept) ? MSPERF_CLI_NEXTN_ACCEPT : r->accept;
   req->stride = msperf_cli_or (r->stride, 32);
   req->max_prefill_tokens = msperf_cli_or (r->max_prefill, DEFAULT_MAX_PREFILL_TOKENS);
   return TRUE;
@@ -607,7 +596,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   g_array_append_vals (all, batch_entry, G_N_ELEMENTS (batch_entry));
   if (!msperf_cli_parse_options ("msperf e2e", ctx, all, &args, &error)
       || !check_model_sizes (&o, &error)
-      || !check_positive ("--memory-gib", eo.memory_gib, &error)
+      || !msperf_cli_check_positive ("--memory-gib", eo.memory_gib, &error)
       || !request_of (&ro, &o, msperf_cli_or (o.batch, 1), &req, &error)
       || (m = load_model (&o, &error)) == NULL)
     goto out;
@@ -844,9 +833,9 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   if (!msperf_cli_parse_options ("msperf sweep", ctx, all, &args, &error)
       || !request_of (&ro, &o, 1, &req, &error)
       || !msperf_cli_check_min ("--devices", so.devices, 1, &error)
-      || !check_positive ("--ttft-max", so.ttft_max, &error)
-      || !check_positive ("--tpot-max", so.tpot_max, &error)
-      || !check_positive ("--memory-gib", eo.memory_gib, &error)
+      || !msperf_cli_check_positive ("--ttft-max", so.ttft_max, &error)
+      || !msperf_cli_check_positive ("--tpot-max", so.tpot_max, &error)
+      || !msperf_cli_check_positive ("--memory-gib", eo.memory_gib, &error)
       || !parse_shard (so.shard, &shard, &shards, &error)
       || (tps = parse_list ("--tp", so.tps, "1,2,4,8", FALSE, &error)) == NULL
       || (eps = parse_list ("--ep", so.eps, "1", FALSE, &error)) == NULL

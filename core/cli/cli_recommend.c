@@ -235,7 +235,8 @@ prepare (recommend_opts *o, msperf_recommend_opts *ro, GError **error)
   ro->ttft_max_ms = o->ttft_max, ro->tpot_max_ms = o->tpot_max;
   ro->latency_max_ms = o->latency_max;
   ro->concurrency = o->concurrency, ro->rate = isnan (o->rate) ? 0 : o->rate;
-  ro->nextn = o->nextn, ro->accept = isnan (o->accept) ? 0.7 : o->accept, ro->seed = (guint32) o->seed;
+  ro->nextn = o->nextn, ro->seed = (guint32) o->seed;
+  ro->accept = isnan (o->accept) ? MSPERF_CLI_NEXTN_ACCEPT : o->accept;
   ro->max_points = o->max_points, ro->jobs = (guint) o->jobs;
   ro->kv_dtype = o->kv_dtype ? o->kv_dtype : "bf16";
   return TRUE;

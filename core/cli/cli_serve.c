@@ -125,7 +125,7 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   dep->prefill_max_seqs = msperf_cli_or (o->p_seqs, 0);
   dep->decode_max_seqs = msperf_cli_or (o->d_seqs, 0);
   dep->nextn = msperf_cli_or (o->nextn, 0);
-  dep->accept = isnan (o->accept) ? 0.7 : o->accept;
+  dep->accept = isnan (o->accept) ? MSPERF_CLI_NEXTN_ACCEPT : o->accept;
   dep->kv_capacity_tokens = o->kv_capacity == UNSET ? 0 : o->kv_capacity;
   if (o->mode == NULL || strcmp (o->mode, "agg") == 0)
     dep->mode = MSPERF_SERVE_AGG;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <msperf/paths.h>
 #include "cli/engine_options.h"
+#include "cli/options.h"
 
 void
 msperf_cli_engine_opts_entries (GArray *out, msperf_cli_engine_opts *eo)
@@ -47,12 +48,8 @@ msperf_cli_engine_opts_start (const msperf_cli_global *g, const msperf_cli_engin
     msperf_engine_add_plugin_dir (e, *d);
   if (g->policy && !msperf_engine_load_policy (e, g->policy, error))
     return NULL;
-  if (!isnan (eo->memory_gib) && !(eo->memory_gib > 0))
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--memory-gib must be > 0, not %g", eo->memory_gib);
-      return NULL;
-    }
+  if (!msperf_cli_check_positive ("--memory-gib", eo->memory_gib, error))
+    return NULL;
   if (eo->database == NULL)
     fallback = default_database ();
   if (!msperf_cli_cache_apply (&eo->cache, e, error)

@@ -219,6 +219,16 @@ msperf_cli_check_min (const char *flag, int value, int min, GError **error)
 }
 
 gboolean
+msperf_cli_check_positive (const char *flag, double value, GError **error)
+{
+  if (isnan (value) || value > 0.0)
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID, "%s must be > 0, not %g", flag,
+               value);
+  return FALSE;
+}
+
+gboolean
 msperf_cli_check_fraction (const char *flag, double value, GError **error)
 {
   if (isnan (value) || (value >= 0.0 && value <= 1.0))

@@ -30,6 +30,11 @@ void msperf_cli_declare_collectives (const msperf_cli_global *g, msperf_database
 #define MSPERF_CLI_UNSET INT_MIN
 /* value, when given, must be >= min: "--tp must be an integer >= 1, not 0". */
 gboolean msperf_cli_check_min (const char *flag, int value, int min, GError **error);
+/* value, when given (not NaN), must be > 0: "--memory-gib must be > 0, not 0". */
+gboolean msperf_cli_check_positive (const char *flag, double value, GError **error);
+/* Acceptance of each MTP draft token when --nextn-accept is not given (serve, e2e, recommend,
+ * accuracy). */
+#define MSPERF_CLI_NEXTN_ACCEPT 0.7
 /* value, when given (not NaN), must be a probability: "--nextn-accept must be in 0..1, not 1.5". */
 gboolean msperf_cli_check_fraction (const char *flag, double value, GError **error);
 /* value, or fallback when the option was not given. */

@@ -650,7 +650,7 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
    * speculative decoding only when one is asked for); --nextn states the depth the measured
    * deployments ran, for the models that have MTP layers to draft with (doc/serving.md §6). */
   dep.nextn = lm->nextn;
-  dep.accept = lm->nextn > 0 ? o->nextn_accept : 0.7;
+  dep.accept = o->nextn_accept;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;
   w.concurrency = r->concurrency;
