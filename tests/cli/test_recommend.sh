@@ -79,7 +79,7 @@ t_mtp() {
       --osl 16 --concurrency 4 --backend $b --mode agg --nextn 1 --top 3 --no-cache \
       >"$tmp/mtp.$b" 2>"$tmp/mtp.err" || { cat "$tmp/mtp.err"; return 1; }
     contains "$tmp/mtp.$b" '^msperf .* serve .* --nextn 1 --nextn-accept 0.7 ' &&
-    contains "$tmp/mtp.$b" ", backend $b, MTP 1 draft token at acceptance 0.7, SLA none$" ||
+    contains "$tmp/mtp.$b" ", backend $b, MTP 1 draft token at acceptance 0.7, 4 clients, SLA none$" ||
       return 1
   done
   contains "$tmp/mtp.trtllm" '^  decoding_type: MTP$' &&
@@ -117,6 +117,37 @@ t_disagg() {
   ! grep -q '"mode": "agg"' "$tmp/d.jsonl" && grep -q '"launch": ".*--kv-transfer-config' "$tmp/d.jsonl"
 }
 heavy "disaggregated search: prefill/decode pools filling the GPUs, launch with a KV connector" t_disagg
+
+# ---- an open loop: the traffic is fixed, so the search is for the fewest engines meeting the
+# SLA. Each layout's replicas double until one meets it and the gap is then halved: the most
+# replicas that miss are one fewer than the fewest that meet. The winner leaves GPUs unused at
+# a rate a few engines serve, and a higher rate needs at least as many.
+rate_winner_gpus() {  # rate_winner_gpus CSV: the GPUs of the point ranked first
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["rank"] == 1 { print $col["gpus"] }' "$1"
+}
+t_rate() {
+  for r in 5 200; do
+    $bin recommend --model "$l8" --gpus 8 $small --mode agg --rate $r --tpot-max 15 \
+      --format csv >"$tmp/rate$r.csv" 2>"$tmp/rate.err" || { cat "$tmp/rate.err"; return 1; }
+  done
+  $bin recommend --model "$l8" --gpus 8 $small --mode agg --rate 200 --tpot-max 15 \
+    >"$tmp/rate.txt" 2>&1 || return 1
+  contains "$tmp/rate.txt" "Poisson arrivals at 200 requests/s" &&
+  contains "$tmp/rate.txt" "^   1  agg tp[0-9x ]* *bf16 *- " || return 1
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { base = $col["layout"]; x = 1
+      if (match(base, / x[0-9]+$/)) { x = substr(base, RSTART + 2) + 0; base = substr(base, 1, RSTART - 1) }
+      if ($col["status"] == "ok" && (!(base in lo_ok) || x < lo_ok[base])) lo_ok[base] = x
+      if ($col["status"] == "sla" && x > hi_sla[base]) hi_sla[base] = x }
+    END { for (b in lo_ok) if ((b in hi_sla) && hi_sla[b] != lo_ok[b] - 1) { print b ": " hi_sla[b] " missed, " lo_ok[b] " met"; bad++ }
+          for (b in lo_ok) if (b in hi_sla) both++
+          if (bad > 0 || both == 0) exit 1 }' "$tmp/rate200.csv" || return 1
+  lo=$(rate_winner_gpus "$tmp/rate5.csv") hi=$(rate_winner_gpus "$tmp/rate200.csv")
+  [ -n "$lo" ] && [ -n "$hi" ] && [ "$lo" -lt 8 ] && [ "$lo" -le "$hi" ] &&
+  grep -q ',sla,agg tp1,' "$tmp/rate200.csv" && ! grep -q ',sla,agg tp1,' "$tmp/rate5.csv"
+}
+heavy "--rate: the fewest replicas meeting the SLA, found by doubling then halving" t_rate
 
 # ---- determinism: any --jobs, and shards merged
 t_jobs() {

@@ -4,8 +4,9 @@
  * count, or disaggregated prefill/decode layouts and worker counts) with one quantisation mode.
  * Within a group the clients are a ladder (1, 2, 4, … per engine) climbed until the SLA fails
  * or the KV cache cannot hold the batch: latency grows with the batch, so every rung after the
- * first failing one would fail too and is not simulated. With --concurrency or --rate the
- * traffic is given and each group is one point. Groups are independent and are simulated on
+ * first failing one would fail too and is not simulated. With --concurrency the traffic is
+ * given and each group is one point; with --rate the engines sharing it are searched
+ * (run_scaled_group). Groups are independent and are simulated on
  * --jobs threads, each with its own engine session; every point keeps its candidate number,
  * so the ranking, the output and a merge of --shard runs do not depend on the threads. */
 #include <config.h>
@@ -22,6 +23,7 @@ typedef struct {
   guint quant;
   guint first_index;        /* candidate number of its first rung */
   int64_t engines;          /* schedulers the clients spread over (replicas × DP ranks) */
+  int64_t max_scale;        /* --rate: most replicas (agg) or decode workers (disagg) */
 } group;
 
 typedef struct {
@@ -76,9 +78,10 @@ engine_layouts (const msperf_model *m, int64_t gpus)
 }
 
 static void
-add_group (GArray *groups, const msperf_serve_deployment *dep, guint quant, int64_t engines)
+add_group (GArray *groups, const msperf_serve_deployment *dep, guint quant, int64_t engines,
+           int64_t max_scale)
 {
-  group g = { *dep, quant, 0, engines };
+  group g = { *dep, quant, 0, engines, max_scale };
 
   g_array_append_val (groups, g);
 }
@@ -92,17 +95,26 @@ agg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArr
       int64_t d = layout_devices (l);
       msperf_serve_deployment dep = { 0 };
 
-      if (o->gpus % d != 0)
-        continue;
       dep.mode = MSPERF_SERVE_AGG;
       dep.layout = *l;
+      if (o->rate > 0)
+        {
+          /* the traffic is fixed: the replicas are searched (run_scaled_group) */
+          dep.replicas = 1;
+          add_group (groups, &dep, q, l->dp, o->gpus / d);
+          continue;
+        }
+      if (o->gpus % d != 0)
+        continue;
       dep.replicas = o->gpus / d;
-      add_group (groups, &dep, q, dep.replicas * l->dp);
+      add_group (groups, &dep, q, dep.replicas * l->dp, dep.replicas);
     }
 }
 
 /* Prefill and decode pools filling exactly the GPUs, PP 1 (the runtimes' disaggregated
- * workers), at most 8 workers a pool. */
+ * workers), at most 8 workers a pool. With --rate the decode workers are searched instead
+ * (run_scaled_group): a group is a prefill pool and a decode layout with room for at least
+ * one decode worker beside it. */
 static void
 disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArray *groups)
 {
@@ -120,12 +132,13 @@ disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, G
             int64_t rest = o->gpus - x * dp_dev, y = rest / dd_dev;
             msperf_serve_deployment dep = { 0 };
 
-            if (rest % dd_dev != 0 || y < 1 || y > 8)
+            if (y < 1 || (o->rate <= 0 && (rest % dd_dev != 0 || y > 8)))
               continue;
             dep.mode = MSPERF_SERVE_DISAGG;
             dep.prefill = *p, dep.decode = *d;
-            dep.prefill_workers = x, dep.decode_workers = y;
-            add_group (groups, &dep, q, y * d->dp);
+            dep.prefill_workers = x;
+            dep.decode_workers = o->rate > 0 ? 1 : y;
+            add_group (groups, &dep, q, dep.decode_workers * d->dp, MIN (y, 8));
           }
       }
 }
@@ -135,7 +148,14 @@ rungs (const msperf_recommend_opts *o)
 {
   guint n = 0;
 
-  if (o->concurrency > 0 || o->rate > 0)
+  if (o->rate > 0)
+    {
+      /* doubling up to the largest scale, then halving the gap (run_scaled_group) */
+      for (int64_t v = 1; v < o->gpus; v *= 2)
+        n++;
+      return 2 * n + 3;
+    }
+  if (o->concurrency > 0)
     return 1;
   for (int64_t c = 1; c <= LADDER_MAX; c *= 2)
     n++;
@@ -339,6 +359,64 @@ store (search *s, msperf_recommend_point *p)
 }
 
 static void
+count_simulated (search *s)
+{
+  pthread_mutex_lock (&s->lock);
+  s->simulated++;
+  pthread_mutex_unlock (&s->lock);
+}
+
+static void
+set_scale (msperf_serve_deployment *dep, int64_t scale)
+{
+  if (dep->mode == MSPERF_SERVE_AGG)
+    dep->replicas = scale;
+  else
+    dep->decode_workers = scale;
+}
+
+/* --rate: the traffic is fixed, so what a group can change is how many engines share it —
+ * replicas of an aggregated layout, decode workers beside a prefill pool — and the fewest
+ * that meet the SLA give the most tokens/s/GPU. At a fixed rate latency falls as engines are
+ * added, so the scale doubles from 1 until a rung meets the SLA (or the GPUs run out), then
+ * the gap between the last rung that missed and the first that met is halved until they
+ * are neighbours: the fewest engines in O(log N) simulations. */
+static void
+run_scaled_group (search *s, msperf_serve_answers *answers, const group *g, char *refusal,
+                  msperf_recommend_status st)
+{
+  int64_t lo = 0, hi = 0, scale = 1;
+
+  for (guint k = 0; k < rungs (s->o); k++)
+    {
+      msperf_recommend_point *p = point_new (g, k, 0);
+
+      set_scale (&p->dep, scale);
+      if (refusal != NULL)
+        {
+          p->status = st;
+          p->reason = g_strdup (refusal);
+          store (s, p);
+          return;
+        }
+      simulate (s, answers, g, p);
+      store (s, p);
+      count_simulated (s);
+      if (p->status == MSPERF_RECOMMEND_FAILED)
+        return;
+      if (p->status == MSPERF_RECOMMEND_OK)
+        hi = scale;
+      else
+        lo = scale;
+      if (hi == 0 && scale == g->max_scale)
+        return;
+      scale = hi == 0 ? MIN (2 * scale, g->max_scale) : lo + (hi - lo) / 2;
+      if (hi > 0 && hi - lo <= 1)
+        return;
+    }
+}
+
+static void
 run_group (search *s, msperf_serve_answers *answers, const group *g)
 {
   const msperf_recommend_opts *o = s->o;
@@ -346,10 +424,16 @@ run_group (search *s, msperf_serve_answers *answers, const group *g)
   char *refusal = group_refusal (o, g, &st);
   guint n = rungs (o);
 
+  if (o->rate > 0)
+    {
+      run_scaled_group (s, answers, g, refusal, st);
+      g_free (refusal);
+      return;
+    }
   for (guint k = 0; k < n; k++)
     {
       int64_t clients = o->concurrency > 0 ? o->concurrency : g->engines << k;
-      msperf_recommend_point *p = point_new (g, k, o->rate > 0 ? 0 : clients);
+      msperf_recommend_point *p = point_new (g, k, clients);
 
       if (refusal != NULL)
         {
@@ -360,9 +444,7 @@ run_group (search *s, msperf_serve_answers *answers, const group *g)
         }
       gboolean more = simulate (s, answers, g, p);
       store (s, p);
-      pthread_mutex_lock (&s->lock);
-      s->simulated++;
-      pthread_mutex_unlock (&s->lock);
+      count_simulated (s);
       if (!more)
         break;
     }
@@ -467,6 +549,13 @@ by_rank (gconstpointer a, gconstpointer b)
   const msperf_recommend_point *q = *(msperf_recommend_point *const *) b;
   double dp = p->res.tok_per_s_gpu, dq = q->res.tok_per_s_gpu;
 
+  /* Under an open loop (--rate, no clients) every point that keeps up serves the same
+   * tokens/s, so its tokens/s/GPU differ by the GPUs and by the noise of the measured window:
+   * the GPUs decide, then tokens/s/user. */
+  if (p->concurrency == 0 && q->concurrency == 0 && p->res.devices != q->res.devices)
+    return (p->res.devices > q->res.devices) - (p->res.devices < q->res.devices);
+  if (p->concurrency == 0 && q->concurrency == 0)
+    dp = dq = 0.0;
   if (dp != dq)
     return dp > dq ? -1 : 1;
   if (p->res.tok_per_s_user != q->res.tok_per_s_user)

@@ -18,14 +18,27 @@ mode_name (const msperf_recommend_point *p)
   return p->dep.mode == MSPERF_SERVE_AGG ? "agg" : "disagg";
 }
 
+/* A point's traffic: its closed-loop clients, or "-" under an open loop (--rate), whose
+ * requests/s the headline gives. */
+static void
+clients_text (char *buf, gsize n, const msperf_recommend_point *p)
+{
+  if (p->concurrency > 0)
+    g_snprintf (buf, n, "%" G_GINT64_FORMAT, p->concurrency);
+  else
+    g_strlcpy (buf, "-", n);
+}
+
 static void
 ranked_row (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point *p)
 {
   g_autofree char *layout = msperf_recommend_layout_text (p);
+  char conc[24];
 
-  fprintf (out, "%4u  %-34s %-10s %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT " %10.1f %9.1f "
+  clients_text (conc, sizeof conc, p);
+  fprintf (out, "%4u  %-34s %-10s %5s %5" G_GINT64_FORMAT " %10.1f %9.1f "
            "%8.1f %8.1f %8.1f %8.2f %7.2f %7.2f %4" G_GINT64_FORMAT " %5.0f%%\n", p->rank,
-           layout, o->quants[p->quant], p->concurrency, p->max_num_seqs, p->res.tok_per_s_gpu,
+           layout, o->quants[p->quant], conc, p->max_num_seqs, p->res.tok_per_s_gpu,
            p->res.tok_per_s_user, p->res.ttft_ms.mean, p->res.ttft_ms.p50, p->res.ttft_ms.p90,
            p->res.tpot_ms.mean, p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->res.devices,
            100.0 * p->kv_headroom);
@@ -66,8 +79,12 @@ excluded (FILE *out, const msperf_recommend *r)
       if (counts[k] == 0)
         continue;
       layout = msperf_recommend_layout_text (first[k]);
-      fprintf (out, "  %-7s %4u  e.g. %s, %" G_GINT64_FORMAT " clients: %s\n", status_names[k],
-               counts[k], layout, first[k]->concurrency, first[k]->reason);
+      if (first[k]->concurrency > 0)
+        fprintf (out, "  %-7s %4u  e.g. %s, %" G_GINT64_FORMAT " clients: %s\n",
+                 status_names[k], counts[k], layout, first[k]->concurrency, first[k]->reason);
+      else
+        fprintf (out, "  %-7s %4u  e.g. %s: %s\n", status_names[k], counts[k], layout,
+                 first[k]->reason);
     }
 }
 
@@ -144,6 +161,10 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
   if (o->nextn > 0)
     fprintf (out, ", MTP %" G_GINT64_FORMAT " draft token%s at acceptance %g", o->nextn,
              o->nextn > 1 ? "s" : "", o->accept);
+  if (o->rate > 0)
+    fprintf (out, ", Poisson arrivals at %g requests/s", o->rate);
+  else if (o->concurrency > 0)
+    fprintf (out, ", %" G_GINT64_FORMAT " clients", o->concurrency);
   fprintf (out, ", SLA%s\n", sla->str);
   fprintf (out, "%" G_GUINT64_FORMAT " points simulated in %.2f s, %u meet the SLA\n\n",
            r->simulated, r->seconds, ranked->len);
@@ -274,8 +295,11 @@ msperf_recommend_report (const msperf_recommend *r, const msperf_recommend_opts 
       layout = msperf_recommend_layout_text (p);
       q = (msperf_plot_point) { p->res.tok_per_s_user, p->res.tok_per_s_gpu,
                                 p->dep.mode == MSPERF_SERVE_AGG ? 0 : 1, p->pareto, NULL };
-      q.label = g_strdup_printf ("%s c%" G_GINT64_FORMAT, layout + (p->dep.mode ? 7 : 4),
-                                 p->concurrency);
+      /* under an open loop the headline's rate is every point's traffic: the layout alone */
+      q.label = p->concurrency > 0
+                  ? g_strdup_printf ("%s c%" G_GINT64_FORMAT, layout + (p->dep.mode ? 7 : 4),
+                                     p->concurrency)
+                  : g_strdup (layout + (p->dep.mode ? 7 : 4));
       g_ptr_array_add (labels, (gpointer) q.label);
       g_array_append_val (pts, q);
     }
