@@ -118,6 +118,17 @@ t_disagg() {
 }
 heavy "disaggregated search: prefill/decode pools filling the GPUs, launch with a KV connector" t_disagg
 
+# Pools of a MoE model with attention DP and EP make layout names longer than the column's
+# default width: the column widens, so every ranked row is as long as the header.
+t_columns() {
+  $bin recommend --model "$configs/Qwen--Qwen3-30B-A3B.json" --gpus 4 $small --mode disagg \
+    --top 40 -j 2 >"$tmp/col.txt" 2>"$tmp/col.err" || { cat "$tmp/col.err"; return 1; }
+  grep -q '^ *[0-9]*  disagg [0-9]P(tp1 dp2 ep2) + ' "$tmp/col.txt" &&
+  awk '/^rank  layout/ { w = length($0) } /^ *[0-9]+  (agg|disagg) / { n++; if (length($0) != w) bad++ }
+    END { exit !(w > 0 && n > 1 && bad == 0) }' "$tmp/col.txt"
+}
+heavy "the layout column widens to the longest disaggregated pools shown" t_columns
+
 # ---- an open loop: the traffic is fixed, so the search is for the fewest engines meeting the
 # SLA. Each layout's replicas double until one meets it and the gap is then halved: the most
 # replicas that miss are one fewer than the fewest that meet. The winner leaves GPUs unused at

@@ -30,15 +30,16 @@ clients_text (char *buf, gsize n, const msperf_recommend_point *p)
 }
 
 static void
-ranked_row (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point *p)
+ranked_row (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_point *p,
+            int width)
 {
   g_autofree char *layout = msperf_recommend_layout_text (p);
   char conc[24];
 
   clients_text (conc, sizeof conc, p);
-  fprintf (out, "%4u  %-34s %-10s %5s %5" G_GINT64_FORMAT " %10.1f %9.1f "
+  fprintf (out, "%4u  %-*s %-10s %5s %5" G_GINT64_FORMAT " %10.1f %9.1f "
            "%8.1f %8.1f %8.1f %8.2f %7.2f %7.2f %4" G_GINT64_FORMAT " %5.0f%%\n", p->rank,
-           layout, o->quants[p->quant], conc, p->max_num_seqs, p->res.tok_per_s_gpu,
+           width, layout, o->quants[p->quant], conc, p->max_num_seqs, p->res.tok_per_s_gpu,
            p->res.tok_per_s_user, p->res.ttft_ms.mean, p->res.ttft_ms.p50, p->res.ttft_ms.p90,
            p->res.tpot_ms.mean, p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->res.devices,
            100.0 * p->kv_headroom);
@@ -148,6 +149,7 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
   g_autoptr (GString) sla = g_string_new (NULL);
   g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
   const msperf_recommend_point *best = msperf_recommend_best (r);
+  int width = 34;
 
   sla_text (sla, o);
   for (guint i = 0; i < r->points->len; i++)
@@ -169,13 +171,20 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
   fprintf (out, "%" G_GUINT64_FORMAT " points simulated in %.2f s, %u meet the SLA\n\n",
            r->simulated, r->seconds, ranked->len);
   /* The SLA judges the means (section 3 of doc/recommend.md), so they lead each latency. */
-  fprintf (out, "rank  %-34s %-10s %5s %5s %10s %9s %8s %8s %8s %8s %7s %7s %4s %6s\n", "layout",
-           "quant", "conc", "seqs", "tok/s/GPU", "tok/s/usr", "TTFTmean", "TTFTp50", "TTFTp90",
-           "TPOTmean", "TPOTp50", "TPOTp90", "GPUs", "KVfree");
+  /* the layout column as wide as the longest shown (wide disaggregated pools) */
+  for (guint i = 0; i < ranked->len; i++)
+    if (((msperf_recommend_point *) g_ptr_array_index (ranked, i))->rank <= top)
+      {
+        g_autofree char *layout = msperf_recommend_layout_text (g_ptr_array_index (ranked, i));
+        width = MAX (width, (int) strlen (layout));
+      }
+  fprintf (out, "rank  %-*s %-10s %5s %5s %10s %9s %8s %8s %8s %8s %7s %7s %4s %6s\n", width,
+           "layout", "quant", "conc", "seqs", "tok/s/GPU", "tok/s/usr", "TTFTmean", "TTFTp50",
+           "TTFTp90", "TPOTmean", "TPOTp50", "TPOTp90", "GPUs", "KVfree");
   for (guint rank = 1; rank <= MIN (top, ranked->len); rank++)
     for (guint i = 0; i < ranked->len; i++)
       if (((msperf_recommend_point *) g_ptr_array_index (ranked, i))->rank == rank)
-        ranked_row (out, o, g_ptr_array_index (ranked, i));
+        ranked_row (out, o, g_ptr_array_index (ranked, i), width);
   if (best == NULL)
     fprintf (out, "  (no point meets the SLA)\n");
   excluded (out, r);
