@@ -72,6 +72,12 @@ class ServeResult:
         return "ServeResult(%s)" % ", ".join("%s=%r" % kv for kv in list(self._doc.items())[:6])
 
 
+def _rank_key(p):
+    if p["concurrency"] == 0:   # open loop: every point serves the offered tokens/s
+        return (p["gpus"], 0.0, -p["tokens_s_user"], p["index"])
+    return (0, -p["tokens_s_gpu"], -p["tokens_s_user"], p["index"])
+
+
 class Recommendation:
     """Every point `msperf recommend` considered (ranked, excluded with a reason), the best
     one and its launch command."""
@@ -82,9 +88,11 @@ class Recommendation:
     @property
     def ranked(self):
         """The points meeting the SLA, best first: tokens/s/GPU, then tokens/s/user, then the
-        candidate number (the order `msperf recommend` ranks in, doc/recommend.md §3)."""
+        candidate number; under an open loop (`rate=`, no clients) the GPUs used, fewest
+        first, instead of tokens/s/GPU (the order `msperf recommend` ranks in,
+        doc/recommend.md §3)."""
         ok = [p for p in self.points if p["status"] == "ok"]
-        return sorted(ok, key=lambda p: (-p["tokens_s_gpu"], -p["tokens_s_user"], p["index"]))
+        return sorted(ok, key=_rank_key)
 
     @property
     def best(self):

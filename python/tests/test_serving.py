@@ -55,6 +55,24 @@ class Serving(unittest.TestCase):
         self.assertTrue(all(not isinstance(v, dict) for row in rows for v in row.values()))
         self.assertEqual(rec.to_dict()["best"], rec.best)
 
+    def test_recommend_at_a_rate_is_the_cli(self):
+        # an open loop ranks the fewest GPUs first, as the command's table does
+        opts = dict(RECOMMEND, gpus=4, rate=100, tpot_max=15)
+        rec = msperf.recommend(MODEL, **opts)
+        table = cli("recommend", "--model", MODEL, *flags(opts))
+        self.assertIsNotNone(rec.best)
+        row = table.split("\n   1  ")[1].split("\n")[0]
+        self.assertTrue(row.startswith(rec.best["layout"] + " "), row)
+        self.assertIn(" %d " % rec.best["gpus"], row)
+        self.assertEqual(min(p["gpus"] for p in rec.ranked), rec.best["gpus"])
+        # the whole order: points on as many GPUs go by tokens/s/user, not by the window's noise
+        rows = [line for line in table.splitlines() if line[:4].strip().isdigit()]
+        self.assertEqual(len(rows), len(rec.ranked))
+        for line, p in zip(rows, rec.ranked):
+            self.assertTrue(line[6:].startswith(p["layout"] + " "), (line, p["layout"]))
+        users = [p["tokens_s_user"] for p in rec.ranked if p["gpus"] == rec.ranked[-1]["gpus"]]
+        self.assertEqual(users, sorted(users, reverse=True))
+
     def test_errors_carry_the_message(self):
         with self.assertRaises(msperf.Error) as ctx:
             msperf.recommend(MODEL, gpus=0)
