@@ -129,6 +129,23 @@ t_columns() {
 }
 heavy "the layout column widens to the longest disaggregated pools shown" t_columns
 
+# ---- the knee: the ladder doubles the clients until the SLA fails, then halves that step three
+# times. One engine (a GPU, TP 1): every point that meets the SLA has fewer clients than every
+# point that misses it, the two closest are within an eighth of the last rung that met it (32
+# of 64 here), and the winner sits between two rungs of the ladder.
+t_knee() {
+  $bin recommend --model "$l8" --gpus 1 $small --tpot-max 10 --mode agg --format csv \
+    >"$tmp/knee.csv" 2>"$tmp/knee.err" || { cat "$tmp/knee.err"; return 1; }
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { c = $col["concurrency"] + 0 }
+    $col["status"] == "ok"  { if (c > ok) ok = c; if ($col["rank"] == 1) best = c }
+    $col["status"] == "sla" { if (sla == 0 || c < sla) sla = c }
+    END { pow2 = 1; while (pow2 < best) pow2 *= 2
+          if (ok == 0 || sla == 0 || ok >= sla || sla - ok > 4 || best != ok || pow2 == best) {
+            print "met up to " ok ", missed from " sla ", best " best; exit 1 } }' "$tmp/knee.csv"
+}
+heavy "the ladder's failing step is halved: the winner within an eighth of the SLA's knee" t_knee
+
 # ---- an open loop: the traffic is fixed, so the search is for the fewest engines meeting the
 # SLA. Each layout's replicas double until one meets it and the gap is then halved: the most
 # replicas that miss are one fewer than the fewest that meet. The winner leaves GPUs unused at

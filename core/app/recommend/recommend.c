@@ -4,7 +4,8 @@
  * count, or disaggregated prefill/decode layouts and worker counts) with one quantisation mode.
  * Within a group the clients are a ladder (1, 2, 4, … per engine) climbed until the SLA fails
  * or the KV cache cannot hold the batch: latency grows with the batch, so every rung after the
- * first failing one would fail too and is not simulated. With --concurrency the traffic is
+ * first failing one would fail too and is not simulated; the step where it first fails is then
+ * halved a few times (refine). With --concurrency the traffic is
  * given and each group is one point; with --rate the engines sharing it are searched
  * (run_scaled_group). Groups are independent and are simulated on
  * --jobs threads, each with its own engine session; every point keeps its candidate number,
@@ -17,6 +18,7 @@
 #include "app/recommend/recommend.h"
 
 #define LADDER_MAX 1024     /* clients per engine at the top of the ladder */
+#define REFINE_STEPS 3      /* halvings of the rung where the ladder first misses the SLA */
 
 typedef struct {
   msperf_serve_deployment dep;
@@ -144,6 +146,16 @@ disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, G
 }
 
 static guint
+ladder_rungs (void)
+{
+  guint n = 0;
+
+  for (int64_t c = 1; c <= LADDER_MAX; c *= 2)
+    n++;
+  return n;
+}
+
+static guint
 rungs (const msperf_recommend_opts *o)
 {
   guint n = 0;
@@ -157,9 +169,7 @@ rungs (const msperf_recommend_opts *o)
     }
   if (o->concurrency > 0)
     return 1;
-  for (int64_t c = 1; c <= LADDER_MAX; c *= 2)
-    n++;
-  return n;
+  return ladder_rungs () + REFINE_STEPS;
 }
 
 static GArray *
@@ -416,13 +426,38 @@ run_scaled_group (search *s, msperf_serve_answers *answers, const group *g, char
     }
 }
 
+/* The ladder met the SLA at lo clients per engine and missed it at hi = 2 lo: the most
+ * clients that meet it lie between, up to twice the tokens/s/GPU of lo. The gap is halved
+ * REFINE_STEPS times (latency grows with the clients), each midpoint a point of its own
+ * numbered after the ladder's rungs, so the search ends within lo/8 of the knee. */
+static void
+refine (search *s, msperf_serve_answers *answers, const group *g, int64_t lo, int64_t hi)
+{
+  for (guint j = 0; j < REFINE_STEPS && hi - lo > 1; j++)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+      msperf_recommend_point *p = point_new (g, ladder_rungs () + j, g->engines * mid);
+
+      simulate (s, answers, g, p);
+      store (s, p);
+      count_simulated (s);
+      if (p->status == MSPERF_RECOMMEND_OK)
+        lo = mid;
+      else if (p->status == MSPERF_RECOMMEND_SLA)
+        hi = mid;
+      else
+        return;
+    }
+}
+
 static void
 run_group (search *s, msperf_serve_answers *answers, const group *g)
 {
   const msperf_recommend_opts *o = s->o;
   msperf_recommend_status st;
   char *refusal = group_refusal (o, g, &st);
-  guint n = rungs (o);
+  guint n = o->concurrency > 0 ? 1 : ladder_rungs ();
+  int64_t met = 0, missed = 0;   /* clients per engine of the last rung that met the SLA */
 
   if (o->rate > 0)
     {
@@ -445,9 +480,15 @@ run_group (search *s, msperf_serve_answers *answers, const group *g)
       gboolean more = simulate (s, answers, g, p);
       store (s, p);
       count_simulated (s);
+      if (p->status == MSPERF_RECOMMEND_OK)
+        met = (int64_t) 1 << k;
+      else if (p->status == MSPERF_RECOMMEND_SLA)
+        missed = (int64_t) 1 << k;
       if (!more)
         break;
     }
+  if (o->concurrency == 0 && met > 0 && missed == 2 * met)
+    refine (s, answers, g, met, missed);
   g_free (refusal);
 }
 
