@@ -146,6 +146,25 @@ check_short (const char *command, const GOptionEntry *entries, const char *a,
   return TRUE;
 }
 
+/* GOption reads "nan" and "inf" as numbers, and a NaN is how the commands say "not given": a
+ * limit of --ttft-max nan would silently be no limit. Every number a flag takes is finite;
+ * text that is no number at all is left to GOption's own message. */
+static gboolean
+finite_double (const GOptionEntry *e, const char *value, GError **error)
+{
+  char *end;
+  double v;
+
+  if (e->arg != G_OPTION_ARG_DOUBLE || value == NULL)
+    return TRUE;
+  v = g_ascii_strtod (value, &end);
+  if (end == value || isfinite (v))
+    return TRUE;
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+               "--%s must be a finite number, not '%s'", e->long_name, value);
+  return FALSE;
+}
+
 gboolean
 msperf_cli_check_options (const char *command, const GOptionEntry *entries, char *const *args,
                           GError **error)
@@ -188,6 +207,8 @@ msperf_cli_check_options (const char *command, const GOptionEntry *entries, char
           unknown (command, name, entries, error);
           return FALSE;
         }
+      if (!finite_double (e, eq ? eq + 1 : args[k + 1], error))
+        return FALSE;
       if (eq == NULL && takes_value (e) && args[k + 1])
         k++;  /* the value, even one starting with "--" */
     }

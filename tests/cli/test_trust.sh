@@ -207,6 +207,25 @@ t_model_sizes() {
   has "$tmp/err" "msperf sweep: --ttft-max must be > 0, not 0"
 }
 ok "trace/e2e/sweep refuse 0 and negative sizes (exit 2)" t_model_sizes
+# A NaN is how the commands say "not given": a number flag given nan or inf is refused, not
+# read as no limit, on every command and both spellings; a word that is no number keeps
+# GOption's message.
+t_nonfinite() {
+  for v in nan inf -inf NaN; do
+    for a in "recommend --rate" "recommend --ttft-max" "recommend --request-latency-max" \
+             "serve --nextn-accept" "e2e --memory-gib" "sweep --tpot-max" "holdout --fraction" \
+             "accuracy --nextn-accept"; do
+      set -- $a
+      run 2 "$bin" "$1" "$2" "$v" || return 1
+      has "$tmp/err" "msperf $1: $2 must be a finite number, not '$v'" || return 1
+      run 2 "$bin" "$1" "$2=$v" || return 1
+      has "$tmp/err" "msperf $1: $2 must be a finite number, not '$v'" || return 1
+    done
+  done
+  run 2 "$bin" recommend --rate abc || return 1
+  has "$tmp/err" "Cannot parse double value"
+}
+ok "nan and inf are refused for every number flag (exit 2)" t_nonfinite
 t_plugins_foreign() {
   run 2 "$bin" plugins list --format json || return 1
   has "$tmp/err" "unknown option --format for 'plugins'"
