@@ -18,7 +18,7 @@ typedef struct {
   char *config, *template_path, *templates_dir, *dtype, *quant, *kv_dtype;
   char *mode, *backend, *format, *report, *shard;
   int gpus, isl, osl, concurrency, top, jobs, nextn, seed;
-  gint64 max_points;
+  gint64 max_points, max_events;
   double ttft_max, tpot_max, latency_max, rate, accept;
 } recommend_opts;
 
@@ -85,6 +85,14 @@ check_limits (const recommend_opts *o, GError **error)
       }
   if (!msperf_cli_check_fraction ("--nextn-accept", o->accept, error))
     return FALSE;
+  if (o->max_points < 1 || o->max_events < 1)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   "%s must be an integer >= 1, not %" G_GINT64_FORMAT,
+                   o->max_points < 1 ? "--max-points" : "--max-events",
+                   o->max_points < 1 ? o->max_points : o->max_events);
+      return FALSE;
+    }
   if (o->concurrency > 0 && !isnan (o->rate))
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
@@ -187,6 +195,8 @@ entries (GArray *all, recommend_opts *o)
       "Simulate only the I-th of N interleaved parts (jsonl; doc/scale-out.md)", "I/N" },
     { "max-points", 0, 0, G_OPTION_ARG_INT64, &o->max_points,
       "Refuse a search of more points (default 20000)", "N" },
+    { "max-events", 0, 0, G_OPTION_ARG_INT64, &o->max_events,
+      "Bound on the events of one point's simulation (default 10^8)", "N" },
   };
   g_array_append_vals (all, e, G_N_ELEMENTS (e));
 }
@@ -237,7 +247,7 @@ prepare (recommend_opts *o, msperf_recommend_opts *ro, GError **error)
   ro->concurrency = o->concurrency, ro->rate = isnan (o->rate) ? 0 : o->rate;
   ro->nextn = o->nextn, ro->seed = (guint32) o->seed;
   ro->accept = isnan (o->accept) ? MSPERF_CLI_NEXTN_ACCEPT : o->accept;
-  ro->max_points = o->max_points, ro->jobs = (guint) o->jobs;
+  ro->max_points = o->max_points, ro->max_events = o->max_events, ro->jobs = (guint) o->jobs;
   ro->kv_dtype = o->kv_dtype ? o->kv_dtype : "bf16";
   return TRUE;
 }
@@ -246,7 +256,8 @@ int
 msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
 {
   recommend_opts o = { .gpus = 8, .isl = 1024, .osl = 1024, .top = 10, .seed = 1,
-                       .max_points = 20000, .ttft_max = NAN, .tpot_max = NAN,
+                       .max_points = 20000, .max_events = MSPERF_SERVE_MAX_EVENTS,
+                       .ttft_max = NAN, .tpot_max = NAN,
                        .latency_max = NAN, .rate = NAN, .accept = NAN,
                        .jobs = (int) g_get_num_processors () };
   msperf_cli_engine_opts eo = { 0 };

@@ -204,9 +204,11 @@ heavy "--report: the Pareto SVG (agg and disagg, the TPOT line) and points.csv" 
 # ---- bounds and usage errors (exit 2, the flag named)
 t_bound() {
   status_is 1 $bin recommend --model "$l8" --gpus 8 $small --max-points 5 &&
-  contains "$tmp/cmd.err" "more than --max-points 5"
+  contains "$tmp/cmd.err" "more than --max-points 5" &&
+  status_is 1 $bin recommend --model "$l8" --gpus 1 $small --max-events 100 &&
+  contains "$tmp/cmd.out" "failed .* the simulation passed the bound of 100 events (--max-events N raises it)"
 }
-ok "a search past --max-points is refused, naming the bound" t_bound
+ok "a search past --max-points is refused, a point past --max-events failed, each naming its bound" t_bound
 
 t_usage() {
   status_is 2 $bin recommend --model "$l8" --gpus 0 && contains "$tmp/cmd.err" "--gpus" &&
@@ -215,6 +217,8 @@ t_usage() {
   status_is 2 $bin recommend --model "$l8" --shard 1/2 && contains "$tmp/cmd.err" "jsonl" &&
   status_is 2 $bin recommend --model "$l8" --ttft-max -1 && contains "$tmp/cmd.err" "--ttft-max" &&
   status_is 2 $bin recommend --model "$l8" --concurrency 4 --rate 2 && contains "$tmp/cmd.err" "--rate" &&
+  status_is 2 $bin recommend --model "$l8" --max-points 0 && contains "$tmp/cmd.err" "--max-points must be an integer >= 1, not 0" &&
+  status_is 2 $bin recommend --model "$l8" --max-events -1 && contains "$tmp/cmd.err" "--max-events must be an integer >= 1, not -1" &&
   status_is 2 $bin recommend --model "$l8" --backend static && contains "$tmp/cmd.err" "--backend" &&
   status_is 2 $bin recommend --gpus 8 && contains "$tmp/cmd.err" "--model" &&
   status_is 2 $bin recommend --model "$l8" --nextn -1 && contains "$tmp/cmd.err" "--nextn" &&

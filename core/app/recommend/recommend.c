@@ -269,6 +269,7 @@ workload (const msperf_recommend_opts *o, int64_t clients, msperf_serve_workload
 {
   memset (w, 0, sizeof *w);
   w->isl = o->isl, w->osl = o->osl, w->seed = o->seed;
+  w->max_events = o->max_events;
   if (o->rate > 0)
     {
       w->arrival = MSPERF_SERVE_POISSON;

@@ -37,6 +37,7 @@ typedef struct msperf_recommend_opts {
   double accept;
   guint32 seed;
   int64_t max_points;                 /* bound on simulated points; refused past it */
+  int64_t max_events;                 /* bound on each point's simulation; 0 = the default */
   guint shard_index, shard_count;     /* 0-based index of count; count 1 = everything */
   guint jobs;
   /* For the `msperf serve` command of a point: the model as given (templates_dir NULL: the
