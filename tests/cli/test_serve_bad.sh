@@ -173,10 +173,12 @@ t_accuracy_rows() {
     echo r_neg,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,-3,5.0
     echo r_isl,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,x,8,1,20.0,5.0
     echo r_tp,silicon_concurrency=1,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,0,20.0,5.0
+    echo "r_c0,model=x; silicon_concurrency=0; wip=False,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0"
+    echo "r_cx,silicon_concurrency=12abc,vllm,meta-llama/Meta-Llama-3.1-8B,agg,128,8,1,20.0,5.0"
   } > "$tmp/rows.csv"
   accuracy_csv "$tmp/rows.csv" || return 1
   o=$tmp/cmd.out
-  [ "$(wc -l < "$o")" -eq 10 ] || { cat "$o"; return 1; }
+  [ "$(wc -l < "$o")" -eq 12 ] || { cat "$o"; return 1; }
   contains "$o" '^r_ok,[0-9.]*,[0-9.]*,[0-9.]*,ok' || return 1
   contains "$o" '^r_model,,,,unmapped: no config for acme/Nonexistent-7B' || return 1
   contains "$o" "^r_backend,,,,unmapped: no scheduler preset for backend 'tgi'" || return 1
@@ -188,10 +190,13 @@ t_accuracy_rows() {
   contains "$o" "^r_neg,,,,unmapped: line 8: silicon_ttft_ms '-3'" || return 1
   contains "$o" "^r_isl,,,,unmapped: line 9: isl/osl not integers >= 1" || return 1
   contains "$o" "^r_tp,,,,unmapped: a parallel size" || return 1
+  # a stated client count that is wrong is the row's error, not a cue to use batch_size
+  contains "$o" "^r_c0,,,,unmapped: line 11: silicon_concurrency '0' is not an integer >= 1" || return 1
+  contains "$o" "^r_cx,,,,unmapped: line 12: silicon_concurrency '12abc' is not an integer >= 1" || return 1
   # The summary leaves the unmapped rows out and stays finite.
   status_is 0 $bin accuracy --silicon "$tmp/rows.csv" --models-dir "$configs" --jobs 1 \
     --requests-per-client 2 || return 1
-  contains "$tmp/cmd.out" "rows not mapped: 8" || return 1
+  contains "$tmp/cmd.out" "rows not mapped: 10" || return 1
   lacks "$tmp/cmd.out" 'nan' || return 1
 }
 ok "accuracy: unknown models/backends and garbled numbers are per-row statuses, the rest answered" \

@@ -248,6 +248,21 @@ stage_layout (GPtrArray *rec, GHashTable *cols, const char *prefix, char **note)
     }
   return l;
 }
+/* The C of `silicon_concurrency=C` in silicon_data_source: NULL with *clients set, or the
+ * stated text (at most 32 bytes) when it is no integer >= 1 — a count that is stated wrong is
+ * an error of its row, not a cue to fall back on batch_size. */
+static char *
+parse_clients (const char *text, int64_t *clients)
+{
+  g_autofree char *word = g_strndup (text, MIN (strcspn (text, "; \t"), (gsize) 32));
+  gint64 v;
+
+  if (!g_ascii_string_to_signed (word, 10, 1, G_MAXINT64, &v, NULL))
+    return g_steal_pointer (&word);
+  *clients = v;
+  return NULL;
+}
+
 
 static gboolean
 parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
@@ -304,6 +319,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       row r = { 0 };
       const char *src = field (rec, cols, "silicon_data_source"), *c;
       const char *bad_measure = NULL;
+      g_autofree char *bad_clients = NULL;
       char *end;
 
       if (rec->len == 1 && *(char *) g_ptr_array_index (rec, 0) == '\0')
@@ -347,8 +363,8 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
         }
       r.concurrency = -1;
       if ((c = strstr (src, "silicon_concurrency=")) != NULL)
-        r.concurrency = g_ascii_strtoll (c + 20, NULL, 10);
-      if (r.concurrency < 1)
+        bad_clients = parse_clients (c + 20, &r.concurrency);
+      else
         r.concurrency = int_field (rec, cols, "batch_size", -1);
       r.agg = stage_layout (rec, cols, "", &r.layout_note);
       r.prefill = stage_layout (rec, cols, "prefill_", &r.layout_note);
@@ -373,6 +389,9 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       else if (*r.backend == '\0' || strchr (r.backend, '/') || strchr (r.backend, '\\'))
         r.status = g_strdup_printf ("unmapped: line %u: backend '%s' is not a preset name",
                                     line, r.backend);
+      else if (bad_clients)
+        r.status = g_strdup_printf ("unmapped: line %u: silicon_concurrency '%s' is not an "
+                                    "integer >= 1", line, bad_clients);
       else if (r.concurrency < 1)
         r.status = g_strdup ("unmapped: no silicon_concurrency in silicon_data_source and no "
                              "batch_size");
