@@ -102,6 +102,39 @@ check_limits (const recommend_opts *o, GError **error)
   return TRUE;
 }
 
+/* --quant's comma list, each mode once (a repeat would search the same points twice), or
+ * NULL when it names none, has an empty item or more than the search holds. */
+static GStrv
+quant_list (const char *text, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  g_autoptr (GPtrArray) modes = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint k = 0; items[k] != NULL; k++)
+    {
+      const char *q = g_strstrip (items[k]);
+
+      if (*q == '\0')
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "--quant must be a comma list of modes, not '%s'", text);
+          return NULL;
+        }
+      if (!g_ptr_array_find_with_equal_func (modes, q, g_str_equal, NULL))
+        g_ptr_array_add (modes, g_strdup (q));
+    }
+  if (modes->len == 0 || modes->len > MSPERF_RECOMMEND_MAX_QUANTS)
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                   modes->len ? "--quant lists more than %d modes"
+                              : "--quant must be a comma list of modes, not ''",
+                   MSPERF_RECOMMEND_MAX_QUANTS);
+      return NULL;
+    }
+  g_ptr_array_add (modes, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&modes), FALSE);
+}
+
 /* One model per quantisation mode of --quant (a comma list; default: the config's own), with
  * the template parameters of the backend's preset and the KV dtype, as `serve` loads it. */
 static gboolean
@@ -114,17 +147,14 @@ load_models (const recommend_opts *o, const msperf_serve_policy *pol,
                                                                     "policies/models");
 
   if (o->quant != NULL)
-    *quants = g_strsplit (o->quant, ",", -1);
+    {
+      if ((*quants = quant_list (o->quant, error)) == NULL)
+        return FALSE;
+    }
   else
     {
       *quants = g_new0 (char *, 2);
       (*quants)[0] = g_strdup ("");   /* the config's own mode */
-    }
-  if (g_strv_length (*quants) > MSPERF_RECOMMEND_MAX_QUANTS)
-    {
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "--quant lists more than %d modes", MSPERF_RECOMMEND_MAX_QUANTS);
-      return FALSE;
     }
   for (guint q = 0; (*quants)[q] != NULL; q++)
     {

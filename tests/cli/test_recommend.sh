@@ -201,6 +201,14 @@ t_report() {
 }
 heavy "--report: the Pareto SVG (agg and disagg, the TPOT line) and points.csv" t_report
 
+# A mode listed twice is searched once (spaces around the commas allowed).
+t_quant_once() {
+  $bin recommend --model "$l8" --gpus 1 $small --concurrency 4 --quant 'fp8, fp8 ,bf16' \
+    --format csv >"$tmp/q.csv" 2>"$tmp/q.err" || { cat "$tmp/q.err"; return 1; }
+  [ "$(grep -c ',fp8,' "$tmp/q.csv")" -eq 1 ] && [ "$(grep -c ',bf16,' "$tmp/q.csv")" -eq 1 ]
+}
+heavy "--quant: a mode listed twice is searched once" t_quant_once
+
 # ---- bounds and usage errors (exit 2, the flag named)
 t_bound() {
   status_is 1 $bin recommend --model "$l8" --gpus 8 $small --max-points 5 &&
@@ -217,6 +225,9 @@ t_usage() {
   status_is 2 $bin recommend --model "$l8" --shard 1/2 && contains "$tmp/cmd.err" "jsonl" &&
   status_is 2 $bin recommend --model "$l8" --ttft-max -1 && contains "$tmp/cmd.err" "--ttft-max" &&
   status_is 2 $bin recommend --model "$l8" --concurrency 4 --rate 2 && contains "$tmp/cmd.err" "--rate" &&
+  status_is 2 $bin recommend --model "$l8" --quant '' && contains "$tmp/cmd.err" "--quant must be a comma list of modes, not ''" &&
+  status_is 2 $bin recommend --model "$l8" --quant fp8,,bf16 && contains "$tmp/cmd.err" "not 'fp8,,bf16'" &&
+  status_is 2 $bin recommend --model "$l8" --quant a,b,c,d,e,f,g,h,i && contains "$tmp/cmd.err" "more than 8 modes" &&
   status_is 2 $bin recommend --model "$l8" --max-points 0 && contains "$tmp/cmd.err" "--max-points must be an integer >= 1, not 0" &&
   status_is 2 $bin recommend --model "$l8" --max-events -1 && contains "$tmp/cmd.err" "--max-events must be an integer >= 1, not -1" &&
   status_is 2 $bin recommend --model "$l8" --backend static && contains "$tmp/cmd.err" "--backend" &&
