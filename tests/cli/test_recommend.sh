@@ -173,7 +173,15 @@ t_rate() {
           if (bad > 0 || both == 0) exit 1 }' "$tmp/rate200.csv" || return 1
   lo=$(rate_winner_gpus "$tmp/rate5.csv") hi=$(rate_winner_gpus "$tmp/rate200.csv")
   [ -n "$lo" ] && [ -n "$hi" ] && [ "$lo" -lt 8 ] && [ "$lo" -le "$hi" ] &&
-  grep -q ',sla,agg tp1,' "$tmp/rate200.csv" && ! grep -q ',sla,agg tp1,' "$tmp/rate5.csv"
+  grep -q ',sla,agg tp1,' "$tmp/rate200.csv" && ! grep -q ',sla,agg tp1,' "$tmp/rate5.csv" || return 1
+  # the scaled groups' points merge from shards into one run's bytes, as the ladder's do
+  $bin recommend --model "$l8" --gpus 4 $small --rate 100 --tpot-max 15 --format jsonl \
+    >"$tmp/rate.all" 2>/dev/null || return 1
+  for i in 1 2; do
+    $bin recommend --model "$l8" --gpus 4 $small --rate 100 --tpot-max 15 --format jsonl \
+      --shard $i/2 >"$tmp/rate.s$i" 2>/dev/null || return 1
+  done
+  $bin merge "$tmp/rate.s1" "$tmp/rate.s2" >"$tmp/rate.merged" && cmp "$tmp/rate.merged" "$tmp/rate.all"
 }
 heavy "--rate: the fewest replicas meeting the SLA, found by doubling then halving" t_rate
 
