@@ -57,7 +57,7 @@ class Serving(unittest.TestCase):
 
     def test_recommend_at_a_rate_is_the_cli(self):
         # an open loop ranks the fewest GPUs first, as the command's table does
-        opts = dict(RECOMMEND, gpus=4, rate=100, tpot_max=15)
+        opts = dict(RECOMMEND, gpus=4, rate=100, tpot_max=15, top=100)
         rec = msperf.recommend(MODEL, **opts)
         table = cli("recommend", "--model", MODEL, *flags(opts))
         self.assertIsNotNone(rec.best)
@@ -70,6 +70,7 @@ class Serving(unittest.TestCase):
         self.assertEqual(len(rows), len(rec.ranked))
         for line, p in zip(rows, rec.ranked):
             self.assertTrue(line[6:].startswith(p["layout"] + " "), (line, p["layout"]))
+            self.assertIn(" %d " % p["max_num_tokens"], line)
         users = [p["tokens_s_user"] for p in rec.ranked if p["gpus"] == rec.ranked[-1]["gpus"]]
         self.assertEqual(users, sorted(users, reverse=True))
 

@@ -26,6 +26,7 @@ typedef struct {
   guint first_index;        /* candidate number of its first rung */
   int64_t engines;          /* schedulers the clients spread over (replicas × DP ranks) */
   int64_t max_scale;        /* --rate: most replicas (agg) or decode workers (disagg) */
+  int64_t budget;           /* the engines' step token budget (max_num_tokens) */
 } group;
 
 typedef struct {
@@ -81,36 +82,60 @@ engine_layouts (const msperf_model *m, int64_t gpus)
 
 static void
 add_group (GArray *groups, const msperf_serve_deployment *dep, guint quant, int64_t engines,
-           int64_t max_scale)
+           int64_t max_scale, int64_t budget)
 {
-  group g = { *dep, quant, 0, engines, max_scale };
+  group g = { *dep, quant, 0, engines, max_scale, budget };
 
   g_array_append_val (groups, g);
+}
+
+/* The step token budgets an aggregated engine is tried with: the preset's, half and twice it.
+ * A smaller budget mixes less prompt into each decode step (TPOT) and prefills a burst more
+ * slowly (TTFT); a larger one the reverse. A runtime that does not split prompts over steps
+ * (chunked_prefill off: TensorRT-LLM's default) cannot run a prompt longer than its budget,
+ * so such budgets are not tried. Returns how many of out[3] are set. */
+static guint
+agg_budgets (const msperf_recommend_opts *o, int64_t out[3])
+{
+  const int64_t base = o->policy->max_num_batched_tokens;
+  const int64_t cand[3] = { base, base / 2, base * 2 };
+  guint n = 0;
+
+  for (guint k = 0; k < 3; k++)
+    if (cand[k] >= 256 && (o->policy->chunked_prefill || cand[k] >= o->isl))
+      out[n++] = cand[k];
+  if (n == 0)
+    out[n++] = base;   /* the preset's, whatever it holds: the simulation says why it fails */
+  return n;
 }
 
 static void
 agg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArray *groups)
 {
-  for (guint i = 0; i < layouts->len; i++)
-    {
-      const msperf_model_layout *l = &g_array_index (layouts, msperf_model_layout, i);
-      int64_t d = layout_devices (l);
-      msperf_serve_deployment dep = { 0 };
+  int64_t budgets[3];
+  guint nb = agg_budgets (o, budgets);
 
-      dep.mode = MSPERF_SERVE_AGG;
-      dep.layout = *l;
-      if (o->rate > 0)
-        {
-          /* the traffic is fixed: the replicas are searched (run_scaled_group) */
-          dep.replicas = 1;
-          add_group (groups, &dep, q, l->dp, o->gpus / d);
+  for (guint i = 0; i < layouts->len; i++)
+    for (guint b = 0; b < nb; b++)
+      {
+        const msperf_model_layout *l = &g_array_index (layouts, msperf_model_layout, i);
+        int64_t d = layout_devices (l);
+        msperf_serve_deployment dep = { 0 };
+
+        dep.mode = MSPERF_SERVE_AGG;
+        dep.layout = *l;
+        if (o->rate > 0)
+          {
+            /* the traffic is fixed: the replicas are searched (run_scaled_group) */
+            dep.replicas = 1;
+            add_group (groups, &dep, q, l->dp, o->gpus / d, budgets[b]);
+            continue;
+          }
+        if (o->gpus % d != 0)
           continue;
-        }
-      if (o->gpus % d != 0)
-        continue;
-      dep.replicas = o->gpus / d;
-      add_group (groups, &dep, q, dep.replicas * l->dp, dep.replicas);
-    }
+        dep.replicas = o->gpus / d;
+        add_group (groups, &dep, q, dep.replicas * l->dp, dep.replicas, budgets[b]);
+      }
 }
 
 /* Prefill and decode pools filling exactly the GPUs, PP 1 (the runtimes' disaggregated
@@ -140,7 +165,8 @@ disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, G
             dep.prefill = *p, dep.decode = *d;
             dep.prefill_workers = x;
             dep.decode_workers = o->rate > 0 ? 1 : y;
-            add_group (groups, &dep, q, dep.decode_workers * d->dp, MIN (y, 8));
+            add_group (groups, &dep, q, dep.decode_workers * d->dp, MIN (y, 8),
+                       o->policy->max_num_batched_tokens);
           }
       }
 }
@@ -211,6 +237,7 @@ point_new (const group *g, guint rung, int64_t clients)
   p->dep = g->dep;
   p->quant = g->quant;
   p->concurrency = clients;
+  p->max_num_tokens = g->budget;
   return p;
 }
 
@@ -303,6 +330,7 @@ point_setup (const msperf_recommend_opts *o, const msperf_recommend_point *p,
 {
   *pol = *o->policy;
   pol->max_num_seqs = p->max_num_seqs;
+  pol->max_num_batched_tokens = p->max_num_tokens;
   workload (o, p->concurrency, w);
 }
 
@@ -337,7 +365,6 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
   p->max_num_seqs = o->concurrency > 0 || o->rate > 0 ? o->policy->max_num_seqs
                                                       : MIN (o->policy->max_num_seqs,
                                                              pow2_ceil (per_engine));
-  p->max_num_tokens = o->policy->max_num_batched_tokens;
   p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
   point_setup (o, p, &pol, &w);
   /* the step samples give the peak KV use, the headroom the table shows */

@@ -37,9 +37,10 @@ ranked_row (FILE *out, const msperf_recommend_opts *o, const msperf_recommend_po
   char conc[24];
 
   clients_text (conc, sizeof conc, p);
-  fprintf (out, "%4u  %-*s %-10s %5s %5" G_GINT64_FORMAT " %10.1f %9.1f "
+  fprintf (out, "%4u  %-*s %-10s %5s %5" G_GINT64_FORMAT " %6" G_GINT64_FORMAT " %10.1f %9.1f "
            "%8.1f %8.1f %8.1f %8.2f %7.2f %7.2f %4" G_GINT64_FORMAT " %5.0f%%\n", p->rank,
-           width, layout, o->quants[p->quant], conc, p->max_num_seqs, p->res.tok_per_s_gpu,
+           width, layout, o->quants[p->quant], conc, p->max_num_seqs, p->max_num_tokens,
+           p->res.tok_per_s_gpu,
            p->res.tok_per_s_user, p->res.ttft_ms.mean, p->res.ttft_ms.p50, p->res.ttft_ms.p90,
            p->res.tpot_ms.mean, p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->res.devices,
            100.0 * p->kv_headroom);
@@ -178,9 +179,9 @@ msperf_recommend_print_table (const msperf_recommend *r, const msperf_recommend_
         g_autofree char *layout = msperf_recommend_layout_text (g_ptr_array_index (ranked, i));
         width = MAX (width, (int) strlen (layout));
       }
-  fprintf (out, "rank  %-*s %-10s %5s %5s %10s %9s %8s %8s %8s %8s %7s %7s %4s %6s\n", width,
-           "layout", "quant", "conc", "seqs", "tok/s/GPU", "tok/s/usr", "TTFTmean", "TTFTp50",
-           "TTFTp90", "TPOTmean", "TPOTp50", "TPOTp90", "GPUs", "KVfree");
+  fprintf (out, "rank  %-*s %-10s %5s %5s %6s %10s %9s %8s %8s %8s %8s %7s %7s %4s %6s\n",
+           width, "layout", "quant", "conc", "seqs", "budget", "tok/s/GPU", "tok/s/usr",
+           "TTFTmean", "TTFTp50", "TTFTp90", "TPOTmean", "TPOTp50", "TPOTp90", "GPUs", "KVfree");
   for (guint rank = 1; rank <= MIN (top, ranked->len); rank++)
     for (guint i = 0; i < ranked->len; i++)
       if (((msperf_recommend_point *) g_ptr_array_index (ranked, i))->rank == rank)
@@ -256,7 +257,8 @@ msperf_recommend_print_jsonl (const msperf_recommend *r, const msperf_recommend_
 void
 msperf_recommend_print_csv (const msperf_recommend *r, const msperf_recommend_opts *o, FILE *out)
 {
-  fputs ("index,rank,status,layout,quant,concurrency,max_num_seqs,gpus,tokens_s_gpu,"
+  fputs ("index,rank,status,layout,quant,concurrency,max_num_seqs,max_num_tokens,gpus,"
+         "tokens_s_gpu,"
          "tokens_s_user,ttft_mean_ms,ttft_p50_ms,ttft_p90_ms,tpot_mean_ms,tpot_p50_ms,tpot_p90_ms,"
          "kv_headroom,pareto,"
          "reason\n", out);
@@ -268,9 +270,9 @@ msperf_recommend_print_csv (const msperf_recommend *r, const msperf_recommend_op
                                           : g_strdup ("");
 
       fprintf (out, "%u,%u,%s,%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-               ",%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%s,%s\n", p->index, p->rank,
-               status_names[p->status], layout, o->quants[p->quant], p->concurrency,
-               p->max_num_seqs, p->res.devices, p->res.tok_per_s_gpu, p->res.tok_per_s_user,
+               ",%" G_GINT64_FORMAT ",%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%s,%s\n",
+               p->index, p->rank, status_names[p->status], layout, o->quants[p->quant],
+               p->concurrency, p->max_num_seqs, p->max_num_tokens, p->res.devices, p->res.tok_per_s_gpu, p->res.tok_per_s_user,
                p->res.ttft_ms.mean, p->res.ttft_ms.p50, p->res.ttft_ms.p90, p->res.tpot_ms.mean,
                p->res.tpot_ms.p50, p->res.tpot_ms.p90, p->kv_headroom,
                p->pareto ? "true" : "false", reason);
