@@ -349,6 +349,36 @@ msperf_recommend_serve_command (const msperf_recommend_point *p, const msperf_re
   return msperf_serve_command_line (&c);
 }
 
+/* Replicas of an aggregated engine in a closed loop evolve alike: the clients start split
+ * evenly, each client's next request goes back to the replica its last one left (the
+ * least-loaded routing), and every replica sees the same arrivals and lengths. So one replica
+ * with its share of the clients and requests gives the per-request figures and the per-GPU
+ * throughput of them all, R times faster: what makes the high rungs of a small model's ladder
+ * affordable. `serve --replicas R`, the command a point prints, runs them all and gives the
+ * same figures (tests/cli/test_recommend.sh reruns them). Returns the replicas the run stands
+ * for: 1 when the whole deployment must run (an open loop, or clients that do not split). */
+static int64_t
+one_replica (msperf_serve_deployment *dep, msperf_serve_workload *w)
+{
+  int64_t x = dep->replicas;
+
+  if (dep->mode != MSPERF_SERVE_AGG || w->arrival != MSPERF_SERVE_CLOSED || x <= 1
+      || w->concurrency % x != 0 || w->num_requests % x != 0 || w->warmup % x != 0)
+    return 1;
+  dep->replicas = 1;
+  w->concurrency /= x, w->num_requests /= x, w->warmup /= x;
+  return x;
+}
+
+/* The result of one replica's run scaled to the x replicas it stands for. */
+static void
+all_replicas (msperf_serve_result *r, int64_t x)
+{
+  r->devices *= x, r->requests *= x, r->measured *= x;
+  r->preemptions *= x, r->steps *= x;
+  r->req_per_s *= x, r->in_tok_per_s *= x, r->out_tok_per_s *= x;
+}
+
 /* One point of a group: FALSE when the ladder stops after it. */
 static gboolean
 simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recommend_point *p)
@@ -357,9 +387,10 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
   msperf_serve_policy pol;
   msperf_serve_workload w;
   msperf_serve_record rec = { 0 };
+  msperf_serve_deployment run;
   g_autoptr (GError) err = NULL;
   gboolean ok;
-  int64_t per_engine = (p->concurrency + g->engines - 1) / g->engines;
+  int64_t x, per_engine = (p->concurrency + g->engines - 1) / g->engines;
 
   /* The batch limit a deployment for this traffic would be launched with. */
   p->max_num_seqs = o->concurrency > 0 || o->rate > 0 ? o->policy->max_num_seqs
@@ -367,10 +398,14 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
                                                              pow2_ceil (per_engine));
   p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
   point_setup (o, p, &pol, &w);
+  run = p->dep;
+  x = one_replica (&run, &w);
   /* the step samples give the peak KV use, the headroom the table shows */
   rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
-  ok = msperf_serve_run (answers, o->models[g->quant], &p->dep, &pol, &w, &rec, &p->res, &err);
+  ok = msperf_serve_run (answers, o->models[g->quant], &run, &pol, &w, &rec, &p->res, &err);
   g_array_free (rec.samples, TRUE);
+  if (ok)
+    all_replicas (&p->res, x);
   if (!ok)
     {
       p->status = MSPERF_RECOMMEND_FAILED;
