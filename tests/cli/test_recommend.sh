@@ -129,11 +129,11 @@ t_columns() {
 }
 heavy "the layout column widens to the longest disaggregated pools shown" t_columns
 
-# ---- the knee: the ladder doubles the clients until the SLA fails, then halves that step three
-# times. One engine (a GPU, TP 1), each step budget a group of its own: in every group every
-# point that meets the SLA has fewer clients than every point that misses it, the two closest
-# are within an eighth of the last rung that met it, and some group's best sits between two
-# rungs of the ladder.
+# ---- the knee: the ladder doubles the clients until the SLA fails, then halves that step twice.
+# One engine (a GPU, TP 1), each step budget a group of its own: in every group every point
+# that meets the SLA has fewer clients than every point that misses it, the two closest are
+# within a quarter of the last rung that met it, and some group's best sits between two rungs
+# of the ladder.
 t_knee() {
   $bin recommend --model "$l8" --gpus 1 $small --tpot-max 10 --mode agg --format csv \
     >"$tmp/knee.csv" 2>"$tmp/knee.err" || { cat "$tmp/knee.err"; return 1; }
@@ -144,12 +144,12 @@ t_knee() {
     END { for (b in seen) {
             if (!(b in sla) || ok[b] == 0) continue
             rung = 1; while (rung * 2 <= ok[b]) rung *= 2
-            step = rung / 8 < 1 ? 1 : rung / 8
+            step = rung / 4 < 1 ? 1 : rung / 4
             if (ok[b] >= sla[b] || sla[b] - ok[b] > step) { print b ": met up to " ok[b] ", missed from " sla[b]; bad++ }
             if (ok[b] != rung) between++; groups++ }
           if (bad > 0 || groups < 2 || between == 0) { print groups " groups, " between " between rungs"; exit 1 } }' "$tmp/knee.csv"
 }
-heavy "the ladder's failing step is halved: each budget's best within an eighth of its knee" t_knee
+heavy "the ladder's failing step is halved: each budget's best within a quarter of its knee" t_knee
 
 # ---- an open loop: the traffic is fixed, so the search is for the fewest engines meeting the
 # SLA. Each layout's replicas double until one meets it and the gap is then halved: the most

@@ -5,7 +5,7 @@
  * Within a group the clients are a ladder (1, 2, 4, … per engine) climbed until the SLA fails
  * or the KV cache cannot hold the batch: latency grows with the batch, so every rung after the
  * first failing one would fail too and is not simulated; the step where it first fails is then
- * halved a few times (refine). With --concurrency the traffic is
+ * halved twice (refine). With --concurrency the traffic is
  * given and each group is one point; with --rate the engines sharing it are searched
  * (run_scaled_group). Groups are independent and are simulated on
  * --jobs threads, each with its own engine session; every point keeps its candidate number,
@@ -18,7 +18,7 @@
 #include "app/recommend/recommend.h"
 
 #define LADDER_MAX 1024     /* clients per engine at the top of the ladder */
-#define REFINE_STEPS 3      /* halvings of the rung where the ladder first misses the SLA */
+#define REFINE_STEPS 2      /* halvings of the rung where the ladder first misses the SLA */
 
 typedef struct {
   msperf_serve_deployment dep;
@@ -349,28 +349,37 @@ msperf_recommend_serve_command (const msperf_recommend_point *p, const msperf_re
   return msperf_serve_command_line (&c);
 }
 
-/* Replicas of an aggregated engine in a closed loop evolve alike: the clients start split
- * evenly, each client's next request goes back to the replica its last one left (the
- * least-loaded routing), and every replica sees the same arrivals and lengths. So one replica
- * with its share of the clients and requests gives the per-request figures and the per-GPU
- * throughput of them all, R times faster: what makes the high rungs of a small model's ladder
- * affordable. `serve --replicas R`, the command a point prints, runs them all and gives the
- * same figures (tests/cli/test_recommend.sh reruns them). Returns the replicas the run stands
- * for: 1 when the whole deployment must run (an open loop, or clients that do not split). */
+/* Copies of a deployment in a closed loop evolve alike: the clients start split evenly, each
+ * client's next request goes back to the engine its last one left (the least-loaded routing),
+ * and every copy sees the same arrivals and lengths. So one copy with its share of the clients
+ * and requests gives the per-request figures and the per-GPU throughput of them all, that many
+ * times faster: what makes the high rungs of a small model's ladder affordable. A copy is one
+ * replica of an aggregated engine, or of a disaggregated pair of pools the greatest common
+ * divisor g of the worker counts (4 prefill + 2 decode workers: 2 copies of 2 + 1).
+ * `serve`, the command a point prints, runs them all and gives the same figures
+ * (tests/cli/test_recommend.sh reruns them). Returns the copies the run stands for: 1 when the
+ * whole deployment must run (an open loop, or clients that do not split). */
 static int64_t
 one_replica (msperf_serve_deployment *dep, msperf_serve_workload *w)
 {
   int64_t x = dep->replicas;
 
-  if (dep->mode != MSPERF_SERVE_AGG || w->arrival != MSPERF_SERVE_CLOSED || x <= 1
-      || w->concurrency % x != 0 || w->num_requests % x != 0 || w->warmup % x != 0)
+  if (dep->mode == MSPERF_SERVE_DISAGG)
+    for (x = MIN (dep->prefill_workers, dep->decode_workers); x > 1; x--)
+      if (dep->prefill_workers % x == 0 && dep->decode_workers % x == 0)
+        break;
+  if (w->arrival != MSPERF_SERVE_CLOSED || x <= 1 || w->concurrency % x != 0
+      || w->num_requests % x != 0 || w->warmup % x != 0)
     return 1;
-  dep->replicas = 1;
+  if (dep->mode == MSPERF_SERVE_DISAGG)
+    dep->prefill_workers /= x, dep->decode_workers /= x;
+  else
+    dep->replicas = 1;
   w->concurrency /= x, w->num_requests /= x, w->warmup /= x;
   return x;
 }
 
-/* The result of one replica's run scaled to the x replicas it stands for. */
+/* The result of one copy's run scaled to the x copies it stands for. */
 static void
 all_replicas (msperf_serve_result *r, int64_t x)
 {
@@ -492,7 +501,7 @@ run_scaled_group (search *s, msperf_serve_answers *answers, const group *g, char
 /* The ladder met the SLA at lo clients per engine and missed it at hi = 2 lo: the most
  * clients that meet it lie between, up to twice the tokens/s/GPU of lo. The gap is halved
  * REFINE_STEPS times (latency grows with the clients), each midpoint a point of its own
- * numbered after the ladder's rungs, so the search ends within lo/8 of the knee. */
+ * numbered after the ladder's rungs, so the search ends within lo/4 of the knee. */
 static void
 refine (search *s, msperf_serve_answers *answers, const group *g, int64_t lo, int64_t hi)
 {
