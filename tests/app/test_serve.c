@@ -59,6 +59,47 @@ test_percentiles (void **state)
   assert_float_equal (msperf_serve_percentile (v, 1, 99), 7, 0);
 }
 
+static int
+cmp_ref (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* A long run's arrays (past 65 536 values) take another sort than the short ones: the same
+ * ascending order, so the mean, summed in that order, and the percentiles are the bits a
+ * plain qsort gives — negatives, zeros, repeats and magnitudes from 1e-300 to 1e300 included. */
+static void
+test_percentiles_long (void **state)
+{
+  const gsize n = 200003;
+  g_autofree double *v = g_new (double, n), *ref = g_new (double, n);
+  GRand *rand = g_rand_new_with_seed (7);
+  msperf_serve_dist d;
+  double sum = 0;
+
+  (void) state;
+  for (gsize i = 0; i < n; i++)
+    {
+      double x = g_rand_double_range (rand, -1.0, 1.0) * pow (10.0, g_rand_int_range (rand, -300, 300));
+
+      v[i] = i % 7 == 0 ? 0.0 : i % 11 == 0 ? 42.5 : x;
+    }
+  g_rand_free (rand);
+  memcpy (ref, v, n * sizeof *v);
+  qsort (ref, n, sizeof *ref, cmp_ref);
+  for (gsize i = 0; i < n; i++)
+    sum += ref[i];
+  msperf_serve_dist_of (v, n, &d);
+  for (gsize i = 0; i < n; i++)
+    if (memcmp (&v[i], &ref[i], sizeof v[i]) != 0)
+      fail_msg ("value %zu: %g, qsort %g", i, v[i], ref[i]);
+  assert_memory_equal (&d.mean, &(double) { sum / (double) n }, sizeof d.mean);
+  assert_memory_equal (&d.p50, &ref[(gsize) ceil (0.5 * (double) n) - 1], sizeof d.p50);
+  assert_memory_equal (&d.p99, &ref[(gsize) ceil (0.99 * (double) n) - 1], sizeof d.p99);
+}
+
 static void
 test_workloads (void **state)
 {
@@ -706,6 +747,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_grid),
     cmocka_unit_test (test_percentiles),
+    cmocka_unit_test (test_percentiles_long),
     cmocka_unit_test (test_workloads),
     cmocka_unit_test (test_prompt_pool),
     cmocka_unit_test (test_requests_file),

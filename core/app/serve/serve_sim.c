@@ -1058,6 +1058,59 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* The order cmp_double gives, for the large arrays a long run's inter-token gaps make (one per
+ * output token: 16 M at 4 096 clients of 1 024 tokens, where qsort took a quarter of the
+ * run): an LSD radix sort on the doubles' bit patterns, mapped so that unsigned order is
+ * numeric order (sign bit set for positives, all bits flipped for negatives). The same values
+ * come out in the same ascending order, so the mean summed over them and every percentile
+ * are unchanged. NaNs sort apart from cmp_double's; no figure here is NaN. */
+#define RADIX_MIN 65536
+
+static void
+sort_doubles (double *v, gsize n)
+{
+  g_autofree guint64 *a = NULL, *b = NULL;
+  g_autofree gsize *count = NULL;
+
+  if (n < RADIX_MIN)
+    {
+      qsort (v, n, sizeof *v, cmp_double);
+      return;
+    }
+  a = g_new (guint64, n), b = g_new (guint64, n), count = g_new (gsize, 65536);
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 u;
+
+      memcpy (&u, &v[i], sizeof u);
+      a[i] = u >> 63 ? ~u : u | (G_GUINT64_CONSTANT (1) << 63);
+    }
+  for (guint shift = 0; shift < 64; shift += 16)
+    {
+      gsize sum = 0;
+      guint64 *t;
+
+      memset (count, 0, 65536 * sizeof *count);
+      for (gsize i = 0; i < n; i++)
+        count[(a[i] >> shift) & 0xffff]++;
+      for (gsize d = 0; d < 65536; d++)
+        {
+          gsize c = count[d];
+
+          count[d] = sum, sum += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        b[count[(a[i] >> shift) & 0xffff]++] = a[i];
+      t = a, a = b, b = t;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      guint64 u = a[i] >> 63 ? a[i] & ~(G_GUINT64_CONSTANT (1) << 63) : ~a[i];
+
+      memcpy (&v[i], &u, sizeof u);
+    }
+}
+
 /* Nearest rank: the smallest value with at least q % of the values at or below it. */
 static double
 rank_of (const double *sorted, gsize n, double q)
@@ -1086,7 +1139,7 @@ msperf_serve_dist_of (double *v, gsize n, msperf_serve_dist *d)
       d->mean = d->p50 = d->p90 = d->p99 = NAN;
       return;
     }
-  qsort (v, n, sizeof *v, cmp_double);
+  sort_doubles (v, n);
   for (gsize i = 0; i < n; i++)
     sum += v[i];
   d->mean = sum / (double) n;
