@@ -107,14 +107,18 @@ t_backends() {
     $bin recommend --model "$l8" --gpus 2 $small --mode agg --backend $b >"$tmp/$b.txt" 2>&1 || return 1
   done
   contains "$tmp/sglang.txt" "^python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B --tp-size " &&
-  contains "$tmp/trtllm.txt" "^trtllm-serve meta-llama/Meta-Llama-3.1-8B --backend pytorch --tp_size "
+  contains "$tmp/trtllm.txt" "^trtllm-serve meta-llama/Meta-Llama-3.1-8B --backend pytorch --tp_size " &&
+  # each pool's line above its command counts engines and the GPUs of one engine
+  grep -q '^# aggregated: [0-9]* engines* of [0-9]* GPUs*\( each, behind a load balancer\)*$' "$tmp/trtllm.txt" &&
+  ! grep -q 'load balancer of' "$tmp/trtllm.txt" "$tmp/sglang.txt"
 }
 heavy "SGLang and TensorRT-LLM launch commands" t_backends
 
 t_disagg() {
   $bin recommend --model "$l8" --gpus 4 $small --mode disagg --format jsonl -j 2 >"$tmp/d.jsonl" 2>&1 &&
   grep -q '"mode": "disagg", "layout": "disagg [0-9]P(tp[0-9]*) + [0-9]D(tp[0-9]*)"' "$tmp/d.jsonl" &&
-  ! grep -q '"mode": "agg"' "$tmp/d.jsonl" && grep -q '"launch": ".*--kv-transfer-config' "$tmp/d.jsonl"
+  ! grep -q '"mode": "agg"' "$tmp/d.jsonl" && grep -q '"launch": ".*--kv-transfer-config' "$tmp/d.jsonl" &&
+  grep -q '"launch": "# prefill: [0-9]* engines* of [0-9]* GPUs*.*\\n# decode: [0-9]* engines* of ' "$tmp/d.jsonl"
 }
 heavy "disaggregated search: prefill/decode pools filling the GPUs, launch with a KV connector" t_disagg
 

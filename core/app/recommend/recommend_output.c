@@ -106,7 +106,7 @@ msperf_recommend_launch_text (const msperf_recommend_point *p, const msperf_reco
                             .nextn = o->nextn };
   GString *s = g_string_new (NULL);
   const msperf_model_layout *ls[2];
-  int64_t counts[2];
+  int64_t counts[2], engine_gpus;
   msperf_launch_role roles[2];
   guint n;
 
@@ -131,14 +131,15 @@ msperf_recommend_launch_text (const msperf_recommend_point *p, const msperf_reco
           g_string_append_printf (s, "# %s\n", err->message);
           break;
         }
-      g_string_append_printf (s, "# %s: %" G_GINT64_FORMAT " %s of %" G_GINT64_FORMAT
-                              " GPUs\n%s\n",
+      engine_gpus = ls[k]->tp * ls[k]->dp * ls[k]->pp;
+      g_string_append_printf (s, "# %s: %" G_GINT64_FORMAT " engine%s of %" G_GINT64_FORMAT
+                              " GPU%s%s\n%s\n",
                               roles[k] == MSPERF_LAUNCH_AGG       ? "aggregated"
                               : roles[k] == MSPERF_LAUNCH_PREFILL ? "prefill"
                                                                   : "decode",
-                              counts[k], counts[k] > 1 ? "engines behind a load balancer"
-                                                       : "engine",
-                              ls[k]->tp * ls[k]->dp * ls[k]->pp, cmd);
+                              counts[k], counts[k] > 1 ? "s" : "", engine_gpus,
+                              engine_gpus > 1 ? "s" : "",
+                              counts[k] > 1 ? " each, behind a load balancer" : "", cmd);
     }
   return g_string_free (s, FALSE);
 }
