@@ -69,7 +69,7 @@ check_limits (const recommend_opts *o, GError **error)
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (lim); k++)
-    if (!isnan (lim[k].v) && !(lim[k].v > 0 && isfinite (lim[k].v)))
+    if (!isnan (lim[k].v) && !(lim[k].v > 0))   /* NaN: not given; inf is refused earlier */
       {
         g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
                      "%s must be a positive number, not %g", lim[k].flag, lim[k].v);

@@ -464,8 +464,7 @@ set_scale (msperf_serve_deployment *dep, int64_t scale)
  * the gap between the last rung that missed and the first that met is halved until they
  * are neighbours: the fewest engines in O(log N) simulations. */
 static void
-run_scaled_group (search *s, msperf_serve_answers *answers, const group *g, char *refusal,
-                  msperf_recommend_status st)
+run_scaled_group (search *s, msperf_serve_answers *answers, const group *g)
 {
   int64_t lo = 0, hi = 0, scale = 1;
 
@@ -474,13 +473,6 @@ run_scaled_group (search *s, msperf_serve_answers *answers, const group *g, char
       msperf_recommend_point *p = point_new (g, k, 0);
 
       set_scale (&p->dep, scale);
-      if (refusal != NULL)
-        {
-          p->status = st;
-          p->reason = g_strdup (refusal);
-          store (s, p);
-          return;
-        }
       simulate (s, answers, g, p);
       store (s, p);
       count_simulated (s);
@@ -531,24 +523,28 @@ run_group (search *s, msperf_serve_answers *answers, const group *g)
   guint n = o->concurrency > 0 ? 1 : ladder_rungs ();
   int64_t met = 0, missed = 0;   /* clients per engine of the last rung that met the SLA */
 
+  if (refusal != NULL)
+    {
+      /* one line, the group's first rung, says why the whole group was left out */
+      msperf_recommend_point *p = point_new (g, 0, o->rate > 0            ? 0
+                                                   : o->concurrency > 0 ? o->concurrency
+                                                                        : g->engines);
+      if (o->rate > 0)
+        set_scale (&p->dep, 1);
+      p->status = st;
+      p->reason = refusal;
+      store (s, p);
+      return;
+    }
   if (o->rate > 0)
     {
-      run_scaled_group (s, answers, g, refusal, st);
-      g_free (refusal);
+      run_scaled_group (s, answers, g);
       return;
     }
   for (guint k = 0; k < n; k++)
     {
       int64_t clients = o->concurrency > 0 ? o->concurrency : g->engines << k;
       msperf_recommend_point *p = point_new (g, k, clients);
-
-      if (refusal != NULL)
-        {
-          p->status = st;
-          p->reason = g_strdup (refusal);
-          store (s, p);
-          break;   /* one line says why the whole group was left out */
-        }
       gboolean more = simulate (s, answers, g, p);
       store (s, p);
       count_simulated (s);
@@ -561,7 +557,6 @@ run_group (search *s, msperf_serve_answers *answers, const group *g)
     }
   if (o->concurrency == 0 && met > 0 && missed == 2 * met)
     refine (s, answers, g, met, missed);
-  g_free (refusal);
 }
 
 static gpointer
