@@ -240,6 +240,33 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   return TRUE;
 }
 
+/* An open loop's figures are its steady state's only when the run reached one. Fewer requests
+ * left out than are in service at once (msperf_serve_in_service) put the deployment's
+ * filling up in the figures, when that is more than a twentieth of those measured; once it
+ * is filled, arrivals that outrun the completions mean a queue, and latencies, that grow with
+ * the run. Said on stderr, as such runs are meant: the figures stay what was asked. */
+static void
+warn_open_loop (const msperf_serve_workload *w, const msperf_serve_result *res)
+{
+  double rate = w->arrival == MSPERF_SERVE_TRACE ? res->req_per_s : w->rate;
+  double in_service;
+
+  if (w->arrival == MSPERF_SERVE_CLOSED || isnan (res->keep_up))
+    return;
+  in_service = msperf_serve_in_service (res, rate);
+  if (in_service - (double) w->warmup > 0.05 * (double) res->measured)
+    g_message ("about %.0f requests are in service at once (%.3g requests/s x %.0f ms from "
+               "first token to last), more than the %" G_GINT64_FORMAT " left out by --warmup: "
+               "the figures include the deployment filling up; its steady state wants "
+               "--warmup %.0f --cooldown %.0f and %.0f requests measured", in_service, rate,
+               res->e2e_ms.mean - res->ttft_ms.mean, w->warmup, ceil (2 * in_service),
+               ceil (in_service), MAX (ceil (4 * in_service), (double) res->measured));
+  else if (res->keep_up < 0.9)
+    g_message ("%.0f %% of the requests arriving complete meanwhile: the deployment does "
+               "not keep up, and its queue and latencies grow with --num-requests",
+               100 * res->keep_up);
+}
+
 int
 msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
 {
@@ -435,6 +462,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
       status = MSPERF_EXIT_PROBLEMS;
       goto out;
     }
+  warn_open_loop (&w, &res);
   if (o.format && strcmp (o.format, "json") == 0)
     msperf_serve_print_json (&res, stdout);
   else if (o.format && strcmp (o.format, "csv") == 0)

@@ -600,6 +600,17 @@ test_open_loop (void **state)
   /* Higher load: bigger batches and longer queues. */
   assert_true (hi.mean_batch > lo.mean_batch);
   assert_true (hi.ttft_ms.mean > lo.ttft_ms.mean);
+  /* At 1 request/s each request is done long before the next arrives: what arrives in the
+   * measured span leaves in it (all but the last). At a million a second they all arrive
+   * within a microsecond and none can leave in it: the deployment does not keep up. */
+  assert_true (lo.keep_up >= 0.99 && lo.keep_up <= 1.0);
+  w.rate = 1e6;
+  run_ok (f, &d, &p, &w, &hi);
+  assert_true (hi.keep_up < 0.01);
+  /* A closed loop waits for its completions: the share means nothing there. */
+  closed (&w, 4, 512, 32, 16);
+  run_ok (f, &d, &p, &w, &lo);
+  assert_true (isnan (lo.keep_up));
   msperf_serve_policy_clear (&p);
 }
 

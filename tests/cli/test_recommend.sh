@@ -194,6 +194,22 @@ t_rate() {
 }
 heavy "--rate: the fewest replicas meeting the SLA, found by doubling then halving" t_rate
 
+# An open loop past 20 requests in service is rerun long enough for its steady state (its
+# serve command carries the sizes); a deployment that does not keep up is left out whatever
+# the SLA, and one that does serves the rate's tokens: rate x osl / GPUs.
+t_rate_steady() {
+  $bin recommend --model "$l8" --gpus 2 $small --mode agg --rate 100 --format jsonl \
+    >"$tmp/steady.jsonl" 2>"$tmp/steady.err" || { cat "$tmp/steady.err"; return 1; }
+  grep -q '"status": "sla", .*"reason": "rate: [0-9]* % of the 100 requests/s arriving complete meanwhile (the queue grows)"' "$tmp/steady.jsonl" &&
+  grep -q '"status": "ok", .*"serve_command": "[^"]* --rate 100.0 [^"]* --warmup [0-9]* --cooldown [0-9]*"' "$tmp/steady.jsonl" &&
+  awk '/"status": "ok"/ { match($0, /"gpus": [0-9]+/); g = substr($0, RSTART + 8, RLENGTH - 8) + 0
+         match($0, /"tokens_s_gpu": [0-9.]+/); t = substr($0, RSTART + 16, RLENGTH - 16) + 0
+         n++; if (t != 100 * 64 / g) { print "tokens/s/GPU " t " on " g " GPUs"; bad++ } }
+       END { exit !(n > 0 && bad == 0) }' "$tmp/steady.jsonl"
+}
+heavy "--rate: steady-state runs, deployments that do not keep up left out, the rate's tokens/s/GPU" \
+  t_rate_steady
+
 # ---- determinism: any --jobs, and shards merged
 t_jobs() {
   $bin recommend --model "$l8" --gpus 4 $small --format jsonl -j 1 >"$tmp/j1" 2>/dev/null &&

@@ -185,6 +185,22 @@ t_moe_int4_fused() {
 heavy "serve: int4 weight-only experts run as one fused MoE on the CUDA presets (--moe-int4-fused)" \
   t_moe_int4_fused
 
+# An open loop says on stderr when its run is not its steady state: the deployment still
+# filling up (fewer left out than are in service at once), or not keeping up (its queue grows).
+# The figures on stdout are the run's either way.
+t_open_loop_steady() {
+  o="--model $llama --isl 512 --osl 64 --format csv"
+  status_is 0 $bin serve $o --rate 2 --num-requests 200 && [ ! -s "$tmp/cmd.err" ] &&
+  status_is 0 $bin serve $o --rate 200 --num-requests 400 &&
+  contains "$tmp/cmd.err" "requests are in service at once .*more than the 0 left out by --warmup" &&
+  ! grep -q "keep up" "$tmp/cmd.err" &&
+  status_is 0 $bin serve $o --rate 200 --num-requests 6000 --warmup 2048 --cooldown 1024 &&
+  contains "$tmp/cmd.err" "% of the requests arriving complete meanwhile: the deployment does not keep up" &&
+  ! grep -q "in service at once" "$tmp/cmd.err" && [ "$(wc -l <"$tmp/cmd.out")" -eq 2 ]
+}
+heavy "serve --rate: a run still filling up, or a deployment not keeping up, is said on stderr" \
+  t_open_loop_steady
+
 t_static_is_e2e() {
   status_is 0 $bin e2e --model "$llama" --batch 8 --isl 1024 --osl 128 || return 1
   ttft=$(sed -n 's/^TTFT *\([0-9.]*\) ms/\1/p' "$tmp/cmd.out")

@@ -19,6 +19,10 @@
 
 #define LADDER_MAX 1024     /* clients per engine at the top of the ladder */
 #define REFINE_STEPS 2      /* halvings of the rung where the ladder first misses the SLA */
+#define OPEN_REQUESTS 400   /* an open loop's default run, of which ... */
+#define OPEN_WARMUP 40      /* ... the first are left out */
+#define OPEN_MAX_REQUESTS 20000   /* the longest run sized_run asks for */
+#define KEEP_UP_MIN 0.9     /* completions per arrival below which the queue grows */
 
 typedef struct {
   msperf_serve_deployment dep;
@@ -301,8 +305,8 @@ workload (const msperf_recommend_opts *o, int64_t clients, msperf_serve_workload
     {
       w->arrival = MSPERF_SERVE_POISSON;
       w->rate = o->rate;
-      w->num_requests = 400;
-      w->warmup = 40;
+      w->num_requests = OPEN_REQUESTS;
+      w->warmup = OPEN_WARMUP;
       return;
     }
   /* Closed loop: three rounds of the clients after one round of warm-up, as a benchmark
@@ -332,6 +336,40 @@ point_setup (const msperf_recommend_opts *o, const msperf_recommend_point *p,
   pol->max_num_seqs = p->max_num_seqs;
   pol->max_num_batched_tokens = p->max_num_tokens;
   workload (o, p->concurrency, w);
+  if (p->requests > 0)
+    w->num_requests = p->requests, w->warmup = p->warmup, w->cooldown = p->cooldown;
+}
+
+/* An open loop reaches its steady state once the requests in service at once, L
+ * (msperf_serve_in_service), have been replaced about twice; the last L finish in an emptying
+ * deployment. The default run (OPEN_WARMUP of OPEN_REQUESTS left out) holds that for L up to
+ * OPEN_WARMUP / 2. Past it the run is sized from the L the default run found: 2L of warm-up,
+ * max(4L, the default's measured requests) measured and L of cool-down, at most
+ * OPEN_MAX_REQUESTS in all. FALSE when the default run suffices. */
+static gboolean
+sized_run (const msperf_recommend_opts *o, const msperf_serve_result *pilot,
+           msperf_recommend_point *p)
+{
+  double in_flight = msperf_serve_in_service (pilot, o->rate);
+  double scale;
+  int64_t warmup, measured, cooldown;
+
+  if (!(in_flight > OPEN_WARMUP / 2))
+    return FALSE;
+  warmup = (int64_t) ceil (2 * in_flight);
+  measured = MAX ((int64_t) ceil (4 * in_flight), OPEN_REQUESTS - OPEN_WARMUP);
+  cooldown = (int64_t) ceil (in_flight);
+  scale = (double) OPEN_MAX_REQUESTS / (double) (warmup + measured + cooldown);
+  if (scale < 1)
+    {
+      warmup = (int64_t) (warmup * scale);
+      measured = (int64_t) (measured * scale);
+      cooldown = (int64_t) (cooldown * scale);
+    }
+  p->requests = warmup + measured + cooldown;
+  p->warmup = warmup;
+  p->cooldown = cooldown;
+  return TRUE;
 }
 
 char *
@@ -406,13 +444,19 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
                                                       : MIN (o->policy->max_num_seqs,
                                                              pow2_ceil (per_engine));
   p->dep.nextn = o->nextn, p->dep.accept = o->accept, p->dep.device_bytes = o->device_bytes;
-  point_setup (o, p, &pol, &w);
-  run = p->dep;
-  x = one_replica (&run, &w);
-  /* the step samples give the peak KV use, the headroom the table shows */
-  rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
-  ok = msperf_serve_run (answers, o->models[g->quant], &run, &pol, &w, &rec, &p->res, &err);
-  g_array_free (rec.samples, TRUE);
+  do
+    {
+      point_setup (o, p, &pol, &w);
+      run = p->dep;
+      x = one_replica (&run, &w);
+      /* the step samples give the peak KV use, the headroom the table shows */
+      rec.samples = g_array_new (FALSE, FALSE, sizeof (msperf_serve_sample));
+      ok = msperf_serve_run (answers, o->models[g->quant], &run, &pol, &w, &rec, &p->res,
+                             &err);
+      g_array_free (rec.samples, TRUE);
+      rec.samples = NULL;
+    }
+  while (ok && o->rate > 0 && p->requests == 0 && sized_run (o, &p->res, p));
   if (ok)
     all_replicas (&p->res, x);
   if (!ok)
@@ -422,6 +466,23 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
       return FALSE;
     }
   p->kv_headroom = 1.0 - p->res.kv_use_max;
+  if (o->rate > 0 && !(p->res.keep_up >= KEEP_UP_MIN))
+    {
+      p->status = MSPERF_RECOMMEND_SLA;
+      p->reason = g_strdup_printf ("rate: %.0f %% of the %g requests/s arriving complete "
+                                   "meanwhile (the queue grows)", 100 * p->res.keep_up,
+                                   o->rate);
+      return FALSE;
+    }
+  if (o->rate > 0)
+    {
+      /* It keeps up, so it serves what arrives: the rate's tokens, not the run's window
+       * (which ends with the last requests' latency and so reads a little lower). */
+      p->res.req_per_s = o->rate;
+      p->res.in_tok_per_s = o->rate * (double) o->isl;
+      p->res.out_tok_per_s = o->rate * (double) o->osl;
+      p->res.tok_per_s_gpu = p->res.out_tok_per_s / (double) p->res.devices;
+    }
   if (!meets_sla (o, &p->res, &p->reason))
     {
       p->status = MSPERF_RECOMMEND_SLA;

@@ -62,6 +62,9 @@ typedef struct msperf_recommend_point {
   int64_t concurrency;                /* clients of the whole deployment */
   int64_t max_num_seqs;               /* per engine (scheduler limit) */
   int64_t max_num_tokens;
+  /* Open loop: the requests of its run, of which the first `warmup` and the last `cooldown`
+   * are left out; 0 = the default run (recommend.c, sized_run). */
+  int64_t requests, warmup, cooldown;
   msperf_recommend_status status;
   char *reason;                       /* why it was excluded, NULL when OK */
   msperf_serve_result res;

@@ -230,7 +230,20 @@ typedef struct msperf_serve_result {
   int64_t preemptions, steps;
   double mean_batch, data_share;
   guint64 step_points;                   /* distinct step questions */
+  /* Open loop: requests completed while the measured ones arrived, per request arriving then.
+   * About 1 when the deployment keeps up (what arrives leaves); 1/ρ when the arrivals outrun
+   * it by ρ and the queue grows for as long as the run lasts. NaN in a closed loop. */
+  double keep_up;
+  int64_t seq_slots;                     /* sequences its schedulers may run at once (decode) */
 } msperf_serve_result;
+
+/* Requests an open loop at `rate` requests/s holds in service at once: Little's law over the
+ * time from first token to last, the part of a request's latency the deployment works on it
+ * (the time queued before it is left out, so that a growing queue does not inflate it), at
+ * most the sequences its schedulers may run at once (an overloaded deployment runs that many
+ * and queues the rest). A run's figures are its steady state's once about twice that many
+ * have been left out. */
+double msperf_serve_in_service (const msperf_serve_result *r, double rate);
 
 /* Outputs a run can record. */
 typedef struct {

@@ -221,6 +221,7 @@ typedef struct {
   double data_us, total_us;
   GArray *gaps;
   int64_t warmup, cooldown;
+  gboolean open_loop;         /* arrivals do not wait for completions */
   int64_t rec_capacity;
   guint n_busy;               /* workers with a step in flight */
   gboolean lazy_ok;           /* one token a step and no per-token record: passes may be
@@ -1148,6 +1149,43 @@ msperf_serve_dist_of (double *v, gsize n, msperf_serve_dist *d)
   d->p99 = rank_of (v, n, 99);
 }
 
+/* Completions per arrival over the span in which the measured requests arrive (see
+ * msperf_serve_result.keep_up): the completions of any request, warm-up ones included, since
+ * in a steady state those leaving balance those arriving whatever their order. */
+static double
+keep_up (const sim *s)
+{
+  double a0 = INFINITY, a1 = -INFINITY;
+  int64_t arrived = 0, left = 0;
+
+  for (guint i = 0; i < s->n_reqs; i++)
+    if ((int64_t) i >= s->warmup && (int64_t) i < (int64_t) s->n_reqs - s->cooldown)
+      {
+        a0 = MIN (a0, s->reqs[i].arrival);
+        a1 = MAX (a1, s->reqs[i].arrival);
+      }
+  if (!(a1 > a0))
+    return NAN;
+  for (guint i = 0; i < s->n_reqs; i++)
+    {
+      const req *r = &s->reqs[i];
+
+      arrived += r->arrival >= a0 && r->arrival <= a1;
+      left += r->state == R_DONE && r->finish >= a0 && r->finish <= a1;
+    }
+  return (double) left / (double) arrived;
+}
+
+double
+msperf_serve_in_service (const msperf_serve_result *r, double rate)
+{
+  double l;
+
+  g_return_val_if_fail (r != NULL, NAN);
+  l = rate * MAX (r->e2e_ms.mean - r->ttft_ms.mean, 0.0) / 1e3;
+  return r->seq_slots > 0 ? MIN (l, (double) r->seq_slots) : l;
+}
+
 static void
 collect (sim *s, msperf_serve_result *out)
 {
@@ -1215,6 +1253,7 @@ collect (sim *s, msperf_serve_result *out)
 
       if (w->role == W_PREFILL)
         continue;
+      out->seq_slots += w->max_seqs;
       kv += w->kv_time;
       busy += w->busy_time;
       batch += w->batch_time;
@@ -1225,6 +1264,7 @@ collect (sim *s, msperf_serve_result *out)
   out->preemptions = s->preemptions;
   out->steps = s->steps;
   out->data_share = s->total_us > 0 ? s->data_us / s->total_us : NAN;
+  out->keep_up = s->open_loop ? keep_up (s) : NAN;
 }
 
 /* ---------------------------------------------------------------- static batching */
@@ -1510,6 +1550,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
 
   g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
   memset (out, 0, sizeof *out);
+  out->keep_up = NAN;
   out->devices = dep->mode == MSPERF_SERVE_AGG
                    ? dep->replicas * dep->layout.tp * dep->layout.dp * dep->layout.pp
                    : dep->prefill_workers * dep->prefill.tp * dep->prefill.dp * dep->prefill.pp
@@ -1555,6 +1596,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   s.reqs = g_new0 (req, s.n_reqs);
   s.warmup = wl->warmup;
   s.cooldown = wl->cooldown;
+  s.open_loop = wl->arrival != MSPERF_SERVE_CLOSED;
   s.gaps = rec && rec->want_itl ? g_array_new (FALSE, FALSE, sizeof (double)) : NULL;
   if (!make_workers (&s, answers, model, owned, error))
     goto out;
