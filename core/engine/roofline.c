@@ -101,9 +101,28 @@ attention_flops (const msperf_op *op, double *flops)
   return TRUE;
 }
 
+/* Without a grid, a profile that numbers its ranks node by node (comm.nodes) puts a group
+ * whose ranks are not all in one node on the link between nodes. */
+static gboolean
+spans_nodes (const msperf_device *device, const msperf_value *group)
+{
+  int64_t first;
+
+  if (device->node_tier == NULL || !msperf_value_is_int_list (group) || group->items->len < 2)
+    return FALSE;
+  first = ((msperf_value *) g_ptr_array_index (group->items, 0))->i;
+  for (guint r = 1; r < group->items->len; r++)
+    if (((msperf_value *) g_ptr_array_index (group->items, r))->i / device->node_devices
+        != first / device->node_devices)
+      return TRUE;
+  return FALSE;
+}
+
 static const msperf_comm_tier *
 tier_for_group (const msperf_device *device, const msperf_value *group)
 {
+  if (spans_nodes (device, group))
+    return device->node_tier;
   if (device->tiers == NULL || device->tiers->len == 0)
     return NULL;
   if (device->comm_grid && device->comm_grid->len > 0 && msperf_value_is_int_list (group)
@@ -315,12 +334,15 @@ msperf_collective_ring_us (msperf_collective_pattern pattern, double bytes, int6
 }
 
 /* The tier a group of p consecutive ranks (0 … p−1) spans: the outermost grid dim whose
- * stride p exceeds; inside one rank's coordinates, the innermost tier; no grid, tier 0. */
+ * stride p exceeds; inside one rank's coordinates, the innermost tier; no grid, the link
+ * between nodes past a node's devices (comm.nodes), else tier 0. */
 static const msperf_comm_tier *
 tier_for_size (const msperf_device *device, int64_t p)
 {
   guint ndim;
 
+  if (device->node_tier != NULL && p > device->node_devices)
+    return device->node_tier;
   if (device->tiers == NULL || device->tiers->len == 0)
     return NULL;
   if (device->comm_grid == NULL || device->comm_grid->len == 0)

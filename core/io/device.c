@@ -26,6 +26,8 @@ msperf_device_free (msperf_device *d)
     g_array_unref (d->comm_grid);
   if (d->tiers)
     g_ptr_array_unref (d->tiers);
+  if (d->node_tier)
+    tier_free (d->node_tier);
   msperf_op_families_free (d->families);
   g_free (d);
 }
@@ -123,12 +125,84 @@ load_peaks (msperf_device *d, const msperf_value *peaks, const char *file, GErro
   return TRUE;
 }
 
+/* One link of a comm section, {name, bandwidth_gbps, latency_us}, as `what` (its key path);
+ * the keys in `keys` only. NULL with the error. */
+static msperf_comm_tier *
+load_tier (const msperf_value *t, const char *const *keys, const char *file, const char *what,
+           GError **error)
+{
+  g_autofree char *bw_key = g_strdup_printf ("%s.bandwidth_gbps", what);
+  g_autofree char *lat_key = g_strdup_printf ("%s.latency_us", what);
+  msperf_comm_tier *tier;
+  const msperf_value *v;
+  const char *name = NULL;
+
+  if (!expect_map (t, file, what, error) || !check_keys (t, keys, file, what, error)
+      || !msperf_yaml_get_string (t, "name", file, &name, error))
+    return NULL;
+  tier = g_new0 (msperf_comm_tier, 1);
+  tier->name = g_strdup (name ? name : "");
+  v = msperf_value_lookup (t, "bandwidth_gbps");
+  if (v == NULL)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, t->line,
+                             "%s: missing key 'bandwidth_gbps'", what);
+      goto fail;
+    }
+  if (!positive (v, file, bw_key, FALSE, &tier->bandwidth_gbps, error))
+    goto fail;
+  v = msperf_value_lookup (t, "latency_us");
+  if (v != NULL && !positive (v, file, lat_key, TRUE, &tier->latency_us, error))
+    goto fail;
+  return tier;
+fail:
+  tier_free (tier);
+  return NULL;
+}
+
+/* comm.nodes (FORMATS §4): without a grid, ranks numbered node by node, `devices` to a node,
+ * and the link between nodes. */
+static gboolean
+load_nodes (msperf_device *d, const msperf_value *nodes, const char *file, GError **error)
+{
+  static const char *const keys[] = { "devices", "name", "bandwidth_gbps", "latency_us", NULL };
+  const msperf_value *v;
+  int64_t n = 0;
+
+  if (d->comm_grid != NULL)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, nodes->line,
+                             "comm: 'nodes' beside a grid (the grid already places the ranks "
+                             "in nodes: give one or the other)");
+      return FALSE;
+    }
+  if ((d->node_tier = load_tier (nodes, keys, file, "comm.nodes", error)) == NULL)
+    return FALSE;
+  v = msperf_value_lookup (nodes, "devices");
+  if (v == NULL)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, nodes->line,
+                             "comm.nodes: missing key 'devices'");
+      return FALSE;
+    }
+  if (!msperf_yaml_value_int (v, file, "comm.nodes.devices", &n, error))
+    return FALSE;
+  if (n < 1)
+    {
+      msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, v->line,
+                             "key 'comm.nodes.devices': %" G_GINT64_FORMAT " < 1", (gint64) n);
+      return FALSE;
+    }
+  d->node_devices = n;
+  return TRUE;
+}
+
 static gboolean
 load_comm (msperf_device *d, const msperf_value *comm, const char *file, GError **error)
 {
-  static const char *const keys[] = { "grid", "tiers", NULL };
+  static const char *const keys[] = { "grid", "tiers", "nodes", NULL };
   static const char *const tier_keys[] = { "name", "bandwidth_gbps", "latency_us", NULL };
-  const msperf_value *grid, *tiers;
+  const msperf_value *grid, *tiers, *nodes;
 
   if (!expect_map (comm, file, "comm", error) || !check_keys (comm, keys, file, "comm", error))
     return FALSE;
@@ -160,6 +234,9 @@ load_comm (msperf_device *d, const msperf_value *comm, const char *file, GError 
           g_array_append_val (d->comm_grid, n);
         }
     }
+  nodes = msperf_value_lookup (comm, "nodes");
+  if (nodes != NULL && nodes->kind != MSPERF_VALUE_NONE && !load_nodes (d, nodes, file, error))
+    return FALSE;
   tiers = msperf_value_lookup (comm, "tiers");
   if (tiers == NULL || tiers->kind == MSPERF_VALUE_NONE)
     return TRUE;
@@ -172,32 +249,11 @@ load_comm (msperf_device *d, const msperf_value *comm, const char *file, GError 
     }
   for (guint k = 0; k < tiers->items->len; k++)
     {
-      const msperf_value *t = g_ptr_array_index (tiers->items, k);
-      const msperf_value *v;
-      msperf_comm_tier *tier;
-      const char *name = NULL;
-
-      if (!expect_map (t, file, "comm.tiers", error)
-          || !check_keys (t, tier_keys, file, "comm.tiers", error)
-          || !msperf_yaml_get_string (t, "name", file, &name, error))
+      msperf_comm_tier *tier = load_tier (g_ptr_array_index (tiers->items, k), tier_keys, file,
+                                          "comm.tiers", error);
+      if (tier == NULL)
         return FALSE;
-      tier = g_new0 (msperf_comm_tier, 1);
-      tier->name = g_strdup (name ? name : "");
-      tier->latency_us = 0;
       g_ptr_array_add (d->tiers, tier);
-      v = msperf_value_lookup (t, "bandwidth_gbps");
-      if (v == NULL)
-        {
-          msperf_yaml_set_error (error, MSPERF_ERROR_INVALID, file, t->line,
-                                 "comm tier: missing key 'bandwidth_gbps'");
-          return FALSE;
-        }
-      if (!positive (v, file, "comm.tiers.bandwidth_gbps", FALSE, &tier->bandwidth_gbps, error))
-        return FALSE;
-      v = msperf_value_lookup (t, "latency_us");
-      if (v != NULL
-          && !positive (v, file, "comm.tiers.latency_us", TRUE, &tier->latency_us, error))
-        return FALSE;
     }
   if (d->comm_grid != NULL && d->tiers->len != d->comm_grid->len)
     {

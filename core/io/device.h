@@ -27,6 +27,10 @@ typedef struct msperf_device {
   char **aliases;                             /* NULL-terminated, never NULL */
   GArray *comm_grid;                          /* int64_t, outermost first; NULL when null */
   GPtrArray *tiers;                           /* msperf_comm_tier*, never NULL */
+  /* Without a grid: ranks numbered node by node, node_devices to a node, and the link between
+   * nodes (a collective spanning nodes runs on it); 0 and NULL when not given. */
+  int64_t node_devices;
+  msperf_comm_tier *node_tier;
   msperf_op_families *families;               /* the roofline's op families, never NULL */
 } msperf_device;
 

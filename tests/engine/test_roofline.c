@@ -19,7 +19,7 @@
  *   fused matmul+collective = matmul roofline + all_reduce of the [M, N] output
  *   embedding   bytes = gathered rows + indices + output; views (metadata) cost 0
  * Profiles: H200 bf16/fp16 790, fp32 67, fp8/int8 1580 TFLOP/s, 4300 GB/s, 2.0 µs launch,
- * one tier nvlink 450 GB/s 3.0 µs, no grid. A3 bf16 353.9, fp16 376, fp32 99.5, int8 752
+ * one tier nvlink 450 GB/s 3.0 µs, no grid, nodes of 8 GPUs joined at 50 GB/s 10 µs. A3 bf16 353.9, fp16 376, fp32 99.5, int8 752
  * (no fp8), 1759.22 GB/s, 2.0 µs, grid [48, 8, 2], tiers inter_pod 196/5.5,
  * intra_pod 196/0.5, die_level 224/0.2.
  * Every expected number below was computed by hand from these (arithmetic in the comment). */
@@ -509,6 +509,33 @@ test_collective_reduce_scatter_group_from_shapes (void **state)
   assert_rel (r.latency_us, 9.218453333333333, "latency_us");
 }
 
+/* H200 comm.nodes: 8 GPUs a node, 50 GB/s and 10 µs between nodes (aiconfigurator's
+ * h200_sxm.yaml). The same all_reduce of 33554432 B:
+ *   ranks 8..15, one node: NVLink as above, 133.48945777777777;
+ *   ranks 0..15, two nodes: f = 2·15/16 = 1.875; 1.875 · 33554432 / 50e3 = 1258.29120, + 10
+ *     = 1268.2912;
+ *   ranks {7, 8}, one each side: f = 1; 33554432 / 50e3 = 671.08864, + 10 = 681.08864;
+ * and without a rank group over tp 16 (ring alpha-beta, 163840 B of fp16):
+ *   2·15/16 · 163840 / 50e3 + 30 · 10 = 306.144. */
+static void
+test_roofline_collective_across_nodes_h200 (void **state)
+{
+  msperf_parallel par = { .tp_size = 16, .world_size = 16 };
+  msperf_roofline node, two, pair, summary;
+
+  estimate (H200, collective ("tensor_cast.all_reduce.default", "4096,4096", 8, 8, 1), &node);
+  estimate (H200, collective ("tensor_cast.all_reduce.default", "4096,4096", 16, 0, 1), &two);
+  estimate (H200, collective ("tensor_cast.all_reduce.default", "4096,4096", 2, 7, 1), &pair);
+  estimate_par (H200, &par,
+                summary_op ("tensor_cast.all_reduce.default", FP16, "1,16,5120", "1,16,5120"),
+                &summary);
+  assert_rel (node.latency_us, 133.48945777777777, "one node");
+  assert_rel (two.latency_us, 1268.2912, "two nodes");
+  assert_rel (pair.latency_us, 681.08864, "a pair across nodes");
+  assert_rel (summary.latency_us, 306.144, "tp 16 without a rank group");
+  assert_non_null (strstr (summary.degraded, "inter_node"));
+}
+
 /* all_to_all [2048, 7168] fp16 = 29360128 B over ep 16 on A3 (16 ranks: intra_pod):
  * 15/16 · 29360128 / 196e3 + 15 · 0.5 = 147.93428571428572. Without ep_size: world_size (1)
  * → 0. 32 ranks cross pods (32 > 16): inter_pod 196 GB/s, α 5.5; all_gather [1024] bf16 →
@@ -863,6 +890,7 @@ main (void)
     T (test_roofline_attention_decode_h200),
     T (test_roofline_attention_prefill_with_lengths),
     T (test_roofline_all_reduce_h200),
+    T (test_roofline_collective_across_nodes_h200),
     T (test_roofline_collective_tiers_a3),
     T (test_collective_ring_formula),
     T (test_collective_without_group_defaults_to_one_rank),

@@ -534,6 +534,11 @@ test_device_shipped_profiles_load_with_their_figures (void **state)
   assert_null (h200->comm_grid);
   assert_int_equal (h200->tiers->len, 1);
   assert_true (((msperf_comm_tier *) g_ptr_array_index (h200->tiers, 0))->bandwidth_gbps == 450);
+  /* aiconfigurator's h200_sxm.yaml node: 8 GPUs, inter_node_bw 50 GB/s, p2p_latency 10 us */
+  assert_int_equal (h200->node_devices, 8);
+  assert_string_equal (h200->node_tier->name, "inter_node");
+  assert_true (h200->node_tier->bandwidth_gbps == 50);
+  assert_true (h200->node_tier->latency_us == 10.0);
   assert_string_equal (h200->aliases[0], "NVIDIA_H200_SXM");
 
   assert_non_null (a3);
@@ -553,6 +558,8 @@ test_device_shipped_profiles_load_with_their_figures (void **state)
   assert_string_equal (((msperf_comm_tier *) g_ptr_array_index (a3->tiers, 0))->name, "inter_pod");
   assert_true (((msperf_comm_tier *) g_ptr_array_index (a3->tiers, 2))->latency_us == 0.2);
   assert_string_equal (a3->aliases[0], "ATLAS_800_A3_752T_128G_DIE");
+  assert_int_equal (a3->node_devices, 0);
+  assert_null (a3->node_tier);
 }
 
 static void
@@ -619,6 +626,34 @@ test_device_errors_name_file_line_and_key (void **state)
   d3 = msperf_device_load (grid, &e3);
   assert_null (d3);
   assert_non_null (strstr (e3->message, ":2: unknown key 'fp4' in 'peak_tflops'"));
+  /* comm.nodes: refused beside a grid, without devices or bandwidth, with devices < 1 */
+  {
+    static const struct { const char *comm, *want; } bad_nodes[] = {
+      { "{grid: [2, 8], tiers: [{name: a, bandwidth_gbps: 1}, {name: b, bandwidth_gbps: 2}], "
+        "nodes: {devices: 8, name: n, bandwidth_gbps: 5}}", ":3: comm: 'nodes' beside a grid" },
+      { "{nodes: {name: n, bandwidth_gbps: 5}}", ":3: comm.nodes: missing key 'devices'" },
+      { "{nodes: {devices: 8, name: n}}", ":3: comm.nodes: missing key 'bandwidth_gbps'" },
+      { "{nodes: {devices: 0, name: n, bandwidth_gbps: 5}}",
+        ":3: key 'comm.nodes.devices': 0 < 1" },
+      { "{nodes: {devices: 8, name: n, bandwidth_gbps: 5, gpus: 8}}",
+        ":3: unknown key 'gpus' in 'comm.nodes'" },
+    };
+
+    for (guint k = 0; k < G_N_ELEMENTS (bad_nodes); k++)
+      {
+        g_autoptr (GError) e = NULL;
+        g_autofree char *text = g_strdup_printf ("name: n\nmemory_bandwidth_gbps: 1\n"
+                                                 "comm: %s\npeak_tflops: {bf16: 1}\n",
+                                                 bad_nodes[k].comm);
+        g_autoptr (msperf_device) d = NULL;
+
+        assert_true (g_file_set_contents (grid, text, -1, NULL));
+        d = msperf_device_load (grid, &e);
+        assert_null (d);
+        if (strstr (e->message, bad_nodes[k].want) == NULL)
+          fail_msg ("%s: got '%s'", bad_nodes[k].want, e->message);
+      }
+  }
   tu_rm_tree (dir);
 }
 
