@@ -331,6 +331,7 @@ msperf_cli_recommend (const msperf_cli_global *g, int argc, char **argv)
   ro.templates_dir = o.templates_dir, ro.dtype = o.dtype, ro.kv_dtype_given = o.kv_dtype;
   if ((e = msperf_cli_engine_opts_start (g, &eo, &ro.device_bytes, &error)) == NULL)
     goto out;
+  ro.node_devices = msperf_engine_node_devices (e);
   ro.program = program = msperf_cli_program_text (g);
   ro.engine_args = engine_args = msperf_cli_engine_opts_args (&eo);
   status = MSPERF_EXIT_PROBLEMS;

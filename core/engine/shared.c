@@ -367,6 +367,13 @@ msperf_engine_device_memory_gib (msperf_engine *e)
   return engine_device (e) ? e->shared->device->memory_gib : NAN;
 }
 
+int64_t
+msperf_engine_node_devices (msperf_engine *e)
+{
+  g_return_val_if_fail (e != NULL, 0);
+  return engine_device (e) ? e->shared->device->node_devices : 0;
+}
+
 double
 msperf_engine_vector_clock_ghz (msperf_engine *e)
 {

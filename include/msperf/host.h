@@ -63,6 +63,9 @@ MSPERF_API double msperf_engine_vector_clock_ghz (msperf_engine *engine);
 MSPERF_API double msperf_engine_roofline_us (msperf_engine *engine, const msperf_op *op);
 /* The device profile's memory per device in GiB (its optional memory_gib), NAN when none. */
 MSPERF_API double msperf_engine_device_memory_gib (msperf_engine *engine);
+/* Devices in one node of the device profile (its optional comm.nodes.devices), 0 when it does
+ * not say. */
+MSPERF_API int64_t msperf_engine_node_devices (msperf_engine *engine);
 /* Canonical JSON of the effective policy. Transfer none. */
 MSPERF_API const char *msperf_engine_policy_json (msperf_engine *engine);
 

@@ -120,6 +120,47 @@ test_mtp (void **state)
   assert_null (strstr (none, "speculative"));
 }
 
+/* An engine on more GPUs than a node holds: each runtime's multi-node launch. */
+static void
+test_nodes (void **state)
+{
+  msperf_launch_spec sp = spec ("vllm");
+  g_autofree char *fits = NULL, *dp = NULL, *ray = NULL, *sg = NULL, *trt = NULL;
+
+  (void) state;
+  sp.model_id = "deepseek-ai/DeepSeek-R1";
+  sp.moe = TRUE;
+  sp.node_devices = 8;
+  sp.tp = 1, sp.dp = 8;
+  fits = command (&sp);                  /* 8 GPUs: one node, the plain command */
+  assert_null (strstr (fits, "\n"));
+  assert_null (strstr (fits, "--data-parallel-size-local"));
+  sp.tp = 2, sp.dp = 8;                  /* 16 GPUs: DP ranks spread, 4 a node */
+  dp = command (&sp);
+  assert_non_null (strstr (dp, "# one engine over 2 nodes of 8 GPUs, its DP ranks spread"));
+  assert_non_null (strstr (dp, "--tensor-parallel-size 2 --data-parallel-size 8"));
+  assert_non_null (strstr (dp, " --data-parallel-size-local 4 --data-parallel-address HEAD_IP "
+                               "--data-parallel-rpc-port 13345\n# on node K"));
+  assert_non_null (strstr (dp, " --headless --data-parallel-start-rank $((K * 4))"));
+  sp.tp = 16, sp.dp = 1;                 /* TP over two nodes: a Ray cluster */
+  ray = command (&sp);
+  assert_non_null (strstr (ray, "through a Ray cluster: `ray start --head`"));
+  assert_non_null (strstr (ray, "--tensor-parallel-size 16"));
+  assert_true (g_str_has_suffix (ray, " --distributed-executor-backend ray"));
+  sp.backend = "sglang", sp.tp = 2, sp.dp = 8;
+  sg = command (&sp);
+  assert_non_null (strstr (sg, "--tp-size 16 --dp-size 8 --enable-dp-attention"));
+  assert_true (g_str_has_suffix (sg, " --nnodes 2 --node-rank $K --dist-init-addr HEAD_IP:5000"));
+  sp.backend = "trtllm", sp.tp = 1, sp.dp = 32;
+  trt = command (&sp);
+  /* the options file first, then one MPI world of 32 ranks over 4 nodes */
+  assert_true (g_str_has_prefix (trt, "cat > extra-llm-api-options.yaml <<'EOF'\n"
+                                      "enable_attention_dp: true\nEOF\n# one engine over 4 nodes"));
+  assert_non_null (strstr (trt, "\nsrun -N 4 --ntasks 32 --ntasks-per-node 8 --mpi pmix "
+                                "trtllm-llmapi-launch trtllm-serve deepseek-ai/DeepSeek-R1 "
+                                "--backend pytorch --tp_size 32 "));
+}
+
 static void
 test_unknown_backend (void **state)
 {
@@ -152,7 +193,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_vllm),         cmocka_unit_test (test_sglang),
     cmocka_unit_test (test_trtllm),
-    cmocka_unit_test (test_mtp),       cmocka_unit_test (test_unknown_backend),
+    cmocka_unit_test (test_mtp),       cmocka_unit_test (test_nodes),
+    cmocka_unit_test (test_unknown_backend),
     cmocka_unit_test (test_model_id),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -210,6 +210,18 @@ t_rate_steady() {
 heavy "--rate: steady-state runs, deployments that do not keep up left out, the rate's tokens/s/GPU" \
   t_rate_steady
 
+# The H200 profile's nodes hold 8 GPUs: a 16-GPU engine is launched over two nodes, an 8-GPU
+# one as a single command.
+t_nodes() {
+  $bin recommend --model "$configs/Qwen--Qwen3-30B-A3B.json" --gpus 16 $small --mode agg \
+    --concurrency 16 --format jsonl -j 2 >"$tmp/nodes.jsonl" 2>"$tmp/nodes.err" ||
+    { cat "$tmp/nodes.err"; return 1; }
+  grep -q '"layout": "agg tp1 dp16", .*"launch": "# aggregated: 1 engine of 16 GPUs\\n# one engine over 2 nodes of 8 GPUs, its DP ranks spread' "$tmp/nodes.jsonl" &&
+  grep -q '"layout": "agg tp1 dp8 x2", .*"launch": "# aggregated: 2 engines of 8 GPUs each, behind a load balancer\\nvllm serve ' "$tmp/nodes.jsonl" &&
+  ! grep '"layout": "agg tp1 dp8 x2"' "$tmp/nodes.jsonl" | grep -q "nodes of 8 GPUs"
+}
+heavy "an engine on more GPUs than a node: the launch over several nodes" t_nodes
+
 # ---- determinism: any --jobs, and shards merged
 t_jobs() {
   $bin recommend --model "$l8" --gpus 4 $small --format jsonl -j 1 >"$tmp/j1" 2>/dev/null &&

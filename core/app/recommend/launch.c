@@ -17,7 +17,18 @@
  * multi-token prediction: one chain of K drafts); TensorRT-LLM speculative_config
  * {decoding_type: MTP, num_nextn_predict_layers: K} (its DeepSeek-R1 deployment guide).
  * Flags equal to the runtime's default for a size of 1 are left out, so the command stays the
- * one a person would type. */
+ * one a person would type.
+ *
+ * An engine on more GPUs than a node holds runs over several nodes, each runtime its own way:
+ *   vLLM (serving/data_parallel_deployment, serving/parallelism_scaling): attention DP ranks
+ *     spread over the nodes with --data-parallel-size-local, --data-parallel-address and
+ *     --data-parallel-rpc-port on each node, --headless --data-parallel-start-rank on all but
+ *     the first; TP or PP across nodes through a Ray cluster, --distributed-executor-backend
+ *     ray on the first node;
+ *   SGLang (references/multi_node_deployment): the same command on every node with --nnodes,
+ *     --node-rank and --dist-init-addr;
+ *   TensorRT-LLM (trtllm-serve, "Multi-node Serving with Slurm"): one MPI world over the nodes,
+ *     srun ... trtllm-llmapi-launch trtllm-serve. */
 #include <config.h>
 #include <string.h>
 #include <msperf/error.h>
@@ -172,19 +183,105 @@ trtllm (GString *s, const msperf_launch_spec *sp)
     g_string_append (s, " --extra_llm_api_options extra-llm-api-options.yaml");
 }
 
+/* GPUs of one engine: attention DP ranks are the engine's in every runtime (MoE), a dense
+ * model's DP replicas are separate engines. */
+static int64_t
+engine_gpus (const msperf_launch_spec *sp)
+{
+  return sp->tp * sp->pp * (sp->moe ? sp->dp : 1);
+}
+
+/* Nodes one engine spans; 1 when it fits one node or the node size is unknown. */
+static int64_t
+engine_nodes (const msperf_launch_spec *sp)
+{
+  if (sp->node_devices <= 0 || engine_gpus (sp) <= sp->node_devices)
+    return 1;
+  return (engine_gpus (sp) + sp->node_devices - 1) / sp->node_devices;
+}
+
+static void
+nodes_comment (GString *s, const msperf_launch_spec *sp, const char *how)
+{
+  g_string_append_printf (s, "# one engine over %" G_GINT64_FORMAT " nodes of %" G_GINT64_FORMAT
+                          " GPUs, %s\n", engine_nodes (sp), sp->node_devices, how);
+}
+
+/* vLLM over several nodes: DP ranks spread over them when whole TP groups fill each node,
+ * else a Ray cluster carries the TP / PP groups across them. */
+static void
+vllm_nodes (GString *s, const msperf_launch_spec *sp)
+{
+  g_autoptr (GString) cmd = g_string_new (NULL);
+  int64_t local;
+
+  vllm (cmd, sp);
+  if (sp->moe && sp->dp > 1 && sp->pp == 1 && sp->node_devices % sp->tp == 0
+      && sp->dp % (local = sp->node_devices / sp->tp) == 0)
+    {
+      nodes_comment (s, sp, "its DP ranks spread over them (HEAD_IP: the first node's "
+                            "address); on the first node:");
+      g_string_append_printf (s, "%s --data-parallel-size-local %" G_GINT64_FORMAT
+                              " --data-parallel-address HEAD_IP --data-parallel-rpc-port 13345\n",
+                              cmd->str, local);
+      g_string_append (s, "# on node K = 1, 2, ...: the same, headless, from DP rank K x local\n");
+      g_string_append_printf (s, "%s --data-parallel-size-local %" G_GINT64_FORMAT
+                              " --data-parallel-address HEAD_IP --data-parallel-rpc-port 13345"
+                              " --headless --data-parallel-start-rank $((K * %" G_GINT64_FORMAT
+                              "))", cmd->str, local, local);
+      return;
+    }
+  nodes_comment (s, sp, "through a Ray cluster: `ray start --head` on the first node "
+                        "(HEAD_IP), `ray start --address HEAD_IP:6379` on the others; then on "
+                        "the first node:");
+  g_string_append_printf (s, "%s --distributed-executor-backend ray", cmd->str);
+}
+
+static void
+sglang_nodes (GString *s, const msperf_launch_spec *sp)
+{
+  nodes_comment (s, sp, "the same command on each node K = 0, 1, ... (HEAD_IP: node 0's "
+                        "address):");
+  sglang (s, sp);
+  g_string_append_printf (s, " --nnodes %" G_GINT64_FORMAT " --node-rank $K "
+                          "--dist-init-addr HEAD_IP:5000", engine_nodes (sp));
+}
+
+/* TensorRT-LLM's ranks are one MPI world: the extra options file first, then srun starts
+ * every rank through trtllm-llmapi-launch. */
+static void
+trtllm_nodes (GString *s, const msperf_launch_spec *sp)
+{
+  g_autoptr (GString) one = g_string_new (NULL);
+  const char *serve;
+  gsize at;
+
+  trtllm (one, sp);
+  serve = strstr (one->str, "trtllm-serve ");
+  at = serve ? (gsize) (serve - one->str) : 0;
+  g_string_append_len (s, one->str, (gssize) at);
+  nodes_comment (s, sp, "one MPI world (Slurm; the options file on a shared file system):");
+  g_string_append_printf (s, "srun -N %" G_GINT64_FORMAT " --ntasks %" G_GINT64_FORMAT
+                          " --ntasks-per-node %" G_GINT64_FORMAT " --mpi pmix "
+                          "trtllm-llmapi-launch %s", engine_nodes (sp), engine_gpus (sp),
+                          sp->node_devices, one->str + at);
+}
+
 char *
 msperf_launch_command (const msperf_launch_spec *sp, GError **error)
 {
   GString *s;
+  gboolean nodes;
 
   g_return_val_if_fail (sp != NULL && sp->backend != NULL && sp->model_id != NULL, NULL);
   s = g_string_new (NULL);
+  nodes = engine_nodes (sp) > 1;
   if (strcmp (sp->backend, "vllm") == 0)
-    vllm (s, sp);
+    nodes ? vllm_nodes (s, sp) : vllm (s, sp);
   else if (strcmp (sp->backend, "sglang") == 0)
-    sglang (s, sp);
+    nodes ? sglang_nodes (s, sp) : sglang (s, sp);
   else if (strcmp (sp->backend, "trtllm") == 0)
-    trtllm (s, sp);
+    nodes ? trtllm_nodes (s, sp) : trtllm (s, sp);
   else
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,

@@ -28,6 +28,8 @@ typedef struct msperf_launch_spec {
   int64_t nextn;                /* MTP draft tokens per decode step (0: no speculative
                                    decoding); every role carries it, as the runtimes pair
                                    prefill and decode workers of one speculative config */
+  int64_t node_devices;         /* GPUs of one node; an engine on more is launched over
+                                   several nodes; 0: unknown (one node) */
 } msperf_launch_spec;
 
 /* The command line (one line, flags in a fixed order; a TensorRT-LLM deployment that needs

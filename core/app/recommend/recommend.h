@@ -33,6 +33,7 @@ typedef struct msperf_recommend_opts {
   const char *quants[MSPERF_RECOMMEND_MAX_QUANTS];
   const char *quants_asked[MSPERF_RECOMMEND_MAX_QUANTS];     /* --quant's; NULL: the config's */
   double device_bytes;                /* memory of one device */
+  int64_t node_devices;               /* devices of one node, 0: unknown (launch commands) */
   int64_t nextn;
   double accept;
   guint32 seed;

@@ -103,7 +103,7 @@ msperf_recommend_launch_text (const msperf_recommend_point *p, const msperf_reco
                                                                o->quants[p->quant]) == 0,
                             .moe = msperf_recommend_has_experts (o->models[p->quant]),
                             .gpu_memory_utilization = o->policy->gpu_memory_utilization,
-                            .nextn = o->nextn };
+                            .nextn = o->nextn, .node_devices = o->node_devices };
   GString *s = g_string_new (NULL);
   const msperf_model_layout *ls[2];
   int64_t counts[2], engine_gpus;
