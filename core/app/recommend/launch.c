@@ -158,18 +158,27 @@ trtllm_extra_options (const msperf_launch_spec *sp)
   return g_string_free (y, FALSE);
 }
 
+/* What comes before the trtllm-serve command: the note on quantised checkpoints and the
+ * LLM API options file it reads. */
 static void
-trtllm (GString *s, const msperf_launch_spec *sp)
+trtllm_preamble (GString *s, const msperf_launch_spec *sp)
 {
   g_autofree char *extra = trtllm_extra_options (sp);
-  /* attention DP runs tp × dp ranks in one engine (the MoE layers use them all) */
-  int64_t ranks = sp->moe && sp->dp > 1 ? sp->tp * sp->dp : sp->tp;
 
   if (is_quantized (sp) && !sp->checkpoint_quantized)
     g_string_append_printf (s, "# TensorRT-LLM reads %s weights from a quantised checkpoint "
                             "(TensorRT Model Optimizer): point MODEL at one\n", sp->quant);
   if (extra != NULL)
     g_string_append_printf (s, "cat > extra-llm-api-options.yaml <<'EOF'\n%sEOF\n", extra);
+}
+
+static void
+trtllm_serve (GString *s, const msperf_launch_spec *sp)
+{
+  g_autofree char *extra = trtllm_extra_options (sp);
+  /* attention DP runs tp × dp ranks in one engine (the MoE layers use them all) */
+  int64_t ranks = sp->moe && sp->dp > 1 ? sp->tp * sp->dp : sp->tp;
+
   g_string_append_printf (s, "trtllm-serve %s --backend pytorch", sp->model_id);
   flag_int (s, "--tp_size", ranks);
   if (sp->pp > 1)
@@ -181,6 +190,13 @@ trtllm (GString *s, const msperf_launch_spec *sp)
   flag_fraction (s, "--kv_cache_free_gpu_memory_fraction", sp->gpu_memory_utilization);
   if (extra != NULL)
     g_string_append (s, " --extra_llm_api_options extra-llm-api-options.yaml");
+}
+
+static void
+trtllm (GString *s, const msperf_launch_spec *sp)
+{
+  trtllm_preamble (s, sp);
+  trtllm_serve (s, sp);
 }
 
 /* GPUs of one engine: attention DP ranks are the engine's in every runtime (MoE), a dense
@@ -213,11 +229,11 @@ static void
 vllm_nodes (GString *s, const msperf_launch_spec *sp)
 {
   g_autoptr (GString) cmd = g_string_new (NULL);
-  int64_t local;
+  /* DP ranks a node holds when whole TP groups fill it; 0 when they do not */
+  int64_t local = sp->node_devices % sp->tp == 0 ? sp->node_devices / sp->tp : 0;
 
   vllm (cmd, sp);
-  if (sp->moe && sp->dp > 1 && sp->pp == 1 && sp->node_devices % sp->tp == 0
-      && sp->dp % (local = sp->node_devices / sp->tp) == 0)
+  if (sp->moe && sp->dp > 1 && sp->pp == 1 && local > 0 && sp->dp % local == 0)
     {
       nodes_comment (s, sp, "its DP ranks spread over them (HEAD_IP: the first node's "
                             "address); on the first node:");
@@ -247,24 +263,18 @@ sglang_nodes (GString *s, const msperf_launch_spec *sp)
                           "--dist-init-addr HEAD_IP:5000", engine_nodes (sp));
 }
 
-/* TensorRT-LLM's ranks are one MPI world: the extra options file first, then srun starts
- * every rank through trtllm-llmapi-launch. */
+/* TensorRT-LLM's ranks are one MPI world: srun starts every rank through
+ * trtllm-llmapi-launch. */
 static void
 trtllm_nodes (GString *s, const msperf_launch_spec *sp)
 {
-  g_autoptr (GString) one = g_string_new (NULL);
-  const char *serve;
-  gsize at;
-
-  trtllm (one, sp);
-  serve = strstr (one->str, "trtllm-serve ");
-  at = serve ? (gsize) (serve - one->str) : 0;
-  g_string_append_len (s, one->str, (gssize) at);
+  trtllm_preamble (s, sp);
   nodes_comment (s, sp, "one MPI world (Slurm; the options file on a shared file system):");
   g_string_append_printf (s, "srun -N %" G_GINT64_FORMAT " --ntasks %" G_GINT64_FORMAT
                           " --ntasks-per-node %" G_GINT64_FORMAT " --mpi pmix "
-                          "trtllm-llmapi-launch %s", engine_nodes (sp), engine_gpus (sp),
-                          sp->node_devices, one->str + at);
+                          "trtllm-llmapi-launch ", engine_nodes (sp), engine_gpus (sp),
+                          sp->node_devices);
+  trtllm_serve (s, sp);
 }
 
 char *
