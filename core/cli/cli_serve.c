@@ -250,18 +250,21 @@ warn_open_loop (const msperf_serve_workload *w, const msperf_serve_result *res)
 {
   double rate = w->arrival == MSPERF_SERVE_TRACE ? res->req_per_s : w->rate;
   double in_service;
+  msperf_serve_steady_run steady;
 
   if (w->arrival == MSPERF_SERVE_CLOSED || isnan (res->keep_up))
     return;
   in_service = msperf_serve_in_service (res, rate);
+  steady = msperf_serve_steady_sizes (in_service, res->measured);
   if (in_service - (double) w->warmup > 0.05 * (double) res->measured)
     g_message ("about %.0f requests are in service at once (%.3g requests/s x %.0f ms from "
                "first token to last), more than the %" G_GINT64_FORMAT " left out by --warmup: "
                "the figures include the deployment filling up; its steady state wants "
-               "--warmup %.0f --cooldown %.0f and %.0f requests measured", in_service, rate,
-               res->e2e_ms.mean - res->ttft_ms.mean, w->warmup, ceil (2 * in_service),
-               ceil (in_service), MAX (ceil (4 * in_service), (double) res->measured));
-  else if (res->keep_up < 0.9)
+               "--warmup %" G_GINT64_FORMAT " --cooldown %" G_GINT64_FORMAT " and %"
+               G_GINT64_FORMAT " requests measured", in_service, rate,
+               res->e2e_ms.mean - res->ttft_ms.mean, w->warmup, steady.warmup,
+               steady.cooldown, steady.measured);
+  else if (res->keep_up < MSPERF_SERVE_KEEP_UP_MIN)
     g_message ("%.0f %% of the requests arriving complete meanwhile: the deployment does "
                "not keep up, and its queue and latencies grow with --num-requests",
                100 * res->keep_up);

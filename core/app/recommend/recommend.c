@@ -22,7 +22,6 @@
 #define OPEN_REQUESTS 400   /* an open loop's default run, of which ... */
 #define OPEN_WARMUP 40      /* ... the first are left out */
 #define OPEN_MAX_REQUESTS 20000   /* the longest run sized_run asks for */
-#define KEEP_UP_MIN 0.9     /* completions per arrival below which the queue grows */
 
 typedef struct {
   msperf_serve_deployment dep;
@@ -343,32 +342,53 @@ point_setup (const msperf_recommend_opts *o, const msperf_recommend_point *p,
 /* An open loop reaches its steady state once the requests in service at once, L
  * (msperf_serve_in_service), have been replaced about twice; the last L finish in an emptying
  * deployment. The default run (OPEN_WARMUP of OPEN_REQUESTS left out) holds that for L up to
- * OPEN_WARMUP / 2. Past it the run is sized from the L the default run found: 2L of warm-up,
- * max(4L, the default's measured requests) measured and L of cool-down, at most
+ * OPEN_WARMUP / 2. Past it the run is sized from the L the default run found
+ * (msperf_serve_steady_sizes, at least the default's measured requests), at most
  * OPEN_MAX_REQUESTS in all. FALSE when the default run suffices. */
 static gboolean
 sized_run (const msperf_recommend_opts *o, const msperf_serve_result *pilot,
            msperf_recommend_point *p)
 {
-  double in_flight = msperf_serve_in_service (pilot, o->rate);
+  double in_service = msperf_serve_in_service (pilot, o->rate);
+  msperf_serve_steady_run r;
   double scale;
-  int64_t warmup, measured, cooldown;
 
-  if (!(in_flight > OPEN_WARMUP / 2))
+  if (!(in_service > OPEN_WARMUP / 2))
     return FALSE;
-  warmup = (int64_t) ceil (2 * in_flight);
-  measured = MAX ((int64_t) ceil (4 * in_flight), OPEN_REQUESTS - OPEN_WARMUP);
-  cooldown = (int64_t) ceil (in_flight);
-  scale = (double) OPEN_MAX_REQUESTS / (double) (warmup + measured + cooldown);
+  r = msperf_serve_steady_sizes (in_service, OPEN_REQUESTS - OPEN_WARMUP);
+  scale = (double) OPEN_MAX_REQUESTS / (double) (r.warmup + r.measured + r.cooldown);
   if (scale < 1)
     {
-      warmup = (int64_t) (warmup * scale);
-      measured = (int64_t) (measured * scale);
-      cooldown = (int64_t) (cooldown * scale);
+      r.warmup = (int64_t) (r.warmup * scale);
+      r.measured = (int64_t) (r.measured * scale);
+      r.cooldown = (int64_t) (r.cooldown * scale);
     }
-  p->requests = warmup + measured + cooldown;
-  p->warmup = warmup;
-  p->cooldown = cooldown;
+  p->requests = r.warmup + r.measured + r.cooldown;
+  p->warmup = r.warmup;
+  p->cooldown = r.cooldown;
+  return TRUE;
+}
+
+/* An open loop's verdict before the SLA's: a deployment whose queue grows is left out (FALSE,
+ * status and reason set); one that keeps up serves what arrives, so its throughput is the
+ * rate's, not the run's window (which ends with the last requests' latency and so reads a
+ * little lower). */
+static gboolean
+serves_rate (const msperf_recommend_opts *o, msperf_recommend_point *p)
+{
+  msperf_serve_result *r = &p->res;
+
+  if (!(r->keep_up >= MSPERF_SERVE_KEEP_UP_MIN))
+    {
+      p->status = MSPERF_RECOMMEND_SLA;
+      p->reason = g_strdup_printf ("rate: %.0f %% of the %g requests/s arriving complete "
+                                   "meanwhile (the queue grows)", 100 * r->keep_up, o->rate);
+      return FALSE;
+    }
+  r->req_per_s = o->rate;
+  r->in_tok_per_s = o->rate * (double) o->isl;
+  r->out_tok_per_s = o->rate * (double) o->osl;
+  r->tok_per_s_gpu = r->out_tok_per_s / (double) r->devices;
   return TRUE;
 }
 
@@ -466,23 +486,8 @@ simulate (search *s, msperf_serve_answers *answers, const group *g, msperf_recom
       return FALSE;
     }
   p->kv_headroom = 1.0 - p->res.kv_use_max;
-  if (o->rate > 0 && !(p->res.keep_up >= KEEP_UP_MIN))
-    {
-      p->status = MSPERF_RECOMMEND_SLA;
-      p->reason = g_strdup_printf ("rate: %.0f %% of the %g requests/s arriving complete "
-                                   "meanwhile (the queue grows)", 100 * p->res.keep_up,
-                                   o->rate);
-      return FALSE;
-    }
-  if (o->rate > 0)
-    {
-      /* It keeps up, so it serves what arrives: the rate's tokens, not the run's window
-       * (which ends with the last requests' latency and so reads a little lower). */
-      p->res.req_per_s = o->rate;
-      p->res.in_tok_per_s = o->rate * (double) o->isl;
-      p->res.out_tok_per_s = o->rate * (double) o->osl;
-      p->res.tok_per_s_gpu = p->res.out_tok_per_s / (double) p->res.devices;
-    }
+  if (o->rate > 0 && !serves_rate (o, p))
+    return FALSE;
   if (!meets_sla (o, &p->res, &p->reason))
     {
       p->status = MSPERF_RECOMMEND_SLA;

@@ -245,6 +245,18 @@ typedef struct msperf_serve_result {
  * have been left out. */
 double msperf_serve_in_service (const msperf_serve_result *r, double rate);
 
+/* An open loop keeps up when at least this share of the requests arriving while the measured
+ * ones do completes meanwhile (msperf_serve_result.keep_up). */
+#define MSPERF_SERVE_KEEP_UP_MIN 0.9
+
+/* The run that holds an open loop's steady state when `in_service` requests are in service at
+ * once: 2L of warm-up, max(4L, min_measured) measured and L of cool-down. */
+typedef struct {
+  int64_t warmup, measured, cooldown;
+} msperf_serve_steady_run;
+
+msperf_serve_steady_run msperf_serve_steady_sizes (double in_service, int64_t min_measured);
+
 /* Outputs a run can record. */
 typedef struct {
   gboolean want_itl;                     /* keep every gap for ITL percentiles */

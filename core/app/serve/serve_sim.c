@@ -1186,6 +1186,15 @@ msperf_serve_in_service (const msperf_serve_result *r, double rate)
   return r->seq_slots > 0 ? MIN (l, (double) r->seq_slots) : l;
 }
 
+msperf_serve_steady_run
+msperf_serve_steady_sizes (double in_service, int64_t min_measured)
+{
+  msperf_serve_steady_run r = { (int64_t) ceil (2 * in_service),
+                                MAX ((int64_t) ceil (4 * in_service), min_measured),
+                                (int64_t) ceil (in_service) };
+  return r;
+}
+
 static void
 collect (sim *s, msperf_serve_result *out)
 {
