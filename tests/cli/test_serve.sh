@@ -523,6 +523,34 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_declared() {
+  # A row labelled int4_wo for a checkpoint that quantises its experts alone (Kimi-K2.5's
+  # compressed-tensors "ignore" list keeps attention and the dense/shared MLPs in bf16) runs
+  # the checkpoint as declared: no --quant in its serve command, and not the prediction of
+  # int4 linears.
+  { head -n 1 "$sil"
+    echo 'kimi_declared,silicon_concurrency=4,vllm,,moonshotai/Kimi-K2.5,h200_sxm,int4,agg,1024,64,int4_wo,int4_wo,4,8,1,1,8,1,,,,,,,,,,,,,,,500,20'
+  } > "$tmp/kimi.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/kimi.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 1 --report "$tmp/kimirep" || return 1
+  contains "$tmp/cmd.out" ',ok; int4_wo experts and bf16 linears (the checkpoint' || return 1
+  line=$(grep -A 1 -x '# kimi_declared' "$tmp/kimirep/commands.sh" | tail -n 1)
+  case $line in *' serve --model '*) ;; *) echo "serve line: $line"; return 1 ;; esac
+  case $line in *--quant*) echo "serve line: $line"; return 1 ;; esac
+  eval "$MSPERF_BIN ${line#msperf } --format csv" > "$tmp/declared.csv" || return 1
+  eval "$MSPERF_BIN ${line#msperf } --quant int4_wo --format csv" > "$tmp/int4.csv" || return 1
+  declared=$(sed -n 2p "$tmp/declared.csv" | cut -d, -f8)
+  all_int4=$(sed -n 2p "$tmp/int4.csv" | cut -d, -f8)
+  [ -n "$declared" ] && [ -n "$all_int4" ] && [ "$declared" != "$all_int4" ] \
+    || { echo "TPOT $declared as declared, $all_int4 with int4 linears"; return 1; }
+}
+if [ -f "$sil" ] && [ -d "$shared/models" ]; then
+  heavy "accuracy: an int4_wo row on an experts-only int4 checkpoint runs it as declared" \
+    t_accuracy_declared
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_burst() {
   # The default is the measuring benchmark's burst (--burst says so explicitly): the first wave
   # of prompts queues, a higher mean TTFT than the steady state (--steady-state); the two

@@ -584,27 +584,44 @@ loaded_free (gpointer p)
   g_free (l);
 }
 
-/* aiconfigurator's rows say "fp8" for any 8-bit float checkpoint; a checkpoint whose
- * quantization_config has 128×128 weight blocks (DeepSeek-R1/V3) is served with its block
- * scales (TensorRT-LLM's FP8_BLOCK_SCALES linear and fused MoE), and aiconfigurator itself
- * prices DeepSeek's linears as fp8_block (its SDK's DeepSeek modules and MLA studies query
- * GEMMQuantMode.fp8_block; its H200 MoE tables hold DeepSeek's H 7168 in fp8_block only). The
- * model as its config declares it when that is fp8_block for both parts; NULL otherwise. */
+/* A row's quant mode is aiconfigurator's label; a runtime serves a quantised checkpoint as its
+ * quantization_config declares it. Two labels name such a checkpoint without saying all of it:
+ * - "fp8" for any 8-bit float checkpoint, where one with 128×128 weight blocks (DeepSeek-R1/V3)
+ *   is served with its block scales (TensorRT-LLM's FP8_BLOCK_SCALES linear and fused MoE), and
+ *   aiconfigurator itself prices DeepSeek's linears as fp8_block (its SDK's DeepSeek modules
+ *   and MLA studies query GEMMQuantMode.fp8_block; its H200 MoE tables hold DeepSeek's H 7168 in
+ *   fp8_block only);
+ * - the experts' mode for every linear, where the checkpoint quantises the experts alone
+ *   (Kimi-K2.5's int4 compressed-tensors lists attention and the shared and dense MLPs under
+ *   "ignore"): the runtime loads those layers unquantised, and cannot quantise them to int4 at
+ *   load time.
+ * The model as its config declares it in either case (*how: 3 and 5, quant_note's codes); NULL
+ * otherwise. Loaded without quant options, experts in a mode other than bf16 are the config's. */
 static msperf_model *
-block_fp8_checkpoint (const char *config, const char *templates_dir,
-                      const msperf_model_options *mo)
+declared_checkpoint (const char *config, const char *templates_dir,
+                     const msperf_model_options *mo, int *how)
 {
   msperf_model_options co = *mo;
+  const char *lin, *exp;
   msperf_model *m;
 
   co.quant = NULL;
+  co.moe_quant = NULL;
   m = msperf_model_load (config, NULL, templates_dir, &co, NULL);
-  if (m != NULL && (strcmp (msperf_model_quant_name (m, FALSE), "fp8_block") != 0
-                    || strcmp (msperf_model_quant_name (m, TRUE), "fp8_block") != 0))
+  if (m == NULL)
+    return NULL;
+  lin = msperf_model_quant_name (m, FALSE);
+  exp = msperf_model_quant_name (m, TRUE);
+  *how = 0;
+  if (strcmp (mo->quant, "fp8") == 0 && g_strcmp0 (mo->moe_quant ? mo->moe_quant : exp, exp) == 0
+      && strcmp (lin, "fp8_block") == 0 && strcmp (exp, "fp8_block") == 0)
+    *how = 3;
+  else if (mo->moe_quant == NULL && strcmp (mo->quant, exp) == 0 && strcmp (lin, exp) != 0)
+    *how = 5;
+  if (*how == 0)
     g_clear_pointer (&m, msperf_model_free);
   return m;
 }
-
 
 /* The step limits of the deployment that measured the row. aiconfigurator generates an
  * aggregated worker's engine config with a token budget of the prompt plus a margin (plus the
@@ -728,6 +745,9 @@ quant_note (const msperf_model *m, int fallback, const char *asked)
     {
     case 3:
       return g_strdup ("; fp8 as fp8_block (the checkpoint's 128x128 block scales)");
+    case 5:
+      return g_strdup_printf ("; %s experts and %s linears (the checkpoint's "
+                              "quantization_config leaves the linears out)", exp, lin);
     case 4:
       return g_strdup ("; experts as the linears (the templates have no quant mode for "
                        "moe_quant_mode)");
@@ -815,9 +835,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       mo.kv_dtype = fp8_kv ? "fp8" : NULL;
       mo.fields = (const char *const *) fields;
 
-      if (mo.quant && strcmp (mo.quant, "fp8") == 0
-          && (m = block_fp8_checkpoint (r->config, o->templates_dir, &mo)) != NULL)
-        fallback = 3;
+      if (mo.quant)
+        m = declared_checkpoint (r->config, o->templates_dir, &mo, &fallback);
       if (m == NULL)
         m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.moe_quant)
@@ -851,8 +870,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         goto fail;
       lm = g_new0 (loaded, 1);
       lm->model = m;
-      /* The fp8 checkpoint read with its own block scales was loaded without --quant. */
-      lm->quant = fallback == 3 ? NULL : g_strdup (mo.quant);
+      /* A checkpoint served as it declares itself was loaded without --quant. */
+      lm->quant = fallback == 3 || fallback == 5 ? NULL : g_strdup (mo.quant);
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
       lm->note = quant_note (m, fallback, r->quant);
