@@ -28,7 +28,7 @@
 struct msperf_cli_model_opts {
   char *config, *template_path, *templates_dir, *dtype, *quant, *phase;
   char *gemm_quant, *moe_quant, *kv_dtype;
-  char *backend;        /* trace: the serving preset whose template parameters apply */
+  char *backend;        /* trace, e2e, sweep: the serving preset whose template parameters apply */
   int tp, ep, dp, pp, batch, seq, context, nextn;
   gboolean sp;
 };
@@ -205,6 +205,18 @@ load_model (const model_opts *o, GError **error)
   return msperf_model_load (o->config, o->template_path, dir, &mo, error);
 }
 
+/* --backend NAME for trace, e2e and sweep: the graph serve --backend NAME prices (load_model). */
+static void
+add_backend_entry (GArray *out, model_opts *o)
+{
+  const GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &o->backend,
+      "Apply a serving preset's template parameters (vllm, sglang, trtllm): the pass as serve "
+      "--backend NAME prices its steps (default: the templates' own graph)", "NAME" },
+  };
+  g_array_append_vals (out, entries, G_N_ELEMENTS (entries));
+}
+
 static msperf_model_layout
 layout_of (const model_opts *o)
 {
@@ -331,9 +343,6 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
   double memory_gib = NAN, utilization = NAN;
   const GOptionEntry entries[] = {
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o.sp, "Sequence parallelism", NULL },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend,
-      "Apply a serving preset's template parameters (vllm, sglang, trtllm): the pass as serve "
-      "--backend NAME prices its steps", "NAME" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)", "FILE" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &summary,
       "Parameters, memory per device and KV capacity instead of the ops", NULL },
@@ -355,6 +364,7 @@ msperf_cli_trace (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, TRUE, TRUE);
+  add_backend_entry (all, &o);
   g_array_append_vals (all, entries, G_N_ELEMENTS (entries));
   if (!msperf_cli_parse_options ("msperf trace", ctx, all, &args, &error)
       || !pass_of (&o, &pass, &error)
@@ -590,6 +600,7 @@ msperf_cli_e2e (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, FALSE, TRUE);
+  add_backend_entry (all, &o);
   msperf_cli_engine_opts_entries (all, &eo);
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);
@@ -826,6 +837,7 @@ msperf_cli_sweep (const msperf_cli_global *g, int argc, char **argv)
   (void) argc;
   model_opts_init (&o);
   add_model_entries (all, &o, FALSE, FALSE);
+  add_backend_entry (all, &o);
   msperf_cli_engine_opts_entries (all, &eo);
   add_request_entries (all, &ro, &o);
   add_jobs_entry (all, &n_jobs);

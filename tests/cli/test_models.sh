@@ -44,6 +44,26 @@ t_trace_backend() {
 ok "trace --backend: the preset's template parameters (TensorRT-LLM's MoE all-reduce, fused FP8 quantisation)" \
   t_trace_backend
 
+# e2e and sweep take the same --backend: the step the preset's graph prices (DeepSeek-V3's
+# experts one fused kernel whose outputs are all-reduced, not 256 per-expert GEMMs with their
+# all-gathers and a decode padded to 256 MoE rows): a decode step several times cheaper.
+# Without it the templates' own graph; an unknown preset is refused.
+t_e2e_backend() {
+  status_is 0 $bin e2e --model "$dsv3" --tp 8 --batch 4 --osl 64 --format jsonl || return 1
+  own=$(sed 's/.*"tpot_ms": \([0-9.e+-]*\),.*/\1/' "$tmp/cmd.out")
+  status_is 0 $bin e2e --model "$dsv3" --tp 8 --batch 4 --osl 64 --format jsonl \
+    --backend vllm || return 1
+  vllm=$(sed 's/.*"tpot_ms": \([0-9.e+-]*\),.*/\1/' "$tmp/cmd.out")
+  awk -v a="$own" -v b="$vllm" 'BEGIN { exit !(b > 0 && a > 2 * b) }' ||
+    { echo "TPOT $own ms (own graph), $vllm ms (vllm)"; return 1; }
+  status_is 0 $bin sweep --model "$dsv3" --tp 8 --batch 4 --osl 64 --format jsonl \
+    --backend vllm || return 1
+  contains "$tmp/cmd.out" "\"tpot_ms\": $vllm," || return 1
+  status_is 2 $bin e2e --model "$dsv3" --tp 8 --backend bogus &&
+  contains "$tmp/cmd.err" "msperf e2e: --backend must be vllm, sglang, trtllm or static, not 'bogus'"
+}
+ok "e2e and sweep --backend: the serving preset's graph" t_e2e_backend
+
 # stdout is JSON Lines only, so `msperf trace … | jq` works: the header (model, pass, layout)
 # is on stderr; a file written with -o keeps it as '#' lines, which the trace reader skips.
 t_trace_stdout_is_jsonl() {
