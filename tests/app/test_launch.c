@@ -68,6 +68,8 @@ test_sglang (void **state)
   b = command (&sp);
   /* attention DP 2 x TP 4: one engine of 8 GPUs, --tp-size counting them all */
   assert_non_null (strstr (b, " --tp-size 8 --dp-size 2 --enable-dp-attention --ep-size 8 "));
+  /* engine-wide under DP attention: SGLang gives each rank's scheduler 1/dp of both */
+  assert_non_null (strstr (b, " --max-running-requests 128 --chunked-prefill-size 16384 "));
   assert_null (strstr (b, "--quantization"));   /* the checkpoint is FP8 already */
   assert_non_null (strstr (b, " --kv-cache-dtype fp8_e4m3 "));
   assert_true (g_str_has_suffix (b, " --disaggregation-mode prefill"));

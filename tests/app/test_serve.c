@@ -699,6 +699,50 @@ test_prefix_caching (void **state)
   msperf_serve_policy_clear (&p);
 }
 
+/* SGLang under attention DP admits against its reserve ratios times 0.3
+ * (dp_attention_reserve_scale): where the reservation binds (a small cache), more requests run
+ * at once than at scale 1. A dense model's DP ranks are replicas, not attention DP: the scale
+ * changes nothing there, bit for bit. */
+static void
+test_dp_attention_reserve (void **state)
+{
+  fixture *f = *state;
+  msperf_model_options mo;
+  msperf_model *moe;
+  msperf_serve_answers *answers;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result scaled, unscaled;
+  g_autoptr (GError) e = NULL;
+
+  memset (&mo, 0, sizeof mo);
+  moe = msperf_model_load (CONFIGS "Qwen--Qwen3-30B-A3B.json", NULL, TEMPLATES, &mo, &e);
+  assert_non_null (moe);
+  answers = msperf_serve_answers_new (f->engine);
+  deployment (&d);
+  d.layout.dp = 2;
+  d.kv_capacity_tokens = 4096;
+  closed (&w, 32, 256, 256, 96);
+  preset (&p, "sglang");
+  assert_float_equal (p.dp_attention_reserve_scale, 0.3, 0);
+  if (!msperf_serve_run (answers, moe, &d, &p, &w, NULL, &scaled, &e))
+    fail_msg ("%s", e->message);
+  p.dp_attention_reserve_scale = 1.0;
+  if (!msperf_serve_run (answers, moe, &d, &p, &w, NULL, &unscaled, &e))
+    fail_msg ("%s", e->message);
+  assert_int_equal (scaled.measured, 96);
+  assert_int_equal (unscaled.measured, 96);
+  assert_true (scaled.mean_batch > unscaled.mean_batch);
+  run_ok (f, &d, &p, &w, &unscaled);
+  p.dp_attention_reserve_scale = 0.3;
+  run_ok (f, &d, &p, &w, &scaled);
+  assert_memory_equal (&scaled, &unscaled, sizeof scaled);
+  msperf_serve_policy_clear (&p);
+  msperf_serve_answers_free (answers);
+  msperf_model_free (moe);
+}
+
 /* With one token a step, the decode passes that finish no request are counted, not applied
  * to every request; asking for the inter-token gaps turns the counting off. Every figure
  * (but the ITL, which the gaps make) is the same either way, bit for bit: each preset, a cache
@@ -773,6 +817,7 @@ main (void)
     SIM (test_open_loop),
     SIM (test_bucketing_error),
     SIM (test_counted_passes),
+    SIM (test_dp_attention_reserve),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);

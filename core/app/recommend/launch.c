@@ -115,8 +115,12 @@ sglang (GString *s, const msperf_launch_spec *sp)
     }
   if (sp->moe && sp->ep > 1)
     flag_int (s, "--ep-size", sp->ep);
-  flag_int (s, "--max-running-requests", sp->max_num_seqs);
-  flag_int (s, "--chunked-prefill-size", sp->max_num_tokens);
+  /* Engine-wide under DP attention: server_args.py divides both by --dp-size for each rank's
+   * scheduler ("The chunked prefill size is adjusted to ..."), and the limits are a rank's. */
+  flag_int (s, "--max-running-requests", dp_attention ? sp->max_num_seqs * sp->dp
+                                                       : sp->max_num_seqs);
+  flag_int (s, "--chunked-prefill-size", dp_attention ? sp->max_num_tokens * sp->dp
+                                                      : sp->max_num_tokens);
   if (online_quant (sp))
     g_string_append_printf (s, " --quantization %s", online_quant (sp));
   if (kv_fp8 (sp))

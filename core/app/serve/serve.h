@@ -31,6 +31,9 @@ typedef struct msperf_serve_policy {
                                       TRT-LLM GUARANTEED_NO_EVICT = 1, vLLM 0) */
   double reserve_ratio_min;
   double reserve_ratio_decay;      /* subtracted per decode step, down to the min */
+  double dp_attention_reserve_scale; /* the three reserve ratios' scale on the ranks of an
+                                      attention-DP MoE engine (SGLang multiplies
+                                      --schedule-conservativeness by 0.3 there); 1 = none */
   gboolean preempt;                /* recompute preemption when the cache is full */
   double step_overhead_us;         /* host time per step (scheduling, launch) */
   double seq_overhead_us;          /* host time per sequence of a step (sampling, detokenise) */

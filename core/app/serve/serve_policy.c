@@ -22,6 +22,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (reserve_ratio_init, DOUBLE, "Share of remaining output reserved at admission"),
   KNOB (reserve_ratio_min, DOUBLE, "Floor of the reserve ratio"),
   KNOB (reserve_ratio_decay, DOUBLE, "Reserve ratio decrease per decode step"),
+  KNOB (dp_attention_reserve_scale, DOUBLE, "Scale of the three reserve ratios on the ranks "
+        "of an attention-DP MoE engine"),
   KNOB (preempt, BOOL, "Recompute preemption when the KV cache is full (true/false)"),
   KNOB (step_overhead_us, DOUBLE, "Host time per step, us"),
   KNOB (seq_overhead_us, DOUBLE, "Host time per sequence of a step, us"),
@@ -70,6 +72,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->chunked_prefill = TRUE;
   p->mixed_batch = TRUE;
   p->preempt = TRUE;
+  p->dp_attention_reserve_scale = 1.0;
   p->gpu_memory_utilization = 0.9;
   p->kv_transfer_gbps = 50;
   p->kv_transfer_latency_us = 100;

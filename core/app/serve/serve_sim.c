@@ -147,6 +147,7 @@ typedef struct {
   int64_t evictable;          /* their blocks */
   double rem_out;             /* remaining output tokens of the running requests */
   double ratio;
+  double ratio_scale;         /* the reserve ratios' scale on this rank (attention DP) */
   gboolean busy;
   entry *batch;               /* the step in flight: n_batch entries of cap_batch */
   guint n_batch, cap_batch;
@@ -428,7 +429,7 @@ preempt_last (sim *s, worker *w)
   r->state = R_WAITING;
   g_queue_push_head (&w->waiting, GUINT_TO_POINTER (ri + 1));
   s->preemptions++;
-  w->ratio = s->pol->reserve_ratio_init;
+  w->ratio = s->pol->reserve_ratio_init * w->ratio_scale;
 }
 
 /* Appends e to the step, with its prefill chunk or its decode KV length. */
@@ -803,7 +804,8 @@ build_step (sim *s, worker *w)
   budget = G_MAXINT64;
   add_running (s, w, TRUE, FALSE, &budget, &nseq);
   if (w->n_batch > 0)
-    w->ratio = MAX (pol->reserve_ratio_min, w->ratio - pol->reserve_ratio_decay);
+    w->ratio = MAX (pol->reserve_ratio_min * w->ratio_scale,
+                    w->ratio - pol->reserve_ratio_decay * w->ratio_scale);
 }
 
 /* A step of `us` on the device holding `seqs` sequences, with the host's time: the serial part
@@ -1429,7 +1431,8 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           g_queue_init (&w->waiting);
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
-          w->ratio = s->pol->reserve_ratio_init;
+          w->ratio_scale = w->group_size > 1 ? s->pol->dp_attention_reserve_scale : 1.0;
+          w->ratio = s->pol->reserve_ratio_init * w->ratio_scale;
           g_queue_init (&w->lru);
           if (s->pol->prefix_caching && pools[p].role != W_DECODE)
             w->pcache = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
