@@ -267,6 +267,21 @@ t_bound() {
 }
 ok "a search past --max-points is refused, a point past --max-events failed, each naming its bound" t_bound
 
+# The bound is on the points a process would simulate: a shard's own, so that a search too
+# large for one process runs split (doc/scale-out.md) under the same bound.
+t_bound_shard() {
+  status_is 1 $bin recommend --model "$l8" --gpus 8 $small --max-points 300 &&
+  contains "$tmp/cmd.err" "the search has up to 507 points, more than --max-points 300" &&
+  contains "$tmp/cmd.err" "split it over more shards (--shard I/N" &&
+  status_is 1 $bin recommend --model "$l8" --gpus 8 $small --max-points 200 --shard 1/2 \
+    --format jsonl &&
+  contains "$tmp/cmd.err" "the search's shard has up to 260 points, more than --max-points 200" &&
+  status_is 0 $bin recommend --model "$l8" --gpus 8 $small --max-points 300 --shard 1/2 \
+    --format jsonl &&
+  [ "$(grep -c '^{"index": ' "$tmp/cmd.out")" -gt 0 ]
+}
+heavy "--max-points bounds a shard's own points" t_bound_shard
+
 t_usage() {
   status_is 2 $bin recommend --model "$l8" --gpus 0 && contains "$tmp/cmd.err" "--gpus" &&
   status_is 2 $bin recommend --model "$l8" --mode both-ways && contains "$tmp/cmd.err" "--mode" &&

@@ -661,9 +661,10 @@ check_opts (const msperf_recommend_opts *o, guint64 bound, GError **error)
   if (o->max_points > 0 && bound > (guint64) o->max_points)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
-                   "the search has up to %" G_GUINT64_FORMAT " points, more than --max-points %"
-                   G_GINT64_FORMAT ": narrow it (--mode, --quant) or raise the bound", bound,
-                   o->max_points);
+                   "the search%s has up to %" G_GUINT64_FORMAT " points, more than "
+                   "--max-points %" G_GINT64_FORMAT ": narrow it (--mode, --quant), split it "
+                   "over more shards (--shard I/N, each bounded alone) or raise the bound",
+                   o->shard_count > 1 ? "'s shard" : "", bound, o->max_points);
       return FALSE;
     }
   return TRUE;
@@ -681,7 +682,9 @@ msperf_recommend_run (msperf_engine *engine, const msperf_recommend_opts *o, GEr
   g_return_val_if_fail (engine != NULL && o != NULL && o->policy != NULL, NULL);
   g_return_val_if_fail (o->shard_count >= 1 && o->shard_index < o->shard_count, NULL);
   s.groups = make_groups (o);
-  if (!check_opts (o, (guint64) s.groups->len * rungs (o), error))
+  /* A shard simulates the groups g with g mod N = I - 1: the bound is on its own points. */
+  if (!check_opts (o, (guint64) ((s.groups->len + o->shard_count - 1 - o->shard_index)
+                                 / o->shard_count) * rungs (o), error))
     goto out;
   s.points = g_ptr_array_new_with_free_func (point_free);
   g_ptr_array_set_size (s.points, s.groups->len * rungs (o));
