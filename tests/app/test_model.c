@@ -848,6 +848,13 @@ test_kv_capacity_llama (void **state)
   assert_true (msperf_model_kv_capacity_tokens (m, &two, &rt, &cap2, &error));
   assert_true (cap2.reserve_bytes == 3.5 * gib + 358612992.0);
   assert_true (cap2.tokens > 2 * cap.tokens);
+  /* TensorRT-LLM's share: 0.9 of what the weights, activations and reserves leave */
+  rt.share_of_free = TRUE;
+  assert_true (msperf_model_kv_capacity_tokens (m, &one, &rt, &cap2, &error));
+  assert_true (cap2.usable_bytes == 141 * gib);
+  assert_true (cap2.tokens == (int64_t) floor (0.9 * (141 * gib - w - gib - 3.5 * gib) / 131072));
+  assert_true (cap2.tokens > cap.tokens);
+  rt.share_of_free = FALSE;
   /* Llama-3.1-70B bf16 (141 GB of weights) does not fit one H200 */
   assert_true (msperf_model_kv_capacity_tokens (big, &one, &rt, &cap, &error));
   assert_false (cap.fits);

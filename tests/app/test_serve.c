@@ -247,8 +247,10 @@ test_policies (void **state)
   assert_int_equal (p.block_size, 16);
   assert_int_equal (p.max_num_batched_tokens, 8192);
   assert_true (p.chunked_prefill && p.mixed_batch && p.preempt);
+  assert_false (p.memory_share_of_free);
   assert_true (msperf_serve_policy_load (&p, SERVING "trtllm.yaml", &e));
   assert_int_equal (p.block_size, 32);
+  assert_true (p.memory_share_of_free);     /* free_gpu_memory_fraction */
   assert_false (p.chunked_prefill || p.preempt);
   assert_float_equal (p.reserve_ratio_init, 1, 0);
   assert_true (p.kv_fp8_with_fp8_weights);

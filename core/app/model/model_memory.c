@@ -15,6 +15,7 @@ msperf_model_runtime_init (msperf_model_runtime *rt, double device_bytes)
   g_return_if_fail (rt != NULL);
   rt->device_bytes = device_bytes;
   rt->gpu_memory_utilization = 0.9;
+  rt->share_of_free = FALSE;
   rt->other_bytes = 3.5 * GIB;
   rt->nccl_bytes = -1;
   rt->max_num_tokens = 8192;
@@ -55,14 +56,17 @@ msperf_model_kv_capacity_tokens (const msperf_model *model, const msperf_model_l
   if (!msperf_model_check_layout (model, layout, error)
       || !msperf_model_memory_of (model, layout, t, error))
     return FALSE;
-  out->usable_bytes = rt->device_bytes * rt->gpu_memory_utilization;
+  out->usable_bytes = rt->share_of_free ? rt->device_bytes
+                                        : rt->device_bytes * rt->gpu_memory_utilization;
   out->activation_bytes = (double) rt->max_num_tokens * t->act_bytes_per_token;
   out->reserve_bytes = rt->other_bytes + (rt->nccl_bytes >= 0 ? rt->nccl_bytes
                                                               : nccl_bytes (layout));
   per_seq = t->state_bytes_per_seq + t->kv_window_bytes_per_token * (double) t->kv_window;
   out->fixed_kv_bytes = per_seq * (double) rt->max_num_seqs;
-  budget = out->usable_bytes - t->weight_bytes - out->activation_bytes - out->reserve_bytes
-           - out->fixed_kv_bytes;
+  budget = out->usable_bytes - t->weight_bytes - out->activation_bytes - out->reserve_bytes;
+  if (rt->share_of_free)
+    budget *= rt->gpu_memory_utilization;
+  budget -= out->fixed_kv_bytes;
   out->kv_budget_bytes = budget;
   if (t->kv_bytes_per_token > 0)
     out->tokens = budget > 0 ? (int64_t) floor (budget / t->kv_bytes_per_token) : 0;

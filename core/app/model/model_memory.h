@@ -14,6 +14,11 @@
 typedef struct msperf_model_runtime {
   double device_bytes;               /* memory of one device; <= 0 = unknown */
   double gpu_memory_utilization;     /* share of it the runtime may use, (0, 1] */
+  gboolean share_of_free;            /* TRUE: that share is of the memory left after the
+                                        weights, the activation workspace and the reserves,
+                                        and all of it is the KV cache (TensorRT-LLM's
+                                        free_gpu_memory_fraction); FALSE: of the device, the
+                                        rest after them being the KV cache (vLLM, SGLang) */
   double other_bytes;                /* CUDA context, CUDA graphs, allocator slack */
   double nccl_bytes;                 /* communication buffers; < 0 = by group size */
   int64_t max_num_tokens;            /* tokens of the largest forward pass (workspace) */
@@ -25,7 +30,8 @@ void msperf_model_runtime_init (msperf_model_runtime *rt, double device_bytes);
 /* Where one device's memory goes, in bytes, and the KV capacity. */
 typedef struct msperf_model_kv_capacity {
   msperf_model_memory_terms terms;   /* the model's terms for the layout */
-  double usable_bytes;               /* device_bytes × gpu_memory_utilization */
+  double usable_bytes;               /* device_bytes × gpu_memory_utilization (share_of_free:
+                                        device_bytes) */
   double activation_bytes;           /* max_num_tokens × act_bytes_per_token */
   double reserve_bytes;              /* other_bytes + NCCL */
   double fixed_kv_bytes;             /* per-sequence state and sliding windows, max_num_seqs */
@@ -36,7 +42,8 @@ typedef struct msperf_model_kv_capacity {
 
 /* The KV cache capacity in tokens of one device of the layout: usable = device ×
  * utilization; budget = usable − weights − activations − reserves − per-sequence state and
- * sliding-window caches of max_num_seqs sequences; tokens = budget / KV bytes per token of the
+ * sliding-window caches of max_num_seqs sequences (share_of_free: budget = utilization ×
+ * (device − weights − activations − reserves) − those caches); tokens = budget / KV bytes per token of the
  * full-attention layers. out->fits is FALSE (tokens 0) when the budget is below one 128-token
  * block. FALSE with the reason when the layout does not divide the model or device_bytes is
  * unknown. */

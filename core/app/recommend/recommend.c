@@ -280,8 +280,7 @@ group_refusal (const msperf_recommend_opts *o, const group *g, msperf_recommend_
           *st = MSPERF_RECOMMEND_LAYOUT;
           return g_strdup_printf ("layout: %s", err->message);
         }
-      cap = msperf_serve_kv_capacity (m, ls[k], o->device_bytes,
-                                      o->policy->gpu_memory_utilization, &err);
+      cap = msperf_serve_kv_capacity (m, ls[k], o->device_bytes, o->policy, &err);
       if (err != NULL || (cap >= 0 && cap < o->isl + o->osl))
         {
           *st = MSPERF_RECOMMEND_MEMORY;

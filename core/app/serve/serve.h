@@ -42,6 +42,9 @@ typedef struct msperf_serve_policy {
                                       server's token streaming): a step lasts at least this ×
                                       its sequences */
   double gpu_memory_utilization;   /* share of device memory for weights + KV cache */
+  gboolean memory_share_of_free;   /* that share is of the memory left after the weights,
+                                      activations and reserves (TensorRT-LLM's
+                                      free_gpu_memory_fraction), all of it KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */
   gboolean kv_fp8_with_fp8_weights; /* the runtime's recipes run FP8 checkpoints with an FP8
@@ -275,10 +278,11 @@ typedef struct {
   double kv_use;
 } msperf_serve_sample;
 
-/* KV capacity in tokens of one rank of layout: (memory × utilisation − weights) / KV bytes per
- * token of the template's memory section. 0 when it does not fit; -1 when memory is unknown. */
+/* KV capacity in tokens of one rank of layout under pol's memory share
+ * (msperf_model_kv_capacity_tokens). 0 when it does not fit; -1 when memory is unknown. */
 int64_t msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *layout,
-                                  double device_bytes, double utilisation, GError **error);
+                                  double device_bytes, const msperf_serve_policy *pol,
+                                  GError **error);
 
 gboolean msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                            const msperf_serve_deployment *dep, const msperf_serve_policy *pol,

@@ -30,6 +30,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (seq_overlap_us, DOUBLE, "Host time per sequence of a step beside the GPU's; a step "
         "lasts at least this x its sequences, us"),
   KNOB (gpu_memory_utilization, DOUBLE, "Share of device memory for weights and KV cache"),
+  KNOB (memory_share_of_free, BOOL, "gpu_memory_utilization is a share of the memory left "
+        "after the weights, activations and reserves, all of it KV cache (true/false)"),
   KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
   KNOB (kv_fp8_with_fp8_weights, BOOL,

@@ -231,7 +231,7 @@ typedef struct {
 
 int64_t
 msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *layout,
-                          double device_bytes, double utilisation, GError **error)
+                          double device_bytes, const msperf_serve_policy *pol, GError **error)
 {
   msperf_model_runtime rt;
   msperf_model_kv_capacity cap;
@@ -243,7 +243,8 @@ msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_layout *
       return -1;
     }
   msperf_model_runtime_init (&rt, device_bytes);
-  rt.gpu_memory_utilization = utilisation;
+  rt.gpu_memory_utilization = pol->gpu_memory_utilization;
+  rt.share_of_free = pol->memory_share_of_free;
   if (!msperf_model_kv_capacity_tokens (model, layout, &rt, &cap, error))
     return 0;
   return cap.tokens;
@@ -1394,8 +1395,7 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
         {
           GError *e = NULL;
 
-          cap = msperf_serve_kv_capacity (model, l, dep->device_bytes,
-                                          s->pol->gpu_memory_utilization, &e);
+          cap = msperf_serve_kv_capacity (model, l, dep->device_bytes, s->pol, &e);
           if (e)
             {
               g_propagate_error (error, e);
