@@ -251,6 +251,7 @@ test_policies (void **state)
   assert_true (msperf_serve_policy_load (&p, SERVING "trtllm.yaml", &e));
   assert_int_equal (p.block_size, 32);
   assert_true (p.memory_share_of_free);     /* free_gpu_memory_fraction */
+  assert_true (p.prompt_within_budget);
   assert_false (p.chunked_prefill || p.preempt);
   assert_float_equal (p.reserve_ratio_init, 1, 0);
   assert_true (p.kv_fp8_with_fp8_weights);
@@ -524,6 +525,23 @@ test_tiny_kv (void **state)
   run_ok (f, &d, &p, &w, &r);
   assert_int_equal (r.measured, 48);
   msperf_serve_policy_clear (&p);
+  /* TensorRT-LLM refuses a prompt past its budget without chunked prefill; with chunking (or
+   * a runtime that runs it alone) it is served. */
+  {
+    g_autoptr (GError) e = NULL;
+    preset (&p, "trtllm");
+    closed (&w, 2, 600, 8, 4);
+    p.max_num_batched_tokens = 512;
+    assert_false (msperf_serve_run (f->answers, f->model, &d, &p, &w, NULL, &r, &e));
+    assert_non_null (strstr (e->message, "prompt of 600 tokens, past the step budget of 512"));
+    p.chunked_prefill = TRUE;
+    run_ok (f, &d, &p, &w, &r);
+    p.chunked_prefill = FALSE;
+    p.prompt_within_budget = FALSE;
+    run_ok (f, &d, &p, &w, &r);
+    assert_int_equal (r.measured, 4);
+    msperf_serve_policy_clear (&p);
+  }
   /* A prompt that can never fit is an error naming the capacity. */
   {
     g_autoptr (GError) e = NULL;

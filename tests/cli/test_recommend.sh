@@ -267,6 +267,18 @@ t_bound() {
 }
 ok "a search past --max-points is refused, a point past --max-events failed, each naming its bound" t_bound
 
+# TensorRT-LLM runs a prompt in one step and refuses one past max_num_tokens: the disaggregated
+# pools of a 16k-prompt search get a budget that holds it, and launch with it.
+t_trtllm_long_prompt() {
+  status_is 0 $bin recommend --model "$l8" --gpus 2 --isl 16384 --osl 64 --no-cache \
+    --backend trtllm --mode disagg || return 1
+  contains "$tmp/cmd.out" '^   1  disagg 1P(tp1) + 1D(tp1) .* 16384 ' &&
+  contains "$tmp/cmd.out" 'trtllm-serve .* --max_num_tokens 16384' || return 1
+  if grep -q 'failed' "$tmp/cmd.out"; then cat "$tmp/cmd.out"; return 1; fi
+}
+heavy "trtllm: a prompt past the preset's budget gets a disaggregated budget that holds it" \
+  t_trtllm_long_prompt
+
 # The bound is on the points a process would simulate: a shard's own, so that a search too
 # large for one process runs split (doc/scale-out.md) under the same bound.
 t_bound_shard() {

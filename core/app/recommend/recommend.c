@@ -141,6 +141,16 @@ agg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, GArr
       }
 }
 
+/* The pools' step budget: the preset's, or the prompt for a runtime that runs a prompt in one
+ * step (chunked_prefill off) and would refuse it past the budget. */
+static int64_t
+disagg_budget (const msperf_recommend_opts *o)
+{
+  const int64_t base = o->policy->max_num_batched_tokens;
+
+  return o->policy->chunked_prefill ? base : MAX (base, o->isl);
+}
+
 /* Prefill and decode pools filling exactly the GPUs, PP 1 (the runtimes' disaggregated
  * workers), at most 8 workers a pool. With --rate the decode workers are searched instead
  * (run_scaled_group): a group is a prefill pool and a decode layout with room for at least
@@ -169,7 +179,7 @@ disagg_groups (const msperf_recommend_opts *o, const GArray *layouts, guint q, G
             dep.prefill_workers = x;
             dep.decode_workers = o->rate > 0 ? 1 : y;
             add_group (groups, &dep, q, dep.decode_workers * d->dp, MIN (y, 8),
-                       o->policy->max_num_batched_tokens);
+                       disagg_budget (o));
           }
       }
 }

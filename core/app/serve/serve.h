@@ -25,6 +25,8 @@ typedef struct msperf_serve_policy {
                                       the budget left is admitted whole even past it; <= 0 =
                                       none (the budget alone) */
   gboolean chunked_prefill;        /* a prompt may be split over steps */
+  gboolean prompt_within_budget;   /* without chunked prefill, a prompt longer than the step
+                                      budget is refused (TensorRT-LLM), not run alone */
   gboolean mixed_batch;            /* prefill chunks ride in the decode steps */
   double reserve_ratio_init;       /* share of a request's remaining output reserved in the
                                       KV cache at admission (SGLang new_token_ratio,

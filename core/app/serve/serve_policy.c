@@ -18,6 +18,8 @@ static const msperf_serve_knob knobs[] = {
   KNOB (max_prefill_tokens, COUNT, "Tokens of a step past which no further prompt is admitted "
         "(a prompt within the budget is admitted whole); 0 = none"),
   KNOB (chunked_prefill, BOOL, "Split prompts over steps (true/false)"),
+  KNOB (prompt_within_budget, BOOL, "Without chunked prefill, refuse a prompt longer than the "
+        "step budget instead of running it alone (true/false)"),
   KNOB (mixed_batch, BOOL, "Prefill chunks ride in decode steps (true/false)"),
   KNOB (reserve_ratio_init, DOUBLE, "Share of remaining output reserved at admission"),
   KNOB (reserve_ratio_min, DOUBLE, "Floor of the reserve ratio"),

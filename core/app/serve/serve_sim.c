@@ -1459,6 +1459,18 @@ requests_fit (const sim *s, GError **error)
     {
       const msperf_serve_req_spec *sp = &g_array_index (s->specs, msperf_serve_req_spec, i);
 
+      /* A runtime that refuses a prompt it cannot run in one step (TensorRT-LLM's LLM API
+       * without chunked prefill) answers such a request with an error, not a latency. */
+      if (s->pol->prompt_within_budget && !s->pol->chunked_prefill
+          && sp->isl > s->pol->max_num_batched_tokens)
+        {
+          g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_INVALID,
+                       "request %u has a prompt of %" G_GINT64_FORMAT " tokens, past the step "
+                       "budget of %" G_GINT64_FORMAT " without chunked prefill, which the "
+                       "runtime refuses (--max-num-batched-tokens or --chunked-prefill true)",
+                       i, sp->isl, s->pol->max_num_batched_tokens);
+          return FALSE;
+        }
       for (int k = 0; k < 2; k++)
         {
           double tokens = k == 0 ? (double) sp->isl : (double) sp->isl + (double) sp->osl - 1;
