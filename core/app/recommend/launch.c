@@ -102,9 +102,13 @@ sglang (GString *s, const msperf_launch_spec *sp)
    * "--tp 16 --dp 2 ... 2 DP groups, and in each DP group there are 8 TP groups"). Without
    * it, --dp-size is replicas of --tp-size GPUs each. */
   gboolean dp_attention = sp->moe && sp->dp > 1;
+  /* Engine-wide under DP attention: server_args.py divides the running requests and the
+   * chunk by --dp-size for each rank's scheduler ("The chunked prefill size is adjusted to
+   * ..."), and the limits are a rank's. */
+  int64_t ranks = dp_attention ? sp->dp : 1;
 
   g_string_append_printf (s, "python -m sglang.launch_server --model-path %s", sp->model_id);
-  flag_int (s, "--tp-size", dp_attention ? sp->tp * sp->dp : sp->tp);
+  flag_int (s, "--tp-size", sp->tp * ranks);
   if (sp->pp > 1)
     flag_int (s, "--pp-size", sp->pp);
   if (sp->dp > 1)
@@ -115,12 +119,8 @@ sglang (GString *s, const msperf_launch_spec *sp)
     }
   if (sp->moe && sp->ep > 1)
     flag_int (s, "--ep-size", sp->ep);
-  /* Engine-wide under DP attention: server_args.py divides both by --dp-size for each rank's
-   * scheduler ("The chunked prefill size is adjusted to ..."), and the limits are a rank's. */
-  flag_int (s, "--max-running-requests", dp_attention ? sp->max_num_seqs * sp->dp
-                                                       : sp->max_num_seqs);
-  flag_int (s, "--chunked-prefill-size", dp_attention ? sp->max_num_tokens * sp->dp
-                                                      : sp->max_num_tokens);
+  flag_int (s, "--max-running-requests", sp->max_num_seqs * ranks);
+  flag_int (s, "--chunked-prefill-size", sp->max_num_tokens * ranks);
   if (online_quant (sp))
     g_string_append_printf (s, " --quantization %s", online_quant (sp));
   if (kv_fp8 (sp))
@@ -163,12 +163,10 @@ trtllm_extra_options (const msperf_launch_spec *sp)
 }
 
 /* What comes before the trtllm-serve command: the note on quantised checkpoints and the
- * LLM API options file it reads. */
+ * LLM API options file (extra, or NULL) it reads. */
 static void
-trtllm_preamble (GString *s, const msperf_launch_spec *sp)
+trtllm_preamble (GString *s, const msperf_launch_spec *sp, const char *extra)
 {
-  g_autofree char *extra = trtllm_extra_options (sp);
-
   if (is_quantized (sp) && !sp->checkpoint_quantized)
     g_string_append_printf (s, "# TensorRT-LLM reads %s weights from a quantised checkpoint "
                             "(TensorRT Model Optimizer): point MODEL at one\n", sp->quant);
@@ -177,9 +175,8 @@ trtllm_preamble (GString *s, const msperf_launch_spec *sp)
 }
 
 static void
-trtllm_serve (GString *s, const msperf_launch_spec *sp)
+trtllm_serve (GString *s, const msperf_launch_spec *sp, const char *extra)
 {
-  g_autofree char *extra = trtllm_extra_options (sp);
   /* attention DP runs tp × dp ranks in one engine (the MoE layers use them all) */
   int64_t ranks = sp->moe && sp->dp > 1 ? sp->tp * sp->dp : sp->tp;
 
@@ -199,8 +196,10 @@ trtllm_serve (GString *s, const msperf_launch_spec *sp)
 static void
 trtllm (GString *s, const msperf_launch_spec *sp)
 {
-  trtllm_preamble (s, sp);
-  trtllm_serve (s, sp);
+  g_autofree char *extra = trtllm_extra_options (sp);
+
+  trtllm_preamble (s, sp, extra);
+  trtllm_serve (s, sp, extra);
 }
 
 /* GPUs of one engine: attention DP ranks are the engine's in every runtime (MoE), a dense
@@ -272,13 +271,15 @@ sglang_nodes (GString *s, const msperf_launch_spec *sp)
 static void
 trtllm_nodes (GString *s, const msperf_launch_spec *sp)
 {
-  trtllm_preamble (s, sp);
+  g_autofree char *extra = trtllm_extra_options (sp);
+
+  trtllm_preamble (s, sp, extra);
   nodes_comment (s, sp, "one MPI world (Slurm; the options file on a shared file system):");
   g_string_append_printf (s, "srun -N %" G_GINT64_FORMAT " --ntasks %" G_GINT64_FORMAT
                           " --ntasks-per-node %" G_GINT64_FORMAT " --mpi pmix "
                           "trtllm-llmapi-launch ", engine_nodes (sp), engine_gpus (sp),
                           sp->node_devices);
-  trtllm_serve (s, sp);
+  trtllm_serve (s, sp, extra);
 }
 
 char *
