@@ -43,8 +43,8 @@ typedef struct msperf_model_kv_capacity {
 /* The KV cache capacity in tokens of one device of the layout: usable = device ×
  * utilization; budget = usable − weights − activations − reserves − per-sequence state and
  * sliding-window caches of max_num_seqs sequences (share_of_free: budget = utilization ×
- * (device − weights − activations − reserves) − those caches); tokens = budget / KV bytes per token of the
- * full-attention layers. out->fits is FALSE (tokens 0) when the budget is below one 128-token
+ * (device − weights − activations − reserves) − those caches); tokens = budget / KV bytes per
+ * token of the full-attention layers. out->fits is FALSE (tokens 0) when the budget is below one 128-token
  * block. FALSE with the reason when the layout does not divide the model or device_bytes is
  * unknown. */
 gboolean msperf_model_kv_capacity_tokens (const msperf_model *model,

@@ -584,6 +584,16 @@ loaded_free (gpointer p)
   g_free (l);
 }
 
+/* How a row's quant mode was run (quant_note says which). */
+typedef enum {
+  RUN_AS_ASKED,               /* the row's modes */
+  RUN_CHECKPOINT_OWN,         /* a mode the templates do not know: the checkpoint's own */
+  RUN_AS_W8A8,                /* an 8-bit mode the templates do not know */
+  RUN_FP8_BLOCK,              /* "fp8" on a block-scaled checkpoint */
+  RUN_EXPERTS_AS_LINEARS,     /* moe_quant_mode the templates do not know */
+  RUN_EXPERTS_ONLY,           /* the experts' mode, on a checkpoint that leaves its linears out */
+} quant_run;
+
 /* A row's quant mode is aiconfigurator's label; a runtime serves a quantised checkpoint as its
  * quantization_config declares it. Two labels name such a checkpoint without saying all of it:
  * - "fp8" for any 8-bit float checkpoint, where one with 128×128 weight blocks (DeepSeek-R1/V3)
@@ -595,11 +605,11 @@ loaded_free (gpointer p)
  *   (Kimi-K2.5's int4 compressed-tensors lists attention and the shared and dense MLPs under
  *   "ignore"): the runtime loads those layers unquantised, and cannot quantise them to int4 at
  *   load time.
- * The model as its config declares it in either case (*how: 3 and 5, quant_note's codes); NULL
- * otherwise. Loaded without quant options, experts in a mode other than bf16 are the config's. */
+ * The model as its config declares it in either case (*how RUN_FP8_BLOCK or RUN_EXPERTS_ONLY);
+ * NULL otherwise. Loaded without quant options, experts in a mode other than bf16 are the config's. */
 static msperf_model *
 declared_checkpoint (const char *config, const char *templates_dir,
-                     const msperf_model_options *mo, int *how)
+                     const msperf_model_options *mo, quant_run *how)
 {
   msperf_model_options co = *mo;
   const char *lin, *exp;
@@ -612,13 +622,13 @@ declared_checkpoint (const char *config, const char *templates_dir,
     return NULL;
   lin = msperf_model_quant_name (m, FALSE);
   exp = msperf_model_quant_name (m, TRUE);
-  *how = 0;
+  *how = RUN_AS_ASKED;
   if (strcmp (mo->quant, "fp8") == 0 && g_strcmp0 (mo->moe_quant ? mo->moe_quant : exp, exp) == 0
       && strcmp (lin, "fp8_block") == 0 && strcmp (exp, "fp8_block") == 0)
-    *how = 3;
+    *how = RUN_FP8_BLOCK;
   else if (mo->moe_quant == NULL && strcmp (mo->quant, exp) == 0 && strcmp (lin, exp) != 0)
-    *how = 5;
-  if (*how == 0)
+    *how = RUN_EXPERTS_ONLY;
+  if (*how == RUN_AS_ASKED)
     g_clear_pointer (&m, msperf_model_free);
   return m;
 }
@@ -732,36 +742,37 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
   return TRUE;
 }
 
-/* What a row's quant mode was run as (fallback as run_row sets it). A mode the templates do not
+/* What a row's quant mode was run as (how, as run_row sets it). A mode the templates do not
  * know runs as the checkpoint's own quantization_config when it declares one (gpt-oss: mxfp4
  * experts, bf16 linears, which is what a Hopper GPU without FP4 tensor cores runs for the
  * rows' "nvfp4"), else in bf16; the note names what ran. */
 static char *
-quant_note (const msperf_model *m, int fallback, const char *asked)
+quant_note (const msperf_model *m, quant_run how, const char *asked)
 {
   const char *lin = msperf_model_quant_name (m, FALSE), *exp = msperf_model_quant_name (m, TRUE);
 
-  switch (fallback)
+  switch (how)
     {
-    case 3:
+    case RUN_FP8_BLOCK:
       return g_strdup ("; fp8 as fp8_block (the checkpoint's 128x128 block scales)");
-    case 5:
+    case RUN_EXPERTS_ONLY:
       return g_strdup_printf ("; %s experts and %s linears (the checkpoint's "
                               "quantization_config leaves the linears out)", exp, lin);
-    case 4:
+    case RUN_EXPERTS_AS_LINEARS:
       return g_strdup ("; experts as the linears (the templates have no quant mode for "
                        "moe_quant_mode)");
-    case 2:
+    case RUN_AS_W8A8:
       return g_strdup ("; as w8a8 (the templates have no quant mode for it)");
-    case 1:
+    case RUN_CHECKPOINT_OWN:
       if (strcmp (lin, "bf16") == 0 && strcmp (exp, "bf16") == 0)
         return g_strdup ("; bf16 (the templates have no quant mode for it)");
       return g_strdup_printf ("; as the checkpoint's quantization_config: linears %s and "
                               "experts %s (the templates have no quant mode %s)", lin, exp,
                               asked);
-    default:
-      return NULL;
+    case RUN_AS_ASKED:
+      break;
     }
+  return NULL;
 }
 
 /* Row r, whose own layout failed with own, under the layout its id names (id_layout); on
@@ -825,7 +836,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   if (m == NULL)
     {
       msperf_model_options mo;
-      int fallback = 0;
+      quant_run how = RUN_AS_ASKED;
 
       memset (&mo, 0, sizeof mo);
       mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
@@ -836,7 +847,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       mo.fields = (const char *const *) fields;
 
       if (mo.quant)
-        m = declared_checkpoint (r->config, o->templates_dir, &mo, &fallback);
+        m = declared_checkpoint (r->config, o->templates_dir, &mo, &how);
       if (m == NULL)
         m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.moe_quant)
@@ -845,7 +856,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
           g_clear_error (&e);
           mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-          fallback = m != NULL ? 4 : 0;
+          how = m != NULL ? RUN_EXPERTS_AS_LINEARS : RUN_AS_ASKED;
         }
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
                                     || g_str_has_prefix (mo.quant, "int8")))
@@ -856,7 +867,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
           mo.quant = "w8a8";
           mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-          fallback = m != NULL ? 2 : 0;
+          how = m != NULL ? RUN_AS_W8A8 : RUN_AS_ASKED;
         }
       if (m == NULL && mo.quant)
         {
@@ -864,17 +875,17 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
           g_clear_error (&e);
           mo.quant = mo.moe_quant = NULL;
           m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-          fallback = 1;
+          how = RUN_CHECKPOINT_OWN;
         }
       if (m == NULL)
         goto fail;
       lm = g_new0 (loaded, 1);
       lm->model = m;
       /* A checkpoint served as it declares itself was loaded without --quant. */
-      lm->quant = fallback == 3 || fallback == 5 ? NULL : g_strdup (mo.quant);
+      lm->quant = how == RUN_FP8_BLOCK || how == RUN_EXPERTS_ONLY ? NULL : g_strdup (mo.quant);
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
-      lm->note = quant_note (m, fallback, r->quant);
+      lm->note = quant_note (m, how, r->quant);
       lm->nextn = msperf_model_has_mtp (m) ? o->nextn : 0;
       g_hash_table_insert (models, g_strdup (key), lm);
     }
