@@ -81,6 +81,21 @@ layout_ok (const char *what, const msperf_model_layout *l, GError **error)
   return FALSE;
 }
 
+/* Whether the scheduler key was given on the command line. A budget given there is a rank's,
+ * as recommend's launch commands write it (doc/serving.md §2), not the engine's the preset
+ * holds. */
+static gboolean
+knob_given (const serve_opts *o, const char *key)
+{
+  guint n_knobs;
+  const msperf_serve_knob *knobs = msperf_serve_knobs (&n_knobs);
+
+  for (guint k = 0; k < n_knobs; k++)
+    if (strcmp (knobs[k].key, key) == 0)
+      return o->knob_values[k] != NULL;
+  return FALSE;
+}
+
 static gboolean
 build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
        msperf_serve_workload *w, GError **error)
@@ -112,6 +127,8 @@ build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
   for (guint k = 0; k < n_knobs; k++)
     if (o->knob_values[k] && !msperf_serve_policy_set (pol, knobs[k].key, o->knob_values[k], error))
       return FALSE;
+  if (knob_given (o, "max_num_batched_tokens") && !knob_given (o, "dp_attention_budget_split"))
+    pol->dp_attention_budget_split = FALSE;
   memset (dep, 0, sizeof *dep);
   dep->layout = (msperf_model_layout){ msperf_cli_or (o->tp, 1), msperf_cli_or (o->ep, 1), msperf_cli_or (o->dp, 1),
                                        msperf_cli_or (o->pp, 1), FALSE };

@@ -719,6 +719,42 @@ test_prefix_caching (void **state)
   msperf_serve_policy_clear (&p);
 }
 
+/* A MoE model (Qwen3-30B-A3B, the sample configs) with its own answer cache, for the runs of
+ * an attention-DP engine. */
+typedef struct {
+  msperf_model *model;
+  msperf_serve_answers *answers;
+} moe_case;
+
+static void
+moe_open (fixture *f, moe_case *mc)
+{
+  msperf_model_options mo;
+  g_autoptr (GError) e = NULL;
+
+  memset (&mo, 0, sizeof mo);
+  mc->model = msperf_model_load (CONFIGS "Qwen--Qwen3-30B-A3B.json", NULL, TEMPLATES, &mo, &e);
+  assert_non_null (mc->model);
+  mc->answers = msperf_serve_answers_new (f->engine);
+}
+
+static void
+moe_run (moe_case *mc, const msperf_serve_deployment *d, const msperf_serve_policy *p,
+         const msperf_serve_workload *w, msperf_serve_result *r)
+{
+  g_autoptr (GError) e = NULL;
+
+  if (!msperf_serve_run (mc->answers, mc->model, d, p, w, NULL, r, &e))
+    fail_msg ("%s", e->message);
+}
+
+static void
+moe_close (moe_case *mc)
+{
+  msperf_serve_answers_free (mc->answers);
+  msperf_model_free (mc->model);
+}
+
 /* SGLang under attention DP admits against its reserve ratios times 0.3
  * (dp_attention_reserve_scale): where the reservation binds (a small cache), more requests run
  * at once than at scale 1. A dense model's DP ranks are replicas, not attention DP: the scale
@@ -727,30 +763,22 @@ static void
 test_dp_attention_reserve (void **state)
 {
   fixture *f = *state;
-  msperf_model_options mo;
-  msperf_model *moe;
-  msperf_serve_answers *answers;
+  moe_case mc;
   msperf_serve_deployment d;
   msperf_serve_policy p;
   msperf_serve_workload w;
   msperf_serve_result scaled, unscaled;
-  g_autoptr (GError) e = NULL;
 
-  memset (&mo, 0, sizeof mo);
-  moe = msperf_model_load (CONFIGS "Qwen--Qwen3-30B-A3B.json", NULL, TEMPLATES, &mo, &e);
-  assert_non_null (moe);
-  answers = msperf_serve_answers_new (f->engine);
+  moe_open (f, &mc);
   deployment (&d);
   d.layout.dp = 2;
   d.kv_capacity_tokens = 4096;
   closed (&w, 32, 256, 256, 96);
   preset (&p, "sglang");
   assert_float_equal (p.dp_attention_reserve_scale, 0.3, 0);
-  if (!msperf_serve_run (answers, moe, &d, &p, &w, NULL, &scaled, &e))
-    fail_msg ("%s", e->message);
+  moe_run (&mc, &d, &p, &w, &scaled);
   p.dp_attention_reserve_scale = 1.0;
-  if (!msperf_serve_run (answers, moe, &d, &p, &w, NULL, &unscaled, &e))
-    fail_msg ("%s", e->message);
+  moe_run (&mc, &d, &p, &w, &unscaled);
   assert_int_equal (scaled.measured, 96);
   assert_int_equal (unscaled.measured, 96);
   assert_true (scaled.mean_batch > unscaled.mean_batch);
@@ -759,8 +787,47 @@ test_dp_attention_reserve (void **state)
   run_ok (f, &d, &p, &w, &scaled);
   assert_memory_equal (&scaled, &unscaled, sizeof scaled);
   msperf_serve_policy_clear (&p);
-  msperf_serve_answers_free (answers);
-  msperf_model_free (moe);
+  moe_close (&mc);
+}
+
+/* SGLang divides its chunked-prefill size among the ranks of an attention-DP engine
+ * (dp_attention_budget_split): a MoE engine of DP 2 under the preset's budget B runs exactly as
+ * it does under B / 2 a rank without the split, bit for bit, and its long prompts take more
+ * steps than under B a rank. A dense model's DP ranks are replicas, each its own scheduler:
+ * the split changes nothing there, bit for bit. */
+static void
+test_dp_attention_budget (void **state)
+{
+  fixture *f = *state;
+  moe_case mc;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result split, halved, whole;
+
+  moe_open (f, &mc);
+  deployment (&d);
+  d.layout.dp = 2;
+  closed (&w, 8, 3000, 32, 48);
+  preset (&p, "sglang");
+  assert_true (p.dp_attention_budget_split);
+  p.max_num_batched_tokens = 2048;
+  moe_run (&mc, &d, &p, &w, &split);
+  p.dp_attention_budget_split = FALSE;
+  p.max_num_batched_tokens = 1024;
+  moe_run (&mc, &d, &p, &w, &halved);
+  assert_memory_equal (&split, &halved, sizeof split);
+  p.max_num_batched_tokens = 2048;
+  moe_run (&mc, &d, &p, &w, &whole);
+  assert_int_equal (whole.measured, 48);
+  assert_true (split.steps > whole.steps);
+  assert_true (split.ttft_ms.mean > whole.ttft_ms.mean);
+  run_ok (f, &d, &p, &w, &whole);
+  p.dp_attention_budget_split = TRUE;
+  run_ok (f, &d, &p, &w, &split);
+  assert_memory_equal (&split, &whole, sizeof split);
+  msperf_serve_policy_clear (&p);
+  moe_close (&mc);
 }
 
 /* With one token a step, the decode passes that finish no request are counted, not applied
@@ -838,6 +905,7 @@ main (void)
     SIM (test_bucketing_error),
     SIM (test_counted_passes),
     SIM (test_dp_attention_reserve),
+    SIM (test_dp_attention_budget),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -109,6 +109,24 @@ t_dp_lockstep() {
 }
 heavy "serve: the attention-DP ranks of a MoE engine step in lockstep" t_dp_lockstep
 
+t_dp_budget_split() {
+  # SGLang divides its chunked-prefill size among the ranks of an attention-DP engine: on DP 2
+  # the preset's budget of 8192 runs as 4096 a rank given on the command line (a budget given
+  # there is a rank's), and not as 8192 a rank.
+  q3=$data/configs/Qwen--Qwen3-30B-A3B.json
+  set -- --model "$q3" --backend sglang --tp 1 --dp 2 --ep 2 --concurrency 4 \
+    --num-requests 8 --isl 6000 --osl 8 --format csv
+  status_is 0 $bin serve "$@" && cp "$tmp/cmd.out" "$tmp/split.csv" &&
+  status_is 0 $bin serve "$@" --max-num-batched-tokens 4096 &&
+  cmp -s "$tmp/split.csv" "$tmp/cmd.out" &&
+  status_is 0 $bin serve "$@" --max-num-batched-tokens 8192 &&
+  cp "$tmp/cmd.out" "$tmp/whole.csv" && ! cmp -s "$tmp/split.csv" "$tmp/whole.csv" &&
+  status_is 0 $bin serve "$@" --dp-attention-budget-split false &&
+  cmp -s "$tmp/cmd.out" "$tmp/whole.csv"
+}
+heavy "serve --backend sglang: an attention-DP engine's ranks share the preset's step budget" \
+  t_dp_budget_split
+
 serve_tpot() {  # serve_tpot VAR ARGS... : mean TPOT of `serve ARGS --format csv` into VAR
   var=$1; shift
   status_is 0 $bin serve "$@" --format csv || return 1

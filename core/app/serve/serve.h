@@ -36,6 +36,9 @@ typedef struct msperf_serve_policy {
   double dp_attention_reserve_scale; /* the three reserve ratios' scale on the ranks of an
                                       attention-DP MoE engine (SGLang multiplies
                                       --schedule-conservativeness by 0.3 there); 1 = none */
+  gboolean dp_attention_budget_split; /* max_num_batched_tokens is the engine's: each rank of
+                                      an attention-DP MoE engine schedules 1/dp of it, as
+                                      SGLang divides --chunked-prefill-size by --dp-size */
   gboolean preempt;                /* recompute preemption when the cache is full */
   double step_overhead_us;         /* host time per step (scheduling, launch) */
   double seq_overhead_us;          /* host time per sequence of a step (sampling, detokenise) */

@@ -26,6 +26,9 @@ static const msperf_serve_knob knobs[] = {
   KNOB (reserve_ratio_decay, DOUBLE, "Reserve ratio decrease per decode step"),
   KNOB (dp_attention_reserve_scale, DOUBLE, "Scale of the three reserve ratios on the ranks "
         "of an attention-DP MoE engine"),
+  KNOB (dp_attention_budget_split, BOOL, "The step budget is the engine's: each rank of an "
+        "attention-DP MoE engine schedules budget / dp of it (true/false; a budget given on "
+        "the command line is a rank's)"),
   KNOB (preempt, BOOL, "Recompute preemption when the KV cache is full (true/false)"),
   KNOB (step_overhead_us, DOUBLE, "Host time per step, us"),
   KNOB (seq_overhead_us, DOUBLE, "Host time per sequence of a step, us"),

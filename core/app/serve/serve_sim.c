@@ -138,6 +138,7 @@ typedef struct {
 typedef struct {
   worker_role role;
   int64_t max_seqs;           /* sequences a step holds: the pool's limit or the preset's */
+  int64_t budget;             /* tokens a step holds: the preset's, or a rank's share of it */
   msperf_serve_steps *steps;
   GQueue waiting;             /* req index + 1 */
   GArray *running;            /* guint req index, admission order */
@@ -723,7 +724,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
           /* SGLang's input budget (PrefillAdder.budget_state): spent once the step's tokens
            * reach max_prefill_tokens, which a prompt admitted whole may overshoot. */
           if (pol->max_prefill_tokens > 0 && w->n_pre > 0
-              && pol->max_num_batched_tokens - *budget >= pol->max_prefill_tokens)
+              && w->budget - *budget >= pol->max_prefill_tokens)
             break;
           e.chunk = pol->chunked_prefill ? MIN (left, *budget) : left;
           if (e.chunk > *budget && *nseq > 0)
@@ -768,7 +769,7 @@ static void
 build_step (sim *s, worker *w)
 {
   const msperf_serve_policy *pol = s->pol;
-  int64_t budget = pol->max_num_batched_tokens, nseq = 0;
+  int64_t budget = w->budget, nseq = 0;
 
   guint most = w->running->len + w->waiting.length;
 
@@ -1432,6 +1433,9 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
           w->ratio_scale = w->group_size > 1 ? s->pol->dp_attention_reserve_scale : 1.0;
+          w->budget = s->pol->max_num_batched_tokens;
+          if (s->pol->dp_attention_budget_split && w->group_size > 1)
+            w->budget = MAX (1, w->budget / (int64_t) w->group_size);
           w->ratio = s->pol->reserve_ratio_init * w->ratio_scale;
           g_queue_init (&w->lru);
           if (s->pol->prefix_caching && pools[p].role != W_DECODE)
