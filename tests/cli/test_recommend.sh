@@ -71,6 +71,29 @@ t_serve_command() {
 }
 heavy "each ranked point's msperf serve command reproduces its TTFT and TPOT" t_serve_command
 
+# On an SGLang attention-DP point the budget is a rank's while the preset's is the engine's
+# (doc/serving.md §2): the serve command says so, and reproduces the point only with it —
+# without the flag each rank gets half the budget and a 6000-token prompt takes two steps.
+t_serve_command_dp() {
+  $bin recommend --model "$configs/Qwen--Qwen3-30B-A3B.json" --gpus 2 --isl 6000 --osl 8 \
+    --no-cache --backend sglang --mode agg --format jsonl >"$tmp/scd.jsonl" 2>"$tmp/scd.err" ||
+    { cat "$tmp/scd.err"; return 1; }
+  rec=$(grep '"status": "ok"' "$tmp/scd.jsonl" | grep -e ' --dp 2 ' | head -n 1)
+  cmd=$(printf '%s\n' "$rec" | sed -n 's/.*"serve_command": "\([^"]*\)".*/\1/p')
+  t=$(printf '%s\n' "$rec" | sed -n 's/.*"ttft_ms": {"mean": \([0-9.]*\),.*/\1/p')
+  case "$cmd" in *" --dp-attention-budget-split false "*) ;; *) echo "$cmd"; return 1 ;; esac
+  for run in with without; do
+    [ $run = with ] && c=$cmd || c=$(printf '%s\n' "$cmd" | sed 's/ --dp-attention-budget-split false//')
+    eval "$MSPERF_BIN ${c#msperf } --format csv" >"$tmp/scd.csv" 2>"$tmp/scd.err" ||
+      { echo "$c"; cat "$tmp/scd.err"; return 1; }
+    tail -n 1 "$tmp/scd.csv" | awk -F, -v t="$t" -v run=$run '
+      { off = ($4 > t ? $4 - t : t - $4) > 1e-3 + 1e-4 * t }
+      (run == "with" && off) || (run == "without" && !off) { print run ": " $4 " / " t; exit 1 }' ||
+      return 1
+  done
+}
+heavy "an SGLang attention-DP point's serve command keeps its rank's budget" t_serve_command_dp
+
 # --nextn K: the search simulates MTP, and what it prints runs MTP too: the launch command
 # enables each runtime's speculative decoding, the serve command carries the draft depth.
 t_mtp() {
