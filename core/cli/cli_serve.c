@@ -96,6 +96,36 @@ knob_given (const serve_opts *o, const char *key)
   return FALSE;
 }
 
+/* The step limits each scheduler ran with: a rank's under attention DP, where the runtime
+ * divides its budget (dp_attention_budget_split) — how a default of the preset became the
+ * figure the run used. */
+static void
+print_limits (const msperf_model *m, const msperf_serve_deployment *dep,
+              const msperf_serve_policy *pol)
+{
+  const struct { const char *name; const msperf_model_layout *l; int64_t seqs; } pool[2] = {
+    { dep->mode == MSPERF_SERVE_AGG ? NULL : "prefill",
+      dep->mode == MSPERF_SERVE_AGG ? &dep->layout : &dep->prefill, dep->prefill_max_seqs },
+    { "decode", &dep->decode, dep->decode_max_seqs },
+  };
+  guint n = dep->mode == MSPERF_SERVE_AGG ? 1 : 2;
+
+  printf ("step limits        ");
+  for (guint i = 0; i < n; i++)
+    {
+      int64_t budget = msperf_serve_rank_budget (m, pool[i].l, pol);
+      int64_t seqs = n > 1 && pool[i].seqs > 0 ? pool[i].seqs : pol->max_num_seqs;
+
+      printf ("%s%s%s%" G_GINT64_FORMAT " tokens", i ? "; " : "", pool[i].name ? pool[i].name : "",
+              pool[i].name ? " " : "", budget);
+      if (budget != pol->max_num_batched_tokens)
+        printf (" (%" G_GINT64_FORMAT " over %" G_GINT64_FORMAT " attention-DP ranks)",
+                pol->max_num_batched_tokens, pool[i].l->dp);
+      printf (" and %" G_GINT64_FORMAT " sequences", seqs);
+    }
+  printf (" a step per scheduler\n");
+}
+
 static gboolean
 build (serve_opts *o, msperf_serve_deployment *dep, msperf_serve_policy *pol,
        msperf_serve_workload *w, GError **error)
@@ -493,6 +523,7 @@ msperf_cli_serve (const msperf_cli_global *g, int argc, char **argv)
               msperf_model_architecture (m), msperf_model_family (m));
       printf ("scheduler          %s, %s\n", pol.name ? pol.name : "custom",
               dep.mode == MSPERF_SERVE_AGG ? "aggregated" : "disaggregated");
+      print_limits (m, &dep, &pol);
       msperf_serve_print_table (&res, stdout);
     }
   if (rec.timeline)

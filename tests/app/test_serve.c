@@ -824,6 +824,10 @@ test_dp_attention_budget (void **state)
   preset (&p, "sglang");
   assert_true (p.dp_attention_budget_split);
   p.max_num_batched_tokens = 2048;
+  assert_true (msperf_serve_attention_dp (mc.model, &d.layout));
+  assert_false (msperf_serve_attention_dp (f->model, &d.layout));
+  assert_int_equal (msperf_serve_rank_budget (mc.model, &d.layout, &p), 1024);
+  assert_int_equal (msperf_serve_rank_budget (f->model, &d.layout, &p), 2048);
   moe_run (&mc, &d, &p, &w, &split);
   p.dp_attention_budget_split = FALSE;
   p.max_num_batched_tokens = 1024;

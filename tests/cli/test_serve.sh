@@ -116,6 +116,8 @@ t_dp_budget_split() {
   q3=$data/configs/Qwen--Qwen3-30B-A3B.json
   set -- --model "$q3" --backend sglang --tp 1 --dp 2 --ep 2 --concurrency 4 \
     --num-requests 8 --isl 6000 --osl 8 --format csv
+  status_is 0 $bin serve "$@" --format table &&
+  contains "$tmp/cmd.out" "^step limits        4096 tokens (8192 over 2 attention-DP ranks) and 4096 sequences" &&
   status_is 0 $bin serve "$@" && cp "$tmp/cmd.out" "$tmp/split.csv" &&
   status_is 0 $bin serve "$@" --max-num-batched-tokens 4096 &&
   cmp -s "$tmp/split.csv" "$tmp/cmd.out" &&

@@ -289,6 +289,15 @@ int64_t msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_
                                   double device_bytes, const msperf_serve_policy *pol,
                                   GError **error);
 
+/* Whether model's DP ranks under layout form one attention-DP engine that steps together (a
+ * MoE model, dp > 1), rather than replicas. */
+gboolean msperf_serve_attention_dp (const msperf_model *model, const msperf_model_layout *layout);
+
+/* The step token budget of one scheduler of layout: pol's, or a rank's share of it where the
+ * runtime divides it among attention-DP ranks (dp_attention_budget_split). */
+int64_t msperf_serve_rank_budget (const msperf_model *model, const msperf_model_layout *layout,
+                                  const msperf_serve_policy *pol);
+
 gboolean msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
                            const msperf_serve_deployment *dep, const msperf_serve_policy *pol,
                            const msperf_serve_workload *w, msperf_serve_record *rec,

@@ -1356,6 +1356,27 @@ typedef struct {
   int64_t max_seqs;           /* 0: the preset's max_num_seqs */
 } pool_spec;
 
+gboolean
+msperf_serve_attention_dp (const msperf_model *model, const msperf_model_layout *layout)
+{
+  double total = 0, active = 0, mtp, emb;
+
+  g_return_val_if_fail (model != NULL && layout != NULL, FALSE);
+  /* Routed experts (fewer parameters active than held): the DP ranks step together. */
+  return layout->dp > 1 && msperf_model_params (model, &total, &active, &mtp, &emb, NULL)
+         && active < total;
+}
+
+int64_t
+msperf_serve_rank_budget (const msperf_model *model, const msperf_model_layout *layout,
+                          const msperf_serve_policy *pol)
+{
+  g_return_val_if_fail (pol != NULL, 0);
+  if (pol->dp_attention_budget_split && msperf_serve_attention_dp (model, layout))
+    return MAX (1, pol->max_num_batched_tokens / layout->dp);
+  return pol->max_num_batched_tokens;
+}
+
 static gboolean
 make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
               GPtrArray *owned, GError **error)
@@ -1363,9 +1384,6 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
   const msperf_serve_deployment *dep = s->dep;
   pool_spec pools[2];
   guint n_pools = 0, wi = 0;
-  double total = 0, active = 0, mtp, emb;
-  /* Routed experts (fewer parameters active than held): the DP ranks step together. */
-  gboolean moe = msperf_model_params (model, &total, &active, &mtp, &emb, NULL) && active < total;
 
   if (dep->mode == MSPERF_SERVE_AGG)
     pools[n_pools++] = (pool_spec){ W_AGG, &dep->layout, dep->replicas, 0 };
@@ -1384,7 +1402,8 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
     {
       const msperf_model_layout *l = pools[p].layout;
       msperf_serve_steps *steps;
-      int64_t cap;
+      int64_t cap, budget;
+      guint group_size;
       double wb, kvb;
 
       if (!msperf_model_check_layout (model, l, error)
@@ -1420,6 +1439,8 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
       g_ptr_array_add (owned, steps);
       if (pools[p].role == W_PREFILL)
         s->n_prefill = (guint) (pools[p].count * l->dp);
+      group_size = msperf_serve_attention_dp (model, l) ? (guint) l->dp : 1;
+      budget = msperf_serve_rank_budget (model, l, s->pol);
       for (int64_t k = 0; k < pools[p].count * l->dp; k++, wi++)
         {
           worker *w = &s->w[wi];
@@ -1427,15 +1448,13 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
           w->role = pools[p].role;
           w->max_seqs = pools[p].max_seqs > 0 ? pools[p].max_seqs : s->pol->max_num_seqs;
           w->steps = steps;
-          w->group_size = moe && l->dp > 1 ? (guint) l->dp : 1;
+          w->group_size = group_size;
           w->group = wi - (guint) (k % (int64_t) w->group_size);
           g_queue_init (&w->waiting);
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
           w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
           w->ratio_scale = w->group_size > 1 ? s->pol->dp_attention_reserve_scale : 1.0;
-          w->budget = s->pol->max_num_batched_tokens;
-          if (s->pol->dp_attention_budget_split && w->group_size > 1)
-            w->budget = MAX (1, w->budget / (int64_t) w->group_size);
+          w->budget = budget;
           w->ratio = s->pol->reserve_ratio_init * w->ratio_scale;
           g_queue_init (&w->lru);
           if (s->pol->prefix_caching && pools[p].role != W_DECODE)
