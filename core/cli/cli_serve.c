@@ -96,32 +96,36 @@ knob_given (const serve_opts *o, const char *key)
   return FALSE;
 }
 
-/* The step limits each scheduler ran with: a rank's under attention DP, where the runtime
- * divides its budget (dp_attention_budget_split) — how a default of the preset became the
- * figure the run used. */
+/* One pool's step limits, as print_limits writes them: a rank's budget under attention DP,
+ * where the runtime divides the preset's (dp_attention_budget_split), says so — how a default
+ * of the preset became the figure the run used. */
+static void
+print_pool_limits (const msperf_model *m, const msperf_model_layout *l, int64_t seqs,
+                   const msperf_serve_policy *pol)
+{
+  int64_t budget = msperf_serve_rank_budget (m, l, pol);
+
+  printf ("%" G_GINT64_FORMAT " tokens", budget);
+  if (budget != pol->max_num_batched_tokens)
+    printf (" (%" G_GINT64_FORMAT " over %" G_GINT64_FORMAT " attention-DP ranks)",
+            pol->max_num_batched_tokens, l->dp);
+  printf (" and %" G_GINT64_FORMAT " sequences", seqs > 0 ? seqs : pol->max_num_seqs);
+}
+
+/* The step limits each scheduler ran with, per pool when disaggregated. */
 static void
 print_limits (const msperf_model *m, const msperf_serve_deployment *dep,
               const msperf_serve_policy *pol)
 {
-  const struct { const char *name; const msperf_model_layout *l; int64_t seqs; } pool[2] = {
-    { dep->mode == MSPERF_SERVE_AGG ? NULL : "prefill",
-      dep->mode == MSPERF_SERVE_AGG ? &dep->layout : &dep->prefill, dep->prefill_max_seqs },
-    { "decode", &dep->decode, dep->decode_max_seqs },
-  };
-  guint n = dep->mode == MSPERF_SERVE_AGG ? 1 : 2;
-
   printf ("step limits        ");
-  for (guint i = 0; i < n; i++)
+  if (dep->mode == MSPERF_SERVE_AGG)
+    print_pool_limits (m, &dep->layout, 0, pol);
+  else
     {
-      int64_t budget = msperf_serve_rank_budget (m, pool[i].l, pol);
-      int64_t seqs = n > 1 && pool[i].seqs > 0 ? pool[i].seqs : pol->max_num_seqs;
-
-      printf ("%s%s%s%" G_GINT64_FORMAT " tokens", i ? "; " : "", pool[i].name ? pool[i].name : "",
-              pool[i].name ? " " : "", budget);
-      if (budget != pol->max_num_batched_tokens)
-        printf (" (%" G_GINT64_FORMAT " over %" G_GINT64_FORMAT " attention-DP ranks)",
-                pol->max_num_batched_tokens, pool[i].l->dp);
-      printf (" and %" G_GINT64_FORMAT " sequences", seqs);
+      printf ("prefill ");
+      print_pool_limits (m, &dep->prefill, dep->prefill_max_seqs, pol);
+      printf ("; decode ");
+      print_pool_limits (m, &dep->decode, dep->decode_max_seqs, pol);
     }
   printf (" a step per scheduler\n");
 }

@@ -44,9 +44,9 @@ typedef struct msperf_model_kv_capacity {
  * utilization; budget = usable − weights − activations − reserves − per-sequence state and
  * sliding-window caches of max_num_seqs sequences (share_of_free: budget = utilization ×
  * (device − weights − activations − reserves) − those caches); tokens = budget / KV bytes per
- * token of the full-attention layers. out->fits is FALSE (tokens 0) when the budget is below one 128-token
- * block. FALSE with the reason when the layout does not divide the model or device_bytes is
- * unknown. */
+ * token of the full-attention layers. out->fits is FALSE (tokens 0) when the budget is below
+ * one 128-token block. FALSE with the reason when the layout does not divide the model or
+ * device_bytes is unknown. */
 gboolean msperf_model_kv_capacity_tokens (const msperf_model *model,
                                           const msperf_model_layout *layout,
                                           const msperf_model_runtime *rt,

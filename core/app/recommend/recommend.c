@@ -340,12 +340,15 @@ static void
 point_setup (const msperf_recommend_opts *o, const msperf_recommend_point *p,
              msperf_serve_policy *pol, msperf_serve_workload *w)
 {
+  const msperf_model_layout *pools[3] = { &p->dep.layout, &p->dep.prefill, &p->dep.decode };
+
   *pol = *o->policy;
   pol->max_num_seqs = p->max_num_seqs;
   pol->max_num_batched_tokens = p->max_num_tokens;
   /* A point's budget is a rank's, which the launch command multiplies out (launch.c). */
-  if (p->dep.layout.dp > 1 || p->dep.prefill.dp > 1 || p->dep.decode.dp > 1)
-    pol->dp_attention_budget_split = FALSE;
+  for (guint k = 0; k < 3; k++)
+    if (msperf_serve_attention_dp (o->models[p->quant], pools[k]))
+      pol->dp_attention_budget_split = FALSE;
   workload (o, p->concurrency, w);
   if (p->requests > 0)
     w->num_requests = p->requests, w->warmup = p->warmup, w->cooldown = p->cooldown;

@@ -606,7 +606,8 @@ typedef enum {
  *   "ignore"): the runtime loads those layers unquantised, and cannot quantise them to int4 at
  *   load time.
  * The model as its config declares it in either case (*how RUN_FP8_BLOCK or RUN_EXPERTS_ONLY);
- * NULL otherwise. Loaded without quant options, experts in a mode other than bf16 are the config's. */
+ * NULL otherwise. Loaded without quant options, experts in a mode other than bf16 are the
+ * config's. */
 static msperf_model *
 declared_checkpoint (const char *config, const char *templates_dir,
                      const msperf_model_options *mo, quant_run *how)
