@@ -1,8 +1,9 @@
 /* Tests of core/app/recommend/recommend_check.c and recommend_rank.c: the closed-loop
  * tokens/s/GPU formula, the Spearman rank correlation (against values computed by hand and
  * scipy.stats.spearmanr), the per-group pick under the median-measured SLA (a pick missing the
- * measured SLA fails, the simulated tokens/s/GPU rank when given, groups below three rows are
- * not judged), and the grouping and outputs of accuracy rows. */
+ * measured SLA fails, by how much it misses, the row nearest to the SLA when none is predicted
+ * within it, the simulated tokens/s/GPU rank when given, groups below three rows are not
+ * judged), and the grouping and outputs of accuracy rows. */
 #include <config.h>
 #include <math.h>
 #include <setjmp.h>
@@ -98,6 +99,32 @@ test_pick_misses_sla (void **state)
   assert_true (g->pick.ratio > 1.0);
   assert_true (g->judged);
   assert_false (g->pick.pass);
+  /* It misses by 300 / 200 and 30 / 20: 50 % on both, TTFT named on the tie. */
+  assert_float_equal (g->pick.miss.excess, 0.5, 1e-12);
+  assert_string_equal (g->pick.miss.on, "TTFT");
+  assert_null (g->pick.nearest_id);
+  /* Under the median predicted TTFT and TPOT (150 ms, 15 ms) the order picks c too. */
+  assert_string_equal (g->order.id, "c");
+  assert_float_equal (g->order.miss.excess, 0.5, 1e-12);
+}
+
+static void
+test_miss_on_tpot (void **state)
+{
+  /* SLA = median TTFT 200, TPOT 20. c is predicted within it and measured at 210 ms / 24 ms:
+   * 5 % over on TTFT, 20 % on TPOT, so the miss is TPOT's 20 %. */
+  const msperf_recommend_check_row rows[] = {
+    { "g", "a", 100, 10, 100, 10, 4, 8, 100 },
+    { "g", "b", 200, 20, 190, 19, 16, 8, 100 },
+    { "g", "c", 210, 24, 150, 15, 32, 8, 100 },
+  };
+  g_autoptr (GArray) groups = msperf_recommend_check (rows, G_N_ELEMENTS (rows));
+  const msperf_recommend_check_group *g = &g_array_index (groups, msperf_recommend_check_group, 0);
+
+  (void) state;
+  assert_string_equal (g->pick.id, "c");
+  assert_float_equal (g->pick.miss.excess, 0.2, 1e-12);
+  assert_string_equal (g->pick.miss.on, "TPOT");
 }
 
 static void
@@ -119,6 +146,14 @@ test_order_and_tolerance (void **state)
   assert_null (g->pick.id);
   assert_true (isnan (g->pick.ratio));
   assert_false (g->pick.pass);
+  /* Nearest to the SLA: a, predicted 300 / 100 and 30 / 10 (200 % over on both, TTFT named),
+   * not b (TPOT 240 % over) or c (800 %). */
+  assert_string_equal (g->pick.nearest_id, "a");
+  assert_float_equal (g->pick.nearest.excess, 2.0, 1e-12);
+  assert_string_equal (g->pick.nearest.on, "TTFT");
+  assert_true (isnan (g->pick.miss.excess));
+  /* The order pick exists, so it names no nearest row. */
+  assert_null (g->order.nearest_id);
   assert_string_equal (g->best_id, "b");
   assert_float_equal (g->predicted_sla_tpot_ms, 34, 0);
   assert_string_equal (g->order.id, "a");
@@ -242,6 +277,44 @@ test_rank_rows (void **state)
   g_free (text);
 }
 
+static void
+test_excess_printed (void **state)
+{
+  /* Group 1000: the pick (pc) misses the measured SLA (200 ms, 20 ms) by 20 % on TPOT. Group
+   * 2000: every prediction is three times the measurement or more, no pick; qa is nearest,
+   * predicted 200 % over on TTFT. Each output names both. */
+  const msperf_serve_accuracy_row rows[] = {
+    { "pa", "m", "vllm", "agg", 1000, 100, 4, 8, TRUE, 100, 10, 100, 10, TRUE },
+    { "pb", "m", "vllm", "agg", 1000, 100, 16, 8, TRUE, 200, 20, 190, 19, TRUE },
+    { "pc", "m", "vllm", "agg", 1000, 100, 32, 8, TRUE, 210, 24, 150, 15, TRUE },
+    { "qa", "m", "vllm", "agg", 2000, 100, 9, 8, TRUE, 100, 10, 300, 30, TRUE },
+    { "qb", "m", "vllm", "agg", 2000, 100, 10, 8, TRUE, 100, 10, 300, 34, TRUE },
+    { "qc", "m", "vllm", "agg", 2000, 100, 10, 8, TRUE, 300, 30, 900, 90, TRUE },
+  };
+  g_autoptr (msperf_recommend_rank) r = msperf_recommend_rank_new ();
+  char *text;
+
+  (void) state;
+  msperf_recommend_rank_add_rows (rows, G_N_ELEMENTS (rows), r);
+  text = printed (r, "table");
+  assert_non_null (strstr (text, "    pick:  pc (misses the measured SLA by 20.0 % on TPOT); the "
+                                 "pick misses the SLA as measured\n"));
+  assert_non_null (strstr (text, "    pick:  none; no row is predicted to meet the SLA "
+                                 "(nearest: qa, predicted 200.0 % over on TTFT)\n"));
+  g_free (text);
+  text = printed (r, "csv");
+  assert_non_null (strstr (text, ",order_nearest_pct,order_nearest_on\n"));
+  assert_non_null (strstr (text, ",20.00,TPOT,,,,"));
+  assert_non_null (strstr (text, ",,,qa,200.00,TTFT,"));
+  g_free (text);
+  text = printed (r, "json");
+  assert_non_null (strstr (text, "\"miss\": {\"pct\": 20.00, \"on\": \"TPOT\"}, "
+                                 "\"nearest\": null}"));
+  assert_non_null (strstr (text, "\"miss\": null, \"nearest\": {\"id\": \"qa\", "
+                                 "\"pct\": 200.00, \"on\": \"TTFT\"}}"));
+  g_free (text);
+}
+
 int
 main (void)
 {
@@ -250,10 +323,12 @@ main (void)
     cmocka_unit_test (test_spearman),
     cmocka_unit_test (test_groups),
     cmocka_unit_test (test_pick_misses_sla),
+    cmocka_unit_test (test_miss_on_tpot),
     cmocka_unit_test (test_order_and_tolerance),
     cmocka_unit_test (test_nothing_meets),
     cmocka_unit_test (test_ties),
     cmocka_unit_test (test_rank_rows),
+    cmocka_unit_test (test_excess_printed),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -81,6 +81,38 @@ median (double *v, guint n)
   return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
 }
 
+static msperf_recommend_check_excess
+excess (double ttft, double tpot, double sla_ttft, double sla_tpot)
+{
+  double et = ttft / sla_ttft - 1.0, ep = tpot / sla_tpot - 1.0;
+  msperf_recommend_check_excess e = { NAN, NULL };
+
+  if (isfinite (et) && isfinite (ep))
+    e.excess = MAX (et, ep), e.on = et >= ep ? "TTFT" : "TPOT";
+  return e;
+}
+
+/* No row predicted within (ttft, tpot): the one whose prediction misses it least, so that a
+ * user tells a group missed by a few per cent from one missed by a factor. */
+static void
+nearest (const msperf_recommend_check_row *const *rows, guint n, double ttft, double tpot,
+         msperf_recommend_check_pick *p)
+{
+  gint best = -1;
+  msperf_recommend_check_excess e, most = { NAN, NULL };
+
+  for (guint i = 0; i < n; i++)
+    {
+      e = excess (rows[i]->predicted_ttft_ms, rows[i]->predicted_tpot_ms, ttft, tpot);
+      if (isfinite (e.excess) && (best < 0 || e.excess < most.excess))
+        best = (gint) i, most = e;
+    }
+  if (best < 0)
+    return;
+  p->nearest_id = g_strdup (rows[best]->id);
+  p->nearest = most;
+}
+
 /* The row with the highest predicted tokens/s/GPU among those predicted to meet (ttft, tpot);
  * the first in row order on a tie (duplicates of one configuration are equal both ways, so
  * which is named changes no figure). */
@@ -96,12 +128,19 @@ pick (const msperf_recommend_check_row *const *rows, guint n, const double *pred
         && pred[i] > 0 && (best < 0 || pred[i] > pred[best]))
       best = (gint) i;
   p->predicted = p->measured = p->ratio = NAN;
+  p->miss.excess = p->nearest.excess = NAN;
   if (best < 0)
-    return;
+    {
+      nearest (rows, n, ttft, tpot, p);
+      return;
+    }
   p->id = g_strdup (rows[best]->id);
   p->predicted = pred[best], p->measured = meas[best];
   p->meets_sla = rows[best]->measured_ttft_ms <= g->sla_ttft_ms
                  && rows[best]->measured_tpot_ms <= g->sla_tpot_ms;
+  if (!p->meets_sla)
+    p->miss = excess (rows[best]->measured_ttft_ms, rows[best]->measured_tpot_ms,
+                      g->sla_ttft_ms, g->sla_tpot_ms);
   if (g->best_measured > 0)
     p->ratio = p->measured / g->best_measured;
   /* A pick that misses the SLA as measured is no answer, however fast it is. */
@@ -180,5 +219,7 @@ msperf_recommend_check_group_clear (msperf_recommend_check_group *g)
   g_clear_pointer (&g->group, g_free);
   g_clear_pointer (&g->pick.id, g_free);
   g_clear_pointer (&g->order.id, g_free);
+  g_clear_pointer (&g->pick.nearest_id, g_free);
+  g_clear_pointer (&g->order.nearest_id, g_free);
   g_clear_pointer (&g->best_id, g_free);
 }

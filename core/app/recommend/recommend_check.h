@@ -26,6 +26,13 @@ typedef struct {
   double osl;
 } msperf_recommend_check_row;
 
+/* How far a row is from an SLA: the larger of TTFT / limit and TPOT / limit, less 1 (above 0:
+ * it misses), and which of the two that is; a miss by 3 % reads differently from one by 3×. */
+typedef struct {
+  double excess;                   /* NAN when not computed */
+  const char *on;                  /* "TTFT" or "TPOT" (static), NULL with excess NAN */
+} msperf_recommend_check_excess;
+
 /* msperf's first choice among a group's rows under one SLA, and what it measured. */
 typedef struct {
   char *id;                        /* NULL: no row is predicted to meet the SLA */
@@ -33,6 +40,12 @@ typedef struct {
   gboolean meets_sla;              /* it meets the group's SLA as measured */
   double ratio;                    /* measured / the best measured; NAN without either */
   gboolean pass;                   /* judged, meets_sla and ratio >= 1 − tolerance */
+  /* A pick missing the group's SLA as measured: by how much (its measured figures). */
+  msperf_recommend_check_excess miss;
+  /* No pick: the row predicted nearest to the SLA it was picked under, and by how much its
+   * prediction misses it; NULL id otherwise. */
+  char *nearest_id;
+  msperf_recommend_check_excess nearest;
 } msperf_recommend_check_pick;
 
 typedef struct {

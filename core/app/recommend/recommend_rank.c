@@ -159,6 +159,31 @@ why (const msperf_recommend_check_group *g, const msperf_recommend_check_pick *p
   return "the pick is more than 10 % below the best";
 }
 
+/* A pick's line of the table: its id, how far it misses the measured SLA, why it does not
+ * pass, and without a pick the row predicted nearest to the SLA. */
+static void
+print_pick (FILE *out, const char *label, const msperf_recommend_check_group *g,
+            const msperf_recommend_check_pick *p)
+{
+  const char *w = why (g, p);
+
+  fprintf (out, "    %-6s %s", label, p->id ? p->id : "none");
+  if (p->id && !p->meets_sla)
+    {
+      if (isfinite (p->miss.excess))
+        fprintf (out, " (misses the measured SLA by %.1f %% on %s)", 100 * p->miss.excess,
+                 p->miss.on);
+      else
+        fputs (" (misses the measured SLA)", out);
+    }
+  if (w)
+    fprintf (out, "; %s", w);
+  if (p->id == NULL && p->nearest_id)
+    fprintf (out, " (nearest: %s, predicted %.1f %% over on %s)", p->nearest_id,
+             100 * p->nearest.excess, p->nearest.on);
+  fputc ('\n', out);
+}
+
 static void
 print_table (const msperf_recommend_rank *r, FILE *out)
 {
@@ -171,19 +196,13 @@ print_table (const msperf_recommend_rank *r, FILE *out)
     {
       const msperf_recommend_check_group *g =
         &g_array_index (r->groups, msperf_recommend_check_group, i);
-      const char *w = why (g, &g->pick), *wo = why (g, &g->order);
-
       fprintf (out, "%-52s %4u %8.1f %7.2f %8.1f | %8.1f %6.3f %7s | %8.1f %6.3f %7s | %8.3f\n",
                g->group, g->rows, g->sla_ttft_ms, g->sla_tpot_ms, g->best_measured,
                g->pick.measured, g->pick.ratio, verdict (g, &g->pick), g->order.measured,
                g->order.ratio, verdict (g, &g->order), g->spearman);
       fprintf (out, "    best:  %s\n", g->best_id ? g->best_id : "none");
-      fprintf (out, "    pick:  %s%s%s%s\n", g->pick.id ? g->pick.id : "none",
-               g->pick.id && !g->pick.meets_sla ? " (misses the measured SLA)" : "",
-               w ? "; " : "", w ? w : "");
-      fprintf (out, "    order: %s%s%s%s\n", g->order.id ? g->order.id : "none",
-               g->order.id && !g->order.meets_sla ? " (misses the measured SLA)" : "",
-               wo ? "; " : "", wo ? wo : "");
+      print_pick (out, "pick:", g, &g->pick);
+      print_pick (out, "order:", g, &g->order);
     }
   msperf_recommend_rank_counts (r, &judged, &passed, &order_passed);
   fprintf (out, "tokens/s/GPU measured, closed loop: clients x osl / (TTFT + (osl - 1) x TPOT) / "
@@ -250,6 +269,19 @@ csv_pick (GString *s, const msperf_recommend_check_group *g, const msperf_recomm
   g_string_append_printf (s, ",%s", verdict (g, p));
 }
 
+/* The excess columns of a pick: miss_pct, miss_on, nearest_id, nearest_pct, nearest_on. */
+static void
+csv_excess (GString *s, const msperf_recommend_check_pick *p)
+{
+  g_string_append_c (s, ',');
+  num (s, 100 * p->miss.excess, 2, FALSE);
+  g_string_append_printf (s, ",%s,", p->miss.on ? p->miss.on : "");
+  csv_str (s, p->nearest_id);
+  g_string_append_c (s, ',');
+  num (s, 100 * p->nearest.excess, 2, FALSE);
+  g_string_append_printf (s, ",%s", p->nearest.on ? p->nearest.on : "");
+}
+
 static void
 print_csv (const msperf_recommend_rank *r, FILE *out)
 {
@@ -260,7 +292,11 @@ print_csv (const msperf_recommend_rank *r, FILE *out)
                                         "pick_verdict,predicted_sla_ttft_ms,"
                                         "predicted_sla_tpot_ms,order_id,"
                                         "order_predicted_tps_gpu,order_measured_tps_gpu,"
-                                        "order_meets_sla,order_ratio,order_verdict,spearman\n");
+                                        "order_meets_sla,order_ratio,order_verdict,spearman,"
+                                        "pick_miss_pct,pick_miss_on,pick_nearest_id,"
+                                        "pick_nearest_pct,pick_nearest_on,order_miss_pct,"
+                                        "order_miss_on,order_nearest_id,order_nearest_pct,"
+                                        "order_nearest_on\n");
 
   for (guint i = 0; i < r->groups->len; i++)
     {
@@ -284,6 +320,8 @@ print_csv (const msperf_recommend_rank *r, FILE *out)
       csv_pick (s, g, &g->order);
       g_string_append_c (s, ',');
       num (s, g->spearman, 4, FALSE);
+      csv_excess (s, &g->pick);
+      csv_excess (s, &g->order);
       g_string_append_c (s, '\n');
     }
   fputs (s->str, out);
@@ -303,6 +341,26 @@ json_pick (GString *s, const msperf_recommend_check_group *g,
   num (s, p->ratio, 4, TRUE);
   g_string_append_printf (s, ", \"verdict\": \"%s\", \"why\": ", verdict (g, p));
   json_str (s, why (g, p));
+  g_string_append (s, ", \"miss\": ");
+  if (isfinite (p->miss.excess))
+    {
+      g_string_append (s, "{\"pct\": ");
+      num (s, 100 * p->miss.excess, 2, TRUE);
+      g_string_append_printf (s, ", \"on\": \"%s\"}", p->miss.on);
+    }
+  else
+    g_string_append (s, "null");
+  g_string_append (s, ", \"nearest\": ");
+  if (p->nearest_id)
+    {
+      g_string_append (s, "{\"id\": ");
+      json_str (s, p->nearest_id);
+      g_string_append (s, ", \"pct\": ");
+      num (s, 100 * p->nearest.excess, 2, TRUE);
+      g_string_append_printf (s, ", \"on\": \"%s\"}", p->nearest.on);
+    }
+  else
+    g_string_append (s, "null");
   g_string_append_c (s, '}');
 }
 
