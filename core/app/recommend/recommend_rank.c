@@ -327,6 +327,28 @@ print_csv (const msperf_recommend_rank *r, FILE *out)
   fputs (s->str, out);
 }
 
+/* `, "key": {["id": …, ]"pct": …, "on": …}`, or null without e. */
+static void
+json_excess (GString *s, const char *key, const char *id, const msperf_recommend_check_excess *e)
+{
+  g_string_append_printf (s, ", \"%s\": ", key);
+  if (e == NULL)
+    {
+      g_string_append (s, "null");
+      return;
+    }
+  g_string_append_c (s, '{');
+  if (id != NULL)
+    {
+      g_string_append (s, "\"id\": ");
+      json_str (s, id);
+      g_string_append (s, ", ");
+    }
+  g_string_append (s, "\"pct\": ");
+  num (s, 100 * e->excess, 2, TRUE);
+  g_string_append_printf (s, ", \"on\": \"%s\"}", e->on);
+}
+
 static void
 json_pick (GString *s, const msperf_recommend_check_group *g,
            const msperf_recommend_check_pick *p)
@@ -341,26 +363,8 @@ json_pick (GString *s, const msperf_recommend_check_group *g,
   num (s, p->ratio, 4, TRUE);
   g_string_append_printf (s, ", \"verdict\": \"%s\", \"why\": ", verdict (g, p));
   json_str (s, why (g, p));
-  g_string_append (s, ", \"miss\": ");
-  if (isfinite (p->miss.excess))
-    {
-      g_string_append (s, "{\"pct\": ");
-      num (s, 100 * p->miss.excess, 2, TRUE);
-      g_string_append_printf (s, ", \"on\": \"%s\"}", p->miss.on);
-    }
-  else
-    g_string_append (s, "null");
-  g_string_append (s, ", \"nearest\": ");
-  if (p->nearest_id)
-    {
-      g_string_append (s, "{\"id\": ");
-      json_str (s, p->nearest_id);
-      g_string_append (s, ", \"pct\": ");
-      num (s, 100 * p->nearest.excess, 2, TRUE);
-      g_string_append_printf (s, ", \"on\": \"%s\"}", p->nearest.on);
-    }
-  else
-    g_string_append (s, "null");
+  json_excess (s, "miss", NULL, isfinite (p->miss.excess) ? &p->miss : NULL);
+  json_excess (s, "nearest", p->nearest_id, p->nearest_id ? &p->nearest : NULL);
   g_string_append_c (s, '}');
 }
 
