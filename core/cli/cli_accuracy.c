@@ -14,12 +14,52 @@
 #include "app/serve/serve.h"
 #include "app/recommend/recommend_check.h"
 
+static gint
+cmp_path (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The published deployments of path: a CSV file, or every *.csv of a directory in name
+ * order. */
+static GPtrArray *
+msperf_cli_load_recipes (const char *path, GError **error)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (msperf_serve_recipe_free);
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+      const char *name;
+
+      if (dir == NULL)
+        return NULL;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (name, ".csv"))
+          g_ptr_array_add (files, g_build_filename (path, name, NULL));
+      g_ptr_array_sort (files, cmp_path);
+    }
+  else
+    g_ptr_array_add (files, g_strdup (path));
+  for (guint k = 0; k < files->len; k++)
+    {
+      GPtrArray *one = msperf_serve_recipes_load (g_ptr_array_index (files, k), error);
+
+      if (one == NULL)
+        return NULL;
+      g_ptr_array_set_free_func (one, NULL);
+      g_ptr_array_extend_and_steal (all, one);
+    }
+  return g_steal_pointer (&all);
+}
+
 int
 msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 {
   msperf_cli_engine_opts eo = { 0 };
   char *silicon = NULL, *models = NULL, *templates = NULL, *policies = NULL, *format = NULL,
-       *report = NULL, *program = NULL, *engine_args = NULL;
+       *report = NULL, *program = NULL, *engine_args = NULL, *deployments = NULL;
   int jobs = INT_MIN, per_client = INT_MIN, prompt_pool = 100, decode_batch = 0, nextn = 0;
   double nextn_accept = NAN;
   gint64 max_rows = MSPERF_SERVE_ACCURACY_MAX_ROWS, max_events = MSPERF_SERVE_MAX_EVENTS;
@@ -31,6 +71,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (msperf_engine) e = NULL;
   g_autofree char *models_default = NULL, *templates_default = NULL, *policies_default = NULL;
+  g_autoptr (GPtrArray) recipes = NULL;
   msperf_serve_accuracy_opts o = { 0 };
   char **args = g_strdupv (argv);
   int status = MSPERF_EXIT_USAGE;
@@ -71,6 +112,10 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "A disaggregated row without worker counts: decode workers of N sequences per rank, as "
       "many as its clients fill (aiconfigurator's generator: clients = decode workers x batch); "
       "default 0: one prefill and one decode worker", "N" },
+    { "deployments", 0, 0, G_OPTION_ARG_FILENAME, &deployments,
+      "The deployments benchmarks published for their disaggregated rows (worker counts, "
+      "attention DP, batch limits, MTP): a CSV file, a directory of them, or 'none' (default: "
+      "the shipped policies/deployments)", "PATH" },
     { "nextn", 0, 0, G_OPTION_ARG_INT, &nextn,
       "The measured deployments ran MTP speculative decoding with K draft tokens per step "
       "(the rows do not record it): applied to the models with MTP layers; default 0", "K" },
@@ -143,6 +188,19 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       status = MSPERF_EXIT_USAGE;
       goto out;
     }
+  if (g_strcmp0 (deployments, "none") != 0)
+    {
+      g_autofree char *shipped = msperf_paths_data_file ("policies/deployments",
+                                                         "policies/deployments");
+
+      if ((recipes = msperf_cli_load_recipes (deployments ? deployments : shipped,
+                                              &error)) == NULL)
+        {
+          status = MSPERF_EXIT_PROBLEMS;
+          goto out;
+        }
+    }
+  o.recipes = recipes;
   o.silicon = silicon;
   o.models_dir = models ? models : models_default;
   o.templates_dir = templates ? templates : templates_default;
@@ -192,6 +250,7 @@ out:
   g_free (policies);
   g_free (format);
   g_free (report);
+  g_free (deployments);
   msperf_cli_engine_opts_clear (&eo);
   g_free (program);
   g_free (engine_args);

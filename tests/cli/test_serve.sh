@@ -654,6 +654,59 @@ t_accuracy_commands() {
 heavy "accuracy --report commands.sh: each row's serve run gives its predicted TTFT and TPOT" \
   t_accuracy_commands
 
+# Rerun commands.sh line $2 (a `msperf serve` command) and print its mean TTFT and TPOT.
+serve_means() {
+  eval "$MSPERF_BIN ${1#msperf } --format csv" > "$tmp/rerun.csv" 2>"$tmp/rerun.err" ||
+    { cat "$tmp/rerun.err" >&2; return 1; }
+  tail -n 1 "$tmp/rerun.csv" | awk -F, '{ print $4, $8 }'
+}
+
+# A disaggregated row whose benchmark published its deployment runs as published
+# (policies/deployments: worker counts, attention DP, batch per rank, MTP); a row that two
+# published deployments match predicts the mean of both; --deployments none runs the row's
+# own columns; a bad deployments file is refused with its line.
+t_accuracy_deployments() {
+  fx=$src/tests/data/silicon-disagg/silicon_rows.csv
+  status_is 0 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --requests-per-client 2 \
+    --format csv --report "$tmp/deprep" || return 1
+  cp "$tmp/cmd.out" "$tmp/dep.csv"
+  contains "$tmp/dep.csv" \
+    '_353,[0-9.]*,[0-9.]*,[0-9.]*,ok.*; the deployment its benchmark published: c32_ctx1_gen9_tep8_batch256_eplb0_mtp0$' &&
+  contains "$tmp/dep.csv" \
+    '_375,.*; one of 2 deployments its benchmark published (c16_ctx1_gen9_tep8_batch128_eplb0_mtp3; c16_ctx1_gen9_tep8_batch256_eplb0_mtp0): the mean of their predictions$' ||
+    return 1
+  ! grep -q 'no worker counts' "$tmp/dep.csv" || return 1
+  c=$tmp/deprep/commands.sh
+  contains "$c" ' --mode disagg --prefill-workers 1 --prefill-tp 1 --prefill-ep 8 --prefill-dp 8 .*--decode-workers 9 --decode-tp 8 --decode-ep 8 ' &&
+  contains "$c" '^# deployment c16_ctx1_gen9_tep8_batch128_eplb0_mtp3$' &&
+  contains "$c" ' --nextn 3 ' || return 1
+  contains "$tmp/deprep/summary.txt" \
+    '^disaggregated rows run as the deployment their benchmark published (--deployments): 2, of which 1 match several' ||
+    return 1
+  # The single deployment's run is the row's figures; the two runs' mean the other's.
+  one=$(serve_means "$(grep -A 1 -- '_353$' "$c" | tail -n 1)") || return 1
+  a=$(serve_means "$(grep -A 1 -x '# deployment c16_ctx1_gen9_tep8_batch128_eplb0_mtp3' "$c" | tail -n 1)") || return 1
+  b=$(serve_means "$(grep -A 1 -x '# deployment c16_ctx1_gen9_tep8_batch256_eplb0_mtp0' "$c" | tail -n 1)") || return 1
+  echo "$one $a $b" | awk -F'[ ,]' -v f="$tmp/dep.csv" '
+    BEGIN { while ((getline l < f) > 0) { split(l, x, ","); t[++n] = x[2]; p[n] = x[3] } }
+    function off(u, v) { return (u > v ? u - v : v - u) > 1e-4 * v }
+    { if (off($1, t[2]) || off($2, p[2])) { print "353: " $1 " / " $2 " vs " t[2] " / " p[2]; exit 1 }
+      if (off(($3 + $5) / 2, t[3]) || off(($4 + $6) / 2, p[3])) {
+        print "375: mean of " $3 "/" $4 " and " $5 "/" $6 " vs " t[3] " / " p[3]; exit 1 }
+      if (!($4 < $6)) { print "375: MTP TPOT " $4 " not under " $6; exit 1 } }' || return 1
+  status_is 0 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --requests-per-client 2 \
+    --format csv --deployments none || return 1
+  [ "$(grep -c '; no worker counts: one prefill and one decode worker' "$tmp/cmd.out")" -eq 2 ] &&
+  ! grep -q 'published' "$tmp/cmd.out" || return 1
+  { head -n 1 "$src/policies/deployments/srt-slurm-h200-trtllm.csv"
+    sed -n 2p "$src/policies/deployments/srt-slurm-h200-trtllm.csv" | sed 's/,1024,1024,[0-9]*,/,1024,1024,many,/'
+  } > "$tmp/baddep.csv"
+  status_is 1 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --deployments "$tmp/baddep.csv" &&
+  contains "$tmp/cmd.err" "baddep.csv:2: concurrency 'many' is not an integer 1\\.\\." || return 1
+}
+heavy "accuracy: disaggregated rows as their benchmark published the deployment (--deployments)" \
+  t_accuracy_deployments
+
 # --nextn states the MTP depth the measured deployments ran (the rows do not record it): it
 # applies to the models with MTP layers only, says so per row and in the summary, and the
 # row's serve command carries it.

@@ -337,6 +337,36 @@ char *msperf_serve_command_line (const msperf_serve_command *c);
 
 /* ---------------------------------------------------------------- accuracy */
 
+/* ---------------------------------------------------------------- published deployments */
+
+/* A deployment a benchmark published for rows it measured (policies/deployments,
+ * doc/serving.md §6): what the silicon schema cannot state about a disaggregated row, keyed
+ * by what the row does state (model_path, backend, backend_version, mode, isl, osl and the
+ * benchmark's clients). */
+typedef struct msperf_serve_recipe {
+  char *name;                            /* the recipe's name in its source */
+  char *model_path, *backend, *backend_version, *mode;
+  int64_t isl, osl, clients;
+  int64_t nextn;                         /* MTP draft tokens per decode step; 0 = none */
+  msperf_model_layout prefill, decode;   /* tp: attention TP, dp: attention DP, ep, pp */
+  int64_t prefill_workers, decode_workers;
+  int64_t prefill_seqs, decode_seqs;     /* max batch size per rank; 0 = the preset's */
+  guint line;                            /* its line in the file */
+} msperf_serve_recipe;
+
+/* One CSV record (RFC 4180 quotes) from *p, its fields a GPtrArray that frees them; NULL at
+ * the end. *line (the record's first line on entry) becomes the next record's. */
+GPtrArray *msperf_serve_csv_record (const char **p, guint *line);
+/* The file's deployments in its order (a GPtrArray that frees them), or NULL with
+ * MSPERF_ERROR_PARSE naming the file, line and problem. */
+GPtrArray *msperf_serve_recipes_load (const char *path, GError **error);
+void msperf_serve_recipe_free (gpointer recipe);
+/* Whether the deployment is the one of a row stating these (exact match of every key). */
+gboolean msperf_serve_recipe_matches (const msperf_serve_recipe *r, const char *model_path,
+                                      const char *backend, const char *backend_version,
+                                      const char *mode, int64_t isl, int64_t osl,
+                                      int64_t clients);
+
 /* One measured row as an accuracy run mapped and predicted it (borrowed by the callback). */
 typedef struct {
   const char *id, *model_path, *backend, *mode;
@@ -379,6 +409,10 @@ typedef struct msperf_serve_accuracy_opts {
                                             deployments ran, for the models with MTP layers;
                                             0 = none (the rows do not record it) */
   double nextn_accept;                   /* acceptance probability of each draft token */
+  GPtrArray *recipes;                    /* msperf_serve_recipe: the deployments benchmarks
+                                            published for their disaggregated rows; a row that
+                                            matches runs as published (the mean over several
+                                            that match); NULL = none */
   /* For the report's commands: the program with its global options and the engine options
    * as `serve` takes them, shell-quoted; NULL: "msperf", none. */
   const char *program, *engine_args;

@@ -12,7 +12,7 @@
 #include "app/serve/serve.h"
 
 typedef struct {
-  char *id, *model_path, *backend, *mode, *quant, *config;
+  char *id, *model_path, *backend, *backend_version, *mode, *quant, *config;
   char *moe_quant;            /* moe_quant_mode when it differs from gemm_quant_mode, or NULL */
   char *system;               /* the row's `system` ("" when not stated) */
   char *other_system;         /* status note when that is not the engine's device profile, or
@@ -35,6 +35,10 @@ typedef struct {
   char *command;              /* the `msperf serve` command of the simulation that answered */
   gboolean ran;
   gboolean mtp;               /* ran with the stated MTP draft tokens (--nextn) */
+  GPtrArray *recipes;         /* msperf_serve_recipe (borrowed): the published deployments
+                               * that match the row, or NULL */
+  gboolean gpus_known;        /* a disaggregated row's GPUs are known all the same: its
+                               * published deployments agree on them */
 } row;
 
 static void
@@ -43,6 +47,7 @@ row_clear (row *r)
   g_free (r->id);
   g_free (r->model_path);
   g_free (r->backend);
+  g_free (r->backend_version);
   g_free (r->mode);
   g_free (r->quant);
   g_free (r->moe_quant);
@@ -52,6 +57,8 @@ row_clear (row *r)
   g_free (r->layout_note);
   g_free (r->status);
   g_free (r->command);
+  if (r->recipes)
+    g_ptr_array_unref (r->recipes);
 }
 
 /* A disaggregated row that states no worker counts, sized as aiconfigurator's generator sizes
@@ -72,10 +79,25 @@ size_from_clients (row *r, int64_t batch)
   r->decode_workers = MAX (1, (per_rank + r->decode_fill - 1) / r->decode_fill);
 }
 
-/* One CSV record (RFC 4180 quotes) from *p; NULL at the end. */
-/* One record from *p; *line (the record's first line on entry) becomes the next record's. */
-static GPtrArray *
-csv_record (const char **p, guint *line)
+/* The published deployments of row r (o->recipes), kept on the row when any match. */
+static void
+match_recipes (const msperf_serve_accuracy_opts *o, row *r)
+{
+  for (guint k = 0; o->recipes && k < o->recipes->len; k++)
+    {
+      const msperf_serve_recipe *d = g_ptr_array_index (o->recipes, k);
+
+      if (!msperf_serve_recipe_matches (d, r->model_path, r->backend, r->backend_version,
+                                        r->mode, r->isl, r->osl, r->concurrency))
+        continue;
+      if (r->recipes == NULL)
+        r->recipes = g_ptr_array_new ();
+      g_ptr_array_add (r->recipes, (gpointer) d);
+    }
+}
+
+GPtrArray *
+msperf_serve_csv_record (const char **p, guint *line)
 {
   GPtrArray *f;
   GString *cur;
@@ -296,7 +318,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       }
   }
   p = text;
-  if ((hdr = csv_record (&p, &next)) == NULL)
+  if ((hdr = msperf_serve_csv_record (&p, &next)) == NULL)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: empty file", o->silicon);
       return FALSE;
@@ -313,7 +335,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                      o->silicon, need[i]);
         return FALSE;
       }
-  for (GPtrArray *rec; (line = next, rec = csv_record (&p, &next)) != NULL;
+  for (GPtrArray *rec; (line = next, rec = msperf_serve_csv_record (&p, &next)) != NULL;
        g_ptr_array_free (rec, TRUE))
     {
       row r = { 0 };
@@ -344,6 +366,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.id = g_strdup (field (rec, cols, "id"));
       r.model_path = g_strdup (field (rec, cols, "model_path"));
       r.backend = g_strdup (field (rec, cols, "backend"));
+      r.backend_version = g_strdup (field (rec, cols, "backend_version"));
       r.mode = g_strdup (field (rec, cols, "mode"));
       r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
       if (*field (rec, cols, "moe_quant_mode") != '\0'
@@ -376,7 +399,9 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.decode_seqs = int_field (rec, cols, "decode_batch_size", 0);
       r.workers_stated = *field (rec, cols, "prefill_num_workers") != '\0'
                          && *field (rec, cols, "decode_num_workers") != '\0';
-      if (strcmp (r.mode, "disagg") == 0 && !r.workers_stated && o->unstated_decode_batch > 0)
+      match_recipes (o, &r);
+      if (strcmp (r.mode, "disagg") == 0 && !r.workers_stated && o->unstated_decode_batch > 0
+          && r.recipes == NULL)
         size_from_clients (&r, o->unstated_decode_batch);
       r.p_ttft = r.p_tpot = r.share = NAN;
       if (r.isl < 1 || r.osl < 1)
@@ -674,13 +699,13 @@ generated_limits (msperf_serve_policy *pol, const row *r, int64_t nextn)
 static gboolean
 simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
               const loaded *lm, const msperf_serve_policy *preset, const char *preset_path,
-              const row *r, const row *sizes, msperf_serve_result *res, char **command,
-              GError **error)
+              const row *r, const row *sizes, int64_t nextn, msperf_serve_result *res,
+              char **command, GError **error)
 {
   msperf_serve_policy pol = *preset;
   msperf_serve_deployment dep = { 0 };
   msperf_serve_workload w = { 0 };
-  generated_limits (&pol, sizes, lm->nextn);
+  generated_limits (&pol, sizes, nextn);
   dep.mode = strcmp (r->mode, "agg") == 0 ? MSPERF_SERVE_AGG : MSPERF_SERVE_DISAGG;
   dep.layout = sizes->agg;
   dep.replicas = 1;
@@ -696,7 +721,7 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
    * (its cli_estimate never enables MTP implicitly and its generated engine configs enable
    * speculative decoding only when one is asked for); --nextn states the depth the measured
    * deployments ran, for the models that have MTP layers to draft with (doc/serving.md §6). */
-  dep.nextn = lm->nextn;
+  dep.nextn = nextn;
   dep.accept = o->nextn_accept;
   dep.device_bytes = o->device_bytes;
   w.arrival = MSPERF_SERVE_CLOSED;
@@ -789,7 +814,7 @@ run_id_layout (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answer
 
   if (!id_layout (r, &named.agg) || same_layout (&named.agg, &r->agg))
     return FALSE;
-  if (!simulate_row (o, answers, lm, pol, preset_path, r, &named, res, command, &e))
+  if (!simulate_row (o, answers, lm, pol, preset_path, r, &named, lm->nextn, res, command, &e))
     {
       g_error_free (e);
       return FALSE;
@@ -797,6 +822,61 @@ run_id_layout (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answer
   *note = g_strdup_printf ("; answered under TP %" G_GINT64_FORMAT " and EP %" G_GINT64_FORMAT
                            " as its id names (its own: %s)", named.agg.tp,
                            named.agg.ep, own->message);
+  return TRUE;
+}
+
+/* Row r as each deployment its benchmark published for it (r->recipes) runs it: the rows do
+ * not say which of several they measured, so the prediction is the mean of theirs. *res holds
+ * the last run with the means of TTFT, TPOT and data share; r->gpus_known whether they agree
+ * on the GPUs; *note names them. */
+static gboolean
+run_recipes (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
+             const loaded *lm, const msperf_serve_policy *pol, const char *preset_path, row *r,
+             msperf_serve_result *res, char **note, GError **error)
+{
+  double ttft = 0, tpot = 0, share = 0;
+  int64_t devices = -1;
+  guint n = r->recipes->len;
+  g_autoptr (GString) commands = g_string_new (NULL);
+  g_autoptr (GString) names = g_string_new (NULL);
+
+  r->gpus_known = TRUE;
+  for (guint k = 0; k < n; k++)
+    {
+      const msperf_serve_recipe *d = g_ptr_array_index (r->recipes, k);
+      row sizes = *r;
+      g_autofree char *command = NULL;
+
+      sizes.prefill = d->prefill;
+      sizes.decode = d->decode;
+      sizes.prefill_workers = d->prefill_workers;
+      sizes.decode_workers = d->decode_workers;
+      sizes.prefill_seqs = d->prefill_seqs;
+      sizes.decode_seqs = d->decode_seqs;
+      if (!simulate_row (o, answers, lm, pol, preset_path, r, &sizes,
+                         msperf_model_has_mtp (lm->model) ? d->nextn : 0, res, &command, error))
+        {
+          g_prefix_error (error, "deployment %s: ", d->name);
+          return FALSE;
+        }
+      ttft += res->ttft_ms.mean / n;
+      tpot += res->tpot_ms.mean / n;
+      share += res->data_share / n;
+      r->gpus_known = r->gpus_known && (devices < 0 || devices == res->devices);
+      devices = res->devices;
+      /* Each run is a command of its own; the row's figures are their mean. */
+      if (n > 1)
+        g_string_append_printf (commands, "%s# deployment %s\n", k ? "\n" : "", d->name);
+      g_string_append (commands, command);
+      g_string_append_printf (names, "%s%s", k ? ", " : "", d->name);
+    }
+  res->ttft_ms.mean = ttft;
+  res->tpot_ms.mean = tpot;
+  res->data_share = share;
+  r->command = g_string_free (g_steal_pointer (&commands), FALSE);
+  *note = n == 1 ? g_strdup_printf ("; the deployment its benchmark published: %s", names->str)
+                 : g_strdup_printf ("; one of %u deployments its benchmark published (%s): the "
+                                    "mean of their predictions", n, names->str);
   return TRUE;
 }
 
@@ -808,7 +888,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
 {
   g_autofree char *preset = g_strdup_printf ("%s/%s.yaml", o->policies_dir, r->backend);
   g_autofree char *key = NULL, *fields_key = NULL, *twin_note = NULL,
-                   *workers_note = NULL, *mtp_note = NULL;
+                   *workers_note = NULL, *mtp_note = NULL, *recipe_note = NULL;
   g_auto (GStrv) fields = NULL;
   msperf_serve_policy pol;
   msperf_serve_result res;
@@ -892,7 +972,12 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     }
   if (lm->note)
     note = lm->note;
-  if (!simulate_row (o, answers, lm, &pol, preset, r, r, &res, &r->command, &e))
+  if (r->recipes != NULL)
+    {
+      if (!run_recipes (o, answers, lm, &pol, preset, r, &res, &recipe_note, &e))
+        goto fail;
+    }
+  else if (!simulate_row (o, answers, lm, &pol, preset, r, r, lm->nextn, &res, &r->command, &e))
     {
       GError *own = e;
 
@@ -902,7 +987,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       if (twin != NULL && !same_deployment (r, twin))
         {
           e = NULL;
-          if (!simulate_row (o, answers, lm, &pol, preset, r, twin, &res, &r->command, &e))
+          if (!simulate_row (o, answers, lm, &pol, preset, r, twin, lm->nextn, &res, &r->command,
+                             &e))
             {
               g_error_free (own);
               goto fail;
@@ -925,21 +1011,22 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
   r->share = res.data_share;
   r->devices = res.devices;
   r->ran = TRUE;
-  r->mtp = lm->nextn > 0;
+  r->mtp = lm->nextn > 0 && r->recipes == NULL;
   if (r->mtp)
     mtp_note = g_strdup_printf ("; MTP: %" G_GINT64_FORMAT " draft token%s per step at "
                                 "acceptance %g (--nextn)", o->nextn, o->nextn > 1 ? "s" : "",
                                 o->nextn_accept);
-  if (strcmp (r->mode, "disagg") == 0 && !r->workers_stated)
+  if (strcmp (r->mode, "disagg") == 0 && !r->workers_stated && r->recipes == NULL)
     workers_note = r->decode_fill > 0
                    ? g_strdup_printf ("; no worker counts: %" G_GINT64_FORMAT " prefill and %"
                                       G_GINT64_FORMAT " decode workers of %" G_GINT64_FORMAT
                                       " sequences per rank (the clients fill the decode pool)",
                                       r->prefill_workers, r->decode_workers, r->decode_fill)
                    : g_strdup ("; no worker counts: one prefill and one decode worker");
-  r->status = g_strdup_printf ("ok%s%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s%s%s", note,
                                r->other_system ? r->other_system : "",
-                               r->layout_note ? r->layout_note : "",
+                               recipe_note ? recipe_note : "",
+                               r->layout_note && r->recipes == NULL ? r->layout_note : "",
                                workers_note ? workers_note : "",
                                mtp_note ? mtp_note : "",
                                twin_note ? twin_note : "");
@@ -1131,7 +1218,7 @@ write_commands (GArray *rows, FILE *out)
 static void
 write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 {
-  guint twins = 0, unstated = 0, filled = 0, elsewhere = 0, mtp = 0;
+  guint twins = 0, unstated = 0, filled = 0, elsewhere = 0, mtp = 0, published = 0, several = 0;
   int width = 52;
 
   for (guint i = 0; i < groups->len; i++)
@@ -1161,7 +1248,10 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
 
       twins += r->ran && r->twin >= 0;
       elsewhere += r->ran && r->other_system != NULL;
-      unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated;
+      unstated += r->ran && strcmp (r->mode, "disagg") == 0 && !r->workers_stated
+                  && r->recipes == NULL;
+      published += r->ran && r->recipes != NULL;
+      several += r->ran && r->recipes != NULL && r->recipes->len > 1;
       filled += r->ran && r->decode_fill > 0;
       mtp += r->ran && r->mtp;
     }
@@ -1169,6 +1259,10 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
     fprintf (out, "disaggregated rows without worker counts (run with one prefill %s): %u\n",
              filled ? "worker and the decode workers their clients fill (the status says how "
                       "many)" : "and one decode worker", unstated);
+  if (published)
+    fprintf (out, "disaggregated rows run as the deployment their benchmark published "
+                  "(--deployments): %u, of which %u match several (the mean of their "
+                  "predictions)\n", published, several);
   if (mtp)
     fprintf (out, "rows run with MTP speculative decoding (--nextn; the models with MTP "
                   "layers): %u\n", mtp);
@@ -1299,7 +1393,8 @@ msperf_serve_accuracy (msperf_engine *engine, const msperf_serve_accuracy_opts *
 
           v[i] = (msperf_serve_accuracy_row){ r->id, r->model_path, r->backend, r->mode, r->isl,
                                               r->osl, r->concurrency, r->ran ? r->devices : 0,
-                                              strcmp (r->mode, "agg") == 0 || r->workers_stated,
+                                              strcmp (r->mode, "agg") == 0 || r->workers_stated
+                                              || (r->recipes != NULL && r->gpus_known),
                                               r->ttft, r->tpot, r->p_ttft, r->p_tpot, r->ran };
         }
       o->rows_done (v, rows->len, o->rows_data);

@@ -1,0 +1,192 @@
+/* Tests of core/app/serve/serve_recipes.c: a file of published deployments reads each line's
+ * keys and stages (attention TP / DP, EP, workers, batch per rank, MTP), optional columns take
+ * their defaults, a bad file is refused naming its line and problem, and a deployment matches
+ * only the row that states all of its keys. */
+#include <config.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <msperf/error.h>
+#include "app/serve/serve.h"
+
+#define HEADER                                                                                 \
+  "recipe,model_path,backend,backend_version,mode,isl,osl,concurrency,nextn,"                  \
+  "prefill_num_workers,prefill_tp_size,prefill_pp_size,prefill_attention_dp_size,"             \
+  "prefill_moe_ep_size,prefill_batch_size,decode_num_workers,decode_tp_size,decode_pp_size,"   \
+  "decode_attention_dp_size,decode_moe_ep_size,decode_batch_size\n"
+
+static char *
+write_file (const char *text)
+{
+  GError *e = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("msperf-recipes-XXXXXX.csv", &path, &e);
+
+  assert_true (fd >= 0);
+  g_close (fd, NULL);
+  assert_true (g_file_set_contents (path, text, -1, &e));
+  return path;
+}
+
+/* The file's deployments, or NULL with *message the error's (both freed by the caller). */
+static GPtrArray *
+load (const char *text, char **message)
+{
+  g_autofree char *path = write_file (text);
+  GError *e = NULL;
+  GPtrArray *r = msperf_serve_recipes_load (path, &e);
+
+  *message = NULL;
+  if (r == NULL)
+    {
+      assert_non_null (e);
+      assert_int_equal (e->code, MSPERF_ERROR_PARSE);
+      /* the message names the file as given */
+      assert_non_null (strstr (e->message, path));
+      *message = g_strdup (e->message + strlen (path));
+      g_error_free (e);
+    }
+  g_unlink (path);
+  return r;
+}
+
+static void
+test_reads_stages (void **state)
+{
+  g_autofree char *msg = NULL;
+  g_autoptr (GPtrArray) r = load (HEADER
+                                  "dep,org/M,trtllm,0.8.1,disagg,8192,1024,256,2,"
+                                  "3,8,1,1,8,2,1,1,1,8,8,32\n"
+                                  "\n"
+                                  "tep,org/M,trtllm,0.8.1,disagg,1024,1024,11,0,"
+                                  "1,1,1,8,8,8,9,8,1,1,8,1\n", &msg);
+  const msperf_serve_recipe *a, *b;
+
+  (void) state;
+  assert_non_null (r);
+  assert_int_equal (r->len, 2);
+  a = g_ptr_array_index (r, 0);
+  b = g_ptr_array_index (r, 1);
+  assert_string_equal (a->name, "dep");
+  assert_int_equal (a->line, 2);
+  assert_int_equal (a->clients, 256);
+  assert_int_equal (a->nextn, 2);
+  assert_int_equal (a->prefill_workers, 3);
+  assert_int_equal (a->prefill.tp, 8);
+  assert_int_equal (a->prefill.dp, 1);
+  assert_int_equal (a->prefill_seqs, 2);
+  assert_int_equal (a->decode_workers, 1);
+  assert_int_equal (a->decode.tp, 1);
+  assert_int_equal (a->decode.dp, 8);
+  assert_int_equal (a->decode.ep, 8);
+  assert_int_equal (a->decode_seqs, 32);
+  assert_int_equal (b->line, 4);          /* a blank line is skipped, lines still counted */
+  assert_int_equal (b->decode_workers, 9);
+  assert_int_equal (b->decode.tp, 8);
+  assert_int_equal (b->prefill.dp, 8);
+  assert_int_equal (b->nextn, 0);
+}
+
+static void
+test_optional_columns (void **state)
+{
+  g_autofree char *msg = NULL;
+  g_autoptr (GPtrArray) r = load ("recipe,model_path,backend,backend_version,mode,isl,osl,"
+                                  "concurrency,prefill_num_workers,prefill_tp_size,"
+                                  "decode_num_workers,decode_tp_size,decode_batch_size\n"
+                                  "x,org/M,vllm,,disagg,100,10,4,2,4,3,2,\n", &msg);
+  const msperf_serve_recipe *a;
+
+  (void) state;
+  assert_non_null (r);
+  a = g_ptr_array_index (r, 0);
+  assert_string_equal (a->backend_version, "");
+  assert_int_equal (a->nextn, 0);
+  assert_int_equal (a->prefill.pp, 1);
+  assert_int_equal (a->prefill.dp, 1);
+  assert_int_equal (a->prefill.ep, 1);
+  assert_int_equal (a->prefill_seqs, 0);  /* none: the preset's */
+  assert_int_equal (a->decode_workers, 3);
+  assert_int_equal (a->decode_seqs, 0);
+}
+
+static void
+refused (const char *text, const char *want)
+{
+  char *msg = NULL;
+  GPtrArray *r = load (text, &msg);
+
+  assert_null (r);
+  if (strstr (msg, want) == NULL)
+    fail_msg ("'%s' does not hold '%s'", msg, want);
+  g_free (msg);
+}
+
+static void
+test_bad_files (void **state)
+{
+  (void) state;
+  refused ("", ":1: empty file");
+  refused ("recipe,model_path,backend\n", ":1: no column 'backend_version'");
+  refused (HEADER "a,org/M,trtllm,1,disagg,1024,1024,0,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
+           ":2: concurrency '0' is not an integer 1..");
+  refused (HEADER "a,org/M,trtllm,1,disagg,1024,1024,8,-1,1,8,1,1,8,8,1,8,1,1,8,1\n",
+           ":2: nextn '-1' is not an integer 0..");
+  refused (HEADER "\na,org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,x\n",
+           ":3: decode_batch_size 'x' is not an integer 0..");
+  refused (HEADER "a,org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,99999999999\n",
+           ":2: decode_batch_size '99999999999' is not an integer");
+  refused (HEADER "a,org/M,trtllm,1,disagg,1024\n", ":2: 6 fields where the header has 21");
+  refused (HEADER "a,org/M,trtllm,1,agg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
+           ":2: mode 'agg': a published deployment is of a disaggregated row");
+  refused (HEADER ",org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
+           ":2: recipe, model_path and backend must not be empty");
+  refused (HEADER "a,org/\xff,trtllm\n", ": not UTF-8 text (byte 0xff");
+}
+
+static void
+test_matches_every_key (void **state)
+{
+  g_autofree char *msg = NULL;
+  g_autoptr (GPtrArray) r = load (HEADER
+                                  "a,org/M,trtllm,0.8.1,disagg,1024,1024,144,3,"
+                                  "1,1,1,8,8,8,9,8,1,1,8,128\n", &msg);
+  const msperf_serve_recipe *a;
+
+  (void) state;
+  assert_non_null (r);
+  a = g_ptr_array_index (r, 0);
+  assert_true (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024, 1024,
+                                            144));
+  assert_false (msperf_serve_recipe_matches (a, "org/N", "trtllm", "0.8.1", "disagg", 1024,
+                                             1024, 144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "sglang", "0.8.1", "disagg", 1024,
+                                             1024, 144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.2", "disagg", 1024,
+                                             1024, 144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "agg", 1024, 1024,
+                                             144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 8192,
+                                             1024, 144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024,
+                                             2048, 144));
+  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024,
+                                             1024, 145));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_reads_stages),
+    cmocka_unit_test (test_optional_columns),
+    cmocka_unit_test (test_bad_files),
+    cmocka_unit_test (test_matches_every_key),
+  };
+
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
