@@ -195,10 +195,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 
       if ((recipes = msperf_cli_load_recipes (deployments ? deployments : shipped,
                                               &error)) == NULL)
-        {
-          status = MSPERF_EXIT_PROBLEMS;
-          goto out;
-        }
+        goto out;         /* a configuration error, as a bad preset is (exit 2) */
     }
   o.recipes = recipes;
   o.silicon = silicon;

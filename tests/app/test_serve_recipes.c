@@ -145,7 +145,7 @@ test_bad_files (void **state)
            ":2: mode 'agg': a published deployment is of a disaggregated row");
   refused (HEADER ",org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
            ":2: recipe, model_path and backend must not be empty");
-  refused (HEADER "a,org/\xff,trtllm\n", ": not UTF-8 text (byte 0xff");
+  refused (HEADER "a,org/\xff,trtllm\n", ":2: not UTF-8 text (byte 0xff)");
 }
 
 static void

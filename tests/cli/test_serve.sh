@@ -701,7 +701,7 @@ t_accuracy_deployments() {
   { head -n 1 "$src/policies/deployments/srt-slurm-h200-trtllm.csv"
     sed -n 2p "$src/policies/deployments/srt-slurm-h200-trtllm.csv" | sed 's/,1024,1024,[0-9]*,/,1024,1024,many,/'
   } > "$tmp/baddep.csv"
-  status_is 1 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --deployments "$tmp/baddep.csv" &&
+  status_is 2 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --deployments "$tmp/baddep.csv" &&
   contains "$tmp/cmd.err" "baddep.csv:2: concurrency 'many' is not an integer 1\\.\\." || return 1
 }
 heavy "accuracy: disaggregated rows as their benchmark published the deployment (--deployments)" \

@@ -188,9 +188,13 @@ msperf_serve_recipes_load (const char *path, GError **error)
     return NULL;
   if (!g_utf8_validate (text, (gssize) len, &bad_at))
     {
+      guint bad_line = 1;
+
+      for (const char *c = text; c < bad_at; c++)
+        bad_line += *c == '\n';
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                   "%s: not UTF-8 text (byte 0x%02x at offset %" G_GSIZE_FORMAT ")", path,
-                   (guint) (guchar) *bad_at, (gsize) (bad_at - text));
+                   "%s:%u: not UTF-8 text (byte 0x%02x)", path, bad_line,
+                   (guint) (guchar) *bad_at);
       return NULL;
     }
   l.path = path;
