@@ -156,26 +156,30 @@ test_matches_every_key (void **state)
                                   "a,org/M,trtllm,0.8.1,disagg,1024,1024,144,3,"
                                   "1,1,1,8,8,8,9,8,1,1,8,128\n", &msg);
   const msperf_serve_recipe *a;
+  const struct {
+    const char *model, *backend, *version, *mode;
+    int64_t isl, osl, clients;
+    gboolean match;
+  } rows[] = {
+    { "org/M", "trtllm", "0.8.1", "disagg", 1024, 1024, 144, TRUE },
+    { "org/N", "trtllm", "0.8.1", "disagg", 1024, 1024, 144, FALSE },
+    { "org/M", "sglang", "0.8.1", "disagg", 1024, 1024, 144, FALSE },
+    { "org/M", "trtllm", "0.8.2", "disagg", 1024, 1024, 144, FALSE },
+    { "org/M", "trtllm", "0.8.1", "agg", 1024, 1024, 144, FALSE },
+    { "org/M", "trtllm", "0.8.1", "disagg", 8192, 1024, 144, FALSE },
+    { "org/M", "trtllm", "0.8.1", "disagg", 1024, 2048, 144, FALSE },
+    { "org/M", "trtllm", "0.8.1", "disagg", 1024, 1024, 145, FALSE },
+  };
 
   (void) state;
   assert_non_null (r);
   a = g_ptr_array_index (r, 0);
-  assert_true (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024, 1024,
-                                            144));
-  assert_false (msperf_serve_recipe_matches (a, "org/N", "trtllm", "0.8.1", "disagg", 1024,
-                                             1024, 144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "sglang", "0.8.1", "disagg", 1024,
-                                             1024, 144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.2", "disagg", 1024,
-                                             1024, 144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "agg", 1024, 1024,
-                                             144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 8192,
-                                             1024, 144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024,
-                                             2048, 144));
-  assert_false (msperf_serve_recipe_matches (a, "org/M", "trtllm", "0.8.1", "disagg", 1024,
-                                             1024, 145));
+
+  for (gsize k = 0; k < G_N_ELEMENTS (rows); k++)
+    assert_int_equal (msperf_serve_recipe_matches (a, rows[k].model, rows[k].backend,
+                                                   rows[k].version, rows[k].mode, rows[k].isl,
+                                                   rows[k].osl, rows[k].clients),
+                      rows[k].match);
 }
 
 int
