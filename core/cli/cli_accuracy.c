@@ -113,7 +113,7 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       "many as its clients fill (aiconfigurator's generator: clients = decode workers x batch); "
       "default 0: one prefill and one decode worker", "N" },
     { "deployments", 0, 0, G_OPTION_ARG_FILENAME, &deployments,
-      "The deployments benchmarks published for their disaggregated rows (worker counts, "
+      "The deployments benchmarks published for the rows they measured (worker counts, "
       "attention DP, batch limits, MTP): a CSV file, a directory of them, or 'none' (default: "
       "the shipped policies/deployments)", "PATH" },
     { "nextn", 0, 0, G_OPTION_ARG_INT, &nextn,

@@ -1,7 +1,7 @@
 /* Tests of core/app/serve/serve_recipes.c: a file of published deployments reads each line's
  * keys and stages (attention TP / DP, EP, workers, batch per rank, MTP), optional columns take
- * their defaults, a bad file is refused naming its line and problem, and a deployment matches
- * only the row that states all of its keys. */
+ * their defaults, an aggregated line its engine, a bad file is refused naming its line and
+ * problem, and a deployment matches only the row that states all of its keys. */
 #include <config.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,11 +141,49 @@ test_bad_files (void **state)
   refused (HEADER "a,org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,99999999999\n",
            ":2: decode_batch_size '99999999999' is not an integer");
   refused (HEADER "a,org/M,trtllm,1,disagg,1024\n", ":2: 6 fields where the header has 21");
+  refused (HEADER "a,org/M,trtllm,1,both,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
+           ":2: mode 'both' is not agg or disagg");
+  /* an aggregated line needs its TP, a disaggregated one each stage's workers and TP */
   refused (HEADER "a,org/M,trtllm,1,agg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
-           ":2: mode 'agg': a published deployment is of a disaggregated row");
+           ":2: no tp_size (a line of its mode needs one)");
+  refused (HEADER "a,org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,,8,1,1,8,1\n",
+           ":2: no decode_num_workers (a line of its mode needs one)");
   refused (HEADER ",org/M,trtllm,1,disagg,1024,1024,8,0,1,8,1,1,8,8,1,8,1,1,8,1\n",
            ":2: recipe, model_path and backend must not be empty");
   refused (HEADER "a,org/\xff,trtllm\n", ":2: not UTF-8 text (byte 0xff)");
+}
+
+static void
+test_reads_agg_lines (void **state)
+{
+  g_autofree char *msg = NULL;
+  g_autoptr (GPtrArray) r = load ("recipe,model_path,backend,backend_version,mode,isl,osl,"
+                                  "concurrency,nextn,tp_size,attention_dp_size,moe_ep_size,"
+                                  "prefill_num_workers,prefill_tp_size,decode_num_workers,"
+                                  "decode_tp_size\n"
+                                  "tep,org/M,trtllm,1.1,agg,1024,1024,16,3,8,,8,,,,\n"
+                                  "dep,org/M,trtllm,1.1,agg,1024,1024,256,1,1,8,8,,,,\n"
+                                  "pd,org/M,trtllm,1.1,disagg,1024,1024,256,0,,,,1,8,2,8\n",
+                                  &msg);
+  const msperf_serve_recipe *a, *b, *c;
+
+  (void) state;
+  assert_non_null (r);
+  assert_int_equal (r->len, 3);
+  a = g_ptr_array_index (r, 0);
+  b = g_ptr_array_index (r, 1);
+  c = g_ptr_array_index (r, 2);
+  assert_string_equal (a->mode, "agg");
+  assert_int_equal (a->agg.tp, 8);
+  assert_int_equal (a->agg.dp, 1);        /* empty: 1 */
+  assert_int_equal (a->agg.ep, 8);
+  assert_int_equal (a->agg.pp, 1);        /* absent: 1 */
+  assert_int_equal (a->nextn, 3);
+  assert_int_equal (b->agg.tp, 1);
+  assert_int_equal (b->agg.dp, 8);
+  assert_int_equal (b->nextn, 1);
+  assert_int_equal (c->decode_workers, 2);
+  assert_int_equal (c->decode.tp, 8);
 }
 
 static void
@@ -189,6 +227,7 @@ main (void)
     cmocka_unit_test (test_reads_stages),
     cmocka_unit_test (test_optional_columns),
     cmocka_unit_test (test_bad_files),
+    cmocka_unit_test (test_reads_agg_lines),
     cmocka_unit_test (test_matches_every_key),
   };
 

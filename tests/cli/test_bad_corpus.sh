@@ -24,7 +24,7 @@ run_case() {
     requests-*) $bin serve --model "$llama" --requests "$f" --format csv ;;
     silicon-*) $bin accuracy --silicon "$f" --models-dir "$configs" --jobs 1 \
                  --requests-per-client 2 --format csv ;;
-    deployments-*) $bin accuracy --silicon "$src/tests/data/silicon-disagg/silicon_rows.csv" \
+    deployments-*) $bin accuracy --silicon "$src/tests/data/silicon-published/silicon_rows.csv" \
                      --models-dir "$configs" --deployments "$f" --jobs 1 --requests-per-client 2 \
                      --format csv ;;
     import-*)

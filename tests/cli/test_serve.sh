@@ -661,12 +661,12 @@ serve_means() {
   tail -n 1 "$tmp/rerun.csv" | awk -F, '{ print $4, $8 }'
 }
 
-# A disaggregated row whose benchmark published its deployment runs as published
-# (policies/deployments: worker counts, attention DP, batch per rank, MTP); a row that two
+# A row whose benchmark published its deployment runs as published (policies/deployments:
+# worker counts, attention DP, batch per rank, MTP; an aggregated row's layout); a row that two
 # published deployments match predicts the mean of both; --deployments none runs the row's
 # own columns; a bad deployments file is refused with its line.
 t_accuracy_deployments() {
-  fx=$src/tests/data/silicon-disagg/silicon_rows.csv
+  fx=$src/tests/data/silicon-published/silicon_rows.csv
   status_is 0 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --requests-per-client 2 \
     --format csv --report "$tmp/deprep" || return 1
   cp "$tmp/cmd.out" "$tmp/dep.csv"
@@ -676,12 +676,19 @@ t_accuracy_deployments() {
     '_375,.*; one of 2 deployments its benchmark published (c16_ctx1_gen9_tep8_batch128_eplb0_mtp3; c16_ctx1_gen9_tep8_batch256_eplb0_mtp0): the mean of their predictions$' ||
     return 1
   ! grep -q 'no worker counts' "$tmp/dep.csv" || return 1
+  # The aggregated rows: one measurement, labelled 8 and 64 GPUs, run as the two published
+  # single-node runs of 4 clients on 8 GPUs (TP 8, EP 8; MTP 3 and none), the same figures.
+  pub='one of 2 deployments its benchmark published (dsr1-fp8-h200-trt/tep8/c4; dsr1-fp8-h200-trt-mtp/tep8/c4): the mean of their predictions'
+  [ "$(grep -cF "$pub" "$tmp/dep.csv")" -eq 2 ] || return 1
+  [ "$(grep '_1252,' "$tmp/dep.csv" | cut -d, -f2-3)" = "$(grep '_954,' "$tmp/dep.csv" | cut -d, -f2-3)" ] ||
+    return 1
   c=$tmp/deprep/commands.sh
+  [ "$(grep -c ' --tp 8 --ep 8 --dp 1 .* --nextn 3 ' "$c")" -eq 2 ] || return 1
   contains "$c" ' --mode disagg --prefill-workers 1 --prefill-tp 1 --prefill-ep 8 --prefill-dp 8 .*--decode-workers 9 --decode-tp 8 --decode-ep 8 ' &&
   contains "$c" '^# deployment c16_ctx1_gen9_tep8_batch128_eplb0_mtp3$' &&
   contains "$c" ' --nextn 3 ' || return 1
   contains "$tmp/deprep/summary.txt" \
-    '^disaggregated rows run as the deployment their benchmark published (--deployments): 2, of which 1 match several' ||
+    '^rows run as the deployment their benchmark published (--deployments): 4, of which 3 match several' ||
     return 1
   # The single deployment's run is the row's figures; the two runs' mean the other's.
   one=$(serve_means "$(grep -A 1 -- '_353$' "$c" | tail -n 1)") || return 1
@@ -704,7 +711,7 @@ t_accuracy_deployments() {
   status_is 2 $bin accuracy --silicon "$fx" --models-dir "$data/configs" --deployments "$tmp/baddep.csv" &&
   contains "$tmp/cmd.err" "baddep.csv:2: concurrency 'many' is not an integer 1\\.\\." || return 1
 }
-heavy "accuracy: disaggregated rows as their benchmark published the deployment (--deployments)" \
+heavy "accuracy: rows as their benchmark published the deployment (--deployments)" \
   t_accuracy_deployments
 
 # --nextn states the MTP depth the measured deployments ran (the rows do not record it): it

@@ -340,7 +340,8 @@ char *msperf_serve_command_line (const msperf_serve_command *c);
 /* ---------------------------------------------------------------- published deployments */
 
 /* A deployment a benchmark published for rows it measured (policies/deployments,
- * doc/serving.md §6): what the silicon schema cannot state about a disaggregated row, keyed
+ * doc/serving.md §6): what the silicon schema cannot state about a row (a disaggregated row's
+ * workers and batch limits, any row's MTP depth, a mislabelled layout), keyed
  * by what the row does state (model_path, backend, backend_version, mode, isl, osl and the
  * benchmark's clients). */
 typedef struct msperf_serve_recipe {
@@ -348,7 +349,9 @@ typedef struct msperf_serve_recipe {
   char *model_path, *backend, *backend_version, *mode;
   int64_t isl, osl, clients;
   int64_t nextn;                         /* MTP draft tokens per decode step; 0 = none */
-  msperf_model_layout prefill, decode;   /* tp: attention TP, dp: attention DP, ep, pp */
+  msperf_model_layout agg;               /* an aggregated line's engine */
+  msperf_model_layout prefill, decode;   /* a disaggregated line's pools (tp: attention TP,
+                                            dp: attention DP, ep, pp) */
   int64_t prefill_workers, decode_workers;
   int64_t prefill_seqs, decode_seqs;     /* max batch size per rank; 0 = the preset's */
   guint line;                            /* its line in the file */
@@ -410,7 +413,7 @@ typedef struct msperf_serve_accuracy_opts {
                                             0 = none (the rows do not record it) */
   double nextn_accept;                   /* acceptance probability of each draft token */
   GPtrArray *recipes;                    /* msperf_serve_recipe: the deployments benchmarks
-                                            published for their disaggregated rows; a row that
+                                            published for the rows they measured; a row that
                                             matches runs as published (the mean over several
                                             that match); NULL = none */
   /* For the report's commands: the program with its global options and the engine options

@@ -847,6 +847,7 @@ run_recipes (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       row sizes = *r;
       g_autofree char *command = NULL;
 
+      sizes.agg = d->agg;
       sizes.prefill = d->prefill;
       sizes.decode = d->decode;
       sizes.prefill_workers = d->prefill_workers;
@@ -1260,7 +1261,7 @@ write_summary (GPtrArray *groups, GArray *rows, guint unmapped, FILE *out)
              filled ? "worker and the decode workers their clients fill (the status says how "
                       "many)" : "and one decode worker", unstated);
   if (published)
-    fprintf (out, "disaggregated rows run as the deployment their benchmark published "
+    fprintf (out, "rows run as the deployment their benchmark published "
                   "(--deployments): %u, of which %u match several (the mean of their "
                   "predictions)\n", published, several);
   if (mtp)

@@ -11,11 +11,14 @@
 typedef enum {
   COL_RECIPE, COL_MODEL, COL_BACKEND, COL_VERSION, COL_MODE, COL_ISL, COL_OSL, COL_CLIENTS,
   COL_NEXTN,
+  COL_TP, COL_PP, COL_DP, COL_EP,
   COL_P_WORKERS, COL_P_TP, COL_P_PP, COL_P_DP, COL_P_EP, COL_P_BATCH,
   COL_D_WORKERS, COL_D_TP, COL_D_PP, COL_D_DP, COL_D_EP, COL_D_BATCH,
   N_COLS
 } column;
 
+/* required: in the header (the keys), or on every line of the mode that has the column (a
+ * stage's workers and TP; an aggregated line's TP). */
 static const struct {
   const char *name;
   gboolean required;
@@ -30,6 +33,10 @@ static const struct {
   [COL_OSL] = { "osl", TRUE, 0 },
   [COL_CLIENTS] = { "concurrency", TRUE, 0 },
   [COL_NEXTN] = { "nextn", FALSE, 0 },
+  [COL_TP] = { "tp_size", TRUE, 0 },
+  [COL_PP] = { "pp_size", FALSE, 1 },
+  [COL_DP] = { "attention_dp_size", FALSE, 1 },
+  [COL_EP] = { "moe_ep_size", FALSE, 1 },
   [COL_P_WORKERS] = { "prefill_num_workers", TRUE, 0 },
   [COL_P_TP] = { "prefill_tp_size", TRUE, 0 },
   [COL_P_PP] = { "prefill_pp_size", FALSE, 1 },
@@ -76,7 +83,7 @@ read_header (loader *l, const char *const *fields, size_t n, GError **error)
       for (size_t k = 0; k < n; k++)
         if (strcmp (fields[k], columns[c].name) == 0)
           l->at[c] = (gint) k;
-      if (l->at[c] < 0 && columns[c].required)
+      if (l->at[c] < 0 && columns[c].required && c < COL_NEXTN)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
                        "%s:1: no column '%s'", l->path, columns[c].name);
@@ -100,6 +107,13 @@ int_column (const loader *l, const char *const *fields, guint line, column c, in
     {
       *out = columns[c].fallback;
       return TRUE;
+    }
+  if (*s == '\0')
+    {
+      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+                   "%s:%u: no %s (a line of its mode needs one)", l->path, line,
+                   columns[c].name);
+      return FALSE;
     }
   if (!g_ascii_string_to_signed (s, 10, min, G_MAXINT32, &v, NULL))
     {
@@ -149,11 +163,10 @@ on_record (guint line, const char *const *fields, size_t n, gpointer data, GErro
   r->backend_version = g_strdup (fields[l->at[COL_VERSION]]);
   r->mode = g_strdup (fields[l->at[COL_MODE]]);
   g_ptr_array_add (l->recipes, r);
-  if (strcmp (r->mode, "disagg") != 0)
+  if (strcmp (r->mode, "disagg") != 0 && strcmp (r->mode, "agg") != 0)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                   "%s:%u: mode '%s': a published deployment is of a disaggregated row "
-                   "(an aggregated row states its layout)", l->path, line, r->mode);
+                   "%s:%u: mode '%s' is not agg or disagg", l->path, line, r->mode);
       return FALSE;
     }
   if (*r->name == '\0' || *r->model_path == '\0' || *r->backend == '\0')
@@ -162,12 +175,18 @@ on_record (guint line, const char *const *fields, size_t n, gpointer data, GErro
                    "%s:%u: recipe, model_path and backend must not be empty", l->path, line);
       return FALSE;
     }
-  return int_column (l, fields, line, COL_ISL, 1, &r->isl, error)
-         && int_column (l, fields, line, COL_OSL, 1, &r->osl, error)
-         && int_column (l, fields, line, COL_CLIENTS, 1, &r->clients, error)
-         && int_column (l, fields, line, COL_NEXTN, 0, &r->nextn, error)
-         && read_stage (l, fields, line, COL_P_WORKERS, &r->prefill, &r->prefill_workers,
-                        &r->prefill_seqs, error)
+  if (!int_column (l, fields, line, COL_ISL, 1, &r->isl, error)
+      || !int_column (l, fields, line, COL_OSL, 1, &r->osl, error)
+      || !int_column (l, fields, line, COL_CLIENTS, 1, &r->clients, error)
+      || !int_column (l, fields, line, COL_NEXTN, 0, &r->nextn, error))
+    return FALSE;
+  if (strcmp (r->mode, "agg") == 0)
+    return int_column (l, fields, line, COL_TP, 1, &r->agg.tp, error)
+           && int_column (l, fields, line, COL_PP, 1, &r->agg.pp, error)
+           && int_column (l, fields, line, COL_DP, 1, &r->agg.dp, error)
+           && int_column (l, fields, line, COL_EP, 1, &r->agg.ep, error);
+  return read_stage (l, fields, line, COL_P_WORKERS, &r->prefill, &r->prefill_workers,
+                     &r->prefill_seqs, error)
          && read_stage (l, fields, line, COL_D_WORKERS, &r->decode, &r->decode_workers,
                         &r->decode_seqs, error);
 }
