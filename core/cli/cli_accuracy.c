@@ -14,46 +14,6 @@
 #include "app/serve/serve.h"
 #include "app/recommend/recommend_check.h"
 
-static gint
-cmp_path (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-/* The published deployments of path: a CSV file, or every *.csv of a directory in name
- * order. */
-static GPtrArray *
-msperf_cli_load_recipes (const char *path, GError **error)
-{
-  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (msperf_serve_recipe_free);
-  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
-      const char *name;
-
-      if (dir == NULL)
-        return NULL;
-      while ((name = g_dir_read_name (dir)) != NULL)
-        if (g_str_has_suffix (name, ".csv"))
-          g_ptr_array_add (files, g_build_filename (path, name, NULL));
-      g_ptr_array_sort (files, cmp_path);
-    }
-  else
-    g_ptr_array_add (files, g_strdup (path));
-  for (guint k = 0; k < files->len; k++)
-    {
-      GPtrArray *one = msperf_serve_recipes_load (g_ptr_array_index (files, k), error);
-
-      if (one == NULL)
-        return NULL;
-      g_ptr_array_set_free_func (one, NULL);
-      g_ptr_array_extend_and_steal (all, one);
-    }
-  return g_steal_pointer (&all);
-}
-
 int
 msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
 {
@@ -193,8 +153,8 @@ msperf_cli_accuracy (const msperf_cli_global *g, int argc, char **argv)
       g_autofree char *shipped = msperf_paths_data_file ("policies/deployments",
                                                          "policies/deployments");
 
-      if ((recipes = msperf_cli_load_recipes (deployments ? deployments : shipped,
-                                              &error)) == NULL)
+      if ((recipes = msperf_serve_recipes_load (deployments ? deployments : shipped,
+                                                &error)) == NULL)
         goto out;         /* a configuration error, as a bad preset is (exit 2) */
     }
   o.recipes = recipes;

@@ -187,6 +187,43 @@ test_reads_agg_lines (void **state)
 }
 
 static void
+test_reads_a_directory (void **state)
+{
+  g_autofree char *dir = g_dir_make_tmp ("msperf-recipes-XXXXXX", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.csv", NULL);
+  g_autofree char *a = g_build_filename (dir, "a.csv", NULL);
+  g_autofree char *note = g_build_filename (dir, "SOURCE.md", NULL);
+  GError *e = NULL;
+  GPtrArray *r;
+
+  (void) state;
+  assert_non_null (dir);
+  assert_true (g_file_set_contents (b, HEADER
+                                    "b,org/M,trtllm,1,disagg,1,1,1,0,1,8,1,1,8,,1,8,1,1,8,\n",
+                                    -1, NULL));
+  assert_true (g_file_set_contents (a, HEADER
+                                    "a,org/M,trtllm,1,disagg,1,1,1,0,1,8,1,1,8,,1,8,1,1,8,\n",
+                                    -1, NULL));
+  assert_true (g_file_set_contents (note, "not a table\n", -1, NULL));
+  r = msperf_serve_recipes_load (dir, &e);
+  assert_non_null (r);
+  /* every *.csv in name order, the rest left alone */
+  assert_int_equal (r->len, 2);
+  assert_string_equal (((msperf_serve_recipe *) g_ptr_array_index (r, 0))->name, "a");
+  assert_string_equal (((msperf_serve_recipe *) g_ptr_array_index (r, 1))->name, "b");
+  g_ptr_array_unref (r);
+  /* a bad file in the directory fails the whole load, naming it */
+  assert_true (g_file_set_contents (b, HEADER "b,org/M\n", -1, NULL));
+  assert_null (msperf_serve_recipes_load (dir, &e));
+  assert_non_null (strstr (e->message, "b.csv:2: 2 fields where the header has 21"));
+  g_clear_error (&e);
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (note);
+  g_rmdir (dir);
+}
+
+static void
 test_matches_every_key (void **state)
 {
   g_autofree char *msg = NULL;
@@ -228,6 +265,7 @@ main (void)
     cmocka_unit_test (test_optional_columns),
     cmocka_unit_test (test_bad_files),
     cmocka_unit_test (test_reads_agg_lines),
+    cmocka_unit_test (test_reads_a_directory),
     cmocka_unit_test (test_matches_every_key),
   };
 

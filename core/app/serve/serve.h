@@ -357,11 +357,15 @@ typedef struct msperf_serve_recipe {
   guint line;                            /* its line in the file */
 } msperf_serve_recipe;
 
+/* A CSV file's text, or NULL with MSPERF_ERROR_PARSE naming the line of a byte that is not
+ * UTF-8 (a NUL included: its cells are echoed into the outputs). */
+char *msperf_serve_csv_text (const char *path, GError **error);
 /* One CSV record (RFC 4180 quotes) from *p, its fields a GPtrArray that frees them; NULL at
  * the end. *line (the record's first line on entry) becomes the next record's. */
 GPtrArray *msperf_serve_csv_record (const char **p, guint *line);
-/* The file's deployments in its order (a GPtrArray that frees them), or NULL with
- * MSPERF_ERROR_PARSE naming the file, line and problem. */
+/* The deployments of path — a CSV file, or every *.csv of a directory in name order — in
+ * their order (a GPtrArray that frees them), or NULL with MSPERF_ERROR_PARSE naming the file,
+ * line and problem (or the error opening it). */
 GPtrArray *msperf_serve_recipes_load (const char *path, GError **error);
 void msperf_serve_recipe_free (gpointer recipe);
 /* Whether the deployment is the one of a row stating these (exact match of every key). */

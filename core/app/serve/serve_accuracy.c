@@ -96,6 +96,26 @@ match_recipes (const msperf_serve_accuracy_opts *o, row *r)
     }
 }
 
+char *
+msperf_serve_csv_text (const char *path, GError **error)
+{
+  char *text = NULL;
+  const char *bad_at = NULL;
+  gsize len = 0;
+  guint bad_line = 1;
+
+  if (!g_file_get_contents (path, &text, &len, error))
+    return NULL;
+  if (g_utf8_validate (text, (gssize) len, &bad_at))
+    return text;
+  for (const char *c = text; c < bad_at; c++)
+    bad_line += *c == '\n';
+  g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
+               "%s:%u: not UTF-8 text (byte 0x%02x)", path, bad_line, (guint) (guchar) *bad_at);
+  g_free (text);
+  return NULL;
+}
+
 GPtrArray *
 msperf_serve_csv_record (const char **p, guint *line)
 {
@@ -297,26 +317,10 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
                          "osl" };
   const char *measured[] = { "silicon_ttft_ms", "silicon_tpot_ms" };
   guint line = 1, next = 1, n_cols;
-  gsize text_len = 0;
 
-  if (!g_file_get_contents (o->silicon, &text, &text_len, error))
-    return FALSE;
   /* cells are echoed into the output: text only (a NUL would also end the file early) */
-  {
-    const char *bad_at = NULL;
-
-    if (!g_utf8_validate (text, (gssize) text_len, &bad_at))
-      {
-        guint bad_line = 1;
-
-        for (const char *c = text; c < bad_at; c++)
-          bad_line += *c == '\n';
-        g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                     "%s:%u: not UTF-8 text (byte 0x%02x)", o->silicon, bad_line,
-                     (guint) (guchar) *bad_at);
-        return FALSE;
-      }
-  }
+  if ((text = msperf_serve_csv_text (o->silicon, error)) == NULL)
+    return FALSE;
   p = text;
   if ((hdr = msperf_serve_csv_record (&p, &next)) == NULL)
     {

@@ -2,7 +2,6 @@
  * what aiconfigurator's silicon schema cannot state — worker counts, attention DP, the engines'
  * batch limits, MTP — keyed by what every row does state. */
 #include <config.h>
-#include <math.h>
 #include <string.h>
 #include <msperf/error.h>
 #include "app/serve/serve.h"
@@ -191,33 +190,19 @@ on_record (guint line, const char *const *fields, size_t n, gpointer data, GErro
                         &r->decode_seqs, error);
 }
 
-GPtrArray *
-msperf_serve_recipes_load (const char *path, GError **error)
+/* One file's deployments appended to recipes. */
+static gboolean
+load_file (const char *path, GPtrArray *recipes, GError **error)
 {
   g_autofree char *text = NULL;
-  gsize len = 0;
   loader l = { 0 };
-  const char *p, *bad_at = NULL;
+  const char *p;
   guint line, next = 1;
 
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!g_file_get_contents (path, &text, &len, error))
-    return NULL;
-  if (!g_utf8_validate (text, (gssize) len, &bad_at))
-    {
-      guint bad_line = 1;
-
-      for (const char *c = text; c < bad_at; c++)
-        bad_line += *c == '\n';
-      g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
-                   "%s:%u: not UTF-8 text (byte 0x%02x)", path, bad_line,
-                   (guint) (guchar) *bad_at);
-      return NULL;
-    }
+  if ((text = msperf_serve_csv_text (path, error)) == NULL)
+    return FALSE;
   l.path = path;
-  l.recipes = g_ptr_array_new_with_free_func (msperf_serve_recipe_free);
+  l.recipes = recipes;
   p = text;
   for (GPtrArray *rec; (line = next, rec = msperf_serve_csv_record (&p, &next)) != NULL;
        g_ptr_array_free (rec, TRUE))
@@ -227,18 +212,50 @@ msperf_serve_recipes_load (const char *path, GError **error)
       if (!on_record (line, (const char *const *) rec->pdata, rec->len, &l, error))
         {
           g_ptr_array_free (rec, TRUE);
-          goto fail;
+          return FALSE;
         }
     }
   if (!l.header_seen)
     {
       g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE, "%s:1: empty file", path);
-      goto fail;
+      return FALSE;
     }
-  return l.recipes;
-fail:
-  g_ptr_array_unref (l.recipes);
-  return NULL;
+  return TRUE;
+}
+
+static gint
+cmp_path (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+GPtrArray *
+msperf_serve_recipes_load (const char *path, GError **error)
+{
+  g_autoptr (GPtrArray) recipes = g_ptr_array_new_with_free_func (msperf_serve_recipe_free);
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+      const char *name;
+
+      if (dir == NULL)
+        return NULL;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (name, ".csv"))
+          g_ptr_array_add (files, g_build_filename (path, name, NULL));
+      g_ptr_array_sort (files, cmp_path);
+    }
+  else
+    g_ptr_array_add (files, g_strdup (path));
+  for (guint k = 0; k < files->len; k++)
+    if (!load_file (g_ptr_array_index (files, k), recipes, error))
+      return NULL;
+  return g_steal_pointer (&recipes);
 }
 
 gboolean
