@@ -52,6 +52,9 @@ typedef struct msperf_serve_policy {
                                       free_gpu_memory_fraction), all of it KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */
+  gboolean first_token_from_decode; /* disaggregated: the client's first token comes with the
+                                      decode worker's first step on the request, so waiting
+                                      for a decode slot is in TTFT; else when the KV arrives */
   gboolean kv_fp8_with_fp8_weights; /* the runtime's recipes run FP8 checkpoints with an FP8
                                        KV cache: `accuracy` sizes the cache so for rows with
                                        8-bit float weights (the rows do not state the KV dtype) */

@@ -39,6 +39,9 @@ static const msperf_serve_knob knobs[] = {
         "after the weights, activations and reserves, all of it KV cache (true/false)"),
   KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
+  KNOB (first_token_from_decode, BOOL, "Disaggregated: the first token reaches the client "
+        "with the decode worker's first step on the request, so TTFT counts the wait for a "
+        "decode slot (true), or when its KV cache arrives (false)"),
   KNOB (kv_fp8_with_fp8_weights, BOOL,
         "accuracy: FP8 KV cache for rows with FP8 weights (true/false)"),
   KNOB (moe_pad_tokens, COUNT, "Decode MoE rows per rank the runtime pads to (0 = none)"),
@@ -83,6 +86,7 @@ msperf_serve_policy_init (msperf_serve_policy *p)
   p->gpu_memory_utilization = 0.9;
   p->kv_transfer_gbps = 50;
   p->kv_transfer_latency_us = 100;
+  p->first_token_from_decode = TRUE;
   p->moe_pad_tokens = -1;
   p->moe_allreduce = -1;
   p->gemm_quant_fused = -1;

@@ -127,6 +127,8 @@ typedef struct {
   int64_t shared;
   double arrival, first_token, last_token, finish;
   gboolean has_first;
+  gboolean await_first;       /* disaggregated: its first token reaches the client with its
+                                 first decode step (first_token_from_decode) */
 } req;
 
 typedef struct {
@@ -750,7 +752,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
       w->rem_out += remaining_out (r);
       *budget -= left > 0 ? e.chunk : s->q;
       push_entry (s, w, &e);
-      if (extend && left <= 0 && hit == NULL
+      if (extend && left <= 0 && hit == NULL && !r->await_first
           && (double) (r->blocks * pol->block_size) >= (double) r->computed + r->generated
                                                         + (double) s->q)
         join_batch (s, w, r);
@@ -1019,7 +1021,13 @@ apply_step (sim *s, guint wi, GError **error)
         {
           double add = MIN (s->tau, remaining_out (r));
 
-          if (s->gaps)
+          if (r->await_first)
+            {
+              /* The prefill's token and this step's reach the client together. */
+              r->await_first = FALSE;
+              r->first_token = s->now;
+            }
+          else if (s->gaps)
             g_array_append_vals (s->gaps, &(double){ (s->now - r->last_token) * 1e3 }, 1);
           r->generated += add;
           rem -= add;
@@ -1707,6 +1715,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
         case EV_KV_READY:
           wi = route (&s, s.n_prefill, s.n_workers);
           s.reqs[ev.arg].first_token = s.reqs[ev.arg].last_token = s.now;
+          s.reqs[ev.arg].await_first = s.pol->first_token_from_decode;
           s.reqs[ev.arg].computed = s.reqs[ev.arg].prompt;
           enqueue (&s, ev.arg, wi);
           if (!start_step (&s, wi, error))
