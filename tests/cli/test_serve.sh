@@ -109,6 +109,27 @@ t_dp_lockstep() {
 }
 heavy "serve: the attention-DP ranks of a MoE engine step in lockstep" t_dp_lockstep
 
+t_adp_balance() {
+  # TensorRT-LLM's attention_dp_config.enable_balance: with prompts of varied lengths the 8
+  # ranks' requests end at different steps, and each prompt a rank admits alone stalls the
+  # other seven ranks' decodes (they step in lockstep). Held back until every rank has one
+  # (at most 60 steps), the prompts run together: TPOT falls to a fraction, TTFT rises by the
+  # wait. Off (0) by default.
+  d="--model $dsv3 --tp 1 --dp 8 --ep 8 --backend trtllm --kv-capacity-tokens 200000
+     --concurrency 32 --num-requests 256 --isl 2048 --osl 64 --isl-dist uniform:0.5
+     --osl-dist uniform:0.5 --format csv"
+  status_is 0 $bin serve $d || return 1
+  sed -n 2p "$tmp/cmd.out" > "$tmp/adp_off.csv"
+  status_is 0 $bin serve $d --adp-balance-timeout-iters 0 || return 1
+  sed -n 2p "$tmp/cmd.out" | cmp -s - "$tmp/adp_off.csv" || return 1
+  status_is 0 $bin serve $d --adp-balance-timeout-iters 60 || return 1
+  awk -F, -v on="$(sed -n 2p "$tmp/cmd.out")" 'BEGIN { split(on, b, ",") }
+    { if (!(b[8] > 0 && b[8] < $8 / 2 && b[4] > $4)) { print "off", $4, $8, "on", b[4], b[8]; exit 1 } }' \
+    "$tmp/adp_off.csv" || return 1
+}
+heavy "serve --adp-balance-timeout-iters: attention-DP ranks hold prompts back until each has one" \
+  t_adp_balance
+
 t_dp_budget_split() {
   # SGLang divides its chunked-prefill size among the ranks of an attention-DP engine: on DP 2
   # the preset's budget of 8192 runs as 4096 a rank given on the command line (a budget given

@@ -52,6 +52,9 @@ typedef struct msperf_serve_policy {
                                       free_gpu_memory_fraction), all of it KV cache */
   double kv_transfer_gbps;         /* disaggregated: KV bandwidth per device, GB/s */
   double kv_transfer_latency_us;   /* disaggregated: per transfer */
+  int64_t adp_balance_timeout_iters; /* attention DP: ranks hold prompts back until each has
+                                      one, at most this many steps (TensorRT-LLM's
+                                      attention_dp_config.enable_balance); 0 = off */
   gboolean first_token_from_decode; /* disaggregated: the client's first token comes with the
                                       decode worker's first step on the request, so waiting
                                       for a decode slot is in TTFT; else when the KV arrives */

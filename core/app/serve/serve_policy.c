@@ -39,6 +39,9 @@ static const msperf_serve_knob knobs[] = {
         "after the weights, activations and reserves, all of it KV cache (true/false)"),
   KNOB (kv_transfer_gbps, DOUBLE, "Disaggregated: KV transfer bandwidth per device, GB/s"),
   KNOB (kv_transfer_latency_us, DOUBLE, "Disaggregated: latency per KV transfer, us"),
+  KNOB (adp_balance_timeout_iters, COUNT, "Attention DP: the ranks hold their prompts back "
+        "until every rank has one waiting and a free slot, for at most this many steps "
+        "(TensorRT-LLM's attention_dp_config enable_balance / timeout_iters); 0 = off"),
   KNOB (first_token_from_decode, BOOL, "Disaggregated: the first token reaches the client "
         "with the decode worker's first step on the request, so TTFT counts the wait for a "
         "decode slot (true), or when its KV cache arrives (false)"),

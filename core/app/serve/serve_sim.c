@@ -205,6 +205,8 @@ typedef struct {
    * [group, group + group_size) are one engine; group_size 1 = independent. */
   guint group, group_size;
   guint group_busy;           /* on a group's first worker: its members with a step in flight */
+  int64_t adp_wait;           /* on a group's first worker: steps its ranks have held their
+                                 prompts back for (adp_balance_timeout_iters) */
 } worker;
 
 typedef struct {
@@ -768,7 +770,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
 }
 
 static void
-build_step (sim *s, worker *w)
+build_step (sim *s, worker *w, gboolean hold)
 {
   const msperf_serve_policy *pol = s->pol;
   int64_t budget = w->budget, nseq = 0;
@@ -791,6 +793,12 @@ build_step (sim *s, worker *w)
     {
       add_running (s, w, FALSE, TRUE, &budget, &nseq);
       admit (s, w, &budget, &nseq);
+      return;
+    }
+  if (hold)
+    {
+      /* The engine holds its prompts back this step (adp_balance_timeout_iters). */
+      add_running (s, w, TRUE, FALSE, &budget, &nseq);
       return;
     }
   if (pol->mixed_batch)
@@ -823,13 +831,13 @@ with_host (const msperf_serve_policy *pol, double us, double seqs)
 
 /* Builds worker wi's next step and prices it: *dur in seconds, 0 when it has nothing to run. */
 static gboolean
-price_step (sim *s, guint wi, double *dur, GError **error)
+price_step (sim *s, guint wi, gboolean hold, double *dur, GError **error)
 {
   worker *w = &s->w[wi];
   double us, data_us;
 
   *dur = 0;
-  build_step (s, w);
+  build_step (s, w, hold);
   if (w->n_batch == 0)
     return TRUE;
   w->step_lazy = s->lazy_ok && w->dec_ready;
@@ -879,6 +887,39 @@ launch_step (sim *s, guint wi, double dur)
   heap_push (&s->h, s->now + dur, EV_STEP, wi);
 }
 
+/* Whether the attention-DP ranks of group g (its first worker) hold their prompts back this
+ * step, as TensorRT-LLM's attention_dp_config.enable_balance does (PyExecutor
+ * _balance_adp_requests, batching_wait_iters 0): prompts are scheduled when every rank has one
+ * waiting and a free slot, when some rank has nothing to decode, or after timeout_iters steps
+ * of holding them. */
+static gboolean
+adp_hold (sim *s, worker *g)
+{
+  gboolean all_ctx = TRUE, all_gen = TRUE, all_free = TRUE;
+
+  if (s->pol->adp_balance_timeout_iters <= 0)
+    return FALSE;
+  for (guint k = 0; k < g->group_size; k++)
+    {
+      const worker *w = g + k;
+
+      all_ctx = all_ctx && w->waiting.length > 0;
+      all_gen = all_gen && w->running->len > 0;
+      all_free = all_free && (gint64) w->running->len < w->max_seqs;
+    }
+  if (all_ctx && all_free)
+    {
+      g->adp_wait = 0;
+      return FALSE;
+    }
+  if (++g->adp_wait >= s->pol->adp_balance_timeout_iters || !all_gen)
+    {
+      g->adp_wait = 0;
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Starts worker wi's next step if it is idle and has work; a lockstep group's ranks start
  * together once all are idle, each for the slowest one's time. */
 static gboolean
@@ -886,12 +927,13 @@ start_step (sim *s, guint wi, GError **error)
 {
   worker *w = &s->w[wi];
   double dur, most = 0;
+  gboolean hold;
 
   if (w->busy)
     return TRUE;
   if (w->group_size <= 1)
     {
-      if (!price_step (s, wi, &dur, error))
+      if (!price_step (s, wi, FALSE, &dur, error))
         return FALSE;
       if (dur > 0)
         launch_step (s, wi, dur);
@@ -899,9 +941,10 @@ start_step (sim *s, guint wi, GError **error)
     }
   if (s->w[w->group].group_busy > 0)
     return TRUE;                /* it starts with them when their step ends */
+  hold = adp_hold (s, &s->w[w->group]);
   for (guint k = w->group; k < w->group + w->group_size; k++)
     {
-      if (!price_step (s, k, &dur, error))
+      if (!price_step (s, k, hold, &dur, error))
         return FALSE;
       most = MAX (most, dur);
     }
