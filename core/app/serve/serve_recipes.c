@@ -16,38 +16,41 @@ typedef enum {
   N_COLS
 } column;
 
-/* required: in the header (the keys), or on every line of the mode that has the column (a
- * stage's workers and TP; an aggregated line's TP). */
+/* KEY: in the header, a value on every line; NEEDED: a value on every line of the mode that
+ * reads it (a stage's workers and TP, an aggregated line's TP); OPTIONAL: its fallback when
+ * empty or absent. */
+typedef enum { KEY, NEEDED, OPTIONAL } column_need;
+
 static const struct {
   const char *name;
-  gboolean required;
-  int64_t fallback;       /* an empty or absent optional integer column */
+  column_need need;
+  int64_t fallback;       /* an empty or absent OPTIONAL integer column */
 } columns[N_COLS] = {
-  [COL_RECIPE] = { "recipe", TRUE, 0 },
-  [COL_MODEL] = { "model_path", TRUE, 0 },
-  [COL_BACKEND] = { "backend", TRUE, 0 },
-  [COL_VERSION] = { "backend_version", TRUE, 0 },
-  [COL_MODE] = { "mode", TRUE, 0 },
-  [COL_ISL] = { "isl", TRUE, 0 },
-  [COL_OSL] = { "osl", TRUE, 0 },
-  [COL_CLIENTS] = { "concurrency", TRUE, 0 },
-  [COL_NEXTN] = { "nextn", FALSE, 0 },
-  [COL_TP] = { "tp_size", TRUE, 0 },
-  [COL_PP] = { "pp_size", FALSE, 1 },
-  [COL_DP] = { "attention_dp_size", FALSE, 1 },
-  [COL_EP] = { "moe_ep_size", FALSE, 1 },
-  [COL_P_WORKERS] = { "prefill_num_workers", TRUE, 0 },
-  [COL_P_TP] = { "prefill_tp_size", TRUE, 0 },
-  [COL_P_PP] = { "prefill_pp_size", FALSE, 1 },
-  [COL_P_DP] = { "prefill_attention_dp_size", FALSE, 1 },
-  [COL_P_EP] = { "prefill_moe_ep_size", FALSE, 1 },
-  [COL_P_BATCH] = { "prefill_batch_size", FALSE, 0 },
-  [COL_D_WORKERS] = { "decode_num_workers", TRUE, 0 },
-  [COL_D_TP] = { "decode_tp_size", TRUE, 0 },
-  [COL_D_PP] = { "decode_pp_size", FALSE, 1 },
-  [COL_D_DP] = { "decode_attention_dp_size", FALSE, 1 },
-  [COL_D_EP] = { "decode_moe_ep_size", FALSE, 1 },
-  [COL_D_BATCH] = { "decode_batch_size", FALSE, 0 },
+  [COL_RECIPE] = { "recipe", KEY, 0 },
+  [COL_MODEL] = { "model_path", KEY, 0 },
+  [COL_BACKEND] = { "backend", KEY, 0 },
+  [COL_VERSION] = { "backend_version", KEY, 0 },
+  [COL_MODE] = { "mode", KEY, 0 },
+  [COL_ISL] = { "isl", KEY, 0 },
+  [COL_OSL] = { "osl", KEY, 0 },
+  [COL_CLIENTS] = { "concurrency", KEY, 0 },
+  [COL_NEXTN] = { "nextn", OPTIONAL, 0 },
+  [COL_TP] = { "tp_size", NEEDED, 0 },
+  [COL_PP] = { "pp_size", OPTIONAL, 1 },
+  [COL_DP] = { "attention_dp_size", OPTIONAL, 1 },
+  [COL_EP] = { "moe_ep_size", OPTIONAL, 1 },
+  [COL_P_WORKERS] = { "prefill_num_workers", NEEDED, 0 },
+  [COL_P_TP] = { "prefill_tp_size", NEEDED, 0 },
+  [COL_P_PP] = { "prefill_pp_size", OPTIONAL, 1 },
+  [COL_P_DP] = { "prefill_attention_dp_size", OPTIONAL, 1 },
+  [COL_P_EP] = { "prefill_moe_ep_size", OPTIONAL, 1 },
+  [COL_P_BATCH] = { "prefill_batch_size", OPTIONAL, 0 },
+  [COL_D_WORKERS] = { "decode_num_workers", NEEDED, 0 },
+  [COL_D_TP] = { "decode_tp_size", NEEDED, 0 },
+  [COL_D_PP] = { "decode_pp_size", OPTIONAL, 1 },
+  [COL_D_DP] = { "decode_attention_dp_size", OPTIONAL, 1 },
+  [COL_D_EP] = { "decode_moe_ep_size", OPTIONAL, 1 },
+  [COL_D_BATCH] = { "decode_batch_size", OPTIONAL, 0 },
 };
 
 typedef struct {
@@ -82,7 +85,7 @@ read_header (loader *l, const char *const *fields, size_t n, GError **error)
       for (size_t k = 0; k < n; k++)
         if (strcmp (fields[k], columns[c].name) == 0)
           l->at[c] = (gint) k;
-      if (l->at[c] < 0 && columns[c].required && c < COL_NEXTN)
+      if (l->at[c] < 0 && columns[c].need == KEY)
         {
           g_set_error (error, MSPERF_ERROR_DOMAIN, MSPERF_ERROR_PARSE,
                        "%s:1: no column '%s'", l->path, columns[c].name);
@@ -102,7 +105,7 @@ int_column (const loader *l, const char *const *fields, guint line, column c, in
   const char *s = l->at[c] >= 0 ? fields[l->at[c]] : "";
   gint64 v;
 
-  if (*s == '\0' && !columns[c].required)
+  if (*s == '\0' && columns[c].need == OPTIONAL)
     {
       *out = columns[c].fallback;
       return TRUE;

@@ -1757,8 +1757,11 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
           break;
         case EV_KV_READY:
           wi = route (&s, s.n_prefill, s.n_workers);
-          s.reqs[ev.arg].first_token = s.reqs[ev.arg].last_token = s.now;
+          /* The first token is out now, or with its first decode step. */
           s.reqs[ev.arg].await_first = s.pol->first_token_from_decode;
+          if (!s.reqs[ev.arg].await_first)
+            s.reqs[ev.arg].first_token = s.now;
+          s.reqs[ev.arg].last_token = s.now;
           s.reqs[ev.arg].computed = s.reqs[ev.arg].prompt;
           enqueue (&s, ev.arg, wi);
           if (!start_step (&s, wi, error))
