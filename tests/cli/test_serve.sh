@@ -349,11 +349,28 @@ heavy "every scheduler knob is a flag (--max-num-seqs 2 caps the batch)" t_knobs
 
 t_prefix_caching() {
   set -- --model "$llama" --concurrency 8 --num-requests 48 --isl 2048 --osl 16 --format csv
+  hits() { sed -n 2p "$tmp/cmd.out" | cut -d, -f"$(head -n 1 "$tmp/cmd.out" | tr , '\n' |
+                                                   grep -n '^prefix_hit_share$' | cut -d: -f1)"; }
   status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-warmup 32 || return 1
   on=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f4)
+  hit_on=$(hits)
   status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-warmup 32 --prefix-caching false || return 1
   off=$(sed -n 2p "$tmp/cmd.out" | cut -d, -f4)
+  hit_off=$(hits)
   awk -v a="$on" -v b="$off" 'BEGIN { exit !(a > 0 && a < b / 4) }' || { echo "$on vs $off"; return 1; }
+  # A cached 2048-token prompt prefills from its last block: 2032 of 2048 tokens (0.992188 as
+  # printed) at most, and the 32 warm-up draws leave few of the 8 prompts out of the cache.
+  awk -v h="$hit_on" -v o="$hit_off" 'BEGIN { exit !(h > 0.9 && h <= 0.992188 && o == 0) }' ||
+    { echo "prefix_hit_share $hit_on with the cache, $hit_off without"; return 1; }
+  status_is 0 $bin serve "$@" || return 1
+  [ "$(hits)" = nan ] || { echo "no pool: prefix_hit_share $(hits)"; return 1; }
+  set -- --model "$llama" --concurrency 8 --num-requests 48 --isl 2048 --osl 16
+  status_is 0 $bin serve "$@" --prompt-pool 8 --format json || return 1
+  contains "$tmp/cmd.out" '"prefix_hit_share": 0\.[0-9]' || return 1
+  status_is 0 $bin serve "$@" --prompt-pool 8 || return 1
+  contains "$tmp/cmd.out" "prefix cache       " || return 1
+  status_is 0 $bin serve "$@" --format json || return 1
+  ! grep -q prefix_hit_share "$tmp/cmd.out" || { echo "a run without a pool has a hit share"; return 1; }
   status_is 0 $bin serve "$@" --prompt-pool 8 --prompt-shuffle || return 1
   status_is 2 $bin serve "$@" --prompt-warmup 4 || return 1
   contains "$tmp/cmd.err" "need --prompt-pool" || return 1

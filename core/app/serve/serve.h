@@ -251,6 +251,9 @@ typedef struct msperf_serve_result {
    * About 1 when the deployment keeps up (what arrives leaves); 1/ρ when the arrivals outrun
    * it by ρ and the queue grows for as long as the run lasts. NaN in a closed loop. */
   double keep_up;
+  /* Prompt tokens the measured requests found in the prefix cache, per prompt token: what
+   * their TTFT did not prefill. NaN when the requests draw on no prompt pool. */
+  double prefix_hit_share;
   int64_t seq_slots;                     /* sequences its schedulers may run at once (decode) */
 } msperf_serve_result;
 

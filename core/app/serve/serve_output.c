@@ -30,6 +30,9 @@ msperf_serve_print_table (const msperf_serve_result *r, FILE *out)
   fprintf (out, "tokens/s/user      %.2f\n", r->tok_per_s_user);
   fprintf (out, "KV cache           %" G_GINT64_FORMAT " tokens per rank, use mean %.1f %% max "
            "%.1f %%\n", r->kv_capacity_tokens, 100 * r->kv_use_mean, 100 * r->kv_use_max);
+  if (isfinite (r->prefix_hit_share))
+    fprintf (out, "prefix cache       %.1f %% of the prompt tokens found cached\n",
+             100 * r->prefix_hit_share);
   fprintf (out, "steps              %" G_GINT64_FORMAT " (mean batch %.2f), preemptions %"
            G_GINT64_FORMAT "\n", r->steps, r->mean_batch, r->preemptions);
   fprintf (out, "answered from data %.1f %% of the step time (%" G_GUINT64_FORMAT
@@ -82,6 +85,10 @@ msperf_serve_print_json (const msperf_serve_result *r, FILE *out)
       json_num (out, nums[i].v);
       fputs (", ", out);
     }
+  /* Only a workload drawing on a prompt pool has it; the other runs' figures stay as they
+   * were. */
+  if (isfinite (r->prefix_hit_share))
+    fprintf (out, "\"prefix_hit_share\": %.6g, ", r->prefix_hit_share);
   fprintf (out, "\"kv_capacity_tokens\": %" G_GINT64_FORMAT ", \"preemptions\": %"
            G_GINT64_FORMAT ", \"steps\": %" G_GINT64_FORMAT ", \"step_points\": %"
            G_GUINT64_FORMAT "}\n", r->kv_capacity_tokens, r->preemptions, r->steps,
@@ -101,17 +108,17 @@ msperf_serve_print_csv (const msperf_serve_result *r, gboolean header, FILE *out
         fprintf (out, ",%s_mean,%s_p50,%s_p90,%s_p99", names[i], names[i], names[i], names[i]);
       fputs (",duration_s,req_per_s,input_tok_per_s,output_tok_per_s,tok_per_s_device,"
              "tok_per_s_user,kv_capacity_tokens,kv_use_mean,kv_use_max,mean_batch,steps,"
-             "preemptions,data_share\n", out);
+             "preemptions,data_share,prefix_hit_share\n", out);
     }
   fprintf (out, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, r->requests,
            r->measured, r->devices);
   for (gsize i = 0; i < G_N_ELEMENTS (d); i++)
     fprintf (out, ",%.6g,%.6g,%.6g,%.6g", d[i]->mean, d[i]->p50, d[i]->p90, d[i]->p99);
   fprintf (out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%" G_GINT64_FORMAT ",%.6g,%.6g,%.6g,%"
-           G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.6g\n", r->duration_s, r->req_per_s,
+           G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.6g,%.6g\n", r->duration_s, r->req_per_s,
            r->in_tok_per_s, r->out_tok_per_s, r->tok_per_s_gpu, r->tok_per_s_user,
            r->kv_capacity_tokens, r->kv_use_mean, r->kv_use_max, r->mean_batch, r->steps,
-           r->preemptions, r->data_share);
+           r->preemptions, r->data_share, r->prefix_hit_share);
 }
 
 /* ---------------------------------------------------------------- SVG */

@@ -129,6 +129,7 @@ typedef struct {
   gboolean has_first;
   gboolean await_first;       /* disaggregated: its first token reaches the client with its
                                  first decode step (first_token_from_decode) */
+  int64_t hit;                /* prompt tokens it found in the prefix cache when admitted */
 } req;
 
 typedef struct {
@@ -747,6 +748,7 @@ admit (sim *s, worker *w, int64_t *budget, int64_t *nseq)
           r->cached = hit;
           r->blocks = r->shared = hit_blocks;
           r->computed = e.ctx;
+          r->hit = MAX (r->hit, e.ctx);
         }
       grow (s, w, r, (double) (r->computed + e.chunk) + (left > 0 ? 0 : r->generated + (double) s->q));
       r->state = R_RUNNING;
@@ -1257,8 +1259,9 @@ collect (sim *s, msperf_serve_result *out)
   g_autoptr (GArray) tpot = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) e2e = g_array_new (FALSE, FALSE, sizeof (double));
   double t0 = INFINITY, t1 = -INFINITY, in_tok = 0, out_tok = 0, user = 0, kv = 0, busy = 0,
-         batch = 0;
+         batch = 0, hit_tok = 0;
   int64_t n_user = 0;
+  gboolean pooled = FALSE;
 
   for (guint i = 0; i < s->n_reqs; i++)
     {
@@ -1287,8 +1290,11 @@ collect (sim *s, msperf_serve_result *out)
       t1 = MAX (t1, r->finish);
       in_tok += (double) r->isl;
       out_tok += (double) r->osl;
+      hit_tok += (double) r->hit;
+      pooled = pooled || r->prompt_id >= 0;
     }
   out->measured = ttft->len;
+  out->prefix_hit_share = pooled && in_tok > 0 ? hit_tok / in_tok : NAN;
   if (s->rec)
     {
       if (s->rec->ttfts)
@@ -1649,6 +1655,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
   g_return_val_if_fail (answers && model && dep && pol && wl && out, FALSE);
   memset (out, 0, sizeof *out);
   out->keep_up = NAN;
+  out->prefix_hit_share = NAN;
   out->devices = dep->mode == MSPERF_SERVE_AGG
                    ? dep->replicas * dep->layout.tp * dep->layout.dp * dep->layout.pp
                    : dep->prefill_workers * dep->prefill.tp * dep->prefill.dp * dep->prefill.pp
