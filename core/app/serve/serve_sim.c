@@ -1252,6 +1252,20 @@ msperf_serve_steady_sizes (double in_service, int64_t min_measured)
   return r;
 }
 
+/* Request ri's KV cache has reached the decode pool: its prompt is computed there, and its
+ * first token is out now or with its first decode step (first_token_from_decode). */
+static void
+kv_arrived (sim *s, guint ri)
+{
+  req *r = &s->reqs[ri];
+
+  r->await_first = s->pol->first_token_from_decode;
+  if (!r->await_first)
+    r->first_token = s->now;
+  r->last_token = s->now;
+  r->computed = r->prompt;
+}
+
 static void
 collect (sim *s, msperf_serve_result *out)
 {
@@ -1764,12 +1778,7 @@ msperf_serve_run (msperf_serve_answers *answers, const msperf_model *model,
           break;
         case EV_KV_READY:
           wi = route (&s, s.n_prefill, s.n_workers);
-          /* The first token is out now, or with its first decode step. */
-          s.reqs[ev.arg].await_first = s.pol->first_token_from_decode;
-          if (!s.reqs[ev.arg].await_first)
-            s.reqs[ev.arg].first_token = s.now;
-          s.reqs[ev.arg].last_token = s.now;
-          s.reqs[ev.arg].computed = s.reqs[ev.arg].prompt;
+          kv_arrived (&s, ev.arg);
           enqueue (&s, ev.arg, wi);
           if (!start_step (&s, wi, error))
             goto out;
