@@ -623,6 +623,39 @@ else
   skip "no measured rows at $sil"
 fi
 
+t_accuracy_config_pick() {
+  # A row's model is the config named ORG--NAME.json, else the one of the same normalised name
+  # and the same quantisation suffix: "Llama-3.1-8B-Instruct" is the bf16 checkpoint beside
+  # an FP8 one, "...-Instruct-FP8" the FP8 one, whatever order the directory lists them in.
+  # A bfloat16 label (aiconfigurator's name for 16-bit weights) runs without --quant.
+  mkdir -p "$tmp/pick" || return 1
+  for f in acme--Llama-3.1-8B-Instruct-FP8 meta-llama--Meta-Llama-3.1-8B \
+           zz--Llama-3.1-8B-Instruct-AWQ; do
+    cp "$data/configs/meta-llama--Meta-Llama-3.1-8B.json" "$tmp/pick/$f.json" || return 1
+  done
+  { head -n 1 "$sil"
+    for m in meta-llama/Llama-3.1-8B-Instruct nvidia/Llama-3.1-8B-Instruct-FP8 \
+             other/Llama-3.1-8B-Instruct-AWQ; do
+      echo "pick_${m%%/*},silicon_concurrency=2,vllm,,$m,h200_sxm,bf16,agg,256,8,bfloat16,,2,1,1,1,1,1,,,,,,,,,,,,,,,50,5"
+    done
+  } > "$tmp/pick.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/pick.csv" --models-dir "$tmp/pick" --format csv \
+    --requests-per-client 1 --report "$tmp/pickrep" || return 1
+  [ "$(grep -c ',ok$' "$tmp/cmd.out")" -eq 3 ] || return 1
+  for pair in meta-llama:meta-llama--Meta-Llama-3.1-8B nvidia:acme--Llama-3.1-8B-Instruct-FP8 \
+              other:zz--Llama-3.1-8B-Instruct-AWQ; do
+    line=$(grep -A 1 -x "# pick_${pair%%:*}" "$tmp/pickrep/commands.sh" | tail -n 1)
+    case $line in *"/${pair#*:}.json "*) ;; *) echo "pick_${pair%%:*}: $line"; return 1 ;; esac
+    case $line in *--quant*) echo "bfloat16 ran quantised: $line"; return 1 ;; esac
+  done
+}
+if [ -f "$sil" ]; then
+  heavy "accuracy: a row's config is the one of its name and quantisation suffix; bfloat16 is bf16" \
+    t_accuracy_config_pick
+else
+  skip "no measured rows at $sil"
+fi
+
 t_accuracy_burst() {
   # The default is the measuring benchmark's burst (--burst says so explicitly): the first wave
   # of prompts queues, a higher mean TTFT than the steady state (--steady-state); the two

@@ -190,13 +190,15 @@ int_field (GPtrArray *rec, GHashTable *cols, const char *name, int64_t fallback)
 }
 
 /* "Org/Meta-Llama-3.1-8B-Instruct-FP8" -> "llama-3.1-8b": lower case, no organisation, no
- * "meta-" prefix, no "-instruct" and quantisation suffixes. */
+ * "meta-" prefix, no "-instruct" and quantisation suffixes. *quant (when not NULL) gets the
+ * quantisation suffixes removed ("-fp8"; "" for none). */
 static char *
-normalise (const char *name)
+normalise (const char *name, char **quant)
 {
   const char *slash = strrchr (name, '/');
   char *s = g_ascii_strdown (slash ? slash + 1 : name, -1);
   const char *suffixes[] = { "-instruct", "-fp8", "-fp4", "-int4", "-awq", "-gptq" };
+  GString *tags = g_string_new (NULL);
   gboolean again = TRUE;
 
   if (g_str_has_prefix (s, "meta-"))
@@ -208,23 +210,50 @@ normalise (const char *name)
         if (g_str_has_suffix (s, suffixes[i]))
           {
             s[strlen (s) - strlen (suffixes[i])] = '\0';
+            if (i > 0)
+              g_string_prepend (tags, suffixes[i]);
             again = TRUE;
           }
     }
+  if (quant)
+    *quant = g_string_free (tags, FALSE);
+  else
+    g_string_free (tags, TRUE);
   return s;
 }
 
-/* The config of a Hugging Face name in dir: ORG--NAME.json exactly, else the one whose
- * normalised name is equal. NULL when none. */
+/* aiconfigurator's labels of 16-bit weights (GEMMQuantMode.bfloat16, and the float16 of older
+ * exports) are the templates' bf16: the same bytes and tensor-core rate. */
+static const char *
+quant_label (const char *label)
+{
+  const char *sixteen[] = { "bfloat16", "float16", "fp16", "half" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sixteen); i++)
+    if (g_ascii_strcasecmp (label, sixteen[i]) == 0)
+      return "bf16";
+  return label;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The config of a Hugging Face name in dir: ORG--NAME.json exactly, else one whose normalised
+ * name is equal — the one with the same quantisation suffix when there is one (the row of
+ * "Llama-3.1-70B-Instruct" is the bf16 checkpoint, not "Llama-3.1-70B-Instruct-FP8"), else the
+ * first by file name. NULL when none. */
 static char *
 find_config (const char *dir, const char *hf)
 {
   g_autofree char *flat = g_strdup (hf);
-  g_autofree char *exact = NULL, *want = normalise (hf);
+  g_autofree char *exact = NULL, *tag = NULL, *want = normalise (hf, &tag);
   g_autoptr (GDir) d = NULL;
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   const char *n;
-  char *found = NULL;
+  char *first = NULL;
 
   g_strdelimit (flat, "/", '\001');
   {
@@ -239,18 +268,26 @@ find_config (const char *dir, const char *hf)
   while ((n = g_dir_read_name (d)))
     if (g_str_has_suffix (n, ".json"))
       g_ptr_array_add (names, g_strdup (n));
-  g_ptr_array_sort (names, (GCompareFunc) (void (*) (void)) g_strcmp0);
-  for (guint i = 0; i < names->len && !found; i++)
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
     {
       const char *file = g_ptr_array_index (names, i);
       g_autofree char *stem = g_strndup (file, strlen (file) - 5);
       char *sep = strstr (stem, "--");
-      g_autofree char *norm = normalise (sep ? sep + 2 : stem);
+      g_autofree char *own = NULL;
+      g_autofree char *norm = normalise (sep ? sep + 2 : stem, &own);
 
-      if (strcmp (norm, want) == 0)
-        found = g_build_filename (dir, file, NULL);
+      if (strcmp (norm, want) != 0)
+        continue;
+      if (strcmp (own, tag) == 0)
+        {
+          g_free (first);
+          return g_build_filename (dir, file, NULL);
+        }
+      if (first == NULL)
+        first = g_build_filename (dir, file, NULL);
     }
-  return found;
+  return first;
 }
 
 static gboolean
@@ -372,10 +409,10 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.backend = g_strdup (field (rec, cols, "backend"));
       r.backend_version = g_strdup (field (rec, cols, "backend_version"));
       r.mode = g_strdup (field (rec, cols, "mode"));
-      r.quant = g_strdup (field (rec, cols, "gemm_quant_mode"));
+      r.quant = g_strdup (quant_label (field (rec, cols, "gemm_quant_mode")));
       if (*field (rec, cols, "moe_quant_mode") != '\0'
-          && strcmp (field (rec, cols, "moe_quant_mode"), r.quant) != 0)
-        r.moe_quant = g_strdup (field (rec, cols, "moe_quant_mode"));
+          && strcmp (quant_label (field (rec, cols, "moe_quant_mode")), r.quant) != 0)
+        r.moe_quant = g_strdup (quant_label (field (rec, cols, "moe_quant_mode")));
       r.system = g_strdup (field (rec, cols, "system"));
       r.isl = int_field (rec, cols, "isl", -1);
       r.osl = int_field (rec, cols, "osl", -1);
