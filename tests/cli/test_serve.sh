@@ -648,6 +648,15 @@ t_accuracy_config_pick() {
     case $line in *"/${pair#*:}.json "*) ;; *) echo "pick_${pair%%:*}: $line"; return 1 ;; esac
     case $line in *--quant*) echo "bfloat16 ran quantised: $line"; return 1 ;; esac
   done
+  # A bfloat16 row on a quantised checkpoint runs the checkpoint's own modes and says so.
+  [ -f "$shared/models/openai--gpt-oss-120b.json" ] || return 0
+  { head -n 1 "$sil"
+    echo "pick_oss,silicon_concurrency=2,trtllm,,openai/gpt-oss-120b,h200_sxm,bf16,agg,256,8,bfloat16,,2,1,1,1,1,1,,,,,,,,,,,,,,,50,5"
+  } > "$tmp/oss.csv"
+  status_is 0 $bin accuracy --silicon "$tmp/oss.csv" --models-dir "$shared/models" \
+    --format csv --requests-per-client 1 || return 1
+  contains "$tmp/cmd.out" "^pick_oss,.*,ok; as the checkpoint's quantization_config: linears bf16 and experts w4a16_mxfp4$" \
+    || return 1
 }
 if [ -f "$sil" ]; then
   heavy "accuracy: a row's config is the one of its name and quantisation suffix; bfloat16 is bf16" \

@@ -814,7 +814,7 @@ simulate_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers
  * experts, bf16 linears, which is what a Hopper GPU without FP4 tensor cores runs for the
  * rows' "nvfp4"), else in bf16; the note names what ran. */
 static char *
-quant_note (const msperf_model *m, quant_run how, const char *asked)
+quant_note (const msperf_model *m, quant_run how, const char *asked, const char *asked_moe)
 {
   const char *lin = msperf_model_quant_name (m, FALSE), *exp = msperf_model_quant_name (m, TRUE);
 
@@ -837,6 +837,11 @@ quant_note (const msperf_model *m, quant_run how, const char *asked)
                               "experts %s (the templates have no quant mode %s)", lin, exp,
                               asked);
     case RUN_AS_ASKED:
+      /* Unquantised asked, a quantised checkpoint loaded: its own modes ran. */
+      if ((*asked == '\0' || strcmp (asked, "bf16") == 0)
+          && (strcmp (lin, "bf16") != 0 || strcmp (exp, asked_moe ? asked_moe : "bf16") != 0))
+        return g_strdup_printf ("; as the checkpoint's quantization_config: linears %s and "
+                                "experts %s", lin, exp);
       break;
     }
   return NULL;
@@ -1008,7 +1013,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
       lm->quant = how == RUN_FP8_BLOCK || how == RUN_EXPERTS_ONLY ? NULL : g_strdup (mo.quant);
       lm->moe_quant = g_strdup (mo.moe_quant);
       lm->kv_dtype = g_strdup (mo.kv_dtype);
-      lm->note = quant_note (m, how, r->quant);
+      lm->note = quant_note (m, how, r->quant, r->moe_quant);
       lm->nextn = msperf_model_has_mtp (m) ? o->nextn : 0;
       g_hash_table_insert (models, g_strdup (key), lm);
     }
