@@ -652,11 +652,17 @@ t_accuracy_config_pick() {
   [ -f "$shared/models/openai--gpt-oss-120b.json" ] || return 0
   { head -n 1 "$sil"
     echo "pick_oss,silicon_concurrency=2,trtllm,,openai/gpt-oss-120b,h200_sxm,bf16,agg,256,8,bfloat16,,2,1,1,1,1,1,,,,,,,,,,,,,,,50,5"
+    # FP4 experts on Hopper: the checkpoint's own mxfp4 experts, not bf16 ones.
+    echo "pick_fp4,silicon_concurrency=2,trtllm,,openai/gpt-oss-120b,h200_sxm,bf16,agg,256,8,bfloat16,nvfp4,2,1,1,1,1,1,,,,,,,,,,,,,,,51,5"
   } > "$tmp/oss.csv"
   status_is 0 $bin accuracy --silicon "$tmp/oss.csv" --models-dir "$shared/models" \
     --format csv --requests-per-client 1 || return 1
   contains "$tmp/cmd.out" "^pick_oss,.*,ok; as the checkpoint's quantization_config: linears bf16 and experts w4a16_mxfp4$" \
     || return 1
+  contains "$tmp/cmd.out" "^pick_fp4,.*,ok; experts w4a16_mxfp4 as the checkpoint declares them (the templates have no quant mode nvfp4)$" \
+    || return 1
+  [ "$(grep '^pick_oss,' "$tmp/cmd.out" | cut -d, -f2,3)" = "$(grep '^pick_fp4,' "$tmp/cmd.out" | cut -d, -f2,3)" ] \
+    || { echo "the two rows run different experts"; return 1; }
 }
 if [ -f "$sil" ]; then
   heavy "accuracy: a row's config is the one of its name and quantisation suffix; bfloat16 is bf16" \

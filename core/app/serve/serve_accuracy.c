@@ -657,6 +657,7 @@ typedef enum {
   RUN_AS_W8A8,                /* an 8-bit mode the templates do not know */
   RUN_FP8_BLOCK,              /* "fp8" on a block-scaled checkpoint */
   RUN_EXPERTS_AS_LINEARS,     /* moe_quant_mode the templates do not know */
+  RUN_EXPERTS_DECLARED,       /* the same, on a checkpoint that declares quantised experts */
   RUN_EXPERTS_ONLY,           /* the experts' mode, on a checkpoint that leaves its linears out */
 } quant_run;
 
@@ -698,6 +699,26 @@ declared_checkpoint (const char *config, const char *templates_dir,
   if (*how == RUN_AS_ASKED)
     g_clear_pointer (&m, msperf_model_free);
   return m;
+}
+
+/* The experts' quant mode the checkpoint declares (its config loaded with mo's other
+ * options but no quant modes), or NULL when it leaves them in bf16. */
+static char *
+declared_experts (const char *config, const char *templates_dir, const msperf_model_options *mo)
+{
+  msperf_model_options co = *mo;
+  msperf_model *m;
+  char *exp = NULL;
+
+  co.quant = NULL;
+  co.moe_quant = NULL;
+  m = msperf_model_load (config, NULL, templates_dir, &co, NULL);
+  if (m == NULL)
+    return NULL;
+  if (strcmp (msperf_model_quant_name (m, TRUE), "bf16") != 0)
+    exp = g_strdup (msperf_model_quant_name (m, TRUE));
+  msperf_model_free (m);
+  return exp;
 }
 
 /* The step limits of the deployment that measured the row. aiconfigurator generates an
@@ -825,6 +846,9 @@ quant_note (const msperf_model *m, quant_run how, const char *asked, const char 
     case RUN_EXPERTS_ONLY:
       return g_strdup_printf ("; %s experts and %s linears (the checkpoint's "
                               "quantization_config leaves the linears out)", exp, lin);
+    case RUN_EXPERTS_DECLARED:
+      return g_strdup_printf ("; experts %s as the checkpoint declares them (the templates "
+                              "have no quant mode %s)", exp, asked_moe ? asked_moe : "");
     case RUN_EXPERTS_AS_LINEARS:
       return g_strdup ("; experts as the linears (the templates have no quant mode for "
                        "moe_quant_mode)");
@@ -965,6 +989,7 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
     {
       msperf_model_options mo;
       quant_run how = RUN_AS_ASKED;
+      g_autofree char *experts = NULL;
 
       memset (&mo, 0, sizeof mo);
       mo.quant = *r->quant && strcmp (r->quant, "bf16") ? r->quant : NULL;
@@ -980,17 +1005,31 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
         m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
       if (m == NULL && mo.moe_quant)
         {
-          /* Experts in a mode the templates do not know: quantised as the linears. */
+          /* Experts in a mode the templates do not know: as the checkpoint declares them
+           * when it quantises them (an FP4 label on gpt-oss's mxfp4 experts, which a Hopper
+           * runtime serves as they are), else quantised as the linears. */
           g_clear_error (&e);
-          mo.moe_quant = NULL;
-          m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-          how = m != NULL ? RUN_EXPERTS_AS_LINEARS : RUN_AS_ASKED;
+          experts = declared_experts (r->config, o->templates_dir, &mo);
+          mo.moe_quant = experts;
+          if (experts != NULL)
+            m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, NULL);
+          how = RUN_EXPERTS_DECLARED;
+          if (m == NULL)
+            {
+              mo.moe_quant = NULL;
+              m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
+              how = RUN_EXPERTS_AS_LINEARS;
+            }
+          if (m == NULL)
+            how = RUN_AS_ASKED;
         }
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
-                                    || g_str_has_prefix (mo.quant, "int8")))
+                                    || g_str_has_prefix (mo.quant, "int8")
+                                    || strcmp (mo.quant, "sq") == 0))
         {
-          /* An 8-bit mode the templates do not know: their 8-bit linear layers (w8a8) carry
-           * the same bytes and the same tensor-core rate. */
+          /* An 8-bit mode the templates do not know (SmoothQuant's "sq" is int8 weights and
+           * activations): their 8-bit linear layers (w8a8) carry the same bytes and the same
+           * tensor-core rate. */
           g_clear_error (&e);
           mo.quant = "w8a8";
           mo.moe_quant = NULL;
