@@ -635,13 +635,19 @@ t_accuracy_config_pick() {
   done
   { head -n 1 "$sil"
     for m in meta-llama/Llama-3.1-8B-Instruct nvidia/Llama-3.1-8B-Instruct-FP8 \
-             other/Llama-3.1-8B-Instruct-AWQ; do
+             other/Llama-3.1-8B-Instruct-AWQ rev/Llama-3.1-8B-Instruct-2507 \
+             dyn/Llama-3.1-8B-Instruct-FP8-Dynamic; do
       echo "pick_${m%%/*},silicon_concurrency=2,vllm,,$m,h200_sxm,bf16,agg,256,8,bfloat16,,2,1,1,1,1,1,,,,,,,,,,,,,,,50,5"
     done
   } > "$tmp/pick.csv"
   status_is 0 $bin accuracy --silicon "$tmp/pick.csv" --models-dir "$tmp/pick" --format csv \
     --requests-per-client 1 --report "$tmp/pickrep" || return 1
   [ "$(grep -c ',ok$' "$tmp/cmd.out")" -eq 3 ] || return 1
+  # A revision or packaging without a config of its own: the nearest name, said.
+  contains "$tmp/cmd.out" "^pick_rev,.*,ok; config meta-llama--Meta-Llama-3.1-8B.json (the nearest name: none of rev/Llama-3.1-8B-Instruct-2507)$" \
+    || return 1
+  contains "$tmp/cmd.out" "^pick_dyn,.*,ok; config acme--Llama-3.1-8B-Instruct-FP8.json (the nearest name: " \
+    || return 1
   for pair in meta-llama:meta-llama--Meta-Llama-3.1-8B nvidia:acme--Llama-3.1-8B-Instruct-FP8 \
               other:zz--Llama-3.1-8B-Instruct-AWQ; do
     line=$(grep -A 1 -x "# pick_${pair%%:*}" "$tmp/pickrep/commands.sh" | tail -n 1)

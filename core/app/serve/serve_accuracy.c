@@ -31,6 +31,7 @@ typedef struct {
   gint twin;                  /* index of another row with the same measurement under another
                                * layout, -1 when none (see find_twins) */
   char *layout_note;          /* status note on a size inferred from the others, or NULL */
+  char *config_note;          /* status note on a config found by a shorter name, or NULL */
   char *status;               /* "ok", "ok: …" or the reason it was not mapped */
   char *command;              /* the `msperf serve` command of the simulation that answered */
   gboolean ran;
@@ -55,6 +56,7 @@ row_clear (row *r)
   g_free (r->system);
   g_free (r->other_system);
   g_free (r->layout_note);
+  g_free (r->config_note);
   g_free (r->status);
   g_free (r->command);
   if (r->recipes)
@@ -241,34 +243,13 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* The config of a Hugging Face name in dir: ORG--NAME.json exactly, else one whose normalised
- * name is equal — the one with the same quantisation suffix when there is one (the row of
- * "Llama-3.1-70B-Instruct" is the bf16 checkpoint, not "Llama-3.1-70B-Instruct-FP8"), else the
- * first by file name. NULL when none. */
+/* Of names (file names in dir), the config whose normalised name is want: the one with the
+ * quantisation suffix tag when there is one, else the first. NULL when none. */
 static char *
-find_config (const char *dir, const char *hf)
+match_config (const char *dir, GPtrArray *names, const char *want, const char *tag)
 {
-  g_autofree char *flat = g_strdup (hf);
-  g_autofree char *exact = NULL, *tag = NULL, *want = normalise (hf, &tag);
-  g_autoptr (GDir) d = NULL;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *n;
   char *first = NULL;
 
-  g_strdelimit (flat, "/", '\001');
-  {
-    g_auto (GStrv) parts = g_strsplit (flat, "\001", -1);
-    g_autofree char *joined = g_strjoinv ("--", parts);
-    exact = g_strdup_printf ("%s/%s.json", dir, joined);
-  }
-  if (g_file_test (exact, G_FILE_TEST_IS_REGULAR))
-    return g_steal_pointer (&exact);
-  if ((d = g_dir_open (dir, 0, NULL)) == NULL)
-    return NULL;
-  while ((n = g_dir_read_name (d)))
-    if (g_str_has_suffix (n, ".json"))
-      g_ptr_array_add (names, g_strdup (n));
-  g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++)
     {
       const char *file = g_ptr_array_index (names, i);
@@ -288,6 +269,56 @@ find_config (const char *dir, const char *hf)
         first = g_build_filename (dir, file, NULL);
     }
   return first;
+}
+
+/* The config of a Hugging Face name in dir: ORG--NAME.json exactly, else one whose normalised
+ * name is equal — the one with the same quantisation suffix when there is one (the row of
+ * "Llama-3.1-70B-Instruct" is the bf16 checkpoint, not "Llama-3.1-70B-Instruct-FP8"), else the
+ * first by file name. Else a revision or packaging of a model whose own config is not there
+ * ("Qwen3-30B-A3B-Instruct-2507", "Qwen3-32B-FP8-Static-PerTensor"): the name's trailing
+ * segments dropped one at a time, down to two ("qwen3-32b"), *note saying so. NULL when
+ * none. */
+static char *
+find_config (const char *dir, const char *hf, char **note)
+{
+  g_autofree char *flat = g_strdup (hf);
+  g_autofree char *exact = NULL, *tag = NULL, *want = normalise (hf, &tag);
+  g_autoptr (GDir) d = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  char *found, *cut;
+
+  g_strdelimit (flat, "/", '\001');
+  {
+    g_auto (GStrv) parts = g_strsplit (flat, "\001", -1);
+    g_autofree char *joined = g_strjoinv ("--", parts);
+    exact = g_strdup_printf ("%s/%s.json", dir, joined);
+  }
+  if (g_file_test (exact, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&exact);
+  if ((d = g_dir_open (dir, 0, NULL)) == NULL)
+    return NULL;
+  while ((n = g_dir_read_name (d)))
+    if (g_str_has_suffix (n, ".json"))
+      g_ptr_array_add (names, g_strdup (n));
+  g_ptr_array_sort (names, compare_names);
+  if ((found = match_config (dir, names, want, tag)) != NULL)
+    return found;
+  while ((cut = strrchr (want, '-')) != NULL && strchr (want, '-') != cut)
+    {
+      g_autofree char *shorter = NULL, *more = NULL;
+
+      *cut = '\0';
+      shorter = normalise (want, &more);
+      if ((found = match_config (dir, names, shorter, *more ? more : tag)) != NULL)
+        {
+          g_autofree char *base = g_path_get_basename (found);
+
+          *note = g_strdup_printf ("; config %s (the nearest name: none of %s)", base, hf);
+          return found;
+        }
+    }
+  return NULL;
 }
 
 static gboolean
@@ -469,7 +500,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
         r.status = g_strdup ("unmapped: a parallel size is not an integer >= 1");
       else if (strcmp (r.mode, "disagg") == 0 && (r.prefill_seqs < 0 || r.decode_seqs < 0))
         r.status = g_strdup ("unmapped: a batch size is not an integer >= 1");
-      else if ((r.config = find_config (o->models_dir, r.model_path)) == NULL)
+      else if ((r.config = find_config (o->models_dir, r.model_path, &r.config_note)) == NULL)
         r.status = g_strdup_printf ("unmapped: no config for %s in the models directory",
                                     r.model_path);
       g_array_append_val (rows, r);
@@ -1109,7 +1140,8 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
                                       " sequences per rank (the clients fill the decode pool)",
                                       r->prefill_workers, r->decode_workers, r->decode_fill)
                    : g_strdup ("; no worker counts: one prefill and one decode worker");
-  r->status = g_strdup_printf ("ok%s%s%s%s%s%s%s", note,
+  r->status = g_strdup_printf ("ok%s%s%s%s%s%s%s%s", r->config_note ? r->config_note : "",
+                               note,
                                r->other_system ? r->other_system : "",
                                recipe_note ? recipe_note : "",
                                r->layout_note && r->recipes == NULL ? r->layout_note : "",
