@@ -892,8 +892,9 @@ quant_note (const msperf_model *m, quant_run how, const char *asked, const char 
                               "experts %s (the templates have no quant mode %s)", lin, exp,
                               asked);
     case RUN_AS_ASKED:
-      /* Unquantised asked, a quantised checkpoint loaded: its own modes ran. */
-      if ((*asked == '\0' || strcmp (asked, "bf16") == 0)
+      /* 16-bit weights asked, a quantised checkpoint loaded: its own modes ran. (A row that
+       * leaves the mode blank leaves it to the checkpoint: nothing to say.) */
+      if (strcmp (asked, "bf16") == 0
           && (strcmp (lin, "bf16") != 0 || strcmp (exp, asked_moe ? asked_moe : "bf16") != 0))
         return g_strdup_printf ("; as the checkpoint's quantization_config: linears %s and "
                                 "experts %s", lin, exp);
