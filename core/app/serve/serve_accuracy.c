@@ -192,8 +192,8 @@ int_field (GPtrArray *rec, GHashTable *cols, const char *name, int64_t fallback)
 }
 
 /* "Org/Meta-Llama-3.1-8B-Instruct-FP8" -> "llama-3.1-8b": lower case, no organisation, no
- * "meta-" prefix, no "-instruct" and quantisation suffixes. *quant (when not NULL) gets the
- * quantisation suffixes removed ("-fp8"; "" for none). */
+ * "meta-" prefix, no "-instruct" and quantisation suffixes. *quant gets the quantisation
+ * suffixes removed ("-fp8"; "" for none). */
 static char *
 normalise (const char *name, char **quant)
 {
@@ -217,10 +217,7 @@ normalise (const char *name, char **quant)
             again = TRUE;
           }
     }
-  if (quant)
-    *quant = g_string_free (tags, FALSE);
-  else
-    g_string_free (tags, TRUE);
+  *quant = g_string_free (tags, FALSE);
   return s;
 }
 
@@ -412,7 +409,7 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
     {
       row r = { 0 };
       const char *src = field (rec, cols, "silicon_data_source"), *c;
-      const char *bad_measure = NULL;
+      const char *bad_measure = NULL, *moe_label;
       g_autofree char *bad_clients = NULL;
       char *end;
 
@@ -441,9 +438,9 @@ parse_rows (const msperf_serve_accuracy_opts *o, GArray *rows, GError **error)
       r.backend_version = g_strdup (field (rec, cols, "backend_version"));
       r.mode = g_strdup (field (rec, cols, "mode"));
       r.quant = g_strdup (quant_label (field (rec, cols, "gemm_quant_mode")));
-      if (*field (rec, cols, "moe_quant_mode") != '\0'
-          && strcmp (quant_label (field (rec, cols, "moe_quant_mode")), r.quant) != 0)
-        r.moe_quant = g_strdup (quant_label (field (rec, cols, "moe_quant_mode")));
+      moe_label = quant_label (field (rec, cols, "moe_quant_mode"));
+      if (*moe_label != '\0' && strcmp (moe_label, r.quant) != 0)
+        r.moe_quant = g_strdup (moe_label);
       r.system = g_strdup (field (rec, cols, "system"));
       r.isl = int_field (rec, cols, "isl", -1);
       r.osl = int_field (rec, cols, "osl", -1);
@@ -692,6 +689,18 @@ typedef enum {
   RUN_EXPERTS_ONLY,           /* the experts' mode, on a checkpoint that leaves its linears out */
 } quant_run;
 
+/* The checkpoint as its config declares itself: mo's options without its quant modes. NULL
+ * when it does not load. */
+static msperf_model *
+load_as_declared (const char *config, const char *templates_dir, const msperf_model_options *mo)
+{
+  msperf_model_options co = *mo;
+
+  co.quant = NULL;
+  co.moe_quant = NULL;
+  return msperf_model_load (config, NULL, templates_dir, &co, NULL);
+}
+
 /* A row's quant mode is aiconfigurator's label; a runtime serves a quantised checkpoint as its
  * quantization_config declares it. Two labels name such a checkpoint without saying all of it:
  * - "fp8" for any 8-bit float checkpoint, where one with 128×128 weight blocks (DeepSeek-R1/V3)
@@ -710,13 +719,9 @@ static msperf_model *
 declared_checkpoint (const char *config, const char *templates_dir,
                      const msperf_model_options *mo, quant_run *how)
 {
-  msperf_model_options co = *mo;
   const char *lin, *exp;
-  msperf_model *m;
+  msperf_model *m = load_as_declared (config, templates_dir, mo);
 
-  co.quant = NULL;
-  co.moe_quant = NULL;
-  m = msperf_model_load (config, NULL, templates_dir, &co, NULL);
   if (m == NULL)
     return NULL;
   lin = msperf_model_quant_name (m, FALSE);
@@ -732,18 +737,13 @@ declared_checkpoint (const char *config, const char *templates_dir,
   return m;
 }
 
-/* The experts' quant mode the checkpoint declares (its config loaded with mo's other
- * options but no quant modes), or NULL when it leaves them in bf16. */
+/* The experts' quant mode the checkpoint declares, or NULL when it leaves them in bf16. */
 static char *
 declared_experts (const char *config, const char *templates_dir, const msperf_model_options *mo)
 {
-  msperf_model_options co = *mo;
-  msperf_model *m;
+  msperf_model *m = load_as_declared (config, templates_dir, mo);
   char *exp = NULL;
 
-  co.quant = NULL;
-  co.moe_quant = NULL;
-  m = msperf_model_load (config, NULL, templates_dir, &co, NULL);
   if (m == NULL)
     return NULL;
   if (strcmp (msperf_model_quant_name (m, TRUE), "bf16") != 0)
@@ -1043,17 +1043,15 @@ run_row (const msperf_serve_accuracy_opts *o, msperf_serve_answers *answers,
           g_clear_error (&e);
           experts = declared_experts (r->config, o->templates_dir, &mo);
           mo.moe_quant = experts;
-          if (experts != NULL)
-            m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, NULL);
-          how = RUN_EXPERTS_DECLARED;
-          if (m == NULL)
+          if (experts != NULL
+              && (m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, NULL)) != NULL)
+            how = RUN_EXPERTS_DECLARED;
+          else
             {
               mo.moe_quant = NULL;
               m = msperf_model_load (r->config, NULL, o->templates_dir, &mo, &e);
-              how = RUN_EXPERTS_AS_LINEARS;
+              how = m != NULL ? RUN_EXPERTS_AS_LINEARS : RUN_AS_ASKED;
             }
-          if (m == NULL)
-            how = RUN_AS_ASKED;
         }
       if (m == NULL && mo.quant && (g_str_has_prefix (mo.quant, "fp8")
                                     || g_str_has_prefix (mo.quant, "int8")
