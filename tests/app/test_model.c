@@ -591,7 +591,8 @@ test_layout_refusals (void **state)
   struct { const char *config; msperf_model_layout l; const char *reason; } cases[] = {
     { "Qwen--Qwen3-32B.json", { 3, 1, 1, 1, FALSE }, "num_attention_heads 64 is not divisible by --tp 3" },
     { "Qwen--Qwen3-32B.json", { 2, 2, 1, 1, FALSE }, "a dense model has no experts" },
-    { "Qwen--Qwen3-32B.json", { 2, 1, 1, 3, FALSE }, "num_hidden_layers 64 is not divisible by --pp 3" },
+    { "Qwen--Qwen3-32B.json", { 2, 1, 1, 65, FALSE }, "--pp 65 exceeds num_hidden_layers 64" },
+    { "deepseek-ai--DeepSeek-V3.json", { 1, 1, 1, 62, FALSE }, "--pp 62 exceeds num_hidden_layers 61" },
     { "deepseek-ai--DeepSeek-V3.json", { 8, 3, 3, 1, FALSE }, "n_routed_experts 256 is not divisible by --ep 3" },
     { "deepseek-ai--DeepSeek-V3.json", { 8, 16, 1, 1, FALSE }, "is not a multiple of ep = 16" },
     { "mistralai--Mixtral-8x7B-v0.1.json", { 1, 16, 16, 1, FALSE }, "num_experts 8 is not divisible by --ep 16" },
@@ -608,6 +609,43 @@ test_layout_refusals (void **state)
         print_error ("got '%s', want '%s'\n", why, cases[i].reason);
       assert_non_null (strstr (why, cases[i].reason));
     }
+}
+
+/* Pipeline stages: the template's pass is the largest stage, ceil(layers / pp) layers, and a
+ * stage count that does not divide the layers is run, not refused: DeepSeek-V3's 61 layers at
+ * pp 2 are 31 a stage, 2 of them dense (its 3 dense layers' share, rounded up) and 29 MoE;
+ * Qwen3-32B's 64 at pp 3 are 22. At pp 1 the whole model, as the goldens above. */
+static void
+test_pipeline_stages (void **state)
+{
+  static const msperf_model_layout ds1 = { 8, 1, 1, 1, FALSE }, ds2 = { 8, 1, 1, 2, FALSE };
+  static const msperf_model_layout qw3 = { 1, 1, 1, 3, FALSE };
+  msperf_model_pass pass = { MSPERF_PHASE_DECODE, 8, 0, 1024, 0 };
+  GHashTable *one = generate ("deepseek-ai--DeepSeek-V3.json", &ds1, &pass, NULL);
+  GHashTable *two = generate ("deepseek-ai--DeepSeek-V3.json", &ds2, &pass, NULL);
+  GHashTable *qw = generate ("Qwen--Qwen3-32B.json", &qw3, &pass, NULL);
+  const char *mla = "tensor_cast.multihead_latent_attention.default";
+  op_entry *e;
+
+  (void) state;
+  e = g_hash_table_lookup (one, mla);
+  assert_non_null (e);
+  assert_int_equal (e->count, 61);
+  e = g_hash_table_lookup (two, mla);
+  assert_non_null (e);
+  assert_int_equal (e->count, 31);
+  e = g_hash_table_lookup (one, "tensor_cast.fused_moe.default");   /* the MoE layers */
+  assert_non_null (e);
+  assert_int_equal (e->count, 58);
+  e = g_hash_table_lookup (two, "tensor_cast.fused_moe.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 29);
+  e = g_hash_table_lookup (qw, "tensor_cast.attention.default");
+  assert_non_null (e);
+  assert_int_equal (e->count, 22);
+  g_hash_table_destroy (one);
+  g_hash_table_destroy (two);
+  g_hash_table_destroy (qw);
 }
 
 static void
@@ -951,6 +989,7 @@ main (void)
     cmocka_unit_test (test_golden_dsv3_decode),
     cmocka_unit_test (test_sequence_parallel),
     cmocka_unit_test (test_layout_refusals),
+    cmocka_unit_test (test_pipeline_stages),
     cmocka_unit_test (test_bad_inputs),
     cmocka_unit_test (test_config_field_values),
     cmocka_unit_test (test_config_text_refused_before_parsing),

@@ -109,6 +109,28 @@ t_dp_lockstep() {
 }
 heavy "serve: the attention-DP ranks of a MoE engine step in lockstep" t_dp_lockstep
 
+t_pipeline_stages() {
+  # DeepSeek-V3's 61 layers divide by no stage count: PP 2 runs two stages of the largest,
+  # 31 layers, as the runtimes split them, instead of being refused. One request alone: its
+  # first token costs 2 x 31 layers against 61 at PP 1 (1-5 % more), and the second stage
+  # holds half the weights, so the rank's KV cache is larger.
+  for pp in 1 2; do
+    status_is 0 $bin serve --model "$dsv3" --tp 8 --pp $pp --backend trtllm --concurrency 1 \
+      --num-requests 2 --isl 1024 --osl 8 --format json && cp "$tmp/cmd.out" "$tmp/pp$pp.json" || return 1
+  done
+  ratio() {  # FIELD [mean]: pp 2 over pp 1 of a top-level number, or of a figure's mean
+    a=$(grep -A1 "\"$1\"" "$tmp/pp1.json" | sed -n "s/.*\"${2:-$1}\": *\([0-9.]*\).*/\1/p")
+    b=$(grep -A1 "\"$1\"" "$tmp/pp2.json" | sed -n "s/.*\"${2:-$1}\": *\([0-9.]*\).*/\1/p")
+    awk -v a="$a" -v b="$b" 'BEGIN { if (a + 0 <= 0) exit 1; printf "%.6f\n", b / a }'
+  }
+  r=$(ratio ttft_ms mean) && awk -v r="$r" 'BEGIN { exit !(r >= 1.0 && r <= 1.05) }' ||
+    { echo "TTFT pp2/pp1 $r"; return 1; }
+  r=$(ratio kv_capacity_tokens) && awk -v r="$r" 'BEGIN { exit !(r > 1.5) }' ||
+    { echo "KV capacity pp2/pp1 $r"; return 1; }
+}
+heavy "serve --pp: a stage count that does not divide the layers runs the largest stage" \
+  t_pipeline_stages
+
 t_adp_balance() {
   # TensorRT-LLM's attention_dp_config.enable_balance: with prompts of varied lengths the 8
   # ranks' requests end at different steps, and each prompt a rank admits alone stalls the
