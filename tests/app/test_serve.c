@@ -677,6 +677,42 @@ test_bucketing_error (void **state)
   msperf_serve_steps_free (st);
 }
 
+/* Pipeline stages (pp_microbatches): a PP engine keeps pp micro-batches in flight, one a
+ * stage, so it serves more than one batch passing every stage in turn, and at most pp times
+ * as much; its TPOT is lower (a micro-batch holds 1/pp of the clients, and a prompt stalls
+ * only its own); at pp 1 the knob changes no bit. */
+static void
+test_pp_microbatches (void **state)
+{
+  fixture *f = *state;
+  msperf_serve_deployment d;
+  msperf_serve_policy p;
+  msperf_serve_workload w;
+  msperf_serve_result one, in_flight, flat, flat_on;
+
+  deployment (&d);
+  preset (&p, "vllm");
+  assert_true (p.pp_microbatches);
+  closed (&w, 32, 1024, 64, 256);
+  run_ok (f, &d, &p, &w, &flat_on);
+  p.pp_microbatches = FALSE;
+  run_ok (f, &d, &p, &w, &flat);
+  assert_true (flat.ttft_ms.mean == flat_on.ttft_ms.mean
+               && flat.tpot_ms.mean == flat_on.tpot_ms.mean && flat.steps == flat_on.steps);
+  d.layout.pp = 2;
+  run_ok (f, &d, &p, &w, &one);
+  p.pp_microbatches = TRUE;
+  run_ok (f, &d, &p, &w, &in_flight);
+  print_message ("# pp 2: %.2f req/s with 2 micro-batches in flight, %.2f with one batch; "
+                 "TPOT %.2f / %.2f ms\n", in_flight.req_per_s, one.req_per_s,
+                 in_flight.tpot_ms.mean, one.tpot_ms.mean);
+  assert_int_equal (in_flight.measured, 256);
+  assert_int_equal (in_flight.devices, 2);
+  assert_true (in_flight.req_per_s > 1.3 * one.req_per_s && in_flight.req_per_s < 2 * one.req_per_s);
+  assert_true (in_flight.tpot_ms.mean < one.tpot_ms.mean);
+  msperf_serve_policy_clear (&p);
+}
+
 /* Prefix caching: a pool of repeated prompts warmed before the run is prefilled from its
  * cached blocks (TTFT falls, the prompt tokens computed fall); without repeats or with the
  * cache off nothing changes; a cache too small for the pool evicts and still runs. */
@@ -914,6 +950,7 @@ main (void)
     SIM (test_chunking),
     SIM (test_tiny_kv),
     SIM (test_prefix_caching),
+    SIM (test_pp_microbatches),
     SIM (test_max_num_seqs),
     SIM (test_disagg),
     SIM (test_open_loop),

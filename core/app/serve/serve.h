@@ -75,6 +75,10 @@ typedef struct msperf_serve_policy {
   int64_t expert_gather;           /* 1 = each per-expert GEMM's rows all-gathered over TP as
                                       the Ascend capture (template parameter); -1 = the
                                       template's */
+  gboolean pp_microbatches;        /* a pipeline-parallel engine keeps pp micro-batches in
+                                      flight, each stage on another one's step (vLLM's batch
+                                      queue, SGLang's and TensorRT-LLM's PP loops); false: one
+                                      batch passes all stages before the next (e2e) */
   gboolean prefix_caching;         /* a prompt seen before is served from the KV cache (vLLM
                                       v1 prefix caching, SGLang radix cache): only the tokens
                                       past its cached full blocks are prefilled */

@@ -58,6 +58,9 @@ static const msperf_serve_knob knobs[] = {
         "kernel as CUDA runtimes, 0 = per-expert GEMMs"),
   KNOB (expert_gather, COUNT, "1 = a per-expert MoE's rows all-gathered over TP around each "
         "expert (the Ascend capture), 0 = not (CUDA runtimes)"),
+  KNOB (pp_microbatches, BOOL, "Pipeline parallel: the engine keeps pp micro-batches in "
+        "flight, one a stage (true), or passes one batch through every stage at a time "
+        "(false)"),
   KNOB (prefix_caching, BOOL, "Serve a repeated prompt's cached blocks from the KV cache "
         "(true/false)"),
   KNOB (accuracy_token_margin, COUNT, "accuracy: the measured deployments' step budget is isl "

@@ -1418,6 +1418,16 @@ run_static (msperf_serve_answers *answers, const msperf_model *model,
   return TRUE;
 }
 
+/* Micro-batches a worker of layout l keeps in flight: pp under pp_microbatches, each a
+ * worker of its own whose step passes every stage (pp × one stage), so that pp of them keep
+ * the stages busy at once (vLLM's max_concurrent_batches = pp, SGLang's and TensorRT-LLM's
+ * pipeline loops); 1 otherwise, one batch through all stages at a time as e2e. */
+static int64_t
+microbatches (const msperf_serve_policy *pol, const msperf_model_layout *l)
+{
+  return pol->pp_microbatches && l->pp > 1 ? l->pp : 1;
+}
+
 /* ---------------------------------------------------------------- the run */
 
 typedef struct {
@@ -1467,13 +1477,15 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
     }
   s->n_workers = 0;
   for (guint p = 0; p < n_pools; p++)
-    s->n_workers += (guint) (pools[p].count * pools[p].layout->dp);
+    s->n_workers += (guint) (pools[p].count * pools[p].layout->dp
+                             * microbatches (s->pol, pools[p].layout));
   s->w = g_new0 (worker, s->n_workers);
   for (guint p = 0; p < n_pools; p++)
     {
       const msperf_model_layout *l = pools[p].layout;
+      const int64_t mb = microbatches (s->pol, l);
       msperf_serve_steps *steps;
-      int64_t cap, budget;
+      int64_t cap, budget, max_seqs;
       guint group_size;
       double wb, kvb;
 
@@ -1509,21 +1521,25 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
                                       pools[p].role == W_PREFILL ? 0 : dep->nextn);
       g_ptr_array_add (owned, steps);
       if (pools[p].role == W_PREFILL)
-        s->n_prefill = (guint) (pools[p].count * l->dp);
+        s->n_prefill = (guint) (pools[p].count * l->dp * mb);
       group_size = msperf_serve_attention_dp (model, l) ? (guint) l->dp : 1;
       budget = msperf_serve_rank_budget (model, l, s->pol);
-      for (int64_t k = 0; k < pools[p].count * l->dp; k++, wi++)
+      max_seqs = pools[p].max_seqs > 0 ? pools[p].max_seqs : s->pol->max_num_seqs;
+      /* Workers in the order replica, micro-batch, DP rank: a lockstep group is the DP ranks
+       * of one micro-batch. The micro-batches share the engine's sequence limit and its
+       * ranks' KV cache evenly. */
+      for (int64_t k = 0; k < pools[p].count * l->dp * mb; k++, wi++)
         {
           worker *w = &s->w[wi];
 
           w->role = pools[p].role;
-          w->max_seqs = pools[p].max_seqs > 0 ? pools[p].max_seqs : s->pol->max_num_seqs;
+          w->max_seqs = MAX (1, cdiv (max_seqs, mb));
           w->steps = steps;
           w->group_size = group_size;
           w->group = wi - (guint) (k % (int64_t) w->group_size);
           g_queue_init (&w->waiting);
           w->running = g_array_new (FALSE, FALSE, sizeof (guint));
-          w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size;
+          w->total_blocks = cap < 0 ? G_MAXINT64 / 4 : cap / s->pol->block_size / mb;
           w->ratio_scale = w->group_size > 1 ? s->pol->dp_attention_reserve_scale : 1.0;
           w->budget = budget;
           w->ratio = s->pol->reserve_ratio_init * w->ratio_scale;
