@@ -109,7 +109,11 @@ print_pool_limits (const msperf_model *m, const msperf_model_layout *l, int64_t 
   if (budget != pol->max_num_batched_tokens)
     printf (" (%" G_GINT64_FORMAT " over %" G_GINT64_FORMAT " attention-DP ranks)",
             pol->max_num_batched_tokens, l->dp);
-  printf (" and %" G_GINT64_FORMAT " sequences", seqs > 0 ? seqs : pol->max_num_seqs);
+  seqs = seqs > 0 ? seqs : pol->max_num_seqs;
+  printf (" and %" G_GINT64_FORMAT " sequences", seqs);
+  if (pol->pp_microbatches && l->pp > 1)
+    printf (" (%" G_GINT64_FORMAT " micro-batches in flight, %" G_GINT64_FORMAT " sequences each)",
+            l->pp, (seqs + l->pp - 1) / l->pp);
 }
 
 /* The step limits each scheduler ran with, per pool when disaggregated. */

@@ -127,6 +127,11 @@ t_pipeline_stages() {
     { echo "TTFT pp2/pp1 $r"; return 1; }
   r=$(ratio kv_capacity_tokens) && awk -v r="$r" 'BEGIN { exit !(r > 1.5) }' ||
     { echo "KV capacity pp2/pp1 $r"; return 1; }
+  # The runtimes keep a micro-batch in flight per stage; the table says how the engine's
+  # sequence limit is shared among them.
+  status_is 0 $bin serve --model "$llama" --tp 1 --pp 2 --backend vllm --concurrency 2 \
+    --isl 400 --osl 16 --num-requests 4 || return 1
+  contains "$tmp/cmd.out" "and 1024 sequences (2 micro-batches in flight, 512 sequences each)"
 }
 heavy "serve --pp: a stage count that does not divide the layers runs the largest stage" \
   t_pipeline_stages

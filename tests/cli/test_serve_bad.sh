@@ -85,6 +85,14 @@ t_kv_small() {
   done
   status_is 1 $bin serve --model "$llama" --backend static --memory-gib 1 --concurrency 2 || return 1
   contains "$tmp/cmd.err" "do not fit in 1.0 GiB" || return 1
+  # Two pipeline stages' micro-batches split a rank's cache: a request that fits the rank does
+  # not fit the half one micro-batch holds, and the message says why; one batch at a time, it runs.
+  status_is 1 $bin serve --model "$llama" --backend vllm --pp 2 --kv-capacity-tokens 6000 \
+    --isl 4000 --osl 16 --concurrency 2 --num-requests 4 || return 1
+  contains "$tmp/cmd.err" "holds 2992 tokens (187 blocks of 16) for each of its pipeline's micro-batches" ||
+    return 1
+  status_is 0 $bin serve --model "$llama" --backend vllm --pp 2 --kv-capacity-tokens 6000 \
+    --isl 4000 --osl 16 --concurrency 2 --num-requests 4 --pp-microbatches false || return 1
 }
 ok "serve: a KV cache smaller than one request refused before simulating, every backend" t_kv_small
 

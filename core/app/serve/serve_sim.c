@@ -141,6 +141,7 @@ typedef struct {
 typedef struct {
   worker_role role;
   int64_t max_seqs;           /* sequences a step holds: the pool's limit or the preset's */
+  int64_t share;              /* micro-batches sharing the rank's KV cache (1: none) */
   int64_t budget;             /* tokens a step holds: the preset's, or a rank's share of it */
   msperf_serve_steps *steps;
   GQueue waiting;             /* req index + 1 */
@@ -1534,6 +1535,7 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
 
           w->role = pools[p].role;
           w->max_seqs = MAX (1, cdiv (max_seqs, mb));
+          w->share = mb;
           w->steps = steps;
           w->group_size = group_size;
           w->group = wi - (guint) (k % (int64_t) w->group_size);
@@ -1558,12 +1560,17 @@ static gboolean
 requests_fit (const sim *s, GError **error)
 {
   int64_t least[2] = { G_MAXINT64, G_MAXINT64 };   /* blocks: prefill, decode/aggregated */
+  int64_t share[2] = { 1, 1 };
 
   for (guint wi = 0; wi < s->n_workers; wi++)
     {
       int k = s->w[wi].role == W_PREFILL ? 0 : 1;
 
-      least[k] = MIN (least[k], s->w[wi].total_blocks);
+      if (s->w[wi].total_blocks < least[k])
+        {
+          least[k] = s->w[wi].total_blocks;
+          share[k] = s->w[wi].share;
+        }
     }
   for (guint i = 0; i < s->n_reqs; i++)
     {
@@ -1591,8 +1598,10 @@ requests_fit (const sim *s, GError **error)
                        "request %u needs %.0f tokens of KV cache (isl %" G_GINT64_FORMAT
                        ", osl %" G_GINT64_FORMAT ") but a %s rank holds %" G_GINT64_FORMAT
                        " tokens (%" G_GINT64_FORMAT " blocks of %" G_GINT64_FORMAT
-                       "): refused before simulating", i, tokens, sp->isl, sp->osl, k == 0 ? "prefill" : "decode",
-                       least[k] * s->pol->block_size, least[k], s->pol->block_size);
+                       ")%s: refused before simulating", i, tokens, sp->isl, sp->osl,
+                       k == 0 ? "prefill" : "decode", least[k] * s->pol->block_size, least[k],
+                       s->pol->block_size, share[k] > 1 ? " for each of its pipeline's "
+                       "micro-batches (--pp-microbatches false: one)" : "");
           return FALSE;
         }
     }
