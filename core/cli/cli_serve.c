@@ -104,6 +104,7 @@ print_pool_limits (const msperf_model *m, const msperf_model_layout *l, int64_t 
                    const msperf_serve_policy *pol)
 {
   int64_t budget = msperf_serve_rank_budget (m, l, pol);
+  int64_t mb = msperf_serve_microbatches (pol, l);
 
   printf ("%" G_GINT64_FORMAT " tokens", budget);
   if (budget != pol->max_num_batched_tokens)
@@ -111,9 +112,9 @@ print_pool_limits (const msperf_model *m, const msperf_model_layout *l, int64_t 
             pol->max_num_batched_tokens, l->dp);
   seqs = seqs > 0 ? seqs : pol->max_num_seqs;
   printf (" and %" G_GINT64_FORMAT " sequences", seqs);
-  if (pol->pp_microbatches && l->pp > 1)
+  if (mb > 1)
     printf (" (%" G_GINT64_FORMAT " micro-batches in flight, %" G_GINT64_FORMAT " sequences each)",
-            l->pp, (seqs + l->pp - 1) / l->pp);
+            mb, (seqs + mb - 1) / mb);
 }
 
 /* The step limits each scheduler ran with, per pool when disaggregated. */

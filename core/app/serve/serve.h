@@ -306,6 +306,10 @@ int64_t msperf_serve_kv_capacity (const msperf_model *model, const msperf_model_
  * MoE model, dp > 1), rather than replicas. */
 gboolean msperf_serve_attention_dp (const msperf_model *model, const msperf_model_layout *layout);
 
+/* Micro-batches an engine of this layout keeps in flight: pp under pp_microbatches (each a
+ * scheduler of its own that passes every stage), else 1 (doc/serving.md §1). */
+int64_t msperf_serve_microbatches (const msperf_serve_policy *pol,
+                                   const msperf_model_layout *layout);
 /* The step token budget of one scheduler of layout: pol's, or a rank's share of it where the
  * runtime divides it among attention-DP ranks (dp_attention_budget_split). */
 int64_t msperf_serve_rank_budget (const msperf_model *model, const msperf_model_layout *layout,

@@ -1419,12 +1419,12 @@ run_static (msperf_serve_answers *answers, const msperf_model *model,
   return TRUE;
 }
 
-/* Micro-batches a worker of layout l keeps in flight: pp under pp_microbatches, each a
- * worker of its own whose step passes every stage (pp × one stage), so that pp of them keep
- * the stages busy at once (vLLM's max_concurrent_batches = pp, SGLang's and TensorRT-LLM's
- * pipeline loops); 1 otherwise, one batch through all stages at a time as e2e. */
-static int64_t
-microbatches (const msperf_serve_policy *pol, const msperf_model_layout *l)
+/* Each micro-batch is a worker of its own whose step passes every stage (pp × one stage), so
+ * that pp of them keep the stages busy at once (vLLM's max_concurrent_batches = pp, SGLang's
+ * and TensorRT-LLM's pipeline loops); without them one batch passes all stages at a time, as
+ * e2e. */
+int64_t
+msperf_serve_microbatches (const msperf_serve_policy *pol, const msperf_model_layout *l)
 {
   return pol->pp_microbatches && l->pp > 1 ? l->pp : 1;
 }
@@ -1479,12 +1479,12 @@ make_workers (sim *s, msperf_serve_answers *answers, const msperf_model *model,
   s->n_workers = 0;
   for (guint p = 0; p < n_pools; p++)
     s->n_workers += (guint) (pools[p].count * pools[p].layout->dp
-                             * microbatches (s->pol, pools[p].layout));
+                             * msperf_serve_microbatches (s->pol, pools[p].layout));
   s->w = g_new0 (worker, s->n_workers);
   for (guint p = 0; p < n_pools; p++)
     {
       const msperf_model_layout *l = pools[p].layout;
-      const int64_t mb = microbatches (s->pol, l);
+      const int64_t mb = msperf_serve_microbatches (s->pol, l);
       msperf_serve_steps *steps;
       int64_t cap, budget, max_seqs;
       guint group_size;
